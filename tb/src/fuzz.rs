@@ -9,13 +9,25 @@
 //! parameters out of range, reserved opcodes and formats, garbage words, a
 //! cmd1 cut off by the end, a missing NPU_OP_STOP). A disagreement is shrunk
 //! to a minimal stream by removing items, printed as a listing `npu-sim asm`
-//! accepts, and saved as a job folder `npu-sim run` re-runs. Kernel
-//! operations are not generated until the datapath runs them.
+//! accepts, and saved as a job folder `npu-sim run` re-runs.
+//!
+//! A quarter of the cases also hold one or two kernel operations, each an
+//! item: a random convolution, pool or elementwise operation of
+//! `conv_jobs`/`elementwise_jobs` (its NPU_SET_* commands, its LUT's user
+//! DMAs behind an NPU_OP_KERNEL_WAIT 0, its NPU_OP_*), its feature maps and
+//! streams in two regions of its own (4 and 5, 6 and 7). The random items
+//! around it keep to regions 0-3 and to memory (a user DMA beside an
+//! operation that touches its buffers or the shared buffer is UNPREDICTABLE,
+//! TRM 4.6.3), but their NPU_SET_* values, waits, IRQs and faults mix with
+//! it freely: an operation queued behind a DMA, a setting the item leaves
+//! alone, a fault before or after it.
 
 use crate::axi::CompleterConfig;
+use crate::conv_jobs::ConvSpec;
+use crate::elementwise_jobs::ElementwiseSpec;
 use crate::rtl_backend::RtlBackend;
 use anyhow::{Context, Result};
-use npu_model::cmdstream::disassemble_words;
+use npu_model::cmdstream::{disassemble_words, Command};
 use npu_model::job::{
     Backend, BackendRun, GoldenBackend, Job, JobError, JobSpec, OutputSpec, RegionSpec,
 };
@@ -152,6 +164,12 @@ fn value_bits(op: Opcode) -> u32 {
     }
 }
 
+/// The share of cases with kernel operations.
+const KERNEL_CASES: f64 = 0.25;
+/// The first of the kernel operations' regions (two each, up to two
+/// operations); the random items keep below it in such a case.
+const KERNEL_REGIONS_START: usize = 4;
+
 /// Makes random cases. Each case draws from its own seed, so one case of a
 /// run is re-made from the run's seed and its index.
 pub struct Generator {
@@ -163,6 +181,13 @@ pub struct Generator {
     /// This stream has faults injected (two in five do); the others are
     /// well-formed, so they run to their end.
     faulty: bool,
+    /// Kernel operations still to place (cases with them: one or two).
+    kernels_left: usize,
+    /// Regions of kernel operations made so far.
+    kernels_made: usize,
+    /// The random items' regions are below this: the kernel operations'
+    /// are above it.
+    random_regions: usize,
 }
 
 impl Generator {
@@ -184,6 +209,16 @@ impl Generator {
         } else {
             NpuConfig::u65_512()
         };
+        let kernels_left = if rng.gen_bool(KERNEL_CASES) {
+            rng.gen_range(1..=2)
+        } else {
+            0
+        };
+        let random_regions = if kernels_left > 0 {
+            KERNEL_REGIONS_START
+        } else {
+            REGION_COUNT
+        };
         let mut regions = BTreeMap::new();
         for _ in 0..rng.gen_range(1..=4) {
             let size = if rng.gen_bool(0.7) {
@@ -192,7 +227,7 @@ impl Generator {
                 rng.gen_range(1..=3000)
             };
             let bytes = (0..size).map(|_| rng.gen()).collect();
-            regions.insert(rng.gen_range(0..REGION_COUNT), bytes);
+            regions.insert(rng.gen_range(0..random_regions), bytes);
         }
         let timed = rng.gen_bool(0.5);
         let mut axi = || {
@@ -211,6 +246,9 @@ impl Generator {
             regions,
             state: BTreeMap::new(),
             faulty,
+            kernels_left,
+            kernels_made: 0,
+            random_regions,
         };
         let items = g.stream();
         Case {
@@ -227,6 +265,9 @@ impl Generator {
         for _ in 0..self.rng.gen_range(0..24) {
             let roll = self.rng.gen_range(0..100);
             match roll {
+                _ if self.kernels_left > 0 && self.rng.gen_bool(0.15) => {
+                    items.push(self.kernel_operation())
+                }
                 0..=34 => items.extend(self.dma()),
                 35..=44 => items.push(self.op_with_range(Opcode::NpuOpDmaWait, 1)),
                 45..=49 => items.push(self.op_with_range(Opcode::NpuOpKernelWait, 3)),
@@ -236,6 +277,11 @@ impl Generator {
                 _ if self.faulty => items.push(self.garbage()),
                 _ => items.push(self.setting()),
             }
+        }
+        while self.kernels_left > 0 {
+            let at = self.rng.gen_range(0..=items.len());
+            let item = self.kernel_operation();
+            items.insert(at, item);
         }
         let cut_off = self.fault(0.05);
         match self.rng.gen_range(0..100) {
@@ -344,10 +390,65 @@ impl Generator {
     /// A region index: mostly one the job defines, sometimes not.
     fn region(&mut self) -> usize {
         if !self.rng.gen_bool(self.fault(0.05)) {
-            let keys: Vec<usize> = self.regions.keys().copied().collect();
+            let keys: Vec<usize> = self
+                .regions
+                .keys()
+                .copied()
+                .filter(|&k| k < self.random_regions)
+                .collect();
             keys[self.rng.gen_range(0..keys.len())]
         } else {
-            self.rng.gen_range(0..REGION_COUNT)
+            self.rng.gen_range(0..self.random_regions)
+        }
+    }
+
+    /// A random kernel operation (see the module docs) as one item, its
+    /// data in two regions of its own.
+    fn kernel_operation(&mut self) -> Item {
+        let base = KERNEL_REGIONS_START + 2 * self.kernels_made;
+        self.kernels_made += 1;
+        self.kernels_left -= 1;
+        let two_cores = self.config.cores == 2;
+        let mut rng = StdRng::seed_from_u64(self.rng.gen());
+        let (commands, regions) = loop {
+            let kind = rng.gen_range(0..4);
+            if kind == 3 {
+                let spec = ElementwiseSpec {
+                    regions: [base, base, base + 1],
+                    ..ElementwiseSpec::random(&mut rng)
+                };
+                // Its LUTs and parallel mode are for one configuration.
+                if spec.u65_512 == two_cores {
+                    let built = spec.build(&mut rng);
+                    break (built.commands, built.job.regions);
+                }
+                continue;
+            }
+            let spec = match kind {
+                0 if two_cores => ConvSpec::random_parallel(&mut rng),
+                0 | 1 => ConvSpec::random(&mut rng),
+                _ => ConvSpec::random_pool(&mut rng),
+            };
+            let spec = ConvSpec {
+                regions: [base, base, base + 1, base + 1],
+                ..spec
+            };
+            if let Ok(built) = spec.build(&mut rng) {
+                break (built.commands, built.job.regions);
+            }
+        };
+        self.regions.extend(regions);
+        let mut commands = commands;
+        if commands.last().map(|c| c.op) == Some(Opcode::NpuOpStop) {
+            commands.pop();
+        }
+        // A LUT's user DMAs must not write the shared buffer under an
+        // operation still running.
+        if commands.iter().any(|c| c.op == Opcode::NpuOpDmaStart) {
+            commands.insert(0, Command::cmd0(Opcode::NpuOpKernelWait, 0));
+        }
+        Item {
+            words: npu_model::cmdstream::encode_words(&commands),
         }
     }
 
@@ -363,7 +464,9 @@ impl Generator {
             }
         };
         let (src_stride, dst_stride) = (stride(&mut self.rng), stride(&mut self.rng));
-        let internal = self.rng.gen_bool(0.2);
+        // Not into the shared buffer beside kernel operations, whose
+        // working buffers and LUTs are there.
+        let internal = self.kernels_made + self.kernels_left == 0 && self.rng.gen_bool(0.2);
         let src_region = self.region();
         // Mostly another region: in one region the two sides often overlap,
         // which the runner refuses (TRM 4.6.3).
@@ -510,8 +613,9 @@ impl Generator {
 /// How a case ended on the two models.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    /// Both ran it and agree; how it ended (see [`outcome`]).
-    Agree(&'static str),
+    /// Both ran it and agree; how it ended (see [`outcome`]), and the
+    /// kernel operations they ran.
+    Agree(&'static str, usize),
     /// The job runner refused it before running (on both models alike), for
     /// this kind of reason.
     Refused(&'static str),
@@ -536,7 +640,10 @@ pub fn judge(case: &Case) -> Verdict {
     };
     let rtl = run_caught(&mut rtl, &job);
     match (golden, rtl) {
-        (Ok(g), Ok(r)) => compare(&g, &r).map_or(Verdict::Agree(outcome(&g)), Verdict::Disagree),
+        (Ok(g), Ok(r)) => compare(&g, &r).map_or(
+            Verdict::Agree(outcome(&g), g.ops.values().sum()),
+            Verdict::Disagree,
+        ),
         (g, r) => Verdict::Disagree(format!(
             "golden: {}; rtl: {}",
             g.map_or_else(|e| e, |r| summary(&r)),
@@ -633,8 +740,9 @@ pub fn shrink_while(case: &Case, fails: &mut dyn FnMut(&Case) -> bool) -> Case {
         let mut at = 0;
         while at < best.items.len() && best.items.len() > 1 {
             let mut candidate = best.clone();
-            let end = (at + chunk).min(candidate.items.len());
-            candidate.items.drain(at..end);
+            // Never every item: an empty stream is no job.
+            let end = (at + chunk).min(at + candidate.items.len() - 1);
+            candidate.items.drain(at..end.min(candidate.items.len()));
             if fails(&candidate) {
                 best = candidate;
                 removed = true;
@@ -682,6 +790,8 @@ pub struct Tally {
     pub agreed: BTreeMap<&'static str, u64>,
     /// Refused before running, by kind of reason.
     pub refused: BTreeMap<&'static str, u64>,
+    /// Kernel operations run by both models in the cases that agreed.
+    pub kernel_ops: u64,
     pub findings: Vec<Finding>,
 }
 
@@ -697,7 +807,10 @@ pub fn run(
     for index in 0..count {
         let case = Generator::case(seed, index);
         match judge(&case) {
-            Verdict::Agree(how) => *tally.agreed.entry(how).or_default() += 1,
+            Verdict::Agree(how, kernel_ops) => {
+                *tally.agreed.entry(how).or_default() += 1;
+                tally.kernel_ops += kernel_ops as u64;
+            }
             Verdict::Refused(why) => *tally.refused.entry(why).or_default() += 1,
             Verdict::Disagree(_) => {
                 let small = shrink(&case);

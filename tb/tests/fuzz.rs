@@ -20,7 +20,10 @@ fn random_streams_agree_on_the_golden_model_and_the_rtl() {
     println!("seed {seed} (re-run with {SEED_ENV}={seed}, or npu-sim fuzz --seed {seed})");
     let save = std::env::temp_dir().join("npu-fuzz-ci");
     let tally = run(seed, CI_STREAMS, Some(&save), &mut |_, _| {}).unwrap();
-    println!("agreed {:?}, refused {:?}", tally.agreed, tally.refused);
+    println!(
+        "agreed {:?}, refused {:?}, {} kernel operations",
+        tally.agreed, tally.refused, tally.kernel_ops
+    );
     for f in &tally.findings {
         println!("DISAGREEMENT {f}");
     }
@@ -37,6 +40,12 @@ fn random_streams_agree_on_the_golden_model_and_the_rtl() {
     ] {
         assert!(tally.agreed.contains_key(how), "no run ended by {how}");
     }
+    // A quarter of the streams hold kernel operations; most of them run.
+    assert!(
+        tally.kernel_ops * 8 > CI_STREAMS,
+        "only {} kernel operations ran",
+        tally.kernel_ops
+    );
     let ran: u64 = tally.agreed.values().sum();
     assert!(
         ran * 3 > CI_STREAMS * 2,
@@ -85,6 +94,17 @@ fn shrinking_keeps_only_what_the_failure_needs() {
     let culprit: Item = case.items[case.items.len() / 2].clone();
     let small = shrink_while(&case, &mut |c| c.items.contains(&culprit));
     assert_eq!(small.items, vec![culprit]);
+}
+
+#[test]
+fn shrinking_never_empties_the_stream() {
+    for i in 0..20 {
+        let case = Generator::case(13, i);
+        // A failure every stream has, even an empty one (once the shrinker
+        // tried one, and kept it: an empty stream is no job).
+        let small = shrink_while(&case, &mut |_| true);
+        assert_eq!(small.items.len(), 1, "case {i}: {:?}", small.items);
+    }
 }
 
 #[test]

@@ -610,6 +610,10 @@ fn run(cli: Cli) -> Result<bool> {
             for (how, n) in &tally.agreed {
                 println!("fuzz: {n} agreed, stopped by {how}");
             }
+            println!(
+                "fuzz: {} kernel operations ran on both models in the streams that agreed",
+                tally.kernel_ops
+            );
             for (why, n) in &tally.refused {
                 println!("fuzz: {n} refused for {why}");
             }
