@@ -60,6 +60,14 @@ bench: deps
 	$(CARGO) bench -p npu-tb --bench conv
 	$(CARGO) bench -p npu-tb --bench elementwise
 	$(CARGO) bench -p npu-tb --bench output_unit
+	@# yosys cells and flops per block, from the last `make synth` (8 minutes;
+	@# run it first for figures of the current Verilog).
+	@for m in $(CONFIGS); do \
+		stat=build/synth/$$m/stat.json; \
+		if [ ! -f $$stat ]; then echo "$$m: no synthesis yet (make synth)"; \
+		elif [ $$stat -ot verilog-out/$$m.v ]; then echo "$$m: the last synthesis is older than verilog-out/$$m.v (make synth)"; \
+		else echo "$$m, from the last make synth:"; python3 scripts/synth_summary.py $$m $$stat; fi; \
+	done
 
 # The bundled demo: DMA jobs, convolutions, pools and elementwise operations (Vela-made,
 # TFLite-interpreter expected outputs) run on the RTL, outputs compared with the expected bytes;

@@ -1,10 +1,12 @@
 //! Rust harness vs a plain C++ Verilator harness: the same APB workload on
 //! the same Verilated model, simulated cycles per second of each and the ratio.
 //! Also the full bench (`NpuTb::tick`: bus monitors and AXI memory models
-//! bound to the ports) on idle cycles, against the same C++ rate.
+//! bound to the ports) on idle cycles, against the same C++ rate, and how
+//! long the model's Verilator build took (recorded by the build, which
+//! later runs reuse).
 
 use npu_tb::npu::NpuTb;
-use npu_tb::verilator::build::{runtime_objects, workspace_root};
+use npu_tb::verilator::build::{build_seconds, runtime_objects, workspace_root};
 use npu_tb::verilator::{build, DesignFiles, Model, Trace};
 use std::path::Path;
 use std::process::Command;
@@ -121,6 +123,14 @@ fn main() {
     let design = DesignFiles::load(&workspace_root().join("verilog-out"), module)
         .expect("make verilog first");
     let lib = build(&design, Trace::Off).expect("Verilator build");
+    match build_seconds(&lib) {
+        Some(s) => println!(
+            "Verilator build of {module} (untraced; Verilator, C++ compile, link): {s:.0} s, \
+             when {} was built",
+            lib.display()
+        ),
+        None => println!("Verilator build of {module}: not timed (built before builds were timed)"),
+    }
     let mut model = Model::new(&design, "CLK").expect("model");
 
     let (cpp_cycles, cpp_seconds, cpp_checksum) = cpp_workload(&lib, module);

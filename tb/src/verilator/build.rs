@@ -11,6 +11,7 @@ use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, OnceLock};
+use std::time::Instant;
 
 /// A port as listed in the manifest `npu-gen` writes beside the Verilog.
 #[derive(Clone, Debug, Deserialize)]
@@ -353,6 +354,7 @@ fn build_uncached(design: &DesignFiles, trace: Trace) -> Result<PathBuf, BuildEr
     if lib.exists() {
         return Ok(lib);
     }
+    let started = Instant::now();
 
     let obj = dir.join("obj");
     let shim_path = dir.join("shim.cpp");
@@ -428,6 +430,24 @@ fn build_uncached(design: &DesignFiles, trace: Trace) -> Result<PathBuf, BuildEr
         .args(["-lpthread", "-o"])
         .arg(&tmp_lib);
     run("g++ (shim and shared library)", link, &dir.join("link.log"))?;
+    let seconds = dir.join(BUILD_SECONDS);
+    fs::write(
+        &seconds,
+        format!("{:.1}\n", started.elapsed().as_secs_f64()),
+    )
+    .map_err(io(&seconds))?;
     fs::rename(&tmp_lib, &lib).map_err(io(&lib))?;
     Ok(lib)
+}
+
+/// The file beside a built library that holds the wall-clock seconds its
+/// build took (Verilator, the C++ compile and the link).
+const BUILD_SECONDS: &str = "build.seconds";
+
+/// How long the build of the library at `lib` (as [`build`] returns it)
+/// took, when it was built; `None` for a library built before the time
+/// was recorded.
+pub fn build_seconds(lib: &Path) -> Option<f64> {
+    let text = fs::read_to_string(lib.parent()?.join(BUILD_SECONDS)).ok()?;
+    text.trim().parse().ok()
 }
