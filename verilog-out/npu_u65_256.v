@@ -3951,26 +3951,24 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         cores$0$channels = word[(64'h3d)+:(4)];
         cores$0$position = position$q;
         cores$0$count = window$count;
-        unit_beat = cores$0$beat;
         paired_units_ready = 1'b1;
         units_ready = output_units$0$accumulators$ready & paired_units_ready;
         unit_valid = results_valid & readout_tags$head$valid & group_ready & position_present & output_tags$tail$ready;
-        stage_fire = results_valid & readout_tags$head$valid & group_ready & (~position_present | (units_ready & output_tags$tail$ready));
-        output_tags$tail$valid = unit_valid & units_ready & ~elementwise;
-        output_tags$tail$data[(64'h0)+:(16)] = word[(64'h9)+:(16)] + ((position$q >> 32'h1) & 16'hffff);
-        output_tags$tail$data[(64'h10)+:(16)] = word[(64'h19)+:(16)] + ((position$q & 32'h1) & 16'hffff);
-        if (decoder$shape[(64'hae)+:(1)]) begin
-            output_tags$tail$data[(64'h0)+:(16)] = word[(64'h9)+:(16)];
-            output_tags$tail$data[(64'h10)+:(16)] = word[(64'h19)+:(16)] + ((position$q) & 16'hffff);
-        end
-        word_channel = word[(64'h29)+:(16)];
-        if (parallel) begin
-            word_channel = word[(64'h29)+:(16)] << 32'h1;
-        end
-        output_tags$tail$data[(64'h20)+:(16)] = word_channel;
-        output_tags$tail$data[(64'h30)+:(1)] = word_paired;
+        unit_beat = cores$0$beat;
         unit_operands$0$group = operand_reader$operands$data;
         unit_operands$0$paired = paired_elementwise;
+        if (elementwise) begin
+            unit_valid = operand_reader$operands$valid & output_tags$tail$ready;
+            unit_beat = unit_operands$0$beat;
+        end
+        stage_fire = results_valid & readout_tags$head$valid & group_ready & (~position_present | (units_ready & output_tags$tail$ready));
+        output_units$0$accumulators$valid = unit_valid & paired_units_ready;
+        if (elementwise) begin
+            output_units$0$accumulators$valid = unit_valid & ~units_taken$q[32'h0];
+        end
+        output_units$0$accumulators$data = unit_beat;
+        output_units$0$settings = decoder$output_settings;
+        output_units$0$lut_write = lut_write;
         units_firing = 32'h0;
         if (output_units$0$accumulators$valid & output_units$0$accumulators$ready) begin
             units_firing = 32'h1;
@@ -3985,22 +3983,26 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         if (elementwise_fire) begin
             units_taken$d = 32'h0;
         end
+        output_tags$tail$valid = unit_valid & units_ready & ~elementwise;
+        output_tags$tail$data[(64'h0)+:(16)] = word[(64'h9)+:(16)] + ((position$q >> 32'h1) & 16'hffff);
+        output_tags$tail$data[(64'h10)+:(16)] = word[(64'h19)+:(16)] + ((position$q & 32'h1) & 16'hffff);
+        if (decoder$shape[(64'hae)+:(1)]) begin
+            output_tags$tail$data[(64'h0)+:(16)] = word[(64'h9)+:(16)];
+            output_tags$tail$data[(64'h10)+:(16)] = word[(64'h19)+:(16)] + ((position$q) & 16'hffff);
+        end
+        word_channel = word[(64'h29)+:(16)];
+        if (parallel) begin
+            word_channel = word[(64'h29)+:(16)] << 32'h1;
+        end
+        output_tags$tail$data[(64'h20)+:(16)] = word_channel;
+        output_tags$tail$data[(64'h30)+:(1)] = word_paired;
         if (elementwise) begin
-            unit_valid = operand_reader$operands$valid & output_tags$tail$ready;
-            unit_beat = unit_operands$0$beat;
             output_tags$tail$valid = elementwise_fire;
             output_tags$tail$data[(64'h0)+:(16)] = operand_reader$operands$data[(64'h410)+:(16)];
             output_tags$tail$data[(64'h10)+:(16)] = operand_reader$operands$data[(64'h420)+:(16)];
             output_tags$tail$data[(64'h20)+:(16)] = operand_reader$operands$data[(64'h430)+:(16)];
             output_tags$tail$data[(64'h30)+:(1)] = paired_elementwise;
         end
-        output_units$0$accumulators$valid = unit_valid & paired_units_ready;
-        if (elementwise) begin
-            output_units$0$accumulators$valid = unit_valid & ~units_taken$q[32'h0];
-        end
-        output_units$0$accumulators$data = unit_beat;
-        output_units$0$settings = decoder$output_settings;
-        output_units$0$lut_write = lut_write;
         word_done = stage_fire & last_position;
         if (stage_fire) begin
             position$d = position$q + 32'h1;

@@ -993,7 +993,6 @@ impl Logic for Datapath {
         for k in 1..self.cores.len() {
             self.cores[k].channels.next = self.word.val().paired_channels;
         }
-        self.unit_beat.next = self.cores[0].beat.val();
         // Core 1's output unit (when the words are paired) takes the beat
         // with core 0's. An output unit's `ready` may depend on its `valid`
         // (a wide elementwise beat's steps), so core 0's `valid` waits only
@@ -1006,36 +1005,16 @@ impl Logic for Datapath {
         }
         self.units_ready.next =
             self.output_units[0].accumulators.ready.val() & self.paired_units_ready.val();
+        // Each signal below is assigned before anything reads it, so the
+        // block has no read-before-write loop and Verilator can split it:
+        // a block left whole is evaluated on every cycle of the ungated
+        // clock domains it reads, the datapath's clock gated or not.
         self.unit_valid.next = self.results_valid.val()
             & self.readout_tags.head.valid.val()
             & self.group_ready.val()
             & self.position_present.val()
             & self.output_tags.tail.ready.val();
-        self.stage_fire.next = self.results_valid.val()
-            & self.readout_tags.head.valid.val()
-            & self.group_ready.val()
-            & (!self.position_present.val()
-                | (self.units_ready.val() & self.output_tags.tail.ready.val()));
-        self.output_tags.tail.valid.next =
-            self.unit_valid.val() & self.units_ready.val() & !self.elementwise.val();
-        // Position p of a 2x2 microblock is (oy + p / 2, ox + p % 2), of a
-        // 1x4 one (a one-row OFM) (oy, ox + p).
-        self.output_tags.tail.data.next.y =
-            self.word.val().oy + bit_cast::<16, 2>(self.position.q.val() >> 1);
-        self.output_tags.tail.data.next.x =
-            self.word.val().ox + bit_cast::<16, 2>(self.position.q.val() & 1);
-        if self.decoder.shape.val().one_row {
-            self.output_tags.tail.data.next.y = self.word.val().oy;
-            self.output_tags.tail.data.next.x =
-                self.word.val().ox + bit_cast::<16, 2>(self.position.q.val());
-        }
-        // Parallel mode: local channel oz of core k is OFM channel 2oz + k.
-        self.word_channel.next = self.word.val().oz;
-        if self.parallel.val() {
-            self.word_channel.next = self.word.val().oz << 1;
-        }
-        self.output_tags.tail.data.next.c = self.word_channel.val();
-        self.output_tags.tail.data.next.paired = self.word_paired.val();
+        self.unit_beat.next = self.cores[0].beat.val();
         // Elementwise: the operand reader's groups instead, to core 0's
         // output unit, or halved between both (`UnitOperands`). Each unit
         // takes the beat when it is ready (a wide beat takes several
@@ -1043,6 +1022,40 @@ impl Logic for Datapath {
         for k in 0..self.unit_operands.len() {
             self.unit_operands[k].group.next = self.operand_reader.operands.data.val();
             self.unit_operands[k].paired.next = self.paired_elementwise.val();
+        }
+        if self.elementwise.val() {
+            self.unit_valid.next =
+                self.operand_reader.operands.valid.val() & self.output_tags.tail.ready.val();
+            self.unit_beat.next = self.unit_operands[0].beat.val();
+        }
+        self.stage_fire.next = self.results_valid.val()
+            & self.readout_tags.head.valid.val()
+            & self.group_ready.val()
+            & (!self.position_present.val()
+                | (self.units_ready.val() & self.output_tags.tail.ready.val()));
+        self.output_units[0].accumulators.valid.next =
+            self.unit_valid.val() & self.paired_units_ready.val();
+        if self.elementwise.val() {
+            self.output_units[0].accumulators.valid.next =
+                self.unit_valid.val() & !self.units_taken.q.val().get_bit(0);
+        }
+        self.output_units[0].accumulators.data.next = self.unit_beat.val();
+        for k in 0..self.output_units.len() {
+            self.output_units[k].settings.next = self.decoder.output_settings.val();
+            self.output_units[k].lut_write.next = self.lut_write.val();
+        }
+        for k in 1..self.output_units.len() {
+            self.output_units[k].accumulators.valid.next = self.unit_valid.val()
+                & self.units_ready.val()
+                & self.word_paired.val()
+                & !self.elementwise.val();
+            self.output_units[k].accumulators.data.next = self.cores[k].beat.val();
+            if self.elementwise.val() {
+                self.output_units[k].accumulators.valid.next = self.unit_valid.val()
+                    & self.paired_elementwise.val()
+                    & !self.units_taken.q.val().get_bit(1);
+                self.output_units[k].accumulators.data.next = self.unit_operands[k].beat.val();
+            }
         }
         self.units_firing.next = 0.into();
         if self.output_units[0].accumulators.valid.val()
@@ -1070,39 +1083,32 @@ impl Logic for Datapath {
         if self.elementwise_fire.val() {
             self.units_taken.d.next = 0.into();
         }
+        // Position p of a 2x2 microblock is (oy + p / 2, ox + p % 2), of a
+        // 1x4 one (a one-row OFM) (oy, ox + p).
+        self.output_tags.tail.valid.next =
+            self.unit_valid.val() & self.units_ready.val() & !self.elementwise.val();
+        self.output_tags.tail.data.next.y =
+            self.word.val().oy + bit_cast::<16, 2>(self.position.q.val() >> 1);
+        self.output_tags.tail.data.next.x =
+            self.word.val().ox + bit_cast::<16, 2>(self.position.q.val() & 1);
+        if self.decoder.shape.val().one_row {
+            self.output_tags.tail.data.next.y = self.word.val().oy;
+            self.output_tags.tail.data.next.x =
+                self.word.val().ox + bit_cast::<16, 2>(self.position.q.val());
+        }
+        // Parallel mode: local channel oz of core k is OFM channel 2oz + k.
+        self.word_channel.next = self.word.val().oz;
+        if self.parallel.val() {
+            self.word_channel.next = self.word.val().oz << 1;
+        }
+        self.output_tags.tail.data.next.c = self.word_channel.val();
+        self.output_tags.tail.data.next.paired = self.word_paired.val();
         if self.elementwise.val() {
-            self.unit_valid.next =
-                self.operand_reader.operands.valid.val() & self.output_tags.tail.ready.val();
-            self.unit_beat.next = self.unit_operands[0].beat.val();
             self.output_tags.tail.valid.next = self.elementwise_fire.val();
             self.output_tags.tail.data.next.y = self.operand_reader.operands.data.val().y;
             self.output_tags.tail.data.next.x = self.operand_reader.operands.data.val().x;
             self.output_tags.tail.data.next.c = self.operand_reader.operands.data.val().c;
             self.output_tags.tail.data.next.paired = self.paired_elementwise.val();
-        }
-        self.output_units[0].accumulators.valid.next =
-            self.unit_valid.val() & self.paired_units_ready.val();
-        if self.elementwise.val() {
-            self.output_units[0].accumulators.valid.next =
-                self.unit_valid.val() & !self.units_taken.q.val().get_bit(0);
-        }
-        self.output_units[0].accumulators.data.next = self.unit_beat.val();
-        for k in 0..self.output_units.len() {
-            self.output_units[k].settings.next = self.decoder.output_settings.val();
-            self.output_units[k].lut_write.next = self.lut_write.val();
-        }
-        for k in 1..self.output_units.len() {
-            self.output_units[k].accumulators.valid.next = self.unit_valid.val()
-                & self.units_ready.val()
-                & self.word_paired.val()
-                & !self.elementwise.val();
-            self.output_units[k].accumulators.data.next = self.cores[k].beat.val();
-            if self.elementwise.val() {
-                self.output_units[k].accumulators.valid.next = self.unit_valid.val()
-                    & self.paired_elementwise.val()
-                    & !self.units_taken.q.val().get_bit(1);
-                self.output_units[k].accumulators.data.next = self.unit_operands[k].beat.val();
-            }
         }
         self.word_done.next = self.stage_fire.val() & self.last_position.val();
         if self.stage_fire.val() {
