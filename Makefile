@@ -60,7 +60,7 @@ bench: deps
 	$(CARGO) bench -p npu-tb --bench conv
 	$(CARGO) bench -p npu-tb --bench elementwise
 	$(CARGO) bench -p npu-tb --bench output_unit
-	@# yosys cells and flops per block, from the last `make synth` (8 minutes;
+	@# yosys cells and flops per block, from the last `make synth` (12 minutes;
 	@# run it first for figures of the current Verilog).
 	@for m in $(CONFIGS); do \
 		stat=build/synth/$$m/stat.json; \

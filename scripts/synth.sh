@@ -14,6 +14,9 @@ mkdir -p "$out"
 # The shared-buffer banks and the MAC unit's accumulator buffer are SRAM
 # macros in a real flow: their behavioural models are black-boxed.
 # `check -assert` fails on logic loops and multiple drivers.
+# The flow is yosys's `synth` without the `opt -fast` between `techmap`
+# and `abc` (abc optimises the gates itself): 0.7 % more cells on the NPU,
+# and `make synth` takes 12 minutes instead of 15 on 2 cores.
 macros=""
 if grep -q 'shram\$banks\$' "$src"; then macros+='blackbox *$shram$banks$*; '; fi
 if grep -q '\$acc_buffer(' "$src"; then macros+='blackbox *$acc_buffer; '; fi
@@ -24,7 +27,14 @@ if ! yosys -q -l "$out/yosys.log" -p "
     read_verilog -sv $src
     $macros
     hierarchy -check -top $module
-    synth -top $module
+    synth -top $module -run begin:fine
+    opt -fast -full
+    memory_map
+    opt -full
+    techmap
+    abc -fast
+    opt -fast
+    synth -top $module -run check:
     check -assert
     tee -q -o $out/stat.json stat -json
 " >/dev/null; then
