@@ -27,8 +27,8 @@
 //! alone overlaps with nothing, cancel out. TRM 4.8.3 gives its tables as
 //! the architecture's limits and warns of more overhead on small jobs.
 //! The RTL's result is compared with
-//! the golden model's; a row the RTL cannot run (it refuses kernel
-//! operations until the datapath is connected) says so and the bench goes on.
+//! the golden model's; a row the RTL stops on (an error in STATUS) says so
+//! and the bench goes on.
 //!
 //! Then convolutions with an activation function (tanh, sigmoid, an 8-bit
 //! LUT loaded by a user DMA), MAC-bound far above it: OFM values per
@@ -240,7 +240,7 @@ fn measure(row: &Row) -> (String, Option<Measured>) {
     if !run.completed() {
         return (
             format!(
-                "{shape}: the RTL stopped on {} at QREAD {:#x} (it refuses kernel operations until the datapath runs them)",
+                "{shape}: the RTL stopped on {} at QREAD {:#x}",
                 outcome(&run),
                 run.qread
             ),
