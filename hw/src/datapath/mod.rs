@@ -1083,10 +1083,10 @@ impl Logic for Datapath {
         if self.elementwise_fire.val() {
             self.units_taken.d.next = 0.into();
         }
-        // Position p of a 2x2 microblock is (oy + p / 2, ox + p % 2), of a
-        // 1x4 one (a one-row OFM) (oy, ox + p).
         self.output_tags.tail.valid.next =
             self.unit_valid.val() & self.units_ready.val() & !self.elementwise.val();
+        // Position p of a 2x2 microblock is (oy + p / 2, ox + p % 2), of a
+        // 1x4 one (a one-row OFM) (oy, ox + p).
         self.output_tags.tail.data.next.y =
             self.word.val().oy + bit_cast::<16, 2>(self.position.q.val() >> 1);
         self.output_tags.tail.data.next.x =

@@ -261,6 +261,12 @@ fn memory_plan(model: fb::ModelRef<'_>, tensors: &Tensors<'_>) -> Result<Vec<i32
     Ok(words.split_off(3))
 }
 
+/// Whether `bytes` are a TensorFlow Lite flatbuffer: the "TFL3" file
+/// identifier at byte 4.
+pub fn is_tflite(bytes: &[u8]) -> bool {
+    bytes.get(4..8) == Some(b"TFL3".as_slice())
+}
+
 impl VelaModel {
     /// Read a Vela-compiled `.tflite` file.
     pub fn load(path: &std::path::Path) -> Result<VelaModel> {
@@ -271,7 +277,7 @@ impl VelaModel {
     /// Parse and check a Vela-compiled model.
     pub fn parse(bytes: &[u8]) -> Result<VelaModel> {
         ensure!(
-            bytes.get(4..8) == Some(b"TFL3".as_slice()),
+            is_tflite(bytes),
             "not a TensorFlow Lite model (no \"TFL3\" file identifier at byte 4)"
         );
         let model = fb::ModelRef::read_as_root(bytes).map_err(fb_err("model"))?;

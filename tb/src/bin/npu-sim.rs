@@ -549,7 +549,7 @@ fn run(cli: Cli) -> Result<bool> {
                     file.display()
                 );
             }
-            if bytes.get(4..8) == Some(b"TFL3".as_slice()) {
+            if tflite::is_tflite(&bytes) {
                 let model = VelaModel::parse(&bytes)
                     .with_context(|| format!("reading the network {}", file.display()))?;
                 println!(
