@@ -22,10 +22,10 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
     reg  unit$rst_n;
     reg  [143:0] unit$settings;
     wire  [3:0] unit$bank_reads$0$enable;
-    wire  [47:0] unit$bank_reads$0$address;
+    wire  [51:0] unit$bank_reads$0$address;
     reg  [511:0] unit$bank_reads$0$data;
     wire  [3:0] unit$bank_reads$1$enable;
-    wire  [47:0] unit$bank_reads$1$address;
+    wire  [51:0] unit$bank_reads$1$address;
     reg  [511:0] unit$bank_reads$1$data;
     reg  banks$0$clock;
     reg  banks$0$write_enable;
@@ -33,7 +33,7 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
     reg  [127:0] banks$0$write_data;
     reg  [15:0] banks$0$write_strobe;
     reg  [3:0] banks$0$read_enable;
-    reg  [47:0] banks$0$read_address;
+    reg  [51:0] banks$0$read_address;
     wire  [511:0] banks$0$read_data;
     reg  banks$1$clock;
     reg  banks$1$write_enable;
@@ -41,7 +41,7 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
     reg  [127:0] banks$1$write_data;
     reg  [15:0] banks$1$write_strobe;
     reg  [3:0] banks$1$read_enable;
-    reg  [47:0] banks$1$read_address;
+    reg  [51:0] banks$1$read_address;
     wire  [511:0] banks$1$read_data;
     
     // Sub module instances
@@ -119,7 +119,7 @@ module ifm_unit_core$banks$0(clock,write_enable,write_address,write_data,write_s
     input wire  [127:0] write_data;
     input wire  [15:0] write_strobe;
     input wire  [3:0] read_enable;
-    input wire  [47:0] read_address;
+    input wire  [51:0] read_address;
     output reg  [511:0] read_data;
     
     // Update code (custom)
@@ -128,11 +128,51 @@ module ifm_unit_core$banks$0(clock,write_enable,write_address,write_data,write_s
     always @(posedge clock) begin
        if (write_enable)
           lines[write_address] <= (lines[write_address] & ~strobe_mask) | (write_data & strobe_mask);
-       if (read_enable[0]) read_data[0 +: 128] <= lines[read_address[0 +: 12]];
-       if (read_enable[1]) read_data[128 +: 128] <= lines[read_address[12 +: 12]];
-       if (read_enable[2]) read_data[256 +: 128] <= lines[read_address[24 +: 12]];
-       if (read_enable[3]) read_data[384 +: 128] <= lines[read_address[36 +: 12]];
     end
+    wire [13:0] low_line_0 = (read_address[0 +: 13] + 1) >> 1;
+    wire [13:0] high_line_0 = read_address[0 +: 13] >> 1;
+    reg [63:0] low_0;
+    reg [63:0] high_0;
+    reg odd_0;
+    always @(posedge clock) if (read_enable[0]) begin
+       low_0 <= (low_line_0 < 3072) ? lines[low_line_0[11:0]][63:0] : 64'h0;
+       high_0 <= (high_line_0 < 3072) ? lines[high_line_0[11:0]][127:64] : 64'h0;
+       odd_0 <= read_address[0 +: 13][0];
+    end
+    always @(*) read_data[0 +: 128] = odd_0 ? {low_0, high_0} : {high_0, low_0};
+    wire [13:0] low_line_1 = (read_address[13 +: 13] + 1) >> 1;
+    wire [13:0] high_line_1 = read_address[13 +: 13] >> 1;
+    reg [63:0] low_1;
+    reg [63:0] high_1;
+    reg odd_1;
+    always @(posedge clock) if (read_enable[1]) begin
+       low_1 <= (low_line_1 < 3072) ? lines[low_line_1[11:0]][63:0] : 64'h0;
+       high_1 <= (high_line_1 < 3072) ? lines[high_line_1[11:0]][127:64] : 64'h0;
+       odd_1 <= read_address[13 +: 13][0];
+    end
+    always @(*) read_data[128 +: 128] = odd_1 ? {low_1, high_1} : {high_1, low_1};
+    wire [13:0] low_line_2 = (read_address[26 +: 13] + 1) >> 1;
+    wire [13:0] high_line_2 = read_address[26 +: 13] >> 1;
+    reg [63:0] low_2;
+    reg [63:0] high_2;
+    reg odd_2;
+    always @(posedge clock) if (read_enable[2]) begin
+       low_2 <= (low_line_2 < 3072) ? lines[low_line_2[11:0]][63:0] : 64'h0;
+       high_2 <= (high_line_2 < 3072) ? lines[high_line_2[11:0]][127:64] : 64'h0;
+       odd_2 <= read_address[26 +: 13][0];
+    end
+    always @(*) read_data[256 +: 128] = odd_2 ? {low_2, high_2} : {high_2, low_2};
+    wire [13:0] low_line_3 = (read_address[39 +: 13] + 1) >> 1;
+    wire [13:0] high_line_3 = read_address[39 +: 13] >> 1;
+    reg [63:0] low_3;
+    reg [63:0] high_3;
+    reg odd_3;
+    always @(posedge clock) if (read_enable[3]) begin
+       low_3 <= (low_line_3 < 3072) ? lines[low_line_3[11:0]][63:0] : 64'h0;
+       high_3 <= (high_line_3 < 3072) ? lines[high_line_3[11:0]][127:64] : 64'h0;
+       odd_3 <= read_address[39 +: 13][0];
+    end
+    always @(*) read_data[384 +: 128] = odd_3 ? {low_3, high_3} : {high_3, low_3};
 endmodule // ifm_unit_core$banks$0
 
 
@@ -151,10 +191,10 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     output reg  [575:0] acts$data;
     input wire  acts$ready;
     output reg  [3:0] bank_reads$0$enable;
-    output reg  [47:0] bank_reads$0$address;
+    output reg  [51:0] bank_reads$0$address;
     input wire  [511:0] bank_reads$0$data;
     output reg  [3:0] bank_reads$1$enable;
-    output reg  [47:0] bank_reads$1$address;
+    output reg  [51:0] bank_reads$1$address;
     input wire  [511:0] bank_reads$1$data;
     
     // Constant declarations
@@ -171,8 +211,8 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     wire  located_full$q;
     reg  reading$clock;
     reg  reading$rst_n;
-    reg  [30:0] reading$d;
-    wire  [30:0] reading$q;
+    reg  [26:0] reading$d;
+    wire  [26:0] reading$q;
     reg  reading_full$clock;
     reg  reading_full$rst_n;
     reg  reading_full$d;
@@ -231,12 +271,10 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     reg  [31:0] offset_second;
     reg  [31:0] offset_column;
     reg  [31:0] units;
-    reg  [47:0] read_lines;
-    reg  [47:0] pair_lines;
-    reg  [3:0] upper_half;
+    reg  [51:0] read_units;
+    reg  [51:0] pair_units;
     reg  [22:0] located_conversion;
     reg  [3:0] present;
-    reg  [3:0] halves;
     reg  [22:0] conversion;
     reg  [1:0] act_byte;
     reg  [15:0] zero_point16;
@@ -244,7 +282,6 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     reg  [127:0] line;
     reg  [127:0] pair_line;
     reg  [255:0] lines;
-    reg  [63:0] half;
     reg  [7:0] value_8;
     reg  [15:0] value_16;
     reg  [31:0] value_32;
@@ -494,9 +531,8 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         offset_first = row_q * row_pitch + ((located$q[(64'h76)+:(14)]) & 32'hffffffff);
         row_q = rows_q[(32'h10)+:(16)];
         offset_second = row_q * row_pitch + ((located$q[(64'h76)+:(14)]) & 32'hffffffff);
-        upper_half = 32'h0;
-        read_lines = 32'h0;
-        pair_lines = 32'h0;
+        read_units = 32'h0;
+        pair_units = 32'h0;
         column_q = columns_q[(32'h10 * 0)+:(16)];
         offset_column = column_q * column_pitch;
         units = offset_first + offset_column;
@@ -506,9 +542,8 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         if (units >= buffer_units) begin
             units = 32'h0;
         end
-        read_lines = read_lines | (((units[(32'h1)+:(12)]) & 48'hffffffffffff) << (32'hc * 0));
-        pair_lines = pair_lines | (((units[(32'h1)+:(12)] + 32'h1) & 48'hffffffffffff) << (32'hc * 0));
-        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 0);
+        read_units = read_units | (((units[(32'h0)+:(13)]) & 52'hfffffffffffff) << (32'hd * 0));
+        pair_units = pair_units | (((units[(32'h0)+:(13)] + 32'h2) & 52'hfffffffffffff) << (32'hd * 0));
         column_q = columns_q[(32'h10 * 1)+:(16)];
         offset_column = column_q * column_pitch;
         units = offset_first + offset_column;
@@ -518,9 +553,8 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         if (units >= buffer_units) begin
             units = 32'h0;
         end
-        read_lines = read_lines | (((units[(32'h1)+:(12)]) & 48'hffffffffffff) << (32'hc * 1));
-        pair_lines = pair_lines | (((units[(32'h1)+:(12)] + 32'h1) & 48'hffffffffffff) << (32'hc * 1));
-        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 1);
+        read_units = read_units | (((units[(32'h0)+:(13)]) & 52'hfffffffffffff) << (32'hd * 1));
+        pair_units = pair_units | (((units[(32'h0)+:(13)] + 32'h2) & 52'hfffffffffffff) << (32'hd * 1));
         column_q = columns_q[(32'h10 * 2)+:(16)];
         offset_column = column_q * column_pitch;
         units = offset_first + offset_column;
@@ -530,9 +564,8 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         if (units >= buffer_units) begin
             units = 32'h0;
         end
-        read_lines = read_lines | (((units[(32'h1)+:(12)]) & 48'hffffffffffff) << (32'hc * 2));
-        pair_lines = pair_lines | (((units[(32'h1)+:(12)] + 32'h1) & 48'hffffffffffff) << (32'hc * 2));
-        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 2);
+        read_units = read_units | (((units[(32'h0)+:(13)]) & 52'hfffffffffffff) << (32'hd * 2));
+        pair_units = pair_units | (((units[(32'h0)+:(13)] + 32'h2) & 52'hfffffffffffff) << (32'hd * 2));
         column_q = columns_q[(32'h10 * 3)+:(16)];
         offset_column = column_q * column_pitch;
         units = offset_first + offset_column;
@@ -542,11 +575,10 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         if (units >= buffer_units) begin
             units = 32'h0;
         end
-        read_lines = read_lines | (((units[(32'h1)+:(12)]) & 48'hffffffffffff) << (32'hc * 3));
-        pair_lines = pair_lines | (((units[(32'h1)+:(12)] + 32'h1) & 48'hffffffffffff) << (32'hc * 3));
-        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 3);
-        bank_reads$0$address = read_lines;
-        bank_reads$1$address = pair_lines;
+        read_units = read_units | (((units[(32'h0)+:(13)]) & 52'hfffffffffffff) << (32'hd * 3));
+        pair_units = pair_units | (((units[(32'h0)+:(13)] + 32'h2) & 52'hfffffffffffff) << (32'hd * 3));
+        bank_reads$0$address = read_units;
+        bank_reads$1$address = pair_units;
         bank_reads$0$enable = 32'h0;
         bank_reads$1$enable = 32'h0;
         located_conversion = located$q[(64'h84)+:(23)];
@@ -559,12 +591,10 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         reading_full$d = issue;
         if (issue) begin
             reading$d[(64'h0)+:(4)] = located$q[(64'h0)+:(4)];
-            reading$d[(64'h4)+:(4)] = upper_half;
-            reading$d[(64'h8)+:(23)] = located$q[(64'h84)+:(23)];
+            reading$d[(64'h4)+:(23)] = located$q[(64'h84)+:(23)];
         end
         present = reading$q[(64'h0)+:(4)];
-        halves = reading$q[(64'h4)+:(4)];
-        conversion = reading$q[(64'h8)+:(23)];
+        conversion = reading$q[(64'h4)+:(23)];
         act_byte = conversion[(64'h4)+:(2)];
         zero_point16 = conversion[(64'h6)+:(16)];
         zero_point = ((zero_point16) & 17'h1ffff);
@@ -575,11 +605,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         line = bank_reads$0$data[(32'h80 * 0)+:(128)];
         pair_line = bank_reads$1$data[(32'h80 * 0)+:(128)];
         lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
-        half = line[(32'h0)+:(64)];
-        if (halves[0]) begin
-            half = line[(32'h40)+:(64)];
-        end
-        value_8 = half[(32'h8 * (0 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (0 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (0 & 32'h7) + 32'h8 * (0 >> 32'h3))+:(8)];
         end
@@ -645,7 +671,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (0 & 32'h7) + 32'h20 * (0 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (1 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (1 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (1 & 32'h7) + 32'h8 * (1 >> 32'h3))+:(8)];
         end
@@ -711,7 +737,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (1 & 32'h7) + 32'h20 * (1 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (2 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (2 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (2 & 32'h7) + 32'h8 * (2 >> 32'h3))+:(8)];
         end
@@ -777,7 +803,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (2 & 32'h7) + 32'h20 * (2 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (3 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (3 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (3 & 32'h7) + 32'h8 * (3 >> 32'h3))+:(8)];
         end
@@ -843,7 +869,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (3 & 32'h7) + 32'h20 * (3 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (4 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (4 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (4 & 32'h7) + 32'h8 * (4 >> 32'h3))+:(8)];
         end
@@ -909,7 +935,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (4 & 32'h7) + 32'h20 * (4 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (5 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (5 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (5 & 32'h7) + 32'h8 * (5 >> 32'h3))+:(8)];
         end
@@ -975,7 +1001,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (5 & 32'h7) + 32'h20 * (5 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (6 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (6 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (6 & 32'h7) + 32'h8 * (6 >> 32'h3))+:(8)];
         end
@@ -1041,7 +1067,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (6 & 32'h7) + 32'h20 * (6 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (7 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (7 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (7 & 32'h7) + 32'h8 * (7 >> 32'h3))+:(8)];
         end
@@ -1107,7 +1133,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (7 & 32'h7) + 32'h20 * (7 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (8 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (8 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (8 & 32'h7) + 32'h8 * (8 >> 32'h3))+:(8)];
         end
@@ -1173,7 +1199,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (8 & 32'h7) + 32'h20 * (8 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (9 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (9 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (9 & 32'h7) + 32'h8 * (9 >> 32'h3))+:(8)];
         end
@@ -1239,7 +1265,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (9 & 32'h7) + 32'h20 * (9 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (10 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (10 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (10 & 32'h7) + 32'h8 * (10 >> 32'h3))+:(8)];
         end
@@ -1305,7 +1331,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (10 & 32'h7) + 32'h20 * (10 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (11 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (11 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (11 & 32'h7) + 32'h8 * (11 >> 32'h3))+:(8)];
         end
@@ -1371,7 +1397,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (11 & 32'h7) + 32'h20 * (11 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (12 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (12 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (12 & 32'h7) + 32'h8 * (12 >> 32'h3))+:(8)];
         end
@@ -1437,7 +1463,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (12 & 32'h7) + 32'h20 * (12 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (13 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (13 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (13 & 32'h7) + 32'h8 * (13 >> 32'h3))+:(8)];
         end
@@ -1503,7 +1529,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (13 & 32'h7) + 32'h20 * (13 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (14 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (14 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (14 & 32'h7) + 32'h8 * (14 >> 32'h3))+:(8)];
         end
@@ -1569,7 +1595,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (14 & 32'h7) + 32'h20 * (14 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (15 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (15 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (15 & 32'h7) + 32'h8 * (15 >> 32'h3))+:(8)];
         end
@@ -1638,11 +1664,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         line = bank_reads$0$data[(32'h80 * 1)+:(128)];
         pair_line = bank_reads$1$data[(32'h80 * 1)+:(128)];
         lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
-        half = line[(32'h0)+:(64)];
-        if (halves[1]) begin
-            half = line[(32'h40)+:(64)];
-        end
-        value_8 = half[(32'h8 * (0 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (0 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (0 & 32'h7) + 32'h8 * (0 >> 32'h3))+:(8)];
         end
@@ -1708,7 +1730,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (0 & 32'h7) + 32'h20 * (0 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (1 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (1 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (1 & 32'h7) + 32'h8 * (1 >> 32'h3))+:(8)];
         end
@@ -1774,7 +1796,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (1 & 32'h7) + 32'h20 * (1 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (2 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (2 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (2 & 32'h7) + 32'h8 * (2 >> 32'h3))+:(8)];
         end
@@ -1840,7 +1862,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (2 & 32'h7) + 32'h20 * (2 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (3 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (3 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (3 & 32'h7) + 32'h8 * (3 >> 32'h3))+:(8)];
         end
@@ -1906,7 +1928,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (3 & 32'h7) + 32'h20 * (3 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (4 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (4 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (4 & 32'h7) + 32'h8 * (4 >> 32'h3))+:(8)];
         end
@@ -1972,7 +1994,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (4 & 32'h7) + 32'h20 * (4 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (5 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (5 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (5 & 32'h7) + 32'h8 * (5 >> 32'h3))+:(8)];
         end
@@ -2038,7 +2060,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (5 & 32'h7) + 32'h20 * (5 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (6 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (6 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (6 & 32'h7) + 32'h8 * (6 >> 32'h3))+:(8)];
         end
@@ -2104,7 +2126,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (6 & 32'h7) + 32'h20 * (6 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (7 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (7 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (7 & 32'h7) + 32'h8 * (7 >> 32'h3))+:(8)];
         end
@@ -2170,7 +2192,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (7 & 32'h7) + 32'h20 * (7 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (8 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (8 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (8 & 32'h7) + 32'h8 * (8 >> 32'h3))+:(8)];
         end
@@ -2236,7 +2258,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (8 & 32'h7) + 32'h20 * (8 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (9 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (9 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (9 & 32'h7) + 32'h8 * (9 >> 32'h3))+:(8)];
         end
@@ -2302,7 +2324,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (9 & 32'h7) + 32'h20 * (9 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (10 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (10 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (10 & 32'h7) + 32'h8 * (10 >> 32'h3))+:(8)];
         end
@@ -2368,7 +2390,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (10 & 32'h7) + 32'h20 * (10 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (11 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (11 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (11 & 32'h7) + 32'h8 * (11 >> 32'h3))+:(8)];
         end
@@ -2434,7 +2456,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (11 & 32'h7) + 32'h20 * (11 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (12 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (12 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (12 & 32'h7) + 32'h8 * (12 >> 32'h3))+:(8)];
         end
@@ -2500,7 +2522,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (12 & 32'h7) + 32'h20 * (12 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (13 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (13 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (13 & 32'h7) + 32'h8 * (13 >> 32'h3))+:(8)];
         end
@@ -2566,7 +2588,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (13 & 32'h7) + 32'h20 * (13 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (14 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (14 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (14 & 32'h7) + 32'h8 * (14 >> 32'h3))+:(8)];
         end
@@ -2632,7 +2654,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (14 & 32'h7) + 32'h20 * (14 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (15 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (15 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (15 & 32'h7) + 32'h8 * (15 >> 32'h3))+:(8)];
         end
@@ -2701,11 +2723,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         line = bank_reads$0$data[(32'h80 * 2)+:(128)];
         pair_line = bank_reads$1$data[(32'h80 * 2)+:(128)];
         lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
-        half = line[(32'h0)+:(64)];
-        if (halves[2]) begin
-            half = line[(32'h40)+:(64)];
-        end
-        value_8 = half[(32'h8 * (0 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (0 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (0 & 32'h7) + 32'h8 * (0 >> 32'h3))+:(8)];
         end
@@ -2771,7 +2789,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (0 & 32'h7) + 32'h20 * (0 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (1 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (1 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (1 & 32'h7) + 32'h8 * (1 >> 32'h3))+:(8)];
         end
@@ -2837,7 +2855,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (1 & 32'h7) + 32'h20 * (1 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (2 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (2 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (2 & 32'h7) + 32'h8 * (2 >> 32'h3))+:(8)];
         end
@@ -2903,7 +2921,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (2 & 32'h7) + 32'h20 * (2 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (3 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (3 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (3 & 32'h7) + 32'h8 * (3 >> 32'h3))+:(8)];
         end
@@ -2969,7 +2987,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (3 & 32'h7) + 32'h20 * (3 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (4 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (4 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (4 & 32'h7) + 32'h8 * (4 >> 32'h3))+:(8)];
         end
@@ -3035,7 +3053,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (4 & 32'h7) + 32'h20 * (4 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (5 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (5 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (5 & 32'h7) + 32'h8 * (5 >> 32'h3))+:(8)];
         end
@@ -3101,7 +3119,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (5 & 32'h7) + 32'h20 * (5 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (6 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (6 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (6 & 32'h7) + 32'h8 * (6 >> 32'h3))+:(8)];
         end
@@ -3167,7 +3185,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (6 & 32'h7) + 32'h20 * (6 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (7 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (7 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (7 & 32'h7) + 32'h8 * (7 >> 32'h3))+:(8)];
         end
@@ -3233,7 +3251,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (7 & 32'h7) + 32'h20 * (7 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (8 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (8 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (8 & 32'h7) + 32'h8 * (8 >> 32'h3))+:(8)];
         end
@@ -3299,7 +3317,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (8 & 32'h7) + 32'h20 * (8 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (9 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (9 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (9 & 32'h7) + 32'h8 * (9 >> 32'h3))+:(8)];
         end
@@ -3365,7 +3383,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (9 & 32'h7) + 32'h20 * (9 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (10 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (10 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (10 & 32'h7) + 32'h8 * (10 >> 32'h3))+:(8)];
         end
@@ -3431,7 +3449,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (10 & 32'h7) + 32'h20 * (10 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (11 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (11 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (11 & 32'h7) + 32'h8 * (11 >> 32'h3))+:(8)];
         end
@@ -3497,7 +3515,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (11 & 32'h7) + 32'h20 * (11 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (12 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (12 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (12 & 32'h7) + 32'h8 * (12 >> 32'h3))+:(8)];
         end
@@ -3563,7 +3581,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (12 & 32'h7) + 32'h20 * (12 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (13 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (13 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (13 & 32'h7) + 32'h8 * (13 >> 32'h3))+:(8)];
         end
@@ -3629,7 +3647,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (13 & 32'h7) + 32'h20 * (13 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (14 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (14 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (14 & 32'h7) + 32'h8 * (14 >> 32'h3))+:(8)];
         end
@@ -3695,7 +3713,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (14 & 32'h7) + 32'h20 * (14 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (15 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (15 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (15 & 32'h7) + 32'h8 * (15 >> 32'h3))+:(8)];
         end
@@ -3764,11 +3782,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         line = bank_reads$0$data[(32'h80 * 3)+:(128)];
         pair_line = bank_reads$1$data[(32'h80 * 3)+:(128)];
         lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
-        half = line[(32'h0)+:(64)];
-        if (halves[3]) begin
-            half = line[(32'h40)+:(64)];
-        end
-        value_8 = half[(32'h8 * (0 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (0 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (0 & 32'h7) + 32'h8 * (0 >> 32'h3))+:(8)];
         end
@@ -3834,7 +3848,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (0 & 32'h7) + 32'h20 * (0 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (1 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (1 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (1 & 32'h7) + 32'h8 * (1 >> 32'h3))+:(8)];
         end
@@ -3900,7 +3914,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (1 & 32'h7) + 32'h20 * (1 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (2 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (2 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (2 & 32'h7) + 32'h8 * (2 >> 32'h3))+:(8)];
         end
@@ -3966,7 +3980,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (2 & 32'h7) + 32'h20 * (2 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (3 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (3 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (3 & 32'h7) + 32'h8 * (3 >> 32'h3))+:(8)];
         end
@@ -4032,7 +4046,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (3 & 32'h7) + 32'h20 * (3 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (4 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (4 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (4 & 32'h7) + 32'h8 * (4 >> 32'h3))+:(8)];
         end
@@ -4098,7 +4112,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (4 & 32'h7) + 32'h20 * (4 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (5 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (5 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (5 & 32'h7) + 32'h8 * (5 >> 32'h3))+:(8)];
         end
@@ -4164,7 +4178,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (5 & 32'h7) + 32'h20 * (5 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (6 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (6 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (6 & 32'h7) + 32'h8 * (6 >> 32'h3))+:(8)];
         end
@@ -4230,7 +4244,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (6 & 32'h7) + 32'h20 * (6 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (7 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (7 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (7 & 32'h7) + 32'h8 * (7 >> 32'h3))+:(8)];
         end
@@ -4296,7 +4310,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (7 & 32'h7) + 32'h20 * (7 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (8 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (8 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (8 & 32'h7) + 32'h8 * (8 >> 32'h3))+:(8)];
         end
@@ -4362,7 +4376,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (8 & 32'h7) + 32'h20 * (8 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (9 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (9 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (9 & 32'h7) + 32'h8 * (9 >> 32'h3))+:(8)];
         end
@@ -4428,7 +4442,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (9 & 32'h7) + 32'h20 * (9 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (10 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (10 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (10 & 32'h7) + 32'h8 * (10 >> 32'h3))+:(8)];
         end
@@ -4494,7 +4508,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (10 & 32'h7) + 32'h20 * (10 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (11 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (11 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (11 & 32'h7) + 32'h8 * (11 >> 32'h3))+:(8)];
         end
@@ -4560,7 +4574,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (11 & 32'h7) + 32'h20 * (11 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (12 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (12 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (12 & 32'h7) + 32'h8 * (12 >> 32'h3))+:(8)];
         end
@@ -4626,7 +4640,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (12 & 32'h7) + 32'h20 * (12 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (13 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (13 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (13 & 32'h7) + 32'h8 * (13 >> 32'h3))+:(8)];
         end
@@ -4692,7 +4706,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (13 & 32'h7) + 32'h20 * (13 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (14 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (14 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (14 & 32'h7) + 32'h8 * (14 >> 32'h3))+:(8)];
         end
@@ -4758,7 +4772,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (14 & 32'h7) + 32'h20 * (14 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (15 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (15 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (15 & 32'h7) + 32'h8 * (15 >> 32'h3))+:(8)];
         end
@@ -4915,11 +4929,11 @@ module ifm_unit_core$unit$reading(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [30:0] d;
-    output reg  [30:0] q;
+    input wire  [26:0] d;
+    output reg  [26:0] q;
     
     // Constant declarations
-    localparam  init = 31'h0;
+    localparam  init = 27'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin

@@ -282,10 +282,10 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  datapath$ofm_writes$ready;
     reg  datapath$dma_busy;
     wire  [3:0] datapath$shram_reads$0$enable;
-    wire  [47:0] datapath$shram_reads$0$address;
+    wire  [51:0] datapath$shram_reads$0$address;
     reg  [511:0] datapath$shram_reads$0$data;
     wire  [3:0] datapath$shram_reads$1$enable;
-    wire  [47:0] datapath$shram_reads$1$address;
+    wire  [51:0] datapath$shram_reads$1$address;
     reg  [511:0] datapath$shram_reads$1$data;
     reg  [152:0] datapath$lut_write;
     reg  datapath$clear;
@@ -395,10 +395,10 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [127:0] shram$write_data;
     reg  [15:0] shram$write_strobe;
     reg  [3:0] shram$reads$0$enable;
-    reg  [47:0] shram$reads$0$address;
+    reg  [51:0] shram$reads$0$address;
     wire  [511:0] shram$reads$0$data;
     reg  [3:0] shram$reads$1$enable;
-    reg  [47:0] shram$reads$1$address;
+    reg  [51:0] shram$reads$1$address;
     wire  [511:0] shram$reads$1$data;
     wire  [152:0] shram$lut_write;
     
@@ -3010,10 +3010,10 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     input wire  ofm_writes$ready;
     input wire  dma_busy;
     output reg  [3:0] shram_reads$0$enable;
-    output reg  [47:0] shram_reads$0$address;
+    output reg  [51:0] shram_reads$0$address;
     input wire  [511:0] shram_reads$0$data;
     output wire  [3:0] shram_reads$1$enable;
-    output wire  [47:0] shram_reads$1$address;
+    output wire  [51:0] shram_reads$1$address;
     input wire  [511:0] shram_reads$1$data;
     input wire  [152:0] lut_write;
     input wire  clear;
@@ -3069,7 +3069,6 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  ifm_fetch$jobs$ready;
     reg  [472:0] ifm_fetch$view;
     reg  [31:0] ifm_fetch$buffers;
-    reg  ifm_fetch$line_positions;
     wire  ifm_fetch$fills$valid;
     wire  [219:0] ifm_fetch$fills$data;
     reg  ifm_fetch$fills$ready;
@@ -3080,7 +3079,6 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  ifm2_fetch$jobs$ready;
     reg  [472:0] ifm2_fetch$view;
     reg  [31:0] ifm2_fetch$buffers;
-    reg  ifm2_fetch$line_positions;
     wire  ifm2_fetch$fills$valid;
     wire  [219:0] ifm2_fetch$fills$data;
     reg  ifm2_fetch$fills$ready;
@@ -3098,7 +3096,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [1087:0] operand_reader$operands$data;
     reg  operand_reader$operands$ready;
     wire  [1:0] operand_reader$shram_read_enable;
-    wire  [23:0] operand_reader$shram_read_address;
+    wire  [25:0] operand_reader$shram_read_address;
     reg  [255:0] operand_reader$shram_read_data;
     reg  [1087:0] unit_operands$0$group;
     reg  unit_operands$0$paired;
@@ -3122,7 +3120,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [575:0] ifm_unit$acts$data;
     reg  ifm_unit$acts$ready;
     wire  [3:0] ifm_unit$bank_reads$0$enable;
-    wire  [47:0] ifm_unit$bank_reads$0$address;
+    wire  [51:0] ifm_unit$bank_reads$0$address;
     reg  [511:0] ifm_unit$bank_reads$0$data;
     reg  beat_tags$clock;
     reg  beat_tags$rst_n;
@@ -3366,7 +3364,6 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .jobs$ready(ifm_fetch$jobs$ready),
         .view(ifm_fetch$view),
         .buffers(ifm_fetch$buffers),
-        .line_positions(ifm_fetch$line_positions),
         .fills$valid(ifm_fetch$fills$valid),
         .fills$data(ifm_fetch$fills$data),
         .fills$ready(ifm_fetch$fills$ready)
@@ -3379,7 +3376,6 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .jobs$ready(ifm2_fetch$jobs$ready),
         .view(ifm2_fetch$view),
         .buffers(ifm2_fetch$buffers),
-        .line_positions(ifm2_fetch$line_positions),
         .fills$valid(ifm2_fetch$fills$valid),
         .fills$data(ifm2_fetch$fills$data),
         .fills$ready(ifm2_fetch$fills$ready)
@@ -3701,7 +3697,6 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ifm_fetch$jobs$data = job;
         ifm_fetch$view = decoder$ifm_view;
         ifm_fetch$buffers = ifm_buffers;
-        ifm_fetch$line_positions = interleaved;
         ifm2_job = job;
         if (decoder$operand_settings[(64'h23)+:(1)]) begin
             ifm2_job[(64'h60)+:(16)] = 32'h0;
@@ -3718,7 +3713,6 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ifm2_fetch$jobs$data = ifm2_job;
         ifm2_fetch$view = decoder$ifm2_view;
         ifm2_fetch$buffers = ifm2_buffers;
-        ifm2_fetch$line_positions = 1'b0;
         ifm_fills$valid = ifm_fetch$fills$valid;
         ifm_fills$data = ifm_fetch$fills$data;
         if (reads_ifm2) begin
@@ -3814,13 +3808,10 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ifm_unit$settings[(64'h10)+:(8)] = ((walked[(64'h90)+:(16)]) & 8'hff);
         ifm_unit$settings[(64'h18)+:(8)] = ((((walked[(64'hb0)+:(16)]) & 8'hff) + 32'h7) >> 32'h3) << 32'h3;
         if (decoder$ifm_wide) begin
-            ifm_unit$settings[(64'h18)+:(8)] = ((((walked[(64'hb0)+:(16)]) & 8'hff) + 32'h7) >> 32'h3) << 32'h4;
-        end
-        if (interleaved & ~decoder$ifm_wide) begin
-            ifm_unit$settings[(64'h18)+:(8)] = ((((walked[(64'hb0)+:(16)]) & 8'hff) + 32'hf) >> 32'h4) << 32'h4;
+            ifm_unit$settings[(64'h18)+:(8)] = ((((walked[(64'hb0)+:(16)]) & 8'hff) + 32'h3) >> 32'h2) << 32'h3;
         end
         if (decoder$ifm_int32) begin
-            ifm_unit$settings[(64'h18)+:(8)] = ((((walked[(64'hb0)+:(16)]) & 8'hff) + 32'h3) >> 32'h2) << 32'h4;
+            ifm_unit$settings[(64'h18)+:(8)] = ((((walked[(64'hb0)+:(16)]) & 8'hff) + 32'h1) >> 32'h1) << 32'h3;
         end
         ifm_unit$settings[(64'h20)+:(16)] = walked[(64'h60)+:(16)];
         ifm_unit$settings[(64'h30)+:(16)] = walked[(64'h70)+:(16)];
@@ -3845,7 +3836,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ifm_unit$bank_reads$0$data = shram_reads$0$data;
         if (elementwise) begin
             shram_reads$0$enable = ((operand_reader$shram_read_enable) & 4'hf);
-            shram_reads$0$address = ((operand_reader$shram_read_address) & 48'hffffffffffff);
+            shram_reads$0$address = ((operand_reader$shram_read_address) & 52'hfffffffffffff);
         end
         operand_reader$shram_read_data = shram_reads$0$data[(32'h0)+:(256)];
         paired_elementwise = elementwise & decoder$operand_settings[(64'h49)+:(1)] & kinds[(64'h4)+:(1)];
@@ -20263,7 +20254,7 @@ endmodule // npu_u65_256_core$datapath$fetched$words
 
 
 
-module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,line_positions,fills$valid,fills$data,fills$ready);
+module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,fills$valid,fills$data,fills$ready);
     
     // Module arguments
     input wire  clock;
@@ -20273,7 +20264,6 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
     output reg  jobs$ready;
     input wire  [472:0] view;
     input wire  [31:0] buffers;
-    input wire  line_positions;
     output reg  fills$valid;
     output reg  [219:0] fills$data;
     input wire  fills$ready;
@@ -20350,7 +20340,6 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
     // Local signals
     reg  [276:0] job;
     reg  [15:0] precision;
-    reg  wide;
     reg  [3:0] element_shift;
     reg  nhcwb16;
     reg  [39:0] stride_x;
@@ -20547,7 +20536,6 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         job = jobs$data;
         precision = view[(64'h2e)+:(16)];
         element_shift = (((precision >> precision_lsb) & 32'h3) & 4'hf);
-        wide = element_shift != 32'h0;
         nhcwb16 = (precision & format_mask) != 32'h0;
         stride_x = ((view[(64'h149)+:(48)]) & 40'hffffffffff);
         stride_y = ((view[(64'h179)+:(48)]) & 40'hffffffffff);
@@ -20605,9 +20593,6 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         end
         block_bytes = job[(64'hb0)+:(16)] << element_shift;
         position_bytes = (block_bytes + 32'h7) & 32'hfff8;
-        if (wide | line_positions) begin
-            position_bytes = (block_bytes + 32'hf) & 32'hfff0;
-        end
         ib_base = buffers[(64'h0)+:(16)];
         if (job[(64'h102)+:(1)]) begin
             ib_base = buffers[(64'h0)+:(16)] + buffers[(64'h10)+:(16)];
@@ -20882,10 +20867,10 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     output reg  [575:0] acts$data;
     input wire  acts$ready;
     output reg  [3:0] bank_reads$0$enable;
-    output reg  [47:0] bank_reads$0$address;
+    output reg  [51:0] bank_reads$0$address;
     input wire  [511:0] bank_reads$0$data;
     output reg  [3:0] bank_reads$1$enable;
-    output reg  [47:0] bank_reads$1$address;
+    output reg  [51:0] bank_reads$1$address;
     input wire  [511:0] bank_reads$1$data;
     
     // Constant declarations
@@ -20902,8 +20887,8 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     wire  located_full$q;
     reg  reading$clock;
     reg  reading$rst_n;
-    reg  [30:0] reading$d;
-    wire  [30:0] reading$q;
+    reg  [26:0] reading$d;
+    wire  [26:0] reading$q;
     reg  reading_full$clock;
     reg  reading_full$rst_n;
     reg  reading_full$d;
@@ -20962,12 +20947,10 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     reg  [31:0] offset_second;
     reg  [31:0] offset_column;
     reg  [31:0] units;
-    reg  [47:0] read_lines;
-    reg  [47:0] pair_lines;
-    reg  [3:0] upper_half;
+    reg  [51:0] read_units;
+    reg  [51:0] pair_units;
     reg  [22:0] located_conversion;
     reg  [3:0] present;
-    reg  [3:0] halves;
     reg  [22:0] conversion;
     reg  [1:0] act_byte;
     reg  [15:0] zero_point16;
@@ -20975,7 +20958,6 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     reg  [127:0] line;
     reg  [127:0] pair_line;
     reg  [255:0] lines;
-    reg  [63:0] half;
     reg  [7:0] value_8;
     reg  [15:0] value_16;
     reg  [31:0] value_32;
@@ -21225,9 +21207,8 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         offset_first = row_q * row_pitch + ((located$q[(64'h76)+:(14)]) & 32'hffffffff);
         row_q = rows_q[(32'h10)+:(16)];
         offset_second = row_q * row_pitch + ((located$q[(64'h76)+:(14)]) & 32'hffffffff);
-        upper_half = 32'h0;
-        read_lines = 32'h0;
-        pair_lines = 32'h0;
+        read_units = 32'h0;
+        pair_units = 32'h0;
         column_q = columns_q[(32'h10 * 0)+:(16)];
         offset_column = column_q * column_pitch;
         units = offset_first + offset_column;
@@ -21237,9 +21218,8 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         if (units >= buffer_units) begin
             units = 32'h0;
         end
-        read_lines = read_lines | (((units[(32'h1)+:(12)]) & 48'hffffffffffff) << (32'hc * 0));
-        pair_lines = pair_lines | (((units[(32'h1)+:(12)] + 32'h1) & 48'hffffffffffff) << (32'hc * 0));
-        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 0);
+        read_units = read_units | (((units[(32'h0)+:(13)]) & 52'hfffffffffffff) << (32'hd * 0));
+        pair_units = pair_units | (((units[(32'h0)+:(13)] + 32'h2) & 52'hfffffffffffff) << (32'hd * 0));
         column_q = columns_q[(32'h10 * 1)+:(16)];
         offset_column = column_q * column_pitch;
         units = offset_first + offset_column;
@@ -21249,9 +21229,8 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         if (units >= buffer_units) begin
             units = 32'h0;
         end
-        read_lines = read_lines | (((units[(32'h1)+:(12)]) & 48'hffffffffffff) << (32'hc * 1));
-        pair_lines = pair_lines | (((units[(32'h1)+:(12)] + 32'h1) & 48'hffffffffffff) << (32'hc * 1));
-        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 1);
+        read_units = read_units | (((units[(32'h0)+:(13)]) & 52'hfffffffffffff) << (32'hd * 1));
+        pair_units = pair_units | (((units[(32'h0)+:(13)] + 32'h2) & 52'hfffffffffffff) << (32'hd * 1));
         column_q = columns_q[(32'h10 * 2)+:(16)];
         offset_column = column_q * column_pitch;
         units = offset_first + offset_column;
@@ -21261,9 +21240,8 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         if (units >= buffer_units) begin
             units = 32'h0;
         end
-        read_lines = read_lines | (((units[(32'h1)+:(12)]) & 48'hffffffffffff) << (32'hc * 2));
-        pair_lines = pair_lines | (((units[(32'h1)+:(12)] + 32'h1) & 48'hffffffffffff) << (32'hc * 2));
-        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 2);
+        read_units = read_units | (((units[(32'h0)+:(13)]) & 52'hfffffffffffff) << (32'hd * 2));
+        pair_units = pair_units | (((units[(32'h0)+:(13)] + 32'h2) & 52'hfffffffffffff) << (32'hd * 2));
         column_q = columns_q[(32'h10 * 3)+:(16)];
         offset_column = column_q * column_pitch;
         units = offset_first + offset_column;
@@ -21273,11 +21251,10 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         if (units >= buffer_units) begin
             units = 32'h0;
         end
-        read_lines = read_lines | (((units[(32'h1)+:(12)]) & 48'hffffffffffff) << (32'hc * 3));
-        pair_lines = pair_lines | (((units[(32'h1)+:(12)] + 32'h1) & 48'hffffffffffff) << (32'hc * 3));
-        upper_half = upper_half | (((units[(32'h0)+:(1)]) & 4'hf) << 3);
-        bank_reads$0$address = read_lines;
-        bank_reads$1$address = pair_lines;
+        read_units = read_units | (((units[(32'h0)+:(13)]) & 52'hfffffffffffff) << (32'hd * 3));
+        pair_units = pair_units | (((units[(32'h0)+:(13)] + 32'h2) & 52'hfffffffffffff) << (32'hd * 3));
+        bank_reads$0$address = read_units;
+        bank_reads$1$address = pair_units;
         bank_reads$0$enable = 32'h0;
         bank_reads$1$enable = 32'h0;
         located_conversion = located$q[(64'h84)+:(23)];
@@ -21290,12 +21267,10 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         reading_full$d = issue;
         if (issue) begin
             reading$d[(64'h0)+:(4)] = located$q[(64'h0)+:(4)];
-            reading$d[(64'h4)+:(4)] = upper_half;
-            reading$d[(64'h8)+:(23)] = located$q[(64'h84)+:(23)];
+            reading$d[(64'h4)+:(23)] = located$q[(64'h84)+:(23)];
         end
         present = reading$q[(64'h0)+:(4)];
-        halves = reading$q[(64'h4)+:(4)];
-        conversion = reading$q[(64'h8)+:(23)];
+        conversion = reading$q[(64'h4)+:(23)];
         act_byte = conversion[(64'h4)+:(2)];
         zero_point16 = conversion[(64'h6)+:(16)];
         zero_point = ((zero_point16) & 17'h1ffff);
@@ -21306,11 +21281,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         line = bank_reads$0$data[(32'h80 * 0)+:(128)];
         pair_line = bank_reads$1$data[(32'h80 * 0)+:(128)];
         lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
-        half = line[(32'h0)+:(64)];
-        if (halves[0]) begin
-            half = line[(32'h40)+:(64)];
-        end
-        value_8 = half[(32'h8 * (0 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (0 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (0 & 32'h7) + 32'h8 * (0 >> 32'h3))+:(8)];
         end
@@ -21376,7 +21347,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (0 & 32'h7) + 32'h20 * (0 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (1 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (1 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (1 & 32'h7) + 32'h8 * (1 >> 32'h3))+:(8)];
         end
@@ -21442,7 +21413,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (1 & 32'h7) + 32'h20 * (1 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (2 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (2 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (2 & 32'h7) + 32'h8 * (2 >> 32'h3))+:(8)];
         end
@@ -21508,7 +21479,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (2 & 32'h7) + 32'h20 * (2 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (3 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (3 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (3 & 32'h7) + 32'h8 * (3 >> 32'h3))+:(8)];
         end
@@ -21574,7 +21545,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (3 & 32'h7) + 32'h20 * (3 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (4 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (4 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (4 & 32'h7) + 32'h8 * (4 >> 32'h3))+:(8)];
         end
@@ -21640,7 +21611,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (4 & 32'h7) + 32'h20 * (4 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (5 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (5 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (5 & 32'h7) + 32'h8 * (5 >> 32'h3))+:(8)];
         end
@@ -21706,7 +21677,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (5 & 32'h7) + 32'h20 * (5 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (6 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (6 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (6 & 32'h7) + 32'h8 * (6 >> 32'h3))+:(8)];
         end
@@ -21772,7 +21743,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (6 & 32'h7) + 32'h20 * (6 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (7 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (7 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (7 & 32'h7) + 32'h8 * (7 >> 32'h3))+:(8)];
         end
@@ -21838,7 +21809,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (7 & 32'h7) + 32'h20 * (7 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (8 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (8 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (8 & 32'h7) + 32'h8 * (8 >> 32'h3))+:(8)];
         end
@@ -21904,7 +21875,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (8 & 32'h7) + 32'h20 * (8 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (9 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (9 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (9 & 32'h7) + 32'h8 * (9 >> 32'h3))+:(8)];
         end
@@ -21970,7 +21941,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (9 & 32'h7) + 32'h20 * (9 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (10 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (10 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (10 & 32'h7) + 32'h8 * (10 >> 32'h3))+:(8)];
         end
@@ -22036,7 +22007,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (10 & 32'h7) + 32'h20 * (10 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (11 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (11 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (11 & 32'h7) + 32'h8 * (11 >> 32'h3))+:(8)];
         end
@@ -22102,7 +22073,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (11 & 32'h7) + 32'h20 * (11 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (12 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (12 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (12 & 32'h7) + 32'h8 * (12 >> 32'h3))+:(8)];
         end
@@ -22168,7 +22139,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (12 & 32'h7) + 32'h20 * (12 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (13 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (13 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (13 & 32'h7) + 32'h8 * (13 >> 32'h3))+:(8)];
         end
@@ -22234,7 +22205,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (13 & 32'h7) + 32'h20 * (13 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (14 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (14 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (14 & 32'h7) + 32'h8 * (14 >> 32'h3))+:(8)];
         end
@@ -22300,7 +22271,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (14 & 32'h7) + 32'h20 * (14 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (15 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (15 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (15 & 32'h7) + 32'h8 * (15 >> 32'h3))+:(8)];
         end
@@ -22369,11 +22340,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         line = bank_reads$0$data[(32'h80 * 1)+:(128)];
         pair_line = bank_reads$1$data[(32'h80 * 1)+:(128)];
         lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
-        half = line[(32'h0)+:(64)];
-        if (halves[1]) begin
-            half = line[(32'h40)+:(64)];
-        end
-        value_8 = half[(32'h8 * (0 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (0 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (0 & 32'h7) + 32'h8 * (0 >> 32'h3))+:(8)];
         end
@@ -22439,7 +22406,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (0 & 32'h7) + 32'h20 * (0 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (1 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (1 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (1 & 32'h7) + 32'h8 * (1 >> 32'h3))+:(8)];
         end
@@ -22505,7 +22472,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (1 & 32'h7) + 32'h20 * (1 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (2 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (2 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (2 & 32'h7) + 32'h8 * (2 >> 32'h3))+:(8)];
         end
@@ -22571,7 +22538,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (2 & 32'h7) + 32'h20 * (2 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (3 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (3 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (3 & 32'h7) + 32'h8 * (3 >> 32'h3))+:(8)];
         end
@@ -22637,7 +22604,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (3 & 32'h7) + 32'h20 * (3 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (4 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (4 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (4 & 32'h7) + 32'h8 * (4 >> 32'h3))+:(8)];
         end
@@ -22703,7 +22670,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (4 & 32'h7) + 32'h20 * (4 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (5 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (5 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (5 & 32'h7) + 32'h8 * (5 >> 32'h3))+:(8)];
         end
@@ -22769,7 +22736,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (5 & 32'h7) + 32'h20 * (5 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (6 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (6 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (6 & 32'h7) + 32'h8 * (6 >> 32'h3))+:(8)];
         end
@@ -22835,7 +22802,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (6 & 32'h7) + 32'h20 * (6 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (7 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (7 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (7 & 32'h7) + 32'h8 * (7 >> 32'h3))+:(8)];
         end
@@ -22901,7 +22868,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (7 & 32'h7) + 32'h20 * (7 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (8 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (8 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (8 & 32'h7) + 32'h8 * (8 >> 32'h3))+:(8)];
         end
@@ -22967,7 +22934,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (8 & 32'h7) + 32'h20 * (8 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (9 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (9 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (9 & 32'h7) + 32'h8 * (9 >> 32'h3))+:(8)];
         end
@@ -23033,7 +23000,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (9 & 32'h7) + 32'h20 * (9 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (10 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (10 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (10 & 32'h7) + 32'h8 * (10 >> 32'h3))+:(8)];
         end
@@ -23099,7 +23066,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (10 & 32'h7) + 32'h20 * (10 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (11 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (11 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (11 & 32'h7) + 32'h8 * (11 >> 32'h3))+:(8)];
         end
@@ -23165,7 +23132,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (11 & 32'h7) + 32'h20 * (11 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (12 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (12 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (12 & 32'h7) + 32'h8 * (12 >> 32'h3))+:(8)];
         end
@@ -23231,7 +23198,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (12 & 32'h7) + 32'h20 * (12 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (13 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (13 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (13 & 32'h7) + 32'h8 * (13 >> 32'h3))+:(8)];
         end
@@ -23297,7 +23264,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (13 & 32'h7) + 32'h20 * (13 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (14 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (14 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (14 & 32'h7) + 32'h8 * (14 >> 32'h3))+:(8)];
         end
@@ -23363,7 +23330,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (14 & 32'h7) + 32'h20 * (14 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (15 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (15 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (15 & 32'h7) + 32'h8 * (15 >> 32'h3))+:(8)];
         end
@@ -23432,11 +23399,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         line = bank_reads$0$data[(32'h80 * 2)+:(128)];
         pair_line = bank_reads$1$data[(32'h80 * 2)+:(128)];
         lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
-        half = line[(32'h0)+:(64)];
-        if (halves[2]) begin
-            half = line[(32'h40)+:(64)];
-        end
-        value_8 = half[(32'h8 * (0 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (0 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (0 & 32'h7) + 32'h8 * (0 >> 32'h3))+:(8)];
         end
@@ -23502,7 +23465,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (0 & 32'h7) + 32'h20 * (0 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (1 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (1 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (1 & 32'h7) + 32'h8 * (1 >> 32'h3))+:(8)];
         end
@@ -23568,7 +23531,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (1 & 32'h7) + 32'h20 * (1 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (2 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (2 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (2 & 32'h7) + 32'h8 * (2 >> 32'h3))+:(8)];
         end
@@ -23634,7 +23597,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (2 & 32'h7) + 32'h20 * (2 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (3 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (3 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (3 & 32'h7) + 32'h8 * (3 >> 32'h3))+:(8)];
         end
@@ -23700,7 +23663,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (3 & 32'h7) + 32'h20 * (3 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (4 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (4 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (4 & 32'h7) + 32'h8 * (4 >> 32'h3))+:(8)];
         end
@@ -23766,7 +23729,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (4 & 32'h7) + 32'h20 * (4 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (5 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (5 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (5 & 32'h7) + 32'h8 * (5 >> 32'h3))+:(8)];
         end
@@ -23832,7 +23795,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (5 & 32'h7) + 32'h20 * (5 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (6 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (6 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (6 & 32'h7) + 32'h8 * (6 >> 32'h3))+:(8)];
         end
@@ -23898,7 +23861,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (6 & 32'h7) + 32'h20 * (6 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (7 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (7 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (7 & 32'h7) + 32'h8 * (7 >> 32'h3))+:(8)];
         end
@@ -23964,7 +23927,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (7 & 32'h7) + 32'h20 * (7 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (8 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (8 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (8 & 32'h7) + 32'h8 * (8 >> 32'h3))+:(8)];
         end
@@ -24030,7 +23993,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (8 & 32'h7) + 32'h20 * (8 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (9 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (9 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (9 & 32'h7) + 32'h8 * (9 >> 32'h3))+:(8)];
         end
@@ -24096,7 +24059,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (9 & 32'h7) + 32'h20 * (9 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (10 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (10 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (10 & 32'h7) + 32'h8 * (10 >> 32'h3))+:(8)];
         end
@@ -24162,7 +24125,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (10 & 32'h7) + 32'h20 * (10 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (11 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (11 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (11 & 32'h7) + 32'h8 * (11 >> 32'h3))+:(8)];
         end
@@ -24228,7 +24191,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (11 & 32'h7) + 32'h20 * (11 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (12 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (12 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (12 & 32'h7) + 32'h8 * (12 >> 32'h3))+:(8)];
         end
@@ -24294,7 +24257,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (12 & 32'h7) + 32'h20 * (12 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (13 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (13 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (13 & 32'h7) + 32'h8 * (13 >> 32'h3))+:(8)];
         end
@@ -24360,7 +24323,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (13 & 32'h7) + 32'h20 * (13 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (14 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (14 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (14 & 32'h7) + 32'h8 * (14 >> 32'h3))+:(8)];
         end
@@ -24426,7 +24389,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (14 & 32'h7) + 32'h20 * (14 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (15 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (15 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (15 & 32'h7) + 32'h8 * (15 >> 32'h3))+:(8)];
         end
@@ -24495,11 +24458,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         line = bank_reads$0$data[(32'h80 * 3)+:(128)];
         pair_line = bank_reads$1$data[(32'h80 * 3)+:(128)];
         lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
-        half = line[(32'h0)+:(64)];
-        if (halves[3]) begin
-            half = line[(32'h40)+:(64)];
-        end
-        value_8 = half[(32'h8 * (0 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (0 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (0 & 32'h7) + 32'h8 * (0 >> 32'h3))+:(8)];
         end
@@ -24565,7 +24524,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (0 & 32'h7) + 32'h20 * (0 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (1 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (1 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (1 & 32'h7) + 32'h8 * (1 >> 32'h3))+:(8)];
         end
@@ -24631,7 +24590,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (1 & 32'h7) + 32'h20 * (1 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (2 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (2 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (2 & 32'h7) + 32'h8 * (2 >> 32'h3))+:(8)];
         end
@@ -24697,7 +24656,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (2 & 32'h7) + 32'h20 * (2 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (3 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (3 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (3 & 32'h7) + 32'h8 * (3 >> 32'h3))+:(8)];
         end
@@ -24763,7 +24722,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (3 & 32'h7) + 32'h20 * (3 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (4 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (4 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (4 & 32'h7) + 32'h8 * (4 >> 32'h3))+:(8)];
         end
@@ -24829,7 +24788,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (4 & 32'h7) + 32'h20 * (4 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (5 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (5 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (5 & 32'h7) + 32'h8 * (5 >> 32'h3))+:(8)];
         end
@@ -24895,7 +24854,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (5 & 32'h7) + 32'h20 * (5 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (6 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (6 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (6 & 32'h7) + 32'h8 * (6 >> 32'h3))+:(8)];
         end
@@ -24961,7 +24920,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (6 & 32'h7) + 32'h20 * (6 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (7 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (7 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (7 & 32'h7) + 32'h8 * (7 >> 32'h3))+:(8)];
         end
@@ -25027,7 +24986,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (7 & 32'h7) + 32'h20 * (7 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (8 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (8 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (8 & 32'h7) + 32'h8 * (8 >> 32'h3))+:(8)];
         end
@@ -25093,7 +25052,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (8 & 32'h7) + 32'h20 * (8 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (9 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (9 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (9 & 32'h7) + 32'h8 * (9 >> 32'h3))+:(8)];
         end
@@ -25159,7 +25118,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (9 & 32'h7) + 32'h20 * (9 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (10 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (10 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (10 & 32'h7) + 32'h8 * (10 >> 32'h3))+:(8)];
         end
@@ -25225,7 +25184,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (10 & 32'h7) + 32'h20 * (10 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (11 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (11 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (11 & 32'h7) + 32'h8 * (11 >> 32'h3))+:(8)];
         end
@@ -25291,7 +25250,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (11 & 32'h7) + 32'h20 * (11 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (12 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (12 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (12 & 32'h7) + 32'h8 * (12 >> 32'h3))+:(8)];
         end
@@ -25357,7 +25316,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (12 & 32'h7) + 32'h20 * (12 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (13 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (13 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (13 & 32'h7) + 32'h8 * (13 >> 32'h3))+:(8)];
         end
@@ -25423,7 +25382,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (13 & 32'h7) + 32'h20 * (13 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (14 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (14 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (14 & 32'h7) + 32'h8 * (14 >> 32'h3))+:(8)];
         end
@@ -25489,7 +25448,7 @@ module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (14 & 32'h7) + 32'h20 * (14 >> 32'h3)) * 32'h9));
-        value_8 = half[(32'h8 * (15 & 32'h7))+:(8)];
+        value_8 = line[(32'h8 * (15 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (15 & 32'h7) + 32'h8 * (15 >> 32'h3))+:(8)];
         end
@@ -25629,11 +25588,11 @@ module npu_u65_256_core$datapath$ifm_unit$reading(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [30:0] d;
-    output reg  [30:0] q;
+    input wire  [26:0] d;
+    output reg  [26:0] q;
     
     // Constant declarations
-    localparam  init = 31'h0;
+    localparam  init = 27'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -26109,18 +26068,16 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
     output wire  [1087:0] operands$data;
     input wire  operands$ready;
     output reg  [1:0] shram_read_enable;
-    output reg  [23:0] shram_read_address;
+    output reg  [25:0] shram_read_address;
     input wire  [255:0] shram_read_data;
     
     // Stub signals
     reg  [127:0] ifm$line;
-    reg  ifm$upper;
     reg  [1:0] ifm$element_shift;
     reg  ifm$sign_extend;
     reg  [15:0] ifm$zero_point;
     wire  [511:0] ifm$operands;
     reg  [127:0] ifm2$line;
-    reg  ifm2$upper;
     reg  [1:0] ifm2$element_shift;
     reg  ifm2$sign_extend;
     reg  [15:0] ifm2$zero_point;
@@ -26169,8 +26126,8 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
     wire  [15:0] start2$q;
     reg  read$clock;
     reg  read$rst_n;
-    reg  [65:0] read$d;
-    wire  [65:0] read$q;
+    reg  [63:0] read$d;
+    wire  [63:0] read$q;
     reg  reading$clock;
     reg  reading$rst_n;
     reg  reading$d;
@@ -26208,7 +26165,6 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
     // Sub module instances
     npu_u65_256_core$datapath$operand_reader$ifm ifm(
         .line(ifm$line),
-        .upper(ifm$upper),
         .element_shift(ifm$element_shift),
         .sign_extend(ifm$sign_extend),
         .zero_point(ifm$zero_point),
@@ -26216,7 +26172,6 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
     );
     npu_u65_256_core$datapath$operand_reader$ifm ifm2(
         .line(ifm2$line),
-        .upper(ifm2$upper),
         .element_shift(ifm2$element_shift),
         .sign_extend(ifm2$sign_extend),
         .zero_point(ifm2$zero_point),
@@ -26361,12 +26316,10 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
         end
         group_lanes = 32'h8;
         group_bytes = 32'h10;
-        position_bytes = (block_bytes + 32'hf) & 32'hfff0;
-        position_bytes2 = (block_bytes2 + 32'hf) & 32'hfff0;
+        position_bytes = (block_bytes + 32'h7) & 32'hfff8;
+        position_bytes2 = (block_bytes2 + 32'h7) & 32'hfff8;
         if (s[(64'h0)+:(2)] == 32'h0) begin
             group_bytes = 32'h8;
-            position_bytes = (block_bytes + 32'h7) & 32'hfff8;
-            position_bytes2 = (block_bytes2 + 32'h7) & 32'hfff8;
         end
         if (s[(64'h0)+:(2)] == 32'h2) begin
             group_lanes = 32'h4;
@@ -26375,7 +26328,7 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
         if (s[(64'h49)+:(1)] & (s[(64'h0)+:(2)] == 32'h0)) begin
             group_lanes = 32'h10;
             group_bytes = 32'h10;
-            if (group$q[32'h3] | group_channel[32'h3] | (group2$q[32'h3] & ~s[(64'h48)+:(1)] & ~s[(64'h26)+:(1)] & ~s[(64'h25)+:(1)])) begin
+            if (group_channel[32'h3]) begin
                 group_lanes = 32'h8;
                 group_bytes = 32'h8;
             end
@@ -26401,17 +26354,15 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
                 shram_read_enable = 32'h3;
             end
         end
-        shram_read_address = ((group$q[(32'h4)+:(12)]) & 24'hffffff) | (((group2$q[(32'h4)+:(12)]) & 24'hffffff) << 32'hc);
+        shram_read_address = ((group$q[(32'h3)+:(13)]) & 26'h3ffffff) | (((group2$q[(32'h3)+:(13)]) & 26'h3ffffff) << 32'hd);
         reading$d = issue;
         last_read$d = issue & last_group & last_column & last_row;
         released = last_read$q;
         if (issue) begin
-            read$d[(64'h0)+:(1)] = group$q[32'h3];
-            read$d[(64'h1)+:(1)] = group2$q[32'h3];
-            read$d[(64'h2)+:(16)] = lane_mask[(32'h0)+:(16)];
-            read$d[(64'h12)+:(16)] = job[(64'h0)+:(16)] + row$q;
-            read$d[(64'h22)+:(16)] = job[(64'h10)+:(16)] + column$q;
-            read$d[(64'h32)+:(16)] = group_channel;
+            read$d[(64'h0)+:(16)] = lane_mask[(32'h0)+:(16)];
+            read$d[(64'h10)+:(16)] = job[(64'h0)+:(16)] + row$q;
+            read$d[(64'h20)+:(16)] = job[(64'h10)+:(16)] + column$q;
+            read$d[(64'h30)+:(16)] = group_channel;
         end
         next_position = position$q + position_bytes;
         next_position2 = position2$q + position_bytes2;
@@ -26464,10 +26415,8 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
             end
         end
         ifm$line = shram_read_data[(32'h0)+:(128)];
-        ifm$upper = read$q[(64'h0)+:(1)];
         ifm$zero_point = s[(64'h3)+:(16)];
         ifm2$line = shram_read_data[(32'h80)+:(128)];
-        ifm2$upper = read$q[(64'h1)+:(1)];
         ifm2$zero_point = s[(64'h13)+:(16)];
         ifm$element_shift = s[(64'h0)+:(2)];
         ifm2$element_shift = s[(64'h0)+:(2)];
@@ -26504,10 +26453,10 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
             queue$tail$data[(64'h0)+:(512)] = second;
             queue$tail$data[(64'h200)+:(512)] = ifm$operands;
         end
-        queue$tail$data[(64'h400)+:(16)] = read$q[(64'h2)+:(16)];
-        queue$tail$data[(64'h410)+:(16)] = read$q[(64'h12)+:(16)];
-        queue$tail$data[(64'h420)+:(16)] = read$q[(64'h22)+:(16)];
-        queue$tail$data[(64'h430)+:(16)] = read$q[(64'h32)+:(16)];
+        queue$tail$data[(64'h400)+:(16)] = read$q[(64'h0)+:(16)];
+        queue$tail$data[(64'h410)+:(16)] = read$q[(64'h10)+:(16)];
+        queue$tail$data[(64'h420)+:(16)] = read$q[(64'h20)+:(16)];
+        queue$tail$data[(64'h430)+:(16)] = read$q[(64'h30)+:(16)];
         busy = running$q | reading$q | (queue$count != 32'h0);
     end
     
@@ -26522,18 +26471,16 @@ endmodule // npu_u65_256_core$datapath$operand_reader
 
 
 
-module npu_u65_256_core$datapath$operand_reader$ifm(line,upper,element_shift,sign_extend,zero_point,operands);
+module npu_u65_256_core$datapath$operand_reader$ifm(line,element_shift,sign_extend,zero_point,operands);
     
     // Module arguments
     input wire  [127:0] line;
-    input wire  upper;
     input wire  [1:0] element_shift;
     input wire  sign_extend;
     input wire  [15:0] zero_point;
     output reg  [511:0] operands;
     
     // Local signals
-    reg  [127:0] bytes;
     reg  [7:0] lane_byte;
     reg  [15:0] half_word;
     reg  [31:0] element;
@@ -26542,10 +26489,6 @@ module npu_u65_256_core$datapath$operand_reader$ifm(line,upper,element_shift,sig
     
     // Update code
     always @(*) begin
-        bytes = line;
-        if (upper) begin
-            bytes = line >> 32'h40;
-        end
         offset = ((zero_point) & 32'hffffffff);
         if (sign_extend & zero_point[32'hf]) begin
             offset = offset - ((32'h10000) & 32'hffffffff);
@@ -26555,114 +26498,114 @@ module npu_u65_256_core$datapath$operand_reader$ifm(line,upper,element_shift,sig
         difference = 32'h0;
         lane_byte = 32'h0;
         half_word = 32'h0;
-        lane_byte = bytes[(32'h8 * 0)+:(8)];
+        lane_byte = line[(32'h8 * 0)+:(8)];
         element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 0 + 32'h7]) begin
+        if (sign_extend & line[32'h8 * 0 + 32'h7]) begin
             element = element - ((32'h100) & 32'hffffffff);
         end
         difference = element - offset;
         operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
-        lane_byte = bytes[(32'h8 * 1)+:(8)];
+        lane_byte = line[(32'h8 * 1)+:(8)];
         element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 1 + 32'h7]) begin
+        if (sign_extend & line[32'h8 * 1 + 32'h7]) begin
             element = element - ((32'h100) & 32'hffffffff);
         end
         difference = element - offset;
         operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 1));
-        lane_byte = bytes[(32'h8 * 2)+:(8)];
+        lane_byte = line[(32'h8 * 2)+:(8)];
         element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 2 + 32'h7]) begin
+        if (sign_extend & line[32'h8 * 2 + 32'h7]) begin
             element = element - ((32'h100) & 32'hffffffff);
         end
         difference = element - offset;
         operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 2));
-        lane_byte = bytes[(32'h8 * 3)+:(8)];
+        lane_byte = line[(32'h8 * 3)+:(8)];
         element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 3 + 32'h7]) begin
+        if (sign_extend & line[32'h8 * 3 + 32'h7]) begin
             element = element - ((32'h100) & 32'hffffffff);
         end
         difference = element - offset;
         operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 3));
-        lane_byte = bytes[(32'h8 * 4)+:(8)];
+        lane_byte = line[(32'h8 * 4)+:(8)];
         element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 4 + 32'h7]) begin
+        if (sign_extend & line[32'h8 * 4 + 32'h7]) begin
             element = element - ((32'h100) & 32'hffffffff);
         end
         difference = element - offset;
         operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 4));
-        lane_byte = bytes[(32'h8 * 5)+:(8)];
+        lane_byte = line[(32'h8 * 5)+:(8)];
         element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 5 + 32'h7]) begin
+        if (sign_extend & line[32'h8 * 5 + 32'h7]) begin
             element = element - ((32'h100) & 32'hffffffff);
         end
         difference = element - offset;
         operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 5));
-        lane_byte = bytes[(32'h8 * 6)+:(8)];
+        lane_byte = line[(32'h8 * 6)+:(8)];
         element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 6 + 32'h7]) begin
+        if (sign_extend & line[32'h8 * 6 + 32'h7]) begin
             element = element - ((32'h100) & 32'hffffffff);
         end
         difference = element - offset;
         operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 6));
-        lane_byte = bytes[(32'h8 * 7)+:(8)];
+        lane_byte = line[(32'h8 * 7)+:(8)];
         element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 7 + 32'h7]) begin
+        if (sign_extend & line[32'h8 * 7 + 32'h7]) begin
             element = element - ((32'h100) & 32'hffffffff);
         end
         difference = element - offset;
         operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 7));
-        lane_byte = bytes[(32'h8 * 8)+:(8)];
+        lane_byte = line[(32'h8 * 8)+:(8)];
         element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 8 + 32'h7]) begin
+        if (sign_extend & line[32'h8 * 8 + 32'h7]) begin
             element = element - ((32'h100) & 32'hffffffff);
         end
         difference = element - offset;
         operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 8));
-        lane_byte = bytes[(32'h8 * 9)+:(8)];
+        lane_byte = line[(32'h8 * 9)+:(8)];
         element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 9 + 32'h7]) begin
+        if (sign_extend & line[32'h8 * 9 + 32'h7]) begin
             element = element - ((32'h100) & 32'hffffffff);
         end
         difference = element - offset;
         operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 9));
-        lane_byte = bytes[(32'h8 * 10)+:(8)];
+        lane_byte = line[(32'h8 * 10)+:(8)];
         element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 10 + 32'h7]) begin
+        if (sign_extend & line[32'h8 * 10 + 32'h7]) begin
             element = element - ((32'h100) & 32'hffffffff);
         end
         difference = element - offset;
         operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 10));
-        lane_byte = bytes[(32'h8 * 11)+:(8)];
+        lane_byte = line[(32'h8 * 11)+:(8)];
         element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 11 + 32'h7]) begin
+        if (sign_extend & line[32'h8 * 11 + 32'h7]) begin
             element = element - ((32'h100) & 32'hffffffff);
         end
         difference = element - offset;
         operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 11));
-        lane_byte = bytes[(32'h8 * 12)+:(8)];
+        lane_byte = line[(32'h8 * 12)+:(8)];
         element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 12 + 32'h7]) begin
+        if (sign_extend & line[32'h8 * 12 + 32'h7]) begin
             element = element - ((32'h100) & 32'hffffffff);
         end
         difference = element - offset;
         operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 12));
-        lane_byte = bytes[(32'h8 * 13)+:(8)];
+        lane_byte = line[(32'h8 * 13)+:(8)];
         element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 13 + 32'h7]) begin
+        if (sign_extend & line[32'h8 * 13 + 32'h7]) begin
             element = element - ((32'h100) & 32'hffffffff);
         end
         difference = element - offset;
         operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 13));
-        lane_byte = bytes[(32'h8 * 14)+:(8)];
+        lane_byte = line[(32'h8 * 14)+:(8)];
         element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 14 + 32'h7]) begin
+        if (sign_extend & line[32'h8 * 14 + 32'h7]) begin
             element = element - ((32'h100) & 32'hffffffff);
         end
         difference = element - offset;
         operands = operands | (((difference) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 14));
-        lane_byte = bytes[(32'h8 * 15)+:(8)];
+        lane_byte = line[(32'h8 * 15)+:(8)];
         element = ((lane_byte) & 32'hffffffff);
-        if (sign_extend & bytes[32'h8 * 15 + 32'h7]) begin
+        if (sign_extend & line[32'h8 * 15 + 32'h7]) begin
             element = element - ((32'h100) & 32'hffffffff);
         end
         difference = element - offset;
@@ -26892,11 +26835,11 @@ module npu_u65_256_core$datapath$operand_reader$read(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [65:0] d;
-    output reg  [65:0] q;
+    input wire  [63:0] d;
+    output reg  [63:0] q;
     
     // Constant declarations
-    localparam  init = 66'h0;
+    localparam  init = 64'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -52314,10 +52257,10 @@ module npu_u65_256_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
     input wire  [127:0] write_data;
     input wire  [15:0] write_strobe;
     input wire  [3:0] reads$0$enable;
-    input wire  [47:0] reads$0$address;
+    input wire  [51:0] reads$0$address;
     output reg  [511:0] reads$0$data;
     input wire  [3:0] reads$1$enable;
-    input wire  [47:0] reads$1$address;
+    input wire  [51:0] reads$1$address;
     output reg  [511:0] reads$1$data;
     output reg  [152:0] lut_write;
     
@@ -52332,7 +52275,7 @@ module npu_u65_256_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
     reg  [127:0] banks$0$write_data;
     reg  [15:0] banks$0$write_strobe;
     reg  [3:0] banks$0$read_enable;
-    reg  [47:0] banks$0$read_address;
+    reg  [51:0] banks$0$read_address;
     wire  [511:0] banks$0$read_data;
     reg  clear_active$clock;
     reg  clear_active$rst_n;
@@ -52438,7 +52381,7 @@ module npu_u65_256_core$shram$banks$0(clock,write_enable,write_address,write_dat
     input wire  [127:0] write_data;
     input wire  [15:0] write_strobe;
     input wire  [3:0] read_enable;
-    input wire  [47:0] read_address;
+    input wire  [51:0] read_address;
     output reg  [511:0] read_data;
     
     // Update code (custom)
@@ -52447,11 +52390,51 @@ module npu_u65_256_core$shram$banks$0(clock,write_enable,write_address,write_dat
     always @(posedge clock) begin
        if (write_enable)
           lines[write_address] <= (lines[write_address] & ~strobe_mask) | (write_data & strobe_mask);
-       if (read_enable[0]) read_data[0 +: 128] <= lines[read_address[0 +: 12]];
-       if (read_enable[1]) read_data[128 +: 128] <= lines[read_address[12 +: 12]];
-       if (read_enable[2]) read_data[256 +: 128] <= lines[read_address[24 +: 12]];
-       if (read_enable[3]) read_data[384 +: 128] <= lines[read_address[36 +: 12]];
     end
+    wire [13:0] low_line_0 = (read_address[0 +: 13] + 1) >> 1;
+    wire [13:0] high_line_0 = read_address[0 +: 13] >> 1;
+    reg [63:0] low_0;
+    reg [63:0] high_0;
+    reg odd_0;
+    always @(posedge clock) if (read_enable[0]) begin
+       low_0 <= (low_line_0 < 3072) ? lines[low_line_0[11:0]][63:0] : 64'h0;
+       high_0 <= (high_line_0 < 3072) ? lines[high_line_0[11:0]][127:64] : 64'h0;
+       odd_0 <= read_address[0 +: 13][0];
+    end
+    always @(*) read_data[0 +: 128] = odd_0 ? {low_0, high_0} : {high_0, low_0};
+    wire [13:0] low_line_1 = (read_address[13 +: 13] + 1) >> 1;
+    wire [13:0] high_line_1 = read_address[13 +: 13] >> 1;
+    reg [63:0] low_1;
+    reg [63:0] high_1;
+    reg odd_1;
+    always @(posedge clock) if (read_enable[1]) begin
+       low_1 <= (low_line_1 < 3072) ? lines[low_line_1[11:0]][63:0] : 64'h0;
+       high_1 <= (high_line_1 < 3072) ? lines[high_line_1[11:0]][127:64] : 64'h0;
+       odd_1 <= read_address[13 +: 13][0];
+    end
+    always @(*) read_data[128 +: 128] = odd_1 ? {low_1, high_1} : {high_1, low_1};
+    wire [13:0] low_line_2 = (read_address[26 +: 13] + 1) >> 1;
+    wire [13:0] high_line_2 = read_address[26 +: 13] >> 1;
+    reg [63:0] low_2;
+    reg [63:0] high_2;
+    reg odd_2;
+    always @(posedge clock) if (read_enable[2]) begin
+       low_2 <= (low_line_2 < 3072) ? lines[low_line_2[11:0]][63:0] : 64'h0;
+       high_2 <= (high_line_2 < 3072) ? lines[high_line_2[11:0]][127:64] : 64'h0;
+       odd_2 <= read_address[26 +: 13][0];
+    end
+    always @(*) read_data[256 +: 128] = odd_2 ? {low_2, high_2} : {high_2, low_2};
+    wire [13:0] low_line_3 = (read_address[39 +: 13] + 1) >> 1;
+    wire [13:0] high_line_3 = read_address[39 +: 13] >> 1;
+    reg [63:0] low_3;
+    reg [63:0] high_3;
+    reg odd_3;
+    always @(posedge clock) if (read_enable[3]) begin
+       low_3 <= (low_line_3 < 3072) ? lines[low_line_3[11:0]][63:0] : 64'h0;
+       high_3 <= (high_line_3 < 3072) ? lines[high_line_3[11:0]][127:64] : 64'h0;
+       odd_3 <= read_address[39 +: 13][0];
+    end
+    always @(*) read_data[384 +: 128] = odd_3 ? {low_3, high_3} : {high_3, low_3};
 endmodule // npu_u65_256_core$shram$banks$0
 
 

@@ -138,12 +138,9 @@ pub struct IfmRect {
 
 impl IfmRect {
     /// Bytes per position in the shared buffer: the block's channels padded
-    /// to 8 bytes (TRM table 4-135: ALIGN(IFM_MEMBLK_DEPTH * bytes, 8)), or
-    /// 16 for 16- and 32-bit elements, so a beat's channel group is an
-    /// aligned half line (int8) or line (int16, int32).
+    /// to 8 bytes (TRM table 4-135: ALIGN(IFM_MEMBLK_DEPTH * bytes, 8)).
     pub fn position_bytes(&self, ifm_bits: u32) -> usize {
-        let align = if ifm_bits == 8 { 8 } else { 16 };
-        (self.channels * ifm_bits as usize / 8).next_multiple_of(align)
+        (self.channels * ifm_bits as usize / 8).next_multiple_of(8)
     }
 }
 

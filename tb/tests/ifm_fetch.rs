@@ -27,11 +27,10 @@ use rust_hdl::prelude::{Bits, Synth};
 const SHRAM_BYTES: usize = 48 * 1024;
 
 /// The source memory: a hash of the byte's offset.
-/// A position's bytes in the IFM buffer: whole half lines for 8-bit
-/// elements, whole lines for wider ones.
+/// A position's bytes in the IFM buffer (TRM table 4-135:
+/// ALIGN(channels x bytes, 8)).
 fn position_bytes(channels: usize, e: usize) -> usize {
-    let unit = if e == 1 { 8 } else { 16 };
-    (channels * e).div_ceil(unit) * unit
+    (channels * e).next_multiple_of(8)
 }
 
 fn source_byte(offset: u64) -> u8 {

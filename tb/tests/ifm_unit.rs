@@ -208,8 +208,9 @@ impl Operation {
         op.origin_x = origin_x;
         op.ib_height = rows;
         op.ib_width = columns + rng.gen_range(0..=2);
-        let group_bytes = op.group_bytes();
-        op.position_bytes = (op.chunk.len() * ifm.bytes()).div_ceil(group_bytes) * group_bytes;
+        // TRM table 4-135: ALIGN(channels x bytes, 8), so a 16-byte group
+        // may straddle two lines.
+        op.position_bytes = (op.chunk.len() * ifm.bytes()).next_multiple_of(8);
         Some(op)
     }
 
@@ -225,13 +226,6 @@ impl Operation {
 
     /// A group is one aligned half line (8-bit) or line (16- and 32-bit,
     /// interleaved): positions and the base are aligned to its size.
-    fn group_bytes(&self) -> usize {
-        match (self.interleaved, self.ifm.bits) {
-            (false, 8) => 8,
-            _ => 16,
-        }
-    }
-
     /// The first source row (column) the OFM rows (columns) `range` read
     /// and how many, along one axis (at least one: an IFM block of padding
     /// only still has a place).
@@ -541,12 +535,12 @@ impl Bench {
     }
 }
 
-/// Places the operations' IFM blocks one after another, each 8- or
-/// 16-byte aligned after a random gap; false if they do not fit.
+/// Places the operations' IFM blocks one after another, each 8-byte
+/// aligned after a random gap; false if they do not fit.
 fn place(ops: &mut [Operation], rng: &mut StdRng) -> bool {
     let mut at: usize = 0;
     for op in ops.iter_mut() {
-        let align = op.group_bytes();
+        let align = 8;
         // Sometimes no gap: blocks sharing a line.
         let gap = if rng.gen_bool(0.3) {
             0

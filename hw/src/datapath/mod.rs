@@ -116,9 +116,9 @@ use crate::central_control::{KernelKinds, KernelOperation};
 use crate::dma::{IfmBuffers, IfmFetch, OfmWrite, ShramFill, StreamRead};
 use crate::mac_unit::IfmUnit;
 use crate::output_unit::{AccumulatorBeat, LutWrite, OfmWriter, OutputUnit, ResultBeat};
-use crate::shram::{BankReads, LINE_ADDRESS_BITS, READ_BANKS, READ_PORTS};
+use crate::shram::{BankReads, READ_BANKS, READ_PORTS, UNIT_ADDRESS_BITS};
 
-const _: () = assert!(READ_PORTS == 4 && LINE_ADDRESS_BITS == 12);
+const _: () = assert!(READ_PORTS == 4 && UNIT_ADDRESS_BITS == 13);
 use crate::stream::{LaneBeat, StreamIn, StreamOut};
 use crate::widgets::{per_core, Fifo, ResetReg};
 use npu_spec::config::NpuConfig;
@@ -607,7 +607,6 @@ impl Logic for Datapath {
         self.ifm_fetch.jobs.data.next = self.job.val();
         self.ifm_fetch.view.next = self.decoder.ifm_view.val();
         self.ifm_fetch.buffers.next = self.ifm_buffers.val();
-        self.ifm_fetch.line_positions.next = self.interleaved.val();
         // IFM2's block: the IFM block with its broadcast dimensions 1.
         self.ifm2_job.next = self.job.val();
         if self.decoder.operand_settings.val().broadcast_h {
@@ -625,7 +624,6 @@ impl Logic for Datapath {
         self.ifm2_fetch.jobs.data.next = self.ifm2_job.val();
         self.ifm2_fetch.view.next = self.decoder.ifm2_view.val();
         self.ifm2_fetch.buffers.next = self.ifm2_buffers.val();
-        self.ifm2_fetch.line_positions.next = false;
         self.ifm_fills.valid.next = self.ifm_fetch.fills.valid.val();
         self.ifm_fills.data.next = self.ifm_fetch.fills.data.val();
         if self.reads_ifm2.val() {
@@ -771,22 +769,16 @@ impl Logic for Datapath {
                 self.ifm_buffers.val().start + self.ifm_buffers.val().half;
         }
         self.ifm_unit.settings.next.ib_width = bit_cast::<8, 16>(self.walked.val().width);
+        // TRM table 4-135: ALIGN(channels x bytes, 8), as the IFM fetch packs.
         self.ifm_unit.settings.next.position_bytes =
             ((bit_cast::<8, 16>(self.walked.val().channels) + 7) >> 3) << 3;
-        // 16-bit: whole lines, so an 8-channel group is one aligned line;
-        // parallel depthwise: whole lines, so 16 channels are.
         if self.decoder.ifm_wide.val() {
             self.ifm_unit.settings.next.position_bytes =
-                ((bit_cast::<8, 16>(self.walked.val().channels) + 7) >> 3) << 4;
+                ((bit_cast::<8, 16>(self.walked.val().channels) + 3) >> 2) << 3;
         }
-        if self.interleaved.val() & !self.decoder.ifm_wide.val() {
-            self.ifm_unit.settings.next.position_bytes =
-                ((bit_cast::<8, 16>(self.walked.val().channels) + 15) >> 4) << 4;
-        }
-        // 32-bit: whole lines of 4 channels.
         if self.decoder.ifm_int32.val() {
             self.ifm_unit.settings.next.position_bytes =
-                ((bit_cast::<8, 16>(self.walked.val().channels) + 3) >> 2) << 4;
+                ((bit_cast::<8, 16>(self.walked.val().channels) + 1) >> 1) << 3;
         }
         self.ifm_unit.settings.next.origin_y = self.walked.val().y0;
         self.ifm_unit.settings.next.origin_x = self.walked.val().x0;
@@ -816,7 +808,7 @@ impl Logic for Datapath {
             self.shram_reads[0].enable.next =
                 bit_cast::<4, 2>(self.operand_reader.shram_read_enable.val());
             self.shram_reads[0].address.next =
-                bit_cast::<48, 24>(self.operand_reader.shram_read_address.val());
+                bit_cast::<52, 26>(self.operand_reader.shram_read_address.val());
         }
         self.operand_reader.shram_read_data.next =
             self.shram_reads[0].data.val().get_bits::<256>(0);

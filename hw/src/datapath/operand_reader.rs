@@ -6,16 +6,15 @@
 //! Per filled IFM block (an OFM block of a 1x1 kernel: the IFM rectangle is
 //! the OFM block, its channels the OFM block's) it walks the positions in
 //! raster order and, per position, the channels in groups of 8 lanes (4
-//! for 32-bit elements), one group a cycle: a line of the IFM buffer and
-//! one of the IFM2 buffer. With `paired` (parallel mode on two cores, one
-//! output unit each: TRM 4.7.5.1) a group is the rest of the line, up to 16
-//! 8-bit lanes (not past a multiple of 16 OFM channels), 8 16-bit or 4
-//! 32-bit ones, the even lanes for core 0's output unit and the odd ones
-//! for core 1's. The buffers are laid out as
-//! [`crate::dma::IfmFetch`] writes
-//! them (position (r, q) at `start + (r * width + q) * position_bytes`,
-//! position_bytes = channels * e rounded up to 8 bytes for 8-bit elements,
-//! to 16 for 16- and 32-bit ones). IFM2's block is the IFM block with its
+//! for 32-bit elements), one group a cycle: 16 bytes of the IFM buffer and
+//! 16 of the IFM2 buffer, each from the group's 8-byte unit
+//! ([`crate::shram`]). With `paired` (parallel mode on two cores, one
+//! output unit each: TRM 4.7.5.1) a group is up to 16 8-bit lanes (not past
+//! a multiple of 16 OFM channels), 8 16-bit or 4 32-bit ones, the even
+//! lanes for core 0's output unit and the odd ones for core 1's. The
+//! buffers are laid out as [`crate::dma::IfmFetch`] writes them (position
+//! (r, q) at `start + (r * width + q) * position_bytes`, position_bytes =
+//! channels * e rounded up to 8 bytes, TRM table 4-135). IFM2's block is the IFM block with its
 //! broadcast dimensions (NPU_SET_IFM2_BROADCAST bits 0-2) of extent 1: a
 //! broadcast row or column is read again for every row or column, a
 //! broadcast channel is lane 0's element, given to every lane.
@@ -48,7 +47,7 @@
 use crate::central_control::traversal::IfmBlockJob;
 use crate::dma::IfmBuffers;
 use crate::output_unit::{AccumulatorBeat, LANES};
-use crate::shram::LINE_ADDRESS_BITS;
+use crate::shram::UNIT_ADDRESS_BITS;
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::{Fifo, ResetReg};
 use rust_hdl::prelude::*;
@@ -99,9 +98,6 @@ pub struct OperandPair {
 /// A read in flight: what its data becomes.
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct OperandRead {
-    /// The group is the upper half of its line (8-bit elements).
-    pub upper: Bit,
-    pub upper2: Bit,
     pub lanes: Bits<OPERAND_LANES>,
     pub y: Bits<16>,
     pub x: Bits<16>,
@@ -122,7 +118,7 @@ pub struct OperandReader {
     pub busy: Signal<Out, Bit>,
     pub operands: StreamOut<OperandPair>,
     pub shram_read_enable: Signal<Out, Bits<2>>,
-    pub shram_read_address: Signal<Out, Bits<{ 2 * LINE_ADDRESS_BITS }>>,
+    pub shram_read_address: Signal<Out, Bits<{ 2 * UNIT_ADDRESS_BITS }>>,
     pub shram_read_data: Signal<In, Bits<256>>,
     ifm: LineOperands,
     ifm2: LineOperands,
@@ -168,19 +164,16 @@ pub struct OperandReader {
     second: Signal<Local, Bits<{ OPERAND_LANES * 32 }>>,
 }
 
-/// One line's elements as lanes of 32-bit operands: lane i's element of
-/// `element_shift` (8-bit ones from the line's upper half on when `upper`),
-/// sign-extended when `signed`, less the zero point (extended alike),
-/// wrapped to 32 bits.
+/// 16 bytes' elements as lanes of 32-bit operands: lane i's element of
+/// `element_shift`, sign-extended when `signed`, less the zero point
+/// (extended alike), wrapped to 32 bits.
 #[derive(LogicBlock, Default)]
 pub struct LineOperands {
     pub line: Signal<In, Bits<128>>,
-    pub upper: Signal<In, Bit>,
     pub element_shift: Signal<In, Bits<2>>,
     pub sign_extend: Signal<In, Bit>,
     pub zero_point: Signal<In, Bits<16>>,
     pub operands: Signal<Out, Bits<{ OPERAND_LANES * 32 }>>,
-    bytes: Signal<Local, Bits<128>>,
     lane_byte: Signal<Local, Bits<8>>,
     half_word: Signal<Local, Bits<16>>,
     element: Signal<Local, Bits<32>>,
@@ -193,10 +186,6 @@ pub struct LineOperands {
 impl Logic for LineOperands {
     #[hdl_gen]
     fn update(&mut self) {
-        self.bytes.next = self.line.val();
-        if self.upper.val() {
-            self.bytes.next = self.line.val() >> 64;
-        }
         self.offset.next = bit_cast::<32, 16>(self.zero_point.val());
         if self.sign_extend.val() & self.zero_point.val().get_bit(15) {
             self.offset.next = self.offset.val() - bits::<32>(0x1_0000);
@@ -207,9 +196,9 @@ impl Logic for LineOperands {
         self.lane_byte.next = 0.into();
         self.half_word.next = 0.into();
         for i in 0..OPERAND_LANES {
-            self.lane_byte.next = self.bytes.val().get_bits::<8>(8 * i);
+            self.lane_byte.next = self.line.val().get_bits::<8>(8 * i);
             self.element.next = bit_cast::<32, 8>(self.lane_byte.val());
-            if self.sign_extend.val() & self.bytes.val().get_bit(8 * i + 7) {
+            if self.sign_extend.val() & self.line.val().get_bit(8 * i + 7) {
                 self.element.next = self.element.val() - bits::<32>(0x100);
             }
             self.difference.next = self.element.val() - self.offset.val();
@@ -284,30 +273,21 @@ impl Logic for OperandReader {
         }
         self.group_lanes.next = 8.into();
         self.group_bytes.next = 16.into();
-        self.position_bytes.next = (self.block_bytes.val() + 15) & 0xfff0;
-        self.position_bytes2.next = (self.block_bytes2.val() + 15) & 0xfff0;
+        self.position_bytes.next = (self.block_bytes.val() + 7) & 0xfff8;
+        self.position_bytes2.next = (self.block_bytes2.val() + 7) & 0xfff8;
         if self.s.val().element_shift == 0 {
             self.group_bytes.next = 8.into();
-            self.position_bytes.next = (self.block_bytes.val() + 7) & 0xfff8;
-            self.position_bytes2.next = (self.block_bytes2.val() + 7) & 0xfff8;
         }
         if self.s.val().element_shift == 2 {
             self.group_lanes.next = 4.into();
         }
-        // Paired 8-bit groups run to the end of the line (of both buffers'
-        // lines where IFM2 is read per channel), and of the OFM's 16
-        // channels (an NHCWB16 brick takes one write).
+        // Paired 8-bit groups are 16 lanes, not past the OFM's 16 channels
+        // (an NHCWB16 brick takes one write).
         self.group_channel.next = self.job.val().ofm_z + self.channel.q.val();
         if self.s.val().paired & (self.s.val().element_shift == 0) {
             self.group_lanes.next = 16.into();
             self.group_bytes.next = 16.into();
-            if self.group.q.val().get_bit(3)
-                | self.group_channel.val().get_bit(3)
-                | (self.group2.q.val().get_bit(3)
-                    & !self.s.val().unary
-                    & !self.s.val().scalar
-                    & !self.s.val().broadcast_c)
-            {
+            if self.group_channel.val().get_bit(3) {
                 self.group_lanes.next = 8.into();
                 self.group_bytes.next = 8.into();
             }
@@ -337,15 +317,13 @@ impl Logic for OperandReader {
                 self.shram_read_enable.next = 3.into();
             }
         }
-        self.shram_read_address.next = bit_cast::<24, 12>(self.group.q.val().get_bits::<12>(4))
-            | (bit_cast::<24, 12>(self.group2.q.val().get_bits::<12>(4)) << 12);
+        self.shram_read_address.next = bit_cast::<26, 13>(self.group.q.val().get_bits::<13>(3))
+            | (bit_cast::<26, 13>(self.group2.q.val().get_bits::<13>(3)) << 13);
         self.reading.d.next = self.issue.val();
         self.last_read.d.next =
             self.issue.val() & self.last_group.val() & self.last_column.val() & self.last_row.val();
         self.released.next = self.last_read.q.val();
         if self.issue.val() {
-            self.read.d.next.upper = self.group.q.val().get_bit(3);
-            self.read.d.next.upper2 = self.group2.q.val().get_bit(3);
             self.read.d.next.lanes = self.lane_mask.val().get_bits::<OPERAND_LANES>(0);
             self.read.d.next.y = self.job.val().ofm_y + self.row.q.val();
             self.read.d.next.x = self.job.val().ofm_x + self.column.q.val();
@@ -406,10 +384,8 @@ impl Logic for OperandReader {
 
         // The data: lanes, zero points, broadcast, scalar, order.
         self.ifm.line.next = self.shram_read_data.val().get_bits::<128>(0);
-        self.ifm.upper.next = self.read.q.val().upper;
         self.ifm.zero_point.next = self.s.val().ifm_zero_point;
         self.ifm2.line.next = self.shram_read_data.val().get_bits::<128>(128);
-        self.ifm2.upper.next = self.read.q.val().upper2;
         self.ifm2.zero_point.next = self.s.val().ifm2_zero_point;
         self.ifm.element_shift.next = self.s.val().element_shift;
         self.ifm2.element_shift.next = self.s.val().element_shift;

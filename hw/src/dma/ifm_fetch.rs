@@ -8,11 +8,10 @@
 //! at `buffers.start` and IB1 `buffers.half` bytes after it (the datapath
 //! places them: TRM tables 4-136 and 4-137); position (r, q) of the
 //! rectangle at `ib_base + (r * width + q) * position_bytes`,
-//! position_bytes = channels * e rounded up to 8 (16 for 16- and 32-bit
-//! elements, or with `line_positions`: the IFM unit reads an 8-channel
-//! group of them, or of a parallel-mode depthwise core's every other
-//! channel, as one aligned line), channel k of the block at byte k * e of
-//! its position.
+//! position_bytes = channels * e rounded up to 8 (TRM table 4-135: the IB
+//! size Vela allocates; the readers read 16 bytes from any 8-byte unit,
+//! [`crate::shram`]), channel k of the block at byte k * e of its
+//! position.
 //!
 //! Per piece of the rectangle in one tile (columns left of WIDTH0 in tile 0,
 //! or tile 2 from row HEIGHT0 on; the others in tile 1, or tile 3 from row
@@ -35,7 +34,6 @@
 //! - `view` ([`IfmView`]) and `buffers` ([`IfmBuffers`]): held while the
 //!   operation's jobs are offered. The IFM2 channel reads its view as an
 //!   [`IfmView`] too (the fields both have).
-//! - `line_positions`: positions are whole 16-byte lines (held as `view`).
 //! - `fills` (a [`StreamOut`] of [`ShramFill`]s) toward the IFM channel,
 //!   `region` = NPU_SET_IFM_REGION.
 //!
@@ -72,8 +70,6 @@ pub struct IfmFetch {
     /// The operation's IFM registers.
     pub view: Signal<In, IfmView>,
     pub buffers: Signal<In, IfmBuffers>,
-    /// Positions take whole lines (8-bit depthwise in parallel mode).
-    pub line_positions: Signal<In, Bit>,
     /// 3D copies toward the IFM channel.
     pub fills: StreamOut<ShramFill>,
     multiply: Multiply16x40,
@@ -107,8 +103,6 @@ pub struct IfmFetch {
     precision: Signal<Local, Bits<16>>,
     precision_lsb: Constant<Bits<6>>,
     format_mask: Constant<Bits<16>>,
-    /// Elements of 16 or 32 bits.
-    wide: Signal<Local, Bit>,
     /// log2 of the element bytes.
     element_shift: Signal<Local, Bits<4>>,
     nhcwb16: Signal<Local, Bit>,
@@ -173,7 +167,6 @@ impl Default for IfmFetch {
             jobs: Default::default(),
             view: Default::default(),
             buffers: Default::default(),
-            line_positions: Default::default(),
             fills: Default::default(),
             multiply: Default::default(),
             active: Default::default(),
@@ -195,7 +188,6 @@ impl Default for IfmFetch {
             precision: Default::default(),
             precision_lsb: command_field_lsb(precision, "activation_precision"),
             format_mask: command_field_mask(precision, "activation_format"),
-            wide: Default::default(),
             element_shift: Default::default(),
             nhcwb16: Default::default(),
             stride_x: Default::default(),
@@ -293,7 +285,6 @@ impl Logic for IfmFetch {
         self.precision.next = self.view.val().precision;
         self.element_shift.next =
             bit_cast::<4, 16>((self.precision.val() >> self.precision_lsb.val()) & 3);
-        self.wide.next = self.element_shift.val() != 0;
         self.nhcwb16.next = (self.precision.val() & self.format_mask.val()) != 0;
         self.stride_x.next = bit_cast::<40, 48>(self.view.val().stride_x);
         self.stride_y.next = bit_cast::<40, 48>(self.view.val().stride_y);
@@ -361,9 +352,6 @@ impl Logic for IfmFetch {
         // Shared-buffer layout.
         self.block_bytes.next = self.job.val().channels << self.element_shift.val();
         self.position_bytes.next = (self.block_bytes.val() + 7) & 0xfff8;
-        if self.wide.val() | self.line_positions.val() {
-            self.position_bytes.next = (self.block_bytes.val() + 15) & 0xfff0;
-        }
         self.ib_base.next = self.buffers.val().start;
         if self.job.val().ib_half {
             self.ib_base.next = self.buffers.val().start + self.buffers.val().half;

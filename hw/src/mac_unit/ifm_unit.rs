@@ -43,21 +43,21 @@
 //!
 //! # Shared-buffer layout
 //!
-//! The byte address of an 8-channel group must be a multiple of 8 for an
-//! 8-bit IFM (one half line) and of 16 for a 16-bit IFM (one line): so
-//! `ib_base` and `position_bytes` are multiples of 8, and of 16 for a
-//! 16-bit IFM, and `channel_offset` is 8 x the group (16 x for 16 bits).
-//! Channels of a group beyond the IB's depth read whatever bytes follow
-//! (the next position's); the weight stream holds zeros for them (TRM
-//! 4.7.5). A 32-bit IFM's groups are 4 channels, one line: `ib_base` and
-//! `position_bytes` are multiples of 16 and `channel_offset` is 16 x the
-//! group. An `interleaved` group (depthwise in parallel mode) is one line
-//! whose even elements are core 0's channels (`acts`) and odd ones core
-//! 1's (`odd_acts`): `ib_base` and `position_bytes` are multiples of 16 and
-//! `channel_offset` is 16 x the group (32 x for 16 bits). A 16-bit group
-//! is two lines, 8 of each core's channels: the pair ports read the second
-//! line, the one after the first, from a second bank holding the same
-//! lines (core 1's, TRM 4.7.5.1), in the same cycle.
+//! The IB is packed as TRM table 4-135 sizes it: `ib_base` and
+//! `position_bytes` (ALIGN(channels x bytes, 8)) are multiples of 8, and
+//! each position's read port gives the 16 bytes from the 8-byte unit of
+//! its channel group, whatever line they are in ([`crate::shram`]). An
+//! 8-bit group is the first 8 of them (`channel_offset` 8 x the group), a
+//! 16-bit one all 16 (16 x the group), a 32-bit group of 4 channels all 16
+//! (16 x the group). Channels of a group beyond the IB's depth read
+//! whatever bytes follow (the next position's); the weight stream holds
+//! zeros for them (TRM 4.7.5). An `interleaved` group (depthwise in
+//! parallel mode) is 16 bytes whose even elements are core 0's channels
+//! (`acts`) and odd ones core 1's (`odd_acts`), `channel_offset` 16 x the
+//! group (32 x for 16 bits). A 16-bit interleaved group is 32 bytes, 8 of
+//! each core's channels: the pair ports read the second 16, two units on,
+//! from a second bank holding the same lines (core 1's, TRM 4.7.5.1), in
+//! the same cycle.
 //!
 //! # Ports
 //!
@@ -71,12 +71,12 @@
 //!   t + [`IfmUnit::LATENCY`] (3) when nothing stalls.
 //! - `bank_reads` ([`BankReads`], one per shared-buffer bank read): a read
 //!   port per position, with a [`SramBank`](crate::shram::SramBank)'s
-//!   timing (line address and enable in, the line on the next cycle); the
-//!   data is used only on that cycle. Bank 0's give each position's line.
+//!   timing (unit address and enable in, 16 bytes on the next cycle); the
+//!   data is used only on that cycle. Bank 0's give each position's group.
 //!   A position that is padding or an inserted zero is not read; an
 //!   address past the buffer (a position outside the OFM, whose
-//!   activations may be anything) reads line 0. Bank 1's are used only by
-//!   16-bit interleaved groups: the line after the position's line.
+//!   activations may be anything) reads unit 0. Bank 1's are used only by
+//!   16-bit interleaved groups: the 16 bytes after the position's.
 //!
 //! # Throughput
 //!
@@ -98,7 +98,7 @@ mod bench;
 
 pub use bench::{IfmUnitBench, LineWrite};
 
-use crate::shram::{BankReads, LINE_ADDRESS_BITS, READ_BANKS, READ_PORTS};
+use crate::shram::{BankReads, LINE_ADDRESS_BITS, READ_BANKS, READ_PORTS, UNIT_ADDRESS_BITS};
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
@@ -107,11 +107,11 @@ use rust_hdl::prelude::*;
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct IfmSettings {
     /// Byte address of IB position (0, 0) in the shared buffer, a multiple
-    /// of 8 (of 16 for a 16-bit IFM).
+    /// of 8.
     pub ib_base: Bits<16>,
     /// Positions in an IB row.
     pub ib_width: Bits<8>,
-    /// Bytes of an IB position, a multiple of 8 (of 16 for a 16-bit IFM).
+    /// Bytes of an IB position, a multiple of 8.
     pub position_bytes: Bits<8>,
     /// Source-IFM row and column of IB position (0, 0).
     pub origin_y: Bits<16>,
@@ -141,8 +141,8 @@ pub struct IfmSettings {
     /// NPU_SET_IFM_ZERO_POINT, in the IFM's type.
     pub zero_point: Bits<16>,
     /// Depthwise in parallel mode (TRM 4.7.5.1): a beat's channels are the
-    /// even (core 0's) and odd (core 1's) elements of the line at the
-    /// group's offset (8-bit) or of it and the line after it (16-bit).
+    /// even (core 0's) and odd (core 1's) elements of the 16 bytes at the
+    /// group's offset (8-bit), or of 32 (16-bit).
     pub interleaved: Bit,
     /// Max pooling: padding reads the IFM type's minimum (minus the zero
     /// point), which never wins a maximum, instead of the zero point.
@@ -208,8 +208,6 @@ pub struct Located {
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct Reading {
     pub present: Bits<4>,
-    /// Bit p: position p's 8 bytes are the line's upper half (8-bit IFM).
-    pub upper_half: Bits<4>,
     pub conversion: Conversion,
 }
 
@@ -276,23 +274,20 @@ pub struct IfmUnit {
     offset_second: Signal<Local, Bits<32>>,
     offset_column: Signal<Local, Bits<32>>,
     units: Signal<Local, Bits<32>>,
-    /// The ports' line addresses, packed.
-    read_lines: Signal<Local, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
-    pair_lines: Signal<Local, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
-    upper_half: Signal<Local, Bits<4>>,
+    /// The ports' unit addresses, packed.
+    read_units: Signal<Local, Bits<{ READ_PORTS * UNIT_ADDRESS_BITS }>>,
+    pair_units: Signal<Local, Bits<{ READ_PORTS * UNIT_ADDRESS_BITS }>>,
     located_conversion: Signal<Local, Conversion>,
     // Stage 2: conversion.
     present: Signal<Local, Bits<4>>,
-    halves: Signal<Local, Bits<4>>,
     conversion: Signal<Local, Conversion>,
     act_byte: Signal<Local, Bits<2>>,
     zero_point16: Signal<Local, Bits<16>>,
     zero_point: Signal<Local, Bits<17>>,
+    /// A position's 16 bytes, the pair port's 16 after them, and both.
     line: Signal<Local, Bits<128>>,
-    /// The line after it (the pair port's), and both.
     pair_line: Signal<Local, Bits<128>>,
     lines: Signal<Local, Bits<256>>,
-    half: Signal<Local, Bits<64>>,
     value_8: Signal<Local, Bits<8>>,
     value_16: Signal<Local, Bits<16>>,
     value_32: Signal<Local, Bits<32>>,
@@ -322,8 +317,8 @@ impl IfmUnit {
             requests: Default::default(),
             acts: Default::default(),
             bank_reads: (0..READ_BANKS).map(|_| Default::default()).collect(),
-            read_lines: Default::default(),
-            pair_lines: Default::default(),
+            read_units: Default::default(),
+            pair_units: Default::default(),
             buffer_units: Constant::new(((shram_bytes / 8) as u64).into()),
             located: Default::default(),
             located_full: Default::default(),
@@ -369,10 +364,8 @@ impl IfmUnit {
             offset_second: Default::default(),
             offset_column: Default::default(),
             units: Default::default(),
-            upper_half: Default::default(),
             located_conversion: Default::default(),
             present: Default::default(),
-            halves: Default::default(),
             conversion: Default::default(),
             act_byte: Default::default(),
             zero_point16: Default::default(),
@@ -380,7 +373,6 @@ impl IfmUnit {
             line: Default::default(),
             pair_line: Default::default(),
             lines: Default::default(),
-            half: Default::default(),
             value_8: Default::default(),
             value_16: Default::default(),
             value_32: Default::default(),
@@ -563,9 +555,8 @@ impl Logic for IfmUnit {
         self.row_q.next = self.rows_q.val().get_bits::<16>(16);
         self.offset_second.next = self.row_q.val() * self.row_pitch.val()
             + bit_cast::<32, 14>(self.located.q.val().base_units);
-        self.upper_half.next = 0.into();
-        self.read_lines.next = 0.into();
-        self.pair_lines.next = 0.into();
+        self.read_units.next = 0.into();
+        self.pair_units.next = 0.into();
         for p in 0..4 {
             self.column_q.next = self.columns_q.val().get_bits::<16>(16 * p);
             self.offset_column.next = self.column_q.val() * self.column_pitch.val();
@@ -576,17 +567,15 @@ impl Logic for IfmUnit {
             if self.units.val() >= self.buffer_units.val() {
                 self.units.next = 0.into();
             }
-            self.read_lines.next = self.read_lines.val()
-                | (bit_cast::<48, 12>(self.units.val().get_bits::<12>(1))
-                    << (12 * p).to_bits::<6>());
-            self.pair_lines.next = self.pair_lines.val()
-                | (bit_cast::<48, 12>(self.units.val().get_bits::<12>(1) + 1)
-                    << (12 * p).to_bits::<6>());
-            self.upper_half.next = self.upper_half.val()
-                | (bit_cast::<4, 1>(self.units.val().get_bits::<1>(0)) << p.to_bits::<2>());
+            self.read_units.next = self.read_units.val()
+                | (bit_cast::<52, 13>(self.units.val().get_bits::<13>(0))
+                    << (13 * p).to_bits::<6>());
+            self.pair_units.next = self.pair_units.val()
+                | (bit_cast::<52, 13>(self.units.val().get_bits::<13>(0) + 2)
+                    << (13 * p).to_bits::<6>());
         }
-        self.bank_reads[0].address.next = self.read_lines.val();
-        self.bank_reads[1].address.next = self.pair_lines.val();
+        self.bank_reads[0].address.next = self.read_units.val();
+        self.bank_reads[1].address.next = self.pair_units.val();
         self.bank_reads[0].enable.next = 0.into();
         self.bank_reads[1].enable.next = 0.into();
         self.located_conversion.next = self.located.q.val().conversion;
@@ -599,7 +588,6 @@ impl Logic for IfmUnit {
         self.reading_full.d.next = self.issue.val();
         if self.issue.val() {
             self.reading.d.next.present = self.located.q.val().present;
-            self.reading.d.next.upper_half = self.upper_half.val();
             self.reading.d.next.conversion = self.located.q.val().conversion;
         }
 
@@ -607,7 +595,6 @@ impl Logic for IfmUnit {
         // zero-extended to 17 bits) minus the zero point, its 9 bits or
         // the low byte or upper part of a 16-bit difference.
         self.present.next = self.reading.q.val().present;
-        self.halves.next = self.reading.q.val().upper_half;
         self.conversion.next = self.reading.q.val().conversion;
         self.act_byte.next = self.conversion.val().byte;
         self.zero_point16.next = self.conversion.val().zero_point;
@@ -621,13 +608,9 @@ impl Logic for IfmUnit {
             self.pair_line.next = self.bank_reads[1].data.val().get_bits::<128>(128 * p);
             self.lines.next = bit_cast::<256, 128>(self.line.val())
                 | (bit_cast::<256, 128>(self.pair_line.val()) << 128);
-            self.half.next = self.line.val().get_bits::<64>(0);
-            if self.halves.val().get_bit(p) {
-                self.half.next = self.line.val().get_bits::<64>(64);
-            }
             // Lanes 8-15: the odd elements of an interleaved group.
             for k in 0..16 {
-                self.value_8.next = self.half.val().get_bits::<8>(8 * (k & 7));
+                self.value_8.next = self.line.val().get_bits::<8>(8 * (k & 7));
                 if self.conversion.val().interleaved {
                     self.value_8.next = self.line.val().get_bits::<8>(16 * (k & 7) + 8 * (k >> 3));
                 }

@@ -1,6 +1,17 @@
 //! The shared buffer (TRM 3.3.6, 4.9.1): 48 KB per core, 128-bit lines. The
-//! DMA writes it (user DMA with destination region mode internal, the way
-//! LUTs are loaded; later IFM data); the datapath reads it.
+//! DMA writes it a line at a time (user DMA with destination region mode
+//! internal, the way LUTs are loaded; IFM blocks); the datapath reads it
+//! 16 bytes at a time from any 8-byte unit.
+//!
+//! Why units, not lines: TRM table 4-135 sizes IB0 and IB1 at
+//! IFM_BLOCK_HEIGHT x IFM_BLOCK_WIDTH x ALIGN(IFM_MEMBLK_DEPTH x bytes, 8)
+//! bytes, and Vela fills them to that size (issue 30: a 28x18 block of 8
+//! channels, 4032 bytes of a 4 KB IB). So an IFM position starts at any
+//! multiple of 8 bytes, and a beat's 16-byte channel group (8 int16
+//! channels, 16 int8 channels of both cores in parallel depthwise, 4 int32
+//! ones) may straddle two lines. Each bank is two 64-bit halves with their
+//! own read addresses: unit u and u + 1 are the high half of line u / 2 and
+//! the low half of line (u + 1) / 2, or one whole line when u is even.
 
 use crate::output_unit::{LutWrite, LUT_LINES};
 use crate::widgets::ResetReg;
@@ -10,6 +21,8 @@ use rust_hdl::prelude::*;
 pub const LINE_BYTES: usize = 16;
 /// Bits of a line address: 4096 lines, enough for one core's 48 KB.
 pub const LINE_ADDRESS_BITS: usize = 12;
+/// Bits of a read port's address: the 8-byte unit its 16 bytes start at.
+pub const UNIT_ADDRESS_BITS: usize = LINE_ADDRESS_BITS + 1;
 
 /// Read ports of a bank: the IFM unit reads the four positions of a
 /// microblock at once (a real flow replicates a 1R1W macro).
@@ -22,14 +35,14 @@ pub const READ_PORTS: usize = 4;
 pub const READ_BANKS: usize = 2;
 
 /// A reader's side of a bank's [`READ_PORTS`] read ports, packed as
-/// [`SramBank`]'s: port i's line address in bits 12i+11..12i of `address`,
-/// its line in bits 128i+127..128i of `data` one cycle after bit i of
-/// `enable`.
+/// [`SramBank`]'s: port i's unit address in bits 13i+12..13i of `address`,
+/// its 16 bytes (units u and u + 1) in bits 128i+127..128i of `data` one
+/// cycle after bit i of `enable`.
 #[derive(Clone, Debug, Default, LogicInterface)]
 #[join = "BankReadPorts"]
 pub struct BankReads {
     pub enable: Signal<Out, Bits<READ_PORTS>>,
-    pub address: Signal<Out, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
+    pub address: Signal<Out, Bits<{ READ_PORTS * UNIT_ADDRESS_BITS }>>,
     pub data: Signal<In, Bits<{ READ_PORTS * 128 }>>,
 }
 
@@ -38,7 +51,7 @@ pub struct BankReads {
 #[join = "BankReads"]
 pub struct BankReadPorts {
     pub enable: Signal<In, Bits<READ_PORTS>>,
-    pub address: Signal<In, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
+    pub address: Signal<In, Bits<{ READ_PORTS * UNIT_ADDRESS_BITS }>>,
     pub data: Signal<Out, Bits<{ READ_PORTS * 128 }>>,
 }
 
@@ -66,11 +79,15 @@ pub(crate) fn strobe_mask_wire() -> String {
 }
 
 /// One core's buffer: an SRAM with one write port with byte strobes and
-/// [`READ_PORTS`] read ports.
+/// [`READ_PORTS`] read ports, each reading 16 bytes from an 8-byte unit
+/// (the module doc): the low and high 64-bit halves of the lines are read
+/// at their own line addresses, and the two halves are swapped on the way
+/// out when the unit is odd.
 ///
 /// In the emitted Verilog it is a behavioural RAM, black-boxed by the
-/// synthesis script as a RAM macro would be; its `lines` array is marked
-/// public so the testbench can read it through VPI.
+/// synthesis script as a RAM macro would be (a real flow: two 64-bit-wide
+/// macros and the swap); its `lines` array is marked public so the
+/// testbench can read it through VPI. A half past the last line reads 0.
 #[derive(LogicBlock)]
 pub struct SramBank {
     pub clock: Signal<In, Clock>,
@@ -78,11 +95,11 @@ pub struct SramBank {
     pub write_address: Signal<In, Bits<LINE_ADDRESS_BITS>>,
     pub write_data: Signal<In, Bits<128>>,
     pub write_strobe: Signal<In, Bits<LINE_BYTES>>,
-    /// [`READ_PORTS`] read ports, packed: port i's line address in bits
-    /// 12i+11..12i of `read_address`, its line in bits 128i+127..128i of
-    /// `read_data` one cycle after bit i of `read_enable`.
+    /// [`READ_PORTS`] read ports, packed: port i's unit address in bits
+    /// 13i+12..13i of `read_address`, units u and u + 1 in bits
+    /// 128i+127..128i of `read_data` one cycle after bit i of `read_enable`.
     pub read_enable: Signal<In, Bits<READ_PORTS>>,
-    pub read_address: Signal<In, Bits<{ READ_PORTS * LINE_ADDRESS_BITS }>>,
+    pub read_address: Signal<In, Bits<{ READ_PORTS * UNIT_ADDRESS_BITS }>>,
     pub read_data: Signal<Out, Bits<{ READ_PORTS * 128 }>>,
     _lines: Vec<Bits<128>>,
 }
@@ -112,16 +129,20 @@ impl Logic for SramBank {
         if self.clock.pos_edge() {
             let mut data = self.read_data.val();
             for port in 0..READ_PORTS {
-                let read = self
+                let unit = self
                     .read_address
                     .val()
-                    .get_bits::<LINE_ADDRESS_BITS>(port * LINE_ADDRESS_BITS)
+                    .get_bits::<UNIT_ADDRESS_BITS>(port * UNIT_ADDRESS_BITS)
                     .index();
+                let half = |line: usize, upper: bool| {
+                    let line = self._lines.get(line).copied().unwrap_or_default();
+                    line.get_bits::<64>(if upper { 64 } else { 0 })
+                };
                 if self.read_enable.val().get_bit(port) {
-                    data.set_bits::<128>(
-                        port * 128,
-                        self._lines.get(read).copied().unwrap_or_default(),
-                    );
+                    let (first, second) = (unit, unit + 1);
+                    let bytes = bit_cast::<128, 64>(half(first / 2, first % 2 == 1))
+                        | (bit_cast::<128, 64>(half(second / 2, second % 2 == 1)) << 64);
+                    data.set_bits::<128>(port * 128, bytes);
                 }
             }
             self.read_data.next = data;
@@ -141,6 +162,30 @@ impl Logic for SramBank {
     }
 
     fn hdl(&self) -> Verilog {
+        let lines = self._lines.len();
+        let port = |p: usize| {
+            let unit = format!(
+                "read_address[{} +: {UNIT_ADDRESS_BITS}]",
+                UNIT_ADDRESS_BITS * p
+            );
+            format!(
+                "\
+wire [{UNIT_ADDRESS_BITS}:0] low_line_{p} = ({unit} + 1) >> 1;
+wire [{UNIT_ADDRESS_BITS}:0] high_line_{p} = {unit} >> 1;
+reg [63:0] low_{p};
+reg [63:0] high_{p};
+reg odd_{p};
+always @(posedge clock) if (read_enable[{p}]) begin
+   low_{p} <= (low_line_{p} < {lines}) ? lines[low_line_{p}[{w}:0]][63:0] : 64'h0;
+   high_{p} <= (high_line_{p} < {lines}) ? lines[high_line_{p}[{w}:0]][127:64] : 64'h0;
+   odd_{p} <= {unit}[0];
+end
+always @(*) read_data[{d} +: 128] = odd_{p} ? {{low_{p}, high_{p}}} : {{high_{p}, low_{p}}};
+",
+                w = LINE_ADDRESS_BITS - 1,
+                d = 128 * p,
+            )
+        };
         Verilog::Custom(format!(
             "\
 reg [127:0] lines [0:{last}] /*verilator public_flat_rw*/;
@@ -148,17 +193,11 @@ reg [127:0] lines [0:{last}] /*verilator public_flat_rw*/;
 always @(posedge clock) begin
    if (write_enable)
       lines[write_address] <= (lines[write_address] & ~strobe_mask) | (write_data & strobe_mask);
-{reads}end",
-            last = self._lines.len() - 1,
+end
+{reads}",
+            last = lines - 1,
             strobe_mask = strobe_mask_wire(),
-            reads = (0..READ_PORTS)
-                .map(|p| format!(
-                    "   if (read_enable[{p}]) read_data[{d} +: 128] <= lines[read_address[{a} +: {w}]];\n",
-                    d = 128 * p,
-                    a = LINE_ADDRESS_BITS * p,
-                    w = LINE_ADDRESS_BITS
-                ))
-                .collect::<String>(),
+            reads = (0..READ_PORTS).map(port).collect::<String>(),
         ))
     }
 
