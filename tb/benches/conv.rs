@@ -6,8 +6,8 @@
 //! width multiples of 2, or height 1 and width a multiple of 4 for the 1D
 //! rows, which run 1x4 microblocks; depth of 8, IFM depth of 32 or 16
 //! depth-first and 8 kernel-first, kernel elements as the row asks), the
-//! OFM block Vela 5.2.0 chooses for the shape (`scripts/vela/bench_blocks.py`
-//! prints its choices) and the smallest IFM buffer that fits it.
+//! OFM block, IFM_IB_END and AB_START Vela 5.2.0 chooses for the shape
+//! (`npu_tb::vela_blocks`, Vela's block search, checked against Vela).
 //!
 //! Per row: MACs (the golden model's count), the job's NPU cycles (command
 //! fetch, weight and IFM fetch and OFM writes included), the operation's
@@ -78,61 +78,49 @@ fn table(bits: u32, cores: usize) -> Vec<Row> {
         weight_order: WeightOrder::PartKernelFirst,
         ..ConvSpec::new(ConvKind::Conv, t, ofm, 16, kernel)
     };
-    let row = |name: &str, spec: ConvSpec, block, table| Row {
+    let row = |name: &str, spec: ConvSpec, table| Row {
         name: name.into(),
-        spec: ConvSpec {
+        spec: vela_layout(ConvSpec {
             parallel: cores == 2,
-            block: Some(block),
             ..spec
-        },
+        }),
         table,
     };
     let conv1d_kf = if bits == 8 { 4 } else { 2 };
-    // The OFM blocks Vela 5.2.0 chooses for these shapes, the same on
-    // u65-256 and u65-512 (`scripts/vela/bench_blocks.py`).
-    let conv2d_block = if bits == 8 { [16, 16, 16] } else { [8, 16, 16] };
-    let conv1d_block = if bits == 8 { [2, 64, 64] } else { [2, 64, 32] };
     vec![
         row(
             "CONV2D depth-first 3x3, OFM 16x16x64, IFM depth 64",
             ConvSpec::new(ConvKind::Conv, t, [16, 16, 64], 64, [3, 3]),
-            conv2d_block,
             Some(conv),
         ),
         row(
             "CONV2D kernel-first 2x2, OFM 16x16x64, IFM depth 16",
             kernel_first([16, 16, 64], [2, 2]),
-            conv2d_block,
             Some(conv),
         ),
         row(
             "CONV1D depth-first 1x3, OFM 1x64x64, IFM depth 64",
             ConvSpec::new(ConvKind::Conv, t, [1, 64, 64], 64, [1, 3]),
-            conv1d_block,
             Some(conv),
         ),
         row(
             &format!("CONV1D kernel-first 1x{conv1d_kf}, OFM 1x64x64, IFM depth 16"),
             kernel_first([1, 64, 64], [1, conv1d_kf]),
-            conv1d_block,
             Some(conv),
         ),
         row(
             "Fully connected, OFM 1x1x128, IFM depth 256",
             ConvSpec::new(ConvKind::Conv, t, [1, 1, 128], 256, [1, 1]),
-            [2, 2, 128],
             None,
         ),
         row(
             "DepthwiseConv2D 4x4, OFM 16x16x64",
             ConvSpec::new(ConvKind::Depthwise, t, [16, 16, 64], 64, [4, 4]),
-            conv2d_block,
             Some(depthwise),
         ),
         row(
             "DepthwiseConv1D 1x4, OFM 1x64x64",
             ConvSpec::new(ConvKind::Depthwise, t, [1, 64, 64], 64, [1, 4]),
-            [2, 64, 32],
             Some(depthwise),
         ),
         // Pools against the depthwise rate: no row of their own in the
@@ -147,7 +135,6 @@ fn table(bits: u32, cores: usize) -> Vec<Row> {
                 64,
                 [4, 4],
             ),
-            [16, 16, 16],
             Some(depthwise),
         ),
         row(
@@ -159,7 +146,6 @@ fn table(bits: u32, cores: usize) -> Vec<Row> {
                 64,
                 [3, 3],
             ),
-            [14, 14, 16],
             Some(depthwise),
         ),
     ]
@@ -317,6 +303,16 @@ fn larger(row: &Row) -> Row {
 
 /// 1x1 convolutions of 8-bit activations with an activation function, on
 /// `cores` cores (u65-512 in parallel mode: 2 a cycle in table 4-130).
+/// `spec` with the OFM block, IFM_IB_END and AB_START Vela chooses for it.
+fn vela_layout(mut spec: ConvSpec) -> ConvSpec {
+    assert!(
+        spec.take_vela_layout(),
+        "Vela finds no block for {}",
+        spec.describe()
+    );
+    spec
+}
+
 fn activation_rows(cores: usize) -> Vec<Row> {
     [
         ("tanh", ActivationFunction::Tanh),
@@ -326,13 +322,11 @@ fn activation_rows(cores: usize) -> Vec<Row> {
     .into_iter()
     .map(|(name, activation)| Row {
         name: format!("CONV2D 1x1 + {name}, OFM 16x16x64, IFM depth 16"),
-        spec: ConvSpec {
+        spec: vela_layout(ConvSpec {
             activation,
             parallel: cores == 2,
-            // Vela's choice with a LUT's banks reserved.
-            block: Some([8, 16, 32]),
             ..ConvSpec::new(ConvKind::Conv, DType::I8, [16, 16, 64], 16, [1, 1])
-        },
+        }),
         table: Some(256.0 * cores as f64),
     })
     .collect()

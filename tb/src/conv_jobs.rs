@@ -60,6 +60,7 @@ use crate::axi::{random_aclken_pattern, CompleterConfig};
 use crate::driver::AxiSettings;
 use crate::fuzz::{compare, save_job};
 use crate::rtl_backend::RtlBackend;
+use crate::vela_blocks::{find_block_config, BlockKind, BlockQuery, Resampling};
 use npu_model::cmdstream::{bytes_to_words, encode, Command};
 use npu_model::job::{Backend, BackendRun, GoldenBackend, Job};
 use npu_model::ops::ScaleRecord;
@@ -141,6 +142,9 @@ pub struct ConvSpec {
     pub block: Option<[usize; 3]>,
     /// NPU_SET_IFM_IB_END in KB; `None` is the smallest that fits.
     pub ib_end: Option<usize>,
+    /// NPU_SET_AB_START in KB; `None` is IFM_IB_END. (The RTL keeps its
+    /// accumulators apart: TRM 4.9.1 only asks that IB_END <= AB_START.)
+    pub ab_start: Option<usize>,
     /// The clip range names the OFM type instead of "OFM precision".
     pub force_clip: bool,
     /// ACTIVATION_MIN/MAX in the OFM type; `None` is the type's range.
@@ -258,6 +262,7 @@ impl ConvSpec {
             round: RoundMode::Tfl,
             block: None,
             ib_end: None,
+            ab_start: None,
             force_clip: false,
             clamp: None,
             ifm_zero_point: 0,
@@ -274,32 +279,50 @@ impl ConvSpec {
     pub fn random_parallel(rng: &mut StdRng) -> ConvSpec {
         let mut spec = ConvSpec::random(rng);
         spec.parallel = true;
-        if spec.block.is_some() {
-            spec.block = Some(spec.random_block(rng));
-        }
-        if spec
-            .ib_end
-            .is_some_and(|kb| kb < spec.least_ib_end(spec.resolved_block()))
-        {
-            spec.ib_end = None;
-        }
+        spec.draw_blocks(rng);
         spec
     }
 
-    /// A random valid spec: OFM up to 12x12x40, IFM depth up to 48,
+    /// The OFM block, IFM_IB_END and AB_START: 60 % of the time as Vela
+    /// chooses them for the operation ([`ConvSpec::take_vela_block`]: large
+    /// blocks filling the shared buffer, as real command streams have
+    /// them); else a random block within the limits 60 % of the time (or
+    /// the largest that fits), and now and then a larger IFM_IB_END than
+    /// the block needs.
+    fn draw_blocks(&mut self, rng: &mut StdRng) {
+        self.block = None;
+        self.ib_end = None;
+        self.ab_start = None;
+        if rng.gen_bool(0.6) && self.take_vela_block() {
+            return;
+        }
+        if rng.gen_bool(0.6) {
+            self.block = Some(self.random_block(rng));
+        }
+        let least = self.least_ib_end(self.resolved_block());
+        if least <= MAX_IB_END_KB && rng.gen_bool(0.3) {
+            self.ib_end = Some(rng.gen_range(least / 2..=MAX_IB_END_KB / 2) * 2);
+        }
+    }
+
+    /// A random valid spec: OFM up to 12x12x40 (40x40x40 a fifth of the
+    /// time), IFM depth up to 48,
     /// kernels up to 8x8, every knob drawn.
     pub fn random(rng: &mut StdRng) -> ConvSpec {
         let kind = either(rng, 0.7, ConvKind::Conv, ConvKind::Depthwise);
         let ifm_type = [DType::I8, DType::I8, DType::U8, DType::I16][rng.gen_range(0..4)];
         let ofm_type = [DType::I8, DType::U8, DType::I16, DType::I32][rng.gen_range(0..4)];
-        // One-row OFMs (CONV1D, 1x4 microblocks) 15 % of the time.
+        // One-row OFMs (CONV1D, 1x4 microblocks) 15 % of the time; a fifth
+        // of the rest up to 40x40, whose blocks (Vela's, ConvSpec::
+        // draw_blocks) fill the shared buffer.
+        let side = if rng.gen_bool(0.2) { 40 } else { 12 };
         let ofm = [
             if rng.gen_bool(0.15) {
                 1
             } else {
-                rng.gen_range(2..=12)
+                rng.gen_range(2..=side)
             },
-            rng.gen_range(1..=12),
+            rng.gen_range(1..=side),
             rng.gen_range(1..=40),
         ];
         let small_kernel = |rng: &mut StdRng| {
@@ -409,14 +432,68 @@ impl ConvSpec {
         if rng.gen_bool(0.25) {
             spec.activation = random_activation(rng, ofm_type);
         }
-        if rng.gen_bool(0.6) {
-            spec.block = Some(spec.random_block(rng));
-        }
-        let least = spec.least_ib_end(spec.resolved_block());
-        if least <= MAX_IB_END_KB && rng.gen_bool(0.3) {
-            spec.ib_end = Some(rng.gen_range(least / 2..=MAX_IB_END_KB / 2) * 2);
-        }
+        spec.draw_blocks(rng);
         spec
+    }
+
+    /// The operation as Vela's block search sees it ([`crate::vela_blocks`]).
+    pub fn vela_query(&self) -> BlockQuery {
+        BlockQuery {
+            cores: if self.parallel { 2 } else { 1 },
+            kind: match self.kind {
+                ConvKind::Conv => BlockKind::Convolution,
+                ConvKind::Depthwise => BlockKind::Depthwise,
+                ConvKind::Pool(PoolingMode::ReduceSum) => BlockKind::ReduceSum,
+                ConvKind::Pool(_) => BlockKind::Pooling,
+            },
+            ofm: self.ofm,
+            ifm: self.ifm_shape(),
+            ifm2: None,
+            scalar: false,
+            ifm_bits: self.ifm_type.bits as usize,
+            kernel: self.kernel,
+            stride: self.stride,
+            dilation: self.dilation,
+            lut: self.activation.bits() >= 16,
+            scaled: self.scales(),
+            resampling: match self.upscale {
+                UpscaleMode::None => Resampling::None,
+                UpscaleMode::Nearest => Resampling::Nearest,
+                UpscaleMode::Zeros => Resampling::Transpose,
+            },
+        }
+    }
+
+    /// Takes the OFM block, IFM_IB_END and AB_START Vela chooses, and keeps
+    /// the weight order (a benchmark's row names its own); false, and the
+    /// spec as it was, where Vela finds none.
+    pub fn take_vela_layout(&mut self) -> bool {
+        let Some(config) = find_block_config(&self.vela_query()) else {
+            return false;
+        };
+        self.block = Some(config.ofm_block);
+        self.ib_end = Some(config.ib_end);
+        self.ab_start = Some(config.ab_start);
+        true
+    }
+
+    /// Takes the OFM block, IFM_IB_END and a convolution's weight order as
+    /// Vela chooses them (its block search,
+    /// [`crate::vela_blocks::find_block_config`]); false, and the spec as
+    /// it was, where Vela finds none.
+    pub fn take_vela_block(&mut self) -> bool {
+        if !self.take_vela_layout() {
+            return false;
+        }
+        if self.kind == ConvKind::Conv {
+            let config = find_block_config(&self.vela_query()).expect("found above");
+            self.weight_order = if config.part_kernel {
+                WeightOrderBit::PartKernelFirst
+            } else {
+                WeightOrderBit::DepthFirst
+            };
+        }
+        true
     }
 
     /// IFM channels the operation reads.
@@ -535,15 +612,17 @@ impl ConvSpec {
         }
     }
 
-    /// Bytes of one position of an IFM block in the shared buffer.
+    /// Bytes of one position of an IFM block in the shared buffer (TRM
+    /// tables 4-134 and 4-135: ALIGN(IFM_MEMBLK_DEPTH x bytes, 8)).
     fn position_bytes(&self, block_depth: usize) -> usize {
-        let channels = match self.traversal() {
-            Traversal::DepthWise => block_depth,
-            Traversal::DepthFirst if self.ifm_type.bits == 8 => self.ifm_depth.min(32),
-            Traversal::DepthFirst if self.ifm_type.bits == 32 => self.ifm_depth.min(8),
-            _ => self.ifm_depth.min(16),
+        let channels = match (self.traversal(), self.ifm_type.bits) {
+            (Traversal::DepthWise, _) => block_depth,
+            (_, 32) => self.ifm_depth.min(8).next_multiple_of(2),
+            (_, 16) => self.ifm_depth.min(16).next_multiple_of(4),
+            (Traversal::DepthFirst, _) => self.ifm_depth.min(32).next_multiple_of(8),
+            _ => self.ifm_depth.min(16).next_multiple_of(8),
         };
-        channels.next_multiple_of(U65_UBLOCK_DEPTH) * self.ifm_type.bytes()
+        (channels * self.ifm_type.bytes()).next_multiple_of(8)
     }
 
     /// Source rows (or columns) one OFM block of `block` rows reads through
@@ -558,16 +637,16 @@ impl ConvSpec {
     }
 
     /// The TRM-style size of an IFM block of OFM block `block`, bytes.
-    fn ib_bound(&self, block: [usize; 3]) -> usize {
+    pub fn ib_bound(&self, block: [usize; 3]) -> usize {
         self.ib_side(block[0], 0) * self.ib_side(block[1], 1) * self.position_bytes(block[2])
     }
 
     /// The largest IFM block the traversal fetches with OFM block `block`.
-    fn ib_actual(&self, block: [usize; 3]) -> usize {
+    pub fn ib_actual(&self, block: [usize; 3]) -> usize {
         self.conv_shape(block)
             .block_ops()
             .iter()
-            .map(|op| op.rect.height * op.rect.width * self.position_bytes(block[2]))
+            .map(|op| op.rect.height * op.rect.width * op.rect.position_bytes(self.ifm_type.bits))
             .max()
             .unwrap_or(0)
     }
@@ -580,14 +659,14 @@ impl ConvSpec {
     }
 
     /// The OFM block limits of TRM 4.9 and the accumulator buffer.
-    fn block_ok(&self, [h, w, d]: [usize; 3]) -> bool {
+    pub fn block_ok(&self, [h, w, d]: [usize; 3]) -> bool {
         let shape_ok = (2..=32).contains(&h)
             && h % 2 == 0
             && (2..=64).contains(&w)
             && w % 2 == 0
             && (8..=128).contains(&d)
             && d % 8 == 0
-            && (d % 16 == 0 || (self.ofm[2] <= d && !self.parallel));
+            && (d % 16 == 0 || self.ofm[2] <= d);
         shape_ok
             && h.div_ceil(2) * w.div_ceil(2) * d.div_ceil(8) <= AB_HALF_WORDS
             && self.ib_bound([h, w, d]) <= (MAX_IB_END_KB - IB_START_KB) / 2 * 1024
@@ -731,12 +810,23 @@ impl ConvSpec {
                 "OFM block {block:?}: TRM 4.9 limits, at most {AB_HALF_WORDS} accumulator words"
             ));
         }
+        // The IB must hold the traversal's own IFM blocks; a stream may
+        // give less than the generator's TRM-style bound (Vela sizes by
+        // its own, without the bound's upscaling row).
         let ib_end = self.ib_end.unwrap_or_else(|| self.least_ib_end(block));
-        if !ib_end.is_multiple_of(2) || ib_end > MAX_IB_END_KB || ib_end < self.least_ib_end(block)
+        let needed = IB_START_KB + 2 * self.ib_actual(block).div_ceil(1024).max(1);
+        if !ib_end.is_multiple_of(2) || ib_end > MAX_IB_END_KB || ib_end < needed {
+            return Err(format!(
+                "IFM_IB_END {ib_end}: even, at most {MAX_IB_END_KB}, at least {needed}"
+            ));
+        }
+        if self
+            .ab_start
+            .is_some_and(|kb| kb < ib_end || kb > MAX_IB_END_KB)
         {
             return Err(format!(
-                "IFM_IB_END {ib_end}: even, at most {MAX_IB_END_KB}, at least {}",
-                self.least_ib_end(block)
+                "AB_START {:?}: from IFM_IB_END {ib_end} to {MAX_IB_END_KB} (TRM table 4-138)",
+                self.ab_start
             ));
         }
         if self.regions.iter().any(|&r| r >= REGIONS) {
@@ -879,21 +969,8 @@ impl ConvSpec {
             spec.ifm_tiles = Some(random_tiles(rng, sh, sw));
         }
         // Parallel mode on u65-512 a quarter of the time (TRM 4.7.5.1).
-        if rng.gen_bool(0.25) {
-            spec.parallel = true;
-            if spec.block.is_some() {
-                spec.block = Some(spec.random_block(rng));
-            }
-        }
-        if spec.block.is_some_and(|b| !spec.block_ok(b)) {
-            spec.block = None;
-        }
-        if spec
-            .ib_end
-            .is_some_and(|kb| kb < spec.least_ib_end(spec.resolved_block()))
-        {
-            spec.ib_end = None;
-        }
+        spec.parallel = rng.gen_bool(0.25);
+        spec.draw_blocks(rng);
         spec
     }
 
@@ -1546,7 +1623,8 @@ fn commands(
         )),
     }
     // TRM 4.9.1: the accumulators follow the IFM buffers, as Vela places them.
-    out.push(cmd(O::NpuSetAbStart, &[("ab_start_kb", ib_end)]));
+    let ab_start = spec.ab_start.map_or(ib_end, |kb| kb as u64);
+    out.push(cmd(O::NpuSetAbStart, &[("ab_start_kb", ab_start)]));
     out.push(cmd(O::NpuSetBlockdep, &[("blockdep", 0)]));
     out.push(match spec.kind {
         ConvKind::Conv => cmd(O::NpuOpConv, &[]),
@@ -1689,7 +1767,8 @@ impl MemorySystem {
         let settings = AxiSettings::random(rng);
         let port = |rng: &mut StdRng| CompleterConfig {
             reorder: true,
-            max_outstanding: rng.gen_bool(0.25).then(|| rng.gen_range(1..=8)),
+            max_reads: rng.gen_bool(0.25).then(|| rng.gen_range(1..=8)),
+            max_writes: rng.gen_bool(0.25).then(|| rng.gen_range(1..=8)),
             bytes_per_cycle: rng.gen_bool(0.25).then(|| rng.gen_range(2.0..=16.0)),
             ..CompleterConfig::random(rng)
         };

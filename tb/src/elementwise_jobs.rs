@@ -17,13 +17,16 @@
 //! halves of [IFM2_IB_START, IFM_IB_END) (with no IFM2 in memory the IFM
 //! has [2 KB, IFM_IB_END)); IFM_IB_END is at most 46 (the LUT keeps the
 //! last 2 KB). An OFM block's IFM block fits a half: positions times
-//! ALIGN(depth * element bytes, 8 for 8-bit, 16 for wider), and IFM2's
-//! block with its broadcast dimensions 1.
+//! ALIGN(depth * element bytes, 8) (TRM table 4-135), and IFM2's block with
+//! its broadcast dimensions 1. 60 % of the specs take the block and layout
+//! Vela chooses ([`crate::vela_blocks`]: IFM2_IB_START after an IFM buffer
+//! of the block's size, IFM_IB_END and AB_START 46).
 
 use crate::conv_jobs::{
     cmd, fm_commands, lut_dma, precision, quantized_multiplier, random_activation, random_tiles,
     FmPlacement, Memory, Tiles, IFM_FM_COMMANDS, LUT_BYTES, OFM_FM_COMMANDS,
 };
+use crate::vela_blocks::{find_block_config, BlockKind, BlockQuery, Resampling};
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::Job;
 use npu_model::tensor::{DType, FeatureMap};
@@ -94,9 +97,9 @@ pub struct ElementwiseJob {
 /// The largest IFM_IB_END: the last 2 KB of the 48 KB hold the LUT.
 const IB_END_MAX_KB: usize = 46;
 
+/// TRM table 4-135: ALIGN(IFM_MEMBLK_DEPTH x bytes, 8).
 fn bytes_per_position(depth: usize, t: DType) -> usize {
-    let unit = if t.bits == 8 { 8 } else { 16 };
-    (depth * t.bytes()).div_ceil(unit) * unit
+    (depth * t.bytes()).next_multiple_of(8)
 }
 
 impl ElementwiseSpec {
@@ -288,8 +291,38 @@ impl ElementwiseSpec {
             ],
         };
         spec.parallel = spec.u65_512 && rng.gen_bool(0.75);
-        spec.fit_buffers();
+        if !(rng.gen_bool(0.6) && spec.take_vela_block()) {
+            spec.fit_buffers();
+        }
         spec
+    }
+
+    /// Takes the OFM block and the shared-buffer layout Vela chooses
+    /// ([`crate::vela_blocks::find_block_config`]); false, and the spec as
+    /// it was, where Vela finds none.
+    pub fn take_vela_block(&mut self) -> bool {
+        let query = BlockQuery {
+            cores: if self.u65_512 { 2 } else { 1 },
+            kind: BlockKind::Elementwise,
+            ofm: self.ofm,
+            ifm: self.ofm,
+            ifm2: self.ifm2_in_memory().then(|| self.ifm2_shape()),
+            scalar: matches!(self.ifm2, Ifm2::Scalar(_)),
+            ifm_bits: self.ifm_type.bits as usize,
+            kernel: [1, 1],
+            stride: [1, 1],
+            dilation: [1, 1],
+            lut: self.activation.bits() >= 16,
+            scaled: true,
+            resampling: Resampling::None,
+        };
+        let Some(config) = find_block_config(&query) else {
+            return false;
+        };
+        self.block = config.ofm_block;
+        self.ifm2_ib_start = config.ib_start2;
+        self.ib_end = config.ib_end;
+        true
     }
 
     fn ifm2_shape_of(ofm: [usize; 3], ifm2: Ifm2) -> [usize; 3] {

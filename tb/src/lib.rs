@@ -18,4 +18,5 @@ pub mod register_model;
 pub mod rtl_backend;
 pub mod seed;
 pub mod shram;
+pub mod vela_blocks;
 pub mod verilator;

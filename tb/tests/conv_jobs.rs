@@ -477,3 +477,29 @@ fn a_saved_job_loads_as_the_same_job() {
     assert_eq!(loaded.spec.description, cj.job.spec.description);
     std::fs::remove_dir_all(&dir).expect("removed");
 }
+
+/// Vela's block choices (`ConvSpec::take_vela_block`, the random suites'
+/// usual blocks) always hold the traversal's own IFM blocks in the IB
+/// Vela sizes: a spec of every kind with Vela's block, IFM_IB_END and
+/// weight order passes `check` (IFM blocks at most an IB half, TRM table
+/// 4-135), so the RTL never needs more shared buffer than the stream gives.
+#[test]
+fn vela_s_blocks_hold_the_traversal_s_ifm_blocks() {
+    let seed = seed();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut taken = 0;
+    for index in 0..3000 {
+        let mut spec = match index % 3 {
+            0 => ConvSpec::random(&mut rng),
+            1 => ConvSpec::random_pool(&mut rng),
+            _ => ConvSpec::random_parallel(&mut rng),
+        };
+        if spec.take_vela_block() {
+            taken += 1;
+            spec.check().unwrap_or_else(|e| {
+                panic!("spec {index} of seed {seed}: {}: {e}", spec.describe())
+            });
+        }
+    }
+    assert!(taken > 2900, "Vela found a block for {taken} of 3000");
+}
