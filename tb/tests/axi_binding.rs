@@ -69,7 +69,8 @@ fn idle_bus_under_back_pressure_aclken_ratios_and_apb_traffic() {
             resp: Resp::SlvErr,
         }],
         address_map: None,
-        max_outstanding: None,
+        max_reads: None,
+        max_writes: None,
         bytes_per_cycle: None,
     };
     for port in AxiPort::ALL {

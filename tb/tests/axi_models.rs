@@ -235,7 +235,8 @@ fn outstanding_and_bandwidth_limits_hold() {
     let config = CompleterConfig {
         read_latency: 10,
         write_latency: 10,
-        max_outstanding: Some(2),
+        max_reads: Some(2),
+        max_writes: Some(2),
         ..CompleterConfig::ideal()
     };
     run_checked(config, seed, 100, limits);
@@ -270,7 +271,8 @@ fn data_survives_latency_back_pressure_and_reordering() {
         reorder: true,
         errors: vec![],
         address_map: None,
-        max_outstanding: None,
+        max_reads: None,
+        max_writes: None,
         bytes_per_cycle: None,
     };
     let (manager, completer, memory, all) = run(config, seed, 200);

@@ -73,7 +73,8 @@ fn a_soft_reset_during_dma_traffic_drains_resets_and_clears_the_shared_buffer() 
             reorder: true,
             errors: vec![],
             address_map: None,
-            max_outstanding: None,
+            max_reads: None,
+            max_writes: None,
             bytes_per_cycle: None,
         };
         tb.set_axi_seed(seed());

@@ -99,7 +99,8 @@ fn inject(target: Target, port: AxiPort, resp: Resp, rng: &mut StdRng) {
         reorder: true,
         errors: vec![],
         address_map: None,
-        max_outstanding: None,
+        max_reads: None,
+        max_writes: None,
         bytes_per_cycle: None,
     };
     let error_port = match target {

@@ -85,7 +85,8 @@ fn vela_dma_jobs_pass_under_back_pressure_and_a_half_rate_aclken() {
             reorder: true,
             errors: vec![],
             address_map: None,
-            max_outstanding: None,
+            max_reads: None,
+            max_writes: None,
             bytes_per_cycle: None,
         };
         let mut backend = RtlBackend {
@@ -275,6 +276,57 @@ fn npu_sim_sweeps_the_memory_behind_the_ports() {
         (["--mem-outstanding", "0"], "at least 1"),
     ] {
         let (ok, text) = npu_sim(&[&["--model", "rtl"], &args[..]].concat(), &dir);
+        assert!(!ok && text.contains(message), "{args:?}: {text}");
+        assert!(!text.contains("panicked"), "{text}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `npu-sim --memory NAME` puts one of Vela's system configurations behind
+/// the ports: Ethos_U65_Client_Server's DRAM on M1 (500 cycles of read
+/// latency, 12 bytes a cycle) slows the job's M1 reads by its latency and
+/// bandwidth; a --mem-* flag overrides one value of it; --memory-limits adds
+/// its outstanding limits; an unknown name and --memory without the RTL are
+/// clear errors.
+#[test]
+fn npu_sim_runs_behind_vela_s_memory_systems() {
+    let dir = job_copy("dma_4000_512", "npu-sim-systems");
+    let run = |args: &[&str]| -> u64 {
+        let (ok, text) = npu_sim(&[&["--model", "rtl", "-q"], args].concat(), &dir);
+        assert!(ok, "{args:?}: {text}");
+        Counters(text).get("cycles")
+    };
+    let ideal = run(&[]);
+    let preset = run(&["--memory", "Ethos_U65_Client_Server"]);
+    let m1_fast = run(&[
+        "--memory",
+        "Ethos_U65_Client_Server",
+        "--mem-latency",
+        "m1=0",
+        "--mem-bandwidth",
+        "m1=16",
+    ]);
+    let limited = run(&["--memory", "Ethos_U65_Client_Server", "--memory-limits"]);
+    // 4000 bytes from M1 at 12 bytes a cycle behind 500 cycles of latency.
+    assert!(preset >= ideal + 500, "{preset} vs {ideal} cycles");
+    assert!(preset >= 4000 / 12, "{preset} cycles");
+    assert!(
+        m1_fast + 400 < preset,
+        "M1 overridden: {m1_fast} vs {preset}"
+    );
+    assert!(limited >= preset, "with limits {limited} vs {preset}");
+    for (args, message) in [
+        (
+            &["--model", "rtl", "--memory", "Ethos_U65_Big"][..],
+            "not one of Vela's system configurations",
+        ),
+        (&["--model", "rtl", "--memory-limits"][..], "--memory"),
+        (
+            &["--memory", "Ethos_U65_Client_Server"][..],
+            "need --model rtl",
+        ),
+    ] {
+        let (ok, text) = npu_sim(args, &dir);
         assert!(!ok && text.contains(message), "{args:?}: {text}");
         assert!(!text.contains("panicked"), "{text}");
     }

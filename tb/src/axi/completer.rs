@@ -32,9 +32,11 @@ pub struct CompleterConfig {
     /// Where memory exists, if not everywhere: a burst not inside one of
     /// these ranges answers DECERR, as an interconnect with nothing there.
     pub address_map: Option<Vec<Range<u64>>>,
-    /// Transactions of each direction the memory holds at once: AWREADY or
-    /// ARREADY stays low while that many are outstanding.
-    pub max_outstanding: Option<usize>,
+    /// Read and write transactions the memory holds at once (a timing
+    /// adapter's `max_reads`/`max_writes`): ARREADY or AWREADY stays low
+    /// while that many are outstanding.
+    pub max_reads: Option<usize>,
+    pub max_writes: Option<usize>,
     /// Data bytes per cycle the port moves, reads and writes together: a
     /// beat (16 bytes) moves only on credit earned at this rate, saved up to
     /// one 256-byte burst.
@@ -53,7 +55,8 @@ impl CompleterConfig {
             reorder: rng.gen_bool(0.5),
             errors: vec![],
             address_map: None,
-            max_outstanding: None,
+            max_reads: None,
+            max_writes: None,
             bytes_per_cycle: None,
         }
     }
@@ -68,7 +71,8 @@ impl CompleterConfig {
             reorder: false,
             errors: vec![],
             address_map: None,
-            max_outstanding: None,
+            max_reads: None,
+            max_writes: None,
             bytes_per_cycle: None,
         }
     }
@@ -432,8 +436,10 @@ impl AxiCompleter {
             self.rng.gen_bool(p),
             self.rng.gen_bool(p),
         );
-        if let Some(n) = self.config.max_outstanding {
+        if let Some(n) = self.config.max_writes {
             self.readies.0 &= self.writes.len() + self.responses.len() < n;
+        }
+        if let Some(n) = self.config.max_reads {
             self.readies.2 &= self.reads.len() < n;
         }
         // Without bandwidth credit no new data beat moves.

@@ -8,9 +8,11 @@ mod memory;
 mod monitor;
 mod ports;
 mod signals;
+mod systems;
 
 pub use completer::{Attributes, AxiCompleter, BytesById, CompleterConfig, Counters, ErrorRange};
 pub use memory::SparseMemory;
 pub use monitor::{AxiLimits, AxiMonitor};
 pub use ports::{beat_to_words, random_aclken_pattern, words_to_beat, AxiPort, AxiPorts};
 pub use signals::{AxiSignals, Resp, BEAT_BYTES};
+pub use systems::{PortMemory, SystemConfig, SYSTEM_CONFIGS};

@@ -10,7 +10,7 @@ use npu_model::payload::{is_driver_payload, DriverAction, DriverPayload};
 use npu_model::tflite::{self, VelaModel};
 use npu_model::{report, tflite::describe_config};
 use npu_spec::config::NpuConfig;
-use npu_tb::axi::CompleterConfig;
+use npu_tb::axi::{CompleterConfig, SystemConfig};
 use npu_tb::driver::DEFAULT_MAX_CYCLES;
 use npu_tb::fuzz;
 use npu_tb::npu::Waveform;
@@ -118,9 +118,22 @@ struct BackendArgs {
     /// CLK cycles to wait for the NPU to stop (RTL only).
     #[arg(long, default_value_t = DEFAULT_MAX_CYCLES)]
     max_cycles: u64,
-    /// The memory behind the AXI ports (RTL only): cycles from an accepted
-    /// AR to its first data beat, and from a burst's last write beat to its
-    /// response (default 0). `CYCLES` sets both ports, `m0=CYCLES` or
+    /// The memory behind the AXI ports (RTL only): one of Vela's system
+    /// configurations (`vela.ini`: Ethos_U65_Client_Server, its default for
+    /// the U65, Ethos_U65_High_End, Ethos_U65_Mid_End, Ethos_U65_Embedded,
+    /// Ethos_U55_High_End_Embedded, Ethos_U55_Deep_Embedded), each port
+    /// with its memory's latency and bandwidth as Vela's estimate models
+    /// them; default a zero-latency memory. The --mem-* flags override one
+    /// value of it.
+    #[arg(long, value_name = "NAME", value_parser = parse_system)]
+    memory: Option<&'static SystemConfig>,
+    /// With --memory: the memories' outstanding limits too (`max_reads`,
+    /// `max_writes`), as Arm's timing adapters add them.
+    #[arg(long, requires = "memory")]
+    memory_limits: bool,
+    /// Cycles from an accepted AR to its first data beat, and from a
+    /// burst's last write beat to its response (RTL only; default 0, or
+    /// the --memory's). `CYCLES` sets both ports, `m0=CYCLES` or
     /// `m1=CYCLES` one; repeat the flag to give each port its own.
     #[arg(long, value_name = "[PORT=]CYCLES", value_parser = parse_latency)]
     mem_latency: Vec<PortSetting<u64>>,
@@ -256,6 +269,10 @@ struct CompareArgs {
     quiet: bool,
 }
 
+fn parse_system(text: &str) -> Result<&'static SystemConfig, String> {
+    SystemConfig::by_name(text)
+}
+
 fn parse_window(text: &str) -> Result<TraceWindow, String> {
     TraceWindow::parse(text)
 }
@@ -271,8 +288,9 @@ fn make_backend(args: &BackendArgs) -> Result<(Box<dyn Backend>, &'static str)> 
             if !args.mem_latency.is_empty()
                 || !args.mem_outstanding.is_empty()
                 || !args.mem_bandwidth.is_empty()
+                || args.memory.is_some()
             {
-                bail!("--mem-* need --model rtl: the golden model has no timing");
+                bail!("--memory and --mem-* need --model rtl: the golden model has no timing");
             }
             (Box::new(GoldenBackend::default()), "")
         }
@@ -292,12 +310,18 @@ fn make_backend(args: &BackendArgs) -> Result<(Box<dyn Backend>, &'static str)> 
             let latency = per_port(&args.mem_latency);
             let outstanding = per_port(&args.mem_outstanding);
             let bandwidth = per_port(&args.mem_bandwidth);
-            let memory = |port: usize| CompleterConfig {
-                read_latency: latency[port].unwrap_or(0),
-                write_latency: latency[port].unwrap_or(0),
-                max_outstanding: outstanding[port],
-                bytes_per_cycle: bandwidth[port],
-                ..CompleterConfig::ideal()
+            let memory = |port: usize| {
+                let preset = args.memory.map_or_else(CompleterConfig::ideal, |system| {
+                    system.completer(port, args.memory_limits)
+                });
+                CompleterConfig {
+                    read_latency: latency[port].unwrap_or(preset.read_latency),
+                    write_latency: latency[port].unwrap_or(preset.write_latency),
+                    max_reads: outstanding[port].or(preset.max_reads),
+                    max_writes: outstanding[port].or(preset.max_writes),
+                    bytes_per_cycle: bandwidth[port].or(preset.bytes_per_cycle),
+                    ..preset
+                }
             };
             let backend = RtlBackend {
                 waveform,
