@@ -11,8 +11,9 @@ out="$root/build/synth/$module"
 [ -f "$src" ] || { echo "synth: $src not found (run make verilog)" >&2; exit 1; }
 command -v yosys >/dev/null || { echo "synth: yosys not found (run make deps)" >&2; exit 1; }
 mkdir -p "$out"
-# The shared-buffer banks and the MAC unit's accumulator buffer are SRAM
-# macros in a real flow: their behavioural models are black-boxed.
+# The shared-buffer banks, the MAC unit's accumulator buffer and the DMA's
+# read buffers (`BufferRam`) are SRAM macros in a real flow: their
+# behavioural models are black-boxed.
 # `check -assert` fails on logic loops and multiple drivers.
 # The flow is yosys's `synth` without the `opt -fast` between `techmap`
 # and `abc` (abc optimises the gates itself): 0.7 % more cells on the NPU,
@@ -21,6 +22,7 @@ macros=""
 if grep -q 'shram\$banks\$' "$src"; then macros+='blackbox *$shram$banks$*; '; fi
 if grep -q '\$acc_buffer(' "$src"; then macros+='blackbox *$acc_buffer; '; fi
 if grep -q '_core\$banks\$' "$src"; then macros+='blackbox *_core$banks$*; '; fi
+if grep -q '\$buffer\$ram(' "$src"; then macros+='blackbox *$buffer$ram; '; fi
 # The output unit's copies of the LUT areas (`LutRam`) likewise.
 if grep -q '\$activation\$luts\$' "$src"; then macros+='blackbox *$activation$luts$*; '; fi
 if ! yosys -q -l "$out/yosys.log" -p "

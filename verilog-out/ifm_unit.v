@@ -137,7 +137,7 @@ module ifm_unit_core$banks$0(clock,write_enable,write_address,write_data,write_s
     always @(posedge clock) if (read_enable[0]) begin
        low_0 <= (low_line_0 < 3072) ? lines[low_line_0[11:0]][63:0] : 64'h0;
        high_0 <= (high_line_0 < 3072) ? lines[high_line_0[11:0]][127:64] : 64'h0;
-       odd_0 <= read_address[0 +: 13][0];
+       odd_0 <= read_address[0];
     end
     always @(*) read_data[0 +: 128] = odd_0 ? {low_0, high_0} : {high_0, low_0};
     wire [13:0] low_line_1 = (read_address[13 +: 13] + 1) >> 1;
@@ -148,7 +148,7 @@ module ifm_unit_core$banks$0(clock,write_enable,write_address,write_data,write_s
     always @(posedge clock) if (read_enable[1]) begin
        low_1 <= (low_line_1 < 3072) ? lines[low_line_1[11:0]][63:0] : 64'h0;
        high_1 <= (high_line_1 < 3072) ? lines[high_line_1[11:0]][127:64] : 64'h0;
-       odd_1 <= read_address[13 +: 13][0];
+       odd_1 <= read_address[13];
     end
     always @(*) read_data[128 +: 128] = odd_1 ? {low_1, high_1} : {high_1, low_1};
     wire [13:0] low_line_2 = (read_address[26 +: 13] + 1) >> 1;
@@ -159,7 +159,7 @@ module ifm_unit_core$banks$0(clock,write_enable,write_address,write_data,write_s
     always @(posedge clock) if (read_enable[2]) begin
        low_2 <= (low_line_2 < 3072) ? lines[low_line_2[11:0]][63:0] : 64'h0;
        high_2 <= (high_line_2 < 3072) ? lines[high_line_2[11:0]][127:64] : 64'h0;
-       odd_2 <= read_address[26 +: 13][0];
+       odd_2 <= read_address[26];
     end
     always @(*) read_data[256 +: 128] = odd_2 ? {low_2, high_2} : {high_2, low_2};
     wire [13:0] low_line_3 = (read_address[39 +: 13] + 1) >> 1;
@@ -170,7 +170,7 @@ module ifm_unit_core$banks$0(clock,write_enable,write_address,write_data,write_s
     always @(posedge clock) if (read_enable[3]) begin
        low_3 <= (low_line_3 < 3072) ? lines[low_line_3[11:0]][63:0] : 64'h0;
        high_3 <= (high_line_3 < 3072) ? lines[high_line_3[11:0]][127:64] : 64'h0;
-       odd_3 <= read_address[39 +: 13][0];
+       odd_3 <= read_address[39];
     end
     always @(*) read_data[384 +: 128] = odd_3 ? {low_3, high_3} : {high_3, low_3};
 endmodule // ifm_unit_core$banks$0

@@ -36172,7 +36172,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .done(mem2mem$done),
         .busy(mem2mem$busy)
     );
-    npu_u65_512_core$dma$ifm ifm(
+    npu_u65_512_core$dma$mem2mem ifm(
         .clock(ifm$clock),
         .rst_n(ifm$rst_n),
         .aclken(ifm$aclken),
@@ -36315,7 +36315,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .out$ready(weight_beats$1$ready),
         .busy(weights$1$busy)
     );
-    npu_u65_512_core$dma$weights$0 scales$0(
+    npu_u65_512_core$dma$scales$0 scales$0(
         .clock(scales$0$clock),
         .rst_n(scales$0$rst_n),
         .regioncfg(scales$0$regioncfg),
@@ -36340,7 +36340,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .out$ready(scale_beats$0$ready),
         .busy(scales$0$busy)
     );
-    npu_u65_512_core$dma$weights$0 scales$1(
+    npu_u65_512_core$dma$scales$0 scales$1(
         .clock(scales$1$clock),
         .rst_n(scales$1$rst_n),
         .regioncfg(scales$1$regioncfg),
@@ -37301,7 +37301,7 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
     output reg  busy;
     
     // Constant declarations
-    localparam  depth = 5'b10000;
+    localparam  depth = 7'b1000000;
     
     // Stub signals
     reg  issue$clock;
@@ -37342,11 +37342,11 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
     wire  buffer$head$valid;
     wire  [135:0] buffer$head$data;
     reg  buffer$head$ready;
-    wire  [4:0] buffer$count;
+    wire  [6:0] buffer$count;
     reg  reserved$clock;
     reg  reserved$rst_n;
-    reg  [4:0] reserved$d;
-    wire  [4:0] reserved$q;
+    reg  [6:0] reserved$d;
+    wire  [6:0] reserved$q;
     reg  discarding$clock;
     reg  discarding$rst_n;
     reg  discarding$d;
@@ -37361,7 +37361,7 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
     wire  [3:0] cache_q$q;
     
     // Local signals
-    reg  [4:0] burst_beats;
+    reg  [6:0] burst_beats;
     reg  burst_ready;
     reg  popped;
     
@@ -37427,7 +37427,7 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
         .head$ready(buffer$head$ready),
         .count(buffer$count)
     );
-    npu_u65_512_core$datapath$cores$0$weight_decoder$parser$dirofs reserved(
+    npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$w_count reserved(
         .clock(reserved$clock),
         .rst_n(reserved$rst_n),
         .d(reserved$d),
@@ -37480,7 +37480,7 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
         buffer$rst_n = rst_n;
         issue$start = start;
         receive$start = start;
-        burst_beats = ((issue$beats_m1) & 5'h1f) + 32'h1;
+        burst_beats = ((issue$beats_m1) & 7'h7f) + 32'h1;
         burst_ready = issue$valid & ~halt & (reserved$q <= depth - burst_beats);
         reads$request = burst_ready & reads$may_issue;
         reads$limit_stall = burst_ready & ~reads$may_issue;
@@ -37532,107 +37532,208 @@ module npu_u65_512_core$dma$command$buffer(clock,rst_n,tail$valid,tail$data,tail
     output reg  head$valid;
     output reg  [135:0] head$data;
     input wire  head$ready;
-    output reg  [4:0] count;
+    output reg  [6:0] count;
     
     // Constant declarations
-    localparam  depth = 5'b10000;
+    localparam  depth = 7'b1000000;
     
     // Stub signals
+    reg  ram$clock;
+    reg  ram$write_enable;
+    reg  [5:0] ram$write_address;
+    reg  [135:0] ram$write_data;
+    reg  ram$read_enable;
+    reg  [5:0] ram$read_address;
+    wire  [135:0] ram$read_data;
     reg  write_pointer$clock;
     reg  write_pointer$rst_n;
-    reg  [4:0] write_pointer$d;
-    wire  [4:0] write_pointer$q;
+    reg  [6:0] write_pointer$d;
+    wire  [6:0] write_pointer$q;
     reg  read_pointer$clock;
     reg  read_pointer$rst_n;
-    reg  [4:0] read_pointer$d;
-    wire  [4:0] read_pointer$q;
-    reg  words$clock;
-    reg  words$rst_n;
-    reg  words$write_enable;
-    reg  [3:0] words$write_address;
-    reg  [135:0] words$write_data;
-    reg  [3:0] words$read_address;
-    wire  [135:0] words$read_data;
+    reg  [6:0] read_pointer$d;
+    wire  [6:0] read_pointer$q;
+    reg  reading$clock;
+    reg  reading$rst_n;
+    reg  reading$d;
+    wire  reading$q;
+    reg  first$clock;
+    reg  first$rst_n;
+    reg  [135:0] first$d;
+    wire  [135:0] first$q;
+    reg  second$clock;
+    reg  second$rst_n;
+    reg  [135:0] second$d;
+    wire  [135:0] second$q;
+    reg  staged$clock;
+    reg  staged$rst_n;
+    reg  [1:0] staged$d;
+    wire  [1:0] staged$q;
     
     // Local signals
+    reg  [6:0] in_ram;
     reg  push;
     reg  pop;
+    reg  [1:0] kept;
+    reg  issue;
     
     // Sub module instances
-    npu_u65_512_core$datapath$cores$0$weight_decoder$parser$dirofs write_pointer(
+    npu_u65_512_core$dma$command$buffer$ram ram(
+        .clock(ram$clock),
+        .write_enable(ram$write_enable),
+        .write_address(ram$write_address),
+        .write_data(ram$write_data),
+        .read_enable(ram$read_enable),
+        .read_address(ram$read_address),
+        .read_data(ram$read_data)
+    );
+    npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$w_count write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_512_core$datapath$cores$0$weight_decoder$parser$dirofs read_pointer(
+    npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$w_count read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
         .q(read_pointer$q)
     );
-    npu_u65_512_core$dma$command$buffer$words words(
-        .clock(words$clock),
-        .rst_n(words$rst_n),
-        .write_enable(words$write_enable),
-        .write_address(words$write_address),
-        .write_data(words$write_data),
-        .read_address(words$read_address),
-        .read_data(words$read_data)
+    npu_u65_512_core$cpm$reset_sync$stage$0 reading(
+        .clock(reading$clock),
+        .rst_n(reading$rst_n),
+        .d(reading$d),
+        .q(reading$q)
+    );
+    npu_u65_512_core$dma$command$buffer$first first(
+        .clock(first$clock),
+        .rst_n(first$rst_n),
+        .d(first$d),
+        .q(first$q)
+    );
+    npu_u65_512_core$dma$command$buffer$first second(
+        .clock(second$clock),
+        .rst_n(second$rst_n),
+        .d(second$d),
+        .q(second$q)
+    );
+    npu_u65_512_core$cpm$prot_state staged(
+        .clock(staged$clock),
+        .rst_n(staged$rst_n),
+        .d(staged$d),
+        .q(staged$q)
     );
     
     // Update code
     always @(*) begin
         write_pointer$clock = clock;
         read_pointer$clock = clock;
+        reading$clock = clock;
+        first$clock = clock;
+        second$clock = clock;
+        staged$clock = clock;
         write_pointer$d = write_pointer$q;
         read_pointer$d = read_pointer$q;
+        reading$d = reading$q;
+        first$d = first$q;
+        second$d = second$q;
+        staged$d = staged$q;
         write_pointer$rst_n = rst_n;
         read_pointer$rst_n = rst_n;
-        words$clock = clock;
-        words$rst_n = rst_n;
-        count = write_pointer$q - read_pointer$q;
+        reading$rst_n = rst_n;
+        first$rst_n = rst_n;
+        second$rst_n = rst_n;
+        staged$rst_n = rst_n;
+        ram$clock = clock;
+        in_ram = write_pointer$q - read_pointer$q;
+        count = in_ram + ((reading$q) & 7'h7f) + ((staged$q) & 7'h7f);
         tail$ready = count != depth;
-        head$valid = count != 32'h0;
+        head$valid = staged$q != 32'h0;
+        head$data = first$q;
         push = tail$valid & tail$ready;
         pop = head$valid & head$ready;
-        words$write_enable = push;
-        words$write_address = write_pointer$q[(32'h0)+:(4)];
-        words$write_data = tail$data;
-        words$read_address = read_pointer$q[(32'h0)+:(4)];
-        head$data = words$read_data;
+        ram$write_enable = push;
+        ram$write_address = write_pointer$q[(32'h0)+:(6)];
+        ram$write_data = tail$data;
         if (push) begin
             write_pointer$d = write_pointer$q + 32'h1;
         end
+        kept = staged$q;
         if (pop) begin
+            kept = staged$q - 32'h1;
+        end
+        issue = (in_ram != 32'h0) & ((kept + ((reading$q) & 2'h3)) < 32'h2);
+        ram$read_enable = issue;
+        ram$read_address = read_pointer$q[(32'h0)+:(6)];
+        reading$d = 32'h0;
+        if (issue) begin
+            reading$d = 32'h1;
+        end
+        if (issue) begin
             read_pointer$d = read_pointer$q + 32'h1;
         end
+        if (pop) begin
+            first$d = second$q;
+        end
+        if (reading$q == 32'h1) begin
+            if (kept == 32'h0) begin
+                first$d = ram$read_data;
+            end
+            else begin
+                second$d = ram$read_data;
+            end
+        end
+        staged$d = kept + ((reading$q) & 2'h3);
     end
     
 endmodule // npu_u65_512_core$dma$command$buffer
 
 
-
-
-module npu_u65_512_core$dma$command$buffer$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
+module npu_u65_512_core$dma$command$buffer$first(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
+    input wire  [135:0] d;
+    output reg  [135:0] q;
+    
+    // Constant declarations
+    localparam  init = 136'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$command$buffer$first
+
+
+module npu_u65_512_core$dma$command$buffer$ram(clock,write_enable,write_address,write_data,read_enable,read_address,read_data);
+    
+    // Module arguments
+    input wire  clock;
     input wire  write_enable;
-    input wire  [3:0] write_address;
+    input wire  [5:0] write_address;
     input wire  [135:0] write_data;
-    input wire  [3:0] read_address;
+    input wire  read_enable;
+    input wire  [5:0] read_address;
     output reg  [135:0] read_data;
     
     // Update code (custom)
-    reg [135:0] cells [0:15];
-    integer i;
-    always @(posedge clock or negedge rst_n)
-       if (!rst_n) for (i = 0; i <= 15; i = i + 1) cells[i] <= 0;
-       else if (write_enable) cells[write_address] <= write_data;
-    always @(*) read_data = cells[read_address];
-endmodule // npu_u65_512_core$dma$command$buffer$words
+    reg [135:0] cells [0:63];
+    always @(posedge clock) begin
+       if (write_enable) cells[write_address] <= write_data;
+       if (read_enable) read_data <= cells[read_address];
+    end
+endmodule // npu_u65_512_core$dma$command$buffer$ram
+
+
+
+
+
+
+
+
 
 
 
@@ -38022,337 +38123,6 @@ endmodule // npu_u65_512_core$dma$command$issue
 
 
 
-module npu_u65_512_core$dma$ifm(clock,rst_n,aclken,start,source$base,source$len,source$rows,source$planes,source$row_skip,source$plane_skip,source$three_d,source$max_beats,destination$base,destination$len,destination$rows,destination$planes,destination$row_skip,destination$plane_skip,destination$three_d,destination$max_beats,internal,cores,halt,read_counter,read_cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,may_write,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,burst_issued,write_limit_stall,shram_ready,shram_write,shram_cores,shram_line,shram_data,shram_strobe,done,busy);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  aclken;
-    input wire  start;
-    input wire  [39:0] source$base;
-    input wire  [31:0] source$len;
-    input wire  [15:0] source$rows;
-    input wire  [15:0] source$planes;
-    input wire  [39:0] source$row_skip;
-    input wire  [39:0] source$plane_skip;
-    input wire  source$three_d;
-    input wire  [1:0] source$max_beats;
-    input wire  [39:0] destination$base;
-    input wire  [31:0] destination$len;
-    input wire  [15:0] destination$rows;
-    input wire  [15:0] destination$planes;
-    input wire  [39:0] destination$row_skip;
-    input wire  [39:0] destination$plane_skip;
-    input wire  destination$three_d;
-    input wire  [1:0] destination$max_beats;
-    input wire  internal;
-    input wire  [1:0] cores;
-    input wire  halt;
-    input wire  [1:0] read_counter;
-    input wire  [3:0] read_cache;
-    output wire  reads$request;
-    output wire  [39:0] reads$address;
-    output wire  [7:0] reads$len;
-    input wire  reads$grant;
-    output wire  [1:0] reads$counter;
-    output wire  [3:0] reads$cache;
-    input wire  reads$may_issue;
-    output wire  reads$limit_stall;
-    input wire  reads$beat;
-    input wire  [127:0] reads$data;
-    input wire  may_write;
-    output reg  awvalid;
-    output reg  [39:0] awaddr;
-    output reg  [7:0] awlen;
-    input wire  awready;
-    output reg  wvalid;
-    output reg  [127:0] wdata;
-    output reg  [15:0] wstrb;
-    output reg  wlast;
-    input wire  wready;
-    input wire  b_valid;
-    output reg  burst_issued;
-    output reg  write_limit_stall;
-    input wire  shram_ready;
-    output reg  shram_write;
-    output reg  [1:0] shram_cores;
-    output reg  [11:0] shram_line;
-    output reg  [127:0] shram_data;
-    output reg  [15:0] shram_strobe;
-    output reg  done;
-    output reg  busy;
-    
-    // Stub signals
-    reg  read$clock;
-    reg  read$rst_n;
-    reg  read$start;
-    reg  read$halt;
-    reg  read$cancel;
-    reg  [1:0] read$counter;
-    reg  [3:0] read$cache;
-    wire  read$out$valid;
-    wire  [135:0] read$out$data;
-    reg  read$out$ready;
-    wire  read$busy;
-    reg  aligner$clock;
-    reg  aligner$rst_n;
-    reg  aligner$source$valid;
-    reg  [135:0] aligner$source$data;
-    wire  aligner$source$ready;
-    reg  aligner$wanted;
-    reg  [3:0] aligner$first_lane;
-    reg  [3:0] aligner$last_lane;
-    wire  aligner$out$valid;
-    wire  [143:0] aligner$out$data;
-    reg  aligner$out$ready;
-    reg  fill$clock;
-    reg  fill$rst_n;
-    reg  fill$start;
-    reg  fill$next_burst;
-    reg  fill$next_beat;
-    reg  fill$cancel;
-    wire  fill$valid;
-    wire  [39:0] fill$address;
-    wire  [3:0] fill$beats_m1;
-    wire  fill$last_burst;
-    wire  [3:0] fill$beat_first_lane;
-    wire  [3:0] fill$beat_last_lane;
-    wire  [35:0] fill$beat_line;
-    wire  fill$beat_last_of_burst;
-    wire  fill$beat_last;
-    reg  write$clock;
-    reg  write$rst_n;
-    reg  write$aclken;
-    reg  write$start;
-    reg  write$halt;
-    reg  write$may_issue;
-    reg  write$beats$valid;
-    reg  [144:0] write$beats$data;
-    wire  write$beats$ready;
-    wire  write$awvalid;
-    wire  [39:0] write$awaddr;
-    wire  [7:0] write$awlen;
-    reg  write$awready;
-    wire  write$wvalid;
-    wire  [127:0] write$wdata;
-    wire  [15:0] write$wstrb;
-    wire  write$wlast;
-    reg  write$wready;
-    reg  write$b_valid;
-    wire  write$burst_issued;
-    wire  write$limit_stall;
-    wire  write$busy;
-    reg  running$clock;
-    reg  running$rst_n;
-    reg  running$d;
-    wire  running$q;
-    reg  to_shram$clock;
-    reg  to_shram$rst_n;
-    reg  to_shram$d;
-    wire  to_shram$q;
-    reg  shram_cores_q$clock;
-    reg  shram_cores_q$rst_n;
-    reg  [1:0] shram_cores_q$d;
-    wire  [1:0] shram_cores_q$q;
-    
-    // Local signals
-    reg  beat_out;
-    
-    // Sub module instances
-    npu_u65_512_core$dma$ifm$read read(
-        .clock(read$clock),
-        .rst_n(read$rst_n),
-        .start(read$start),
-        .shape$base(source$base),
-        .shape$len(source$len),
-        .shape$rows(source$rows),
-        .shape$planes(source$planes),
-        .shape$row_skip(source$row_skip),
-        .shape$plane_skip(source$plane_skip),
-        .shape$three_d(source$three_d),
-        .shape$max_beats(source$max_beats),
-        .halt(read$halt),
-        .cancel(read$cancel),
-        .counter(read$counter),
-        .cache(read$cache),
-        .reads$request(reads$request),
-        .reads$address(reads$address),
-        .reads$len(reads$len),
-        .reads$grant(reads$grant),
-        .reads$counter(reads$counter),
-        .reads$cache(reads$cache),
-        .reads$may_issue(reads$may_issue),
-        .reads$limit_stall(reads$limit_stall),
-        .reads$beat(reads$beat),
-        .reads$data(reads$data),
-        .out$valid(read$out$valid),
-        .out$data(read$out$data),
-        .out$ready(read$out$ready),
-        .busy(read$busy)
-    );
-    npu_u65_512_core$dma$mem2mem$aligner aligner(
-        .clock(aligner$clock),
-        .rst_n(aligner$rst_n),
-        .source$valid(aligner$source$valid),
-        .source$data(aligner$source$data),
-        .source$ready(aligner$source$ready),
-        .wanted(aligner$wanted),
-        .first_lane(aligner$first_lane),
-        .last_lane(aligner$last_lane),
-        .out$valid(aligner$out$valid),
-        .out$data(aligner$out$data),
-        .out$ready(aligner$out$ready)
-    );
-    npu_u65_512_core$dma$command$issue fill(
-        .clock(fill$clock),
-        .rst_n(fill$rst_n),
-        .start(fill$start),
-        .shape$base(destination$base),
-        .shape$len(destination$len),
-        .shape$rows(destination$rows),
-        .shape$planes(destination$planes),
-        .shape$row_skip(destination$row_skip),
-        .shape$plane_skip(destination$plane_skip),
-        .shape$three_d(destination$three_d),
-        .shape$max_beats(destination$max_beats),
-        .next_burst(fill$next_burst),
-        .next_beat(fill$next_beat),
-        .cancel(fill$cancel),
-        .valid(fill$valid),
-        .address(fill$address),
-        .beats_m1(fill$beats_m1),
-        .last_burst(fill$last_burst),
-        .beat_first_lane(fill$beat_first_lane),
-        .beat_last_lane(fill$beat_last_lane),
-        .beat_line(fill$beat_line),
-        .beat_last_of_burst(fill$beat_last_of_burst),
-        .beat_last(fill$beat_last)
-    );
-    npu_u65_512_core$dma$mem2mem$write write(
-        .clock(write$clock),
-        .rst_n(write$rst_n),
-        .aclken(write$aclken),
-        .start(write$start),
-        .shape$base(destination$base),
-        .shape$len(destination$len),
-        .shape$rows(destination$rows),
-        .shape$planes(destination$planes),
-        .shape$row_skip(destination$row_skip),
-        .shape$plane_skip(destination$plane_skip),
-        .shape$three_d(destination$three_d),
-        .shape$max_beats(destination$max_beats),
-        .halt(write$halt),
-        .may_issue(write$may_issue),
-        .beats$valid(write$beats$valid),
-        .beats$data(write$beats$data),
-        .beats$ready(write$beats$ready),
-        .awvalid(write$awvalid),
-        .awaddr(write$awaddr),
-        .awlen(write$awlen),
-        .awready(write$awready),
-        .wvalid(write$wvalid),
-        .wdata(write$wdata),
-        .wstrb(write$wstrb),
-        .wlast(write$wlast),
-        .wready(write$wready),
-        .b_valid(write$b_valid),
-        .burst_issued(write$burst_issued),
-        .limit_stall(write$limit_stall),
-        .busy(write$busy)
-    );
-    npu_u65_512_core$cpm$reset_sync$stage$0 running(
-        .clock(running$clock),
-        .rst_n(running$rst_n),
-        .d(running$d),
-        .q(running$q)
-    );
-    npu_u65_512_core$cpm$reset_sync$stage$0 to_shram(
-        .clock(to_shram$clock),
-        .rst_n(to_shram$rst_n),
-        .d(to_shram$d),
-        .q(to_shram$q)
-    );
-    npu_u65_512_core$cpm$prot_state shram_cores_q(
-        .clock(shram_cores_q$clock),
-        .rst_n(shram_cores_q$rst_n),
-        .d(shram_cores_q$d),
-        .q(shram_cores_q$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        running$clock = clock;
-        to_shram$clock = clock;
-        shram_cores_q$clock = clock;
-        running$d = running$q;
-        to_shram$d = to_shram$q;
-        shram_cores_q$d = shram_cores_q$q;
-        running$rst_n = rst_n;
-        to_shram$rst_n = rst_n;
-        shram_cores_q$rst_n = rst_n;
-        read$clock = clock;
-        read$rst_n = rst_n;
-        aligner$clock = clock;
-        aligner$rst_n = rst_n;
-        fill$clock = clock;
-        fill$rst_n = rst_n;
-        write$clock = clock;
-        write$rst_n = rst_n;
-        read$start = start;
-        fill$start = start;
-        write$start = start & ~internal;
-        if (start) begin
-            running$d = 1'b1;
-            to_shram$d = internal;
-            shram_cores_q$d = cores;
-        end
-        read$halt = halt;
-        read$cancel = 1'b0;
-        read$counter = read_counter;
-        read$cache = read_cache;
-        aligner$wanted = fill$valid;
-        aligner$first_lane = fill$beat_first_lane;
-        aligner$last_lane = fill$beat_last_lane;
-        aligner$out$ready = (to_shram$q & shram_ready) | (~to_shram$q & write$beats$ready);
-        beat_out = aligner$out$valid & aligner$out$ready;
-        fill$next_beat = beat_out;
-        fill$next_burst = 1'b0;
-        fill$cancel = 1'b0;
-        write$aclken = aclken;
-        write$halt = halt;
-        write$may_issue = may_write;
-        write$beats$valid = aligner$out$valid & ~to_shram$q;
-        write$beats$data[(64'h0)+:(128)] = aligner$out$data[(64'h0)+:(128)];
-        write$beats$data[(64'h80)+:(16)] = aligner$out$data[(64'h80)+:(16)];
-        write$beats$data[(64'h90)+:(1)] = fill$beat_last_of_burst;
-        awvalid = write$awvalid;
-        awaddr = write$awaddr;
-        awlen = write$awlen;
-        write$awready = awready;
-        wvalid = write$wvalid;
-        wdata = write$wdata;
-        wstrb = write$wstrb;
-        wlast = write$wlast;
-        write$wready = wready;
-        write$b_valid = b_valid;
-        burst_issued = write$burst_issued;
-        write_limit_stall = write$limit_stall;
-        shram_write = beat_out & to_shram$q;
-        shram_cores = shram_cores_q$q;
-        shram_line = fill$beat_line[(32'h0)+:(12)];
-        shram_data = aligner$out$data[(64'h0)+:(128)];
-        shram_strobe = aligner$out$data[(64'h80)+:(16)];
-        done = running$q & ~read$busy & ~fill$valid & ~write$busy;
-        if (done) begin
-            running$d = 1'b0;
-        end
-        busy = running$q;
-    end
-    
-    always @(*) aligner$source$valid = read$out$valid;
-    always @(*) aligner$source$data = read$out$data;
-    always @(*) read$out$ready = aligner$source$ready;
-endmodule // npu_u65_512_core$dma$ifm
 
 
 
@@ -38391,372 +38161,20 @@ endmodule // npu_u65_512_core$dma$ifm
 
 
 
-module npu_u65_512_core$dma$ifm$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  start;
-    input wire  [39:0] shape$base;
-    input wire  [31:0] shape$len;
-    input wire  [15:0] shape$rows;
-    input wire  [15:0] shape$planes;
-    input wire  [39:0] shape$row_skip;
-    input wire  [39:0] shape$plane_skip;
-    input wire  shape$three_d;
-    input wire  [1:0] shape$max_beats;
-    input wire  halt;
-    input wire  cancel;
-    input wire  [1:0] counter;
-    input wire  [3:0] cache;
-    output reg  reads$request;
-    output reg  [39:0] reads$address;
-    output reg  [7:0] reads$len;
-    input wire  reads$grant;
-    output reg  [1:0] reads$counter;
-    output reg  [3:0] reads$cache;
-    input wire  reads$may_issue;
-    output reg  reads$limit_stall;
-    input wire  reads$beat;
-    input wire  [127:0] reads$data;
-    output reg  out$valid;
-    output reg  [135:0] out$data;
-    input wire  out$ready;
-    output reg  busy;
-    
-    // Constant declarations
-    localparam  depth = 7'b1000000;
-    
-    // Stub signals
-    reg  issue$clock;
-    reg  issue$rst_n;
-    reg  issue$start;
-    reg  issue$next_burst;
-    reg  issue$next_beat;
-    reg  issue$cancel;
-    wire  issue$valid;
-    wire  [39:0] issue$address;
-    wire  [3:0] issue$beats_m1;
-    wire  issue$last_burst;
-    wire  [3:0] issue$beat_first_lane;
-    wire  [3:0] issue$beat_last_lane;
-    wire  [35:0] issue$beat_line;
-    wire  issue$beat_last_of_burst;
-    wire  issue$beat_last;
-    reg  receive$clock;
-    reg  receive$rst_n;
-    reg  receive$start;
-    reg  receive$next_burst;
-    reg  receive$next_beat;
-    reg  receive$cancel;
-    wire  receive$valid;
-    wire  [39:0] receive$address;
-    wire  [3:0] receive$beats_m1;
-    wire  receive$last_burst;
-    wire  [3:0] receive$beat_first_lane;
-    wire  [3:0] receive$beat_last_lane;
-    wire  [35:0] receive$beat_line;
-    wire  receive$beat_last_of_burst;
-    wire  receive$beat_last;
-    reg  buffer$clock;
-    reg  buffer$rst_n;
-    reg  buffer$tail$valid;
-    reg  [135:0] buffer$tail$data;
-    wire  buffer$tail$ready;
-    wire  buffer$head$valid;
-    wire  [135:0] buffer$head$data;
-    reg  buffer$head$ready;
-    wire  [6:0] buffer$count;
-    reg  reserved$clock;
-    reg  reserved$rst_n;
-    reg  [6:0] reserved$d;
-    wire  [6:0] reserved$q;
-    reg  discarding$clock;
-    reg  discarding$rst_n;
-    reg  discarding$d;
-    wire  discarding$q;
-    reg  counter_q$clock;
-    reg  counter_q$rst_n;
-    reg  [1:0] counter_q$d;
-    wire  [1:0] counter_q$q;
-    reg  cache_q$clock;
-    reg  cache_q$rst_n;
-    reg  [3:0] cache_q$d;
-    wire  [3:0] cache_q$q;
-    
-    // Local signals
-    reg  [6:0] burst_beats;
-    reg  burst_ready;
-    reg  popped;
-    
-    // Sub module instances
-    npu_u65_512_core$dma$command$issue issue(
-        .clock(issue$clock),
-        .rst_n(issue$rst_n),
-        .start(issue$start),
-        .shape$base(shape$base),
-        .shape$len(shape$len),
-        .shape$rows(shape$rows),
-        .shape$planes(shape$planes),
-        .shape$row_skip(shape$row_skip),
-        .shape$plane_skip(shape$plane_skip),
-        .shape$three_d(shape$three_d),
-        .shape$max_beats(shape$max_beats),
-        .next_burst(issue$next_burst),
-        .next_beat(issue$next_beat),
-        .cancel(issue$cancel),
-        .valid(issue$valid),
-        .address(issue$address),
-        .beats_m1(issue$beats_m1),
-        .last_burst(issue$last_burst),
-        .beat_first_lane(issue$beat_first_lane),
-        .beat_last_lane(issue$beat_last_lane),
-        .beat_line(issue$beat_line),
-        .beat_last_of_burst(issue$beat_last_of_burst),
-        .beat_last(issue$beat_last)
-    );
-    npu_u65_512_core$dma$command$issue receive(
-        .clock(receive$clock),
-        .rst_n(receive$rst_n),
-        .start(receive$start),
-        .shape$base(shape$base),
-        .shape$len(shape$len),
-        .shape$rows(shape$rows),
-        .shape$planes(shape$planes),
-        .shape$row_skip(shape$row_skip),
-        .shape$plane_skip(shape$plane_skip),
-        .shape$three_d(shape$three_d),
-        .shape$max_beats(shape$max_beats),
-        .next_burst(receive$next_burst),
-        .next_beat(receive$next_beat),
-        .cancel(receive$cancel),
-        .valid(receive$valid),
-        .address(receive$address),
-        .beats_m1(receive$beats_m1),
-        .last_burst(receive$last_burst),
-        .beat_first_lane(receive$beat_first_lane),
-        .beat_last_lane(receive$beat_last_lane),
-        .beat_line(receive$beat_line),
-        .beat_last_of_burst(receive$beat_last_of_burst),
-        .beat_last(receive$beat_last)
-    );
-    npu_u65_512_core$dma$ifm$read$buffer buffer(
-        .clock(buffer$clock),
-        .rst_n(buffer$rst_n),
-        .tail$valid(buffer$tail$valid),
-        .tail$data(buffer$tail$data),
-        .tail$ready(buffer$tail$ready),
-        .head$valid(buffer$head$valid),
-        .head$data(buffer$head$data),
-        .head$ready(buffer$head$ready),
-        .count(buffer$count)
-    );
-    npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$w_count reserved(
-        .clock(reserved$clock),
-        .rst_n(reserved$rst_n),
-        .d(reserved$d),
-        .q(reserved$q)
-    );
-    npu_u65_512_core$cpm$reset_sync$stage$0 discarding(
-        .clock(discarding$clock),
-        .rst_n(discarding$rst_n),
-        .d(discarding$d),
-        .q(discarding$q)
-    );
-    npu_u65_512_core$cpm$prot_state counter_q(
-        .clock(counter_q$clock),
-        .rst_n(counter_q$rst_n),
-        .d(counter_q$d),
-        .q(counter_q$q)
-    );
-    npu_u65_512_core$datapath$ifm_fetch$step cache_q(
-        .clock(cache_q$clock),
-        .rst_n(cache_q$rst_n),
-        .d(cache_q$d),
-        .q(cache_q$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        reserved$clock = clock;
-        discarding$clock = clock;
-        counter_q$clock = clock;
-        cache_q$clock = clock;
-        reserved$d = reserved$q;
-        discarding$d = discarding$q;
-        counter_q$d = counter_q$q;
-        cache_q$d = cache_q$q;
-        reserved$rst_n = rst_n;
-        discarding$rst_n = rst_n;
-        counter_q$rst_n = rst_n;
-        cache_q$rst_n = rst_n;
-        if (start) begin
-            counter_q$d = counter;
-            cache_q$d = cache;
-        end
-        reads$counter = counter_q$q;
-        reads$cache = cache_q$q;
-        issue$clock = clock;
-        issue$rst_n = rst_n;
-        receive$clock = clock;
-        receive$rst_n = rst_n;
-        buffer$clock = clock;
-        buffer$rst_n = rst_n;
-        issue$start = start;
-        receive$start = start;
-        burst_beats = ((issue$beats_m1) & 7'h7f) + 32'h1;
-        burst_ready = issue$valid & ~halt & (reserved$q <= depth - burst_beats);
-        reads$request = burst_ready & reads$may_issue;
-        reads$limit_stall = burst_ready & ~reads$may_issue;
-        reads$address = issue$address;
-        reads$len = ((issue$beats_m1) & 8'hff);
-        issue$next_burst = reads$grant;
-        issue$next_beat = 1'b0;
-        issue$cancel = cancel;
-        receive$cancel = 1'b0;
-        if (cancel) begin
-            discarding$d = 1'b1;
-        end
-        if (start) begin
-            discarding$d = 1'b0;
-        end
-        receive$next_burst = 1'b0;
-        receive$next_beat = reads$beat;
-        buffer$tail$valid = reads$beat;
-        buffer$tail$data[(64'h0)+:(128)] = reads$data;
-        buffer$tail$data[(64'h80)+:(4)] = receive$beat_first_lane;
-        buffer$tail$data[(64'h84)+:(4)] = receive$beat_last_lane;
-        out$valid = buffer$head$valid & ~discarding$q;
-        out$data = buffer$head$data;
-        buffer$head$ready = out$ready | discarding$q;
-        popped = buffer$head$valid & buffer$head$ready;
-        if (reads$grant) begin
-            reserved$d = reserved$q + burst_beats;
-            if (popped) begin
-                reserved$d = reserved$q + burst_beats - 32'h1;
-            end
-        end
-        else if (popped) begin
-            reserved$d = reserved$q - 32'h1;
-        end
-        busy = issue$valid | (reserved$q != 32'h0);
-    end
-    
-endmodule // npu_u65_512_core$dma$ifm$read
-
-
-module npu_u65_512_core$dma$ifm$read$buffer(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  tail$valid;
-    input wire  [135:0] tail$data;
-    output reg  tail$ready;
-    output reg  head$valid;
-    output reg  [135:0] head$data;
-    input wire  head$ready;
-    output reg  [6:0] count;
-    
-    // Constant declarations
-    localparam  depth = 7'b1000000;
-    
-    // Stub signals
-    reg  write_pointer$clock;
-    reg  write_pointer$rst_n;
-    reg  [6:0] write_pointer$d;
-    wire  [6:0] write_pointer$q;
-    reg  read_pointer$clock;
-    reg  read_pointer$rst_n;
-    reg  [6:0] read_pointer$d;
-    wire  [6:0] read_pointer$q;
-    reg  words$clock;
-    reg  words$rst_n;
-    reg  words$write_enable;
-    reg  [5:0] words$write_address;
-    reg  [135:0] words$write_data;
-    reg  [5:0] words$read_address;
-    wire  [135:0] words$read_data;
-    
-    // Local signals
-    reg  push;
-    reg  pop;
-    
-    // Sub module instances
-    npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$w_count write_pointer(
-        .clock(write_pointer$clock),
-        .rst_n(write_pointer$rst_n),
-        .d(write_pointer$d),
-        .q(write_pointer$q)
-    );
-    npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$w_count read_pointer(
-        .clock(read_pointer$clock),
-        .rst_n(read_pointer$rst_n),
-        .d(read_pointer$d),
-        .q(read_pointer$q)
-    );
-    npu_u65_512_core$dma$ifm$read$buffer$words words(
-        .clock(words$clock),
-        .rst_n(words$rst_n),
-        .write_enable(words$write_enable),
-        .write_address(words$write_address),
-        .write_data(words$write_data),
-        .read_address(words$read_address),
-        .read_data(words$read_data)
-    );
-    
-    // Update code
-    always @(*) begin
-        write_pointer$clock = clock;
-        read_pointer$clock = clock;
-        write_pointer$d = write_pointer$q;
-        read_pointer$d = read_pointer$q;
-        write_pointer$rst_n = rst_n;
-        read_pointer$rst_n = rst_n;
-        words$clock = clock;
-        words$rst_n = rst_n;
-        count = write_pointer$q - read_pointer$q;
-        tail$ready = count != depth;
-        head$valid = count != 32'h0;
-        push = tail$valid & tail$ready;
-        pop = head$valid & head$ready;
-        words$write_enable = push;
-        words$write_address = write_pointer$q[(32'h0)+:(6)];
-        words$write_data = tail$data;
-        words$read_address = read_pointer$q[(32'h0)+:(6)];
-        head$data = words$read_data;
-        if (push) begin
-            write_pointer$d = write_pointer$q + 32'h1;
-        end
-        if (pop) begin
-            read_pointer$d = read_pointer$q + 32'h1;
-        end
-    end
-    
-endmodule // npu_u65_512_core$dma$ifm$read$buffer
 
 
 
 
-module npu_u65_512_core$dma$ifm$read$buffer$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  write_enable;
-    input wire  [5:0] write_address;
-    input wire  [135:0] write_data;
-    input wire  [5:0] read_address;
-    output reg  [135:0] read_data;
-    
-    // Update code (custom)
-    reg [135:0] cells [0:63];
-    integer i;
-    always @(posedge clock or negedge rst_n)
-       if (!rst_n) for (i = 0; i <= 63; i = i + 1) cells[i] <= 0;
-       else if (write_enable) cells[write_address] <= write_data;
-    always @(*) read_data = cells[read_address];
-endmodule // npu_u65_512_core$dma$ifm$read$buffer$words
+
+
+
+
+
+
+
+
+
+
 
 
 
@@ -39518,7 +38936,7 @@ module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     output reg  busy;
     
     // Constant declarations
-    localparam  depth = 6'b100000;
+    localparam  depth = 10'b1000000000;
     
     // Stub signals
     reg  issue$clock;
@@ -39559,11 +38977,11 @@ module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     wire  buffer$head$valid;
     wire  [135:0] buffer$head$data;
     reg  buffer$head$ready;
-    wire  [5:0] buffer$count;
+    wire  [9:0] buffer$count;
     reg  reserved$clock;
     reg  reserved$rst_n;
-    reg  [5:0] reserved$d;
-    wire  [5:0] reserved$q;
+    reg  [9:0] reserved$d;
+    wire  [9:0] reserved$q;
     reg  discarding$clock;
     reg  discarding$rst_n;
     reg  discarding$d;
@@ -39578,7 +38996,7 @@ module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     wire  [3:0] cache_q$q;
     
     // Local signals
-    reg  [5:0] burst_beats;
+    reg  [9:0] burst_beats;
     reg  burst_ready;
     reg  popped;
     
@@ -39644,7 +39062,7 @@ module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         .head$ready(buffer$head$ready),
         .count(buffer$count)
     );
-    npu_u65_512_core$datapath$traversal$readout_walker$done reserved(
+    npu_u65_512_core$dma$mem2mem$read$buffer$write_pointer reserved(
         .clock(reserved$clock),
         .rst_n(reserved$rst_n),
         .d(reserved$d),
@@ -39697,7 +39115,7 @@ module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         buffer$rst_n = rst_n;
         issue$start = start;
         receive$start = start;
-        burst_beats = ((issue$beats_m1) & 6'h3f) + 32'h1;
+        burst_beats = ((issue$beats_m1) & 10'h3ff) + 32'h1;
         burst_ready = issue$valid & ~halt & (reserved$q <= depth - burst_beats);
         reads$request = burst_ready & reads$may_issue;
         reads$limit_stall = burst_ready & ~reads$may_issue;
@@ -39749,81 +39167,158 @@ module npu_u65_512_core$dma$mem2mem$read$buffer(clock,rst_n,tail$valid,tail$data
     output reg  head$valid;
     output reg  [135:0] head$data;
     input wire  head$ready;
-    output reg  [5:0] count;
+    output reg  [9:0] count;
     
     // Constant declarations
-    localparam  depth = 6'b100000;
+    localparam  depth = 10'b1000000000;
     
     // Stub signals
+    reg  ram$clock;
+    reg  ram$write_enable;
+    reg  [8:0] ram$write_address;
+    reg  [135:0] ram$write_data;
+    reg  ram$read_enable;
+    reg  [8:0] ram$read_address;
+    wire  [135:0] ram$read_data;
     reg  write_pointer$clock;
     reg  write_pointer$rst_n;
-    reg  [5:0] write_pointer$d;
-    wire  [5:0] write_pointer$q;
+    reg  [9:0] write_pointer$d;
+    wire  [9:0] write_pointer$q;
     reg  read_pointer$clock;
     reg  read_pointer$rst_n;
-    reg  [5:0] read_pointer$d;
-    wire  [5:0] read_pointer$q;
-    reg  words$clock;
-    reg  words$rst_n;
-    reg  words$write_enable;
-    reg  [4:0] words$write_address;
-    reg  [135:0] words$write_data;
-    reg  [4:0] words$read_address;
-    wire  [135:0] words$read_data;
+    reg  [9:0] read_pointer$d;
+    wire  [9:0] read_pointer$q;
+    reg  reading$clock;
+    reg  reading$rst_n;
+    reg  reading$d;
+    wire  reading$q;
+    reg  first$clock;
+    reg  first$rst_n;
+    reg  [135:0] first$d;
+    wire  [135:0] first$q;
+    reg  second$clock;
+    reg  second$rst_n;
+    reg  [135:0] second$d;
+    wire  [135:0] second$q;
+    reg  staged$clock;
+    reg  staged$rst_n;
+    reg  [1:0] staged$d;
+    wire  [1:0] staged$q;
     
     // Local signals
+    reg  [9:0] in_ram;
     reg  push;
     reg  pop;
+    reg  [1:0] kept;
+    reg  issue;
     
     // Sub module instances
-    npu_u65_512_core$datapath$traversal$readout_walker$done write_pointer(
+    npu_u65_512_core$dma$mem2mem$read$buffer$ram ram(
+        .clock(ram$clock),
+        .write_enable(ram$write_enable),
+        .write_address(ram$write_address),
+        .write_data(ram$write_data),
+        .read_enable(ram$read_enable),
+        .read_address(ram$read_address),
+        .read_data(ram$read_data)
+    );
+    npu_u65_512_core$dma$mem2mem$read$buffer$write_pointer write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_512_core$datapath$traversal$readout_walker$done read_pointer(
+    npu_u65_512_core$dma$mem2mem$read$buffer$write_pointer read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
         .q(read_pointer$q)
     );
-    npu_u65_512_core$dma$mem2mem$read$buffer$words words(
-        .clock(words$clock),
-        .rst_n(words$rst_n),
-        .write_enable(words$write_enable),
-        .write_address(words$write_address),
-        .write_data(words$write_data),
-        .read_address(words$read_address),
-        .read_data(words$read_data)
+    npu_u65_512_core$cpm$reset_sync$stage$0 reading(
+        .clock(reading$clock),
+        .rst_n(reading$rst_n),
+        .d(reading$d),
+        .q(reading$q)
+    );
+    npu_u65_512_core$dma$command$buffer$first first(
+        .clock(first$clock),
+        .rst_n(first$rst_n),
+        .d(first$d),
+        .q(first$q)
+    );
+    npu_u65_512_core$dma$command$buffer$first second(
+        .clock(second$clock),
+        .rst_n(second$rst_n),
+        .d(second$d),
+        .q(second$q)
+    );
+    npu_u65_512_core$cpm$prot_state staged(
+        .clock(staged$clock),
+        .rst_n(staged$rst_n),
+        .d(staged$d),
+        .q(staged$q)
     );
     
     // Update code
     always @(*) begin
         write_pointer$clock = clock;
         read_pointer$clock = clock;
+        reading$clock = clock;
+        first$clock = clock;
+        second$clock = clock;
+        staged$clock = clock;
         write_pointer$d = write_pointer$q;
         read_pointer$d = read_pointer$q;
+        reading$d = reading$q;
+        first$d = first$q;
+        second$d = second$q;
+        staged$d = staged$q;
         write_pointer$rst_n = rst_n;
         read_pointer$rst_n = rst_n;
-        words$clock = clock;
-        words$rst_n = rst_n;
-        count = write_pointer$q - read_pointer$q;
+        reading$rst_n = rst_n;
+        first$rst_n = rst_n;
+        second$rst_n = rst_n;
+        staged$rst_n = rst_n;
+        ram$clock = clock;
+        in_ram = write_pointer$q - read_pointer$q;
+        count = in_ram + ((reading$q) & 10'h3ff) + ((staged$q) & 10'h3ff);
         tail$ready = count != depth;
-        head$valid = count != 32'h0;
+        head$valid = staged$q != 32'h0;
+        head$data = first$q;
         push = tail$valid & tail$ready;
         pop = head$valid & head$ready;
-        words$write_enable = push;
-        words$write_address = write_pointer$q[(32'h0)+:(5)];
-        words$write_data = tail$data;
-        words$read_address = read_pointer$q[(32'h0)+:(5)];
-        head$data = words$read_data;
+        ram$write_enable = push;
+        ram$write_address = write_pointer$q[(32'h0)+:(9)];
+        ram$write_data = tail$data;
         if (push) begin
             write_pointer$d = write_pointer$q + 32'h1;
         end
+        kept = staged$q;
         if (pop) begin
+            kept = staged$q - 32'h1;
+        end
+        issue = (in_ram != 32'h0) & ((kept + ((reading$q) & 2'h3)) < 32'h2);
+        ram$read_enable = issue;
+        ram$read_address = read_pointer$q[(32'h0)+:(9)];
+        reading$d = 32'h0;
+        if (issue) begin
+            reading$d = 32'h1;
+        end
+        if (issue) begin
             read_pointer$d = read_pointer$q + 32'h1;
         end
+        if (pop) begin
+            first$d = second$q;
+        end
+        if (reading$q == 32'h1) begin
+            if (kept == 32'h0) begin
+                first$d = ram$read_data;
+            end
+            else begin
+                second$d = ram$read_data;
+            end
+        end
+        staged$d = kept + ((reading$q) & 2'h3);
     end
     
 endmodule // npu_u65_512_core$dma$mem2mem$read$buffer
@@ -39831,27 +39326,51 @@ endmodule // npu_u65_512_core$dma$mem2mem$read$buffer
 
 
 
-module npu_u65_512_core$dma$mem2mem$read$buffer$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
+module npu_u65_512_core$dma$mem2mem$read$buffer$ram(clock,write_enable,write_address,write_data,read_enable,read_address,read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  write_enable;
+    input wire  [8:0] write_address;
+    input wire  [135:0] write_data;
+    input wire  read_enable;
+    input wire  [8:0] read_address;
+    output reg  [135:0] read_data;
+    
+    // Update code (custom)
+    reg [135:0] cells [0:511];
+    always @(posedge clock) begin
+       if (write_enable) cells[write_address] <= write_data;
+       if (read_enable) read_data <= cells[read_address];
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$buffer$ram
+
+
+
+
+
+
+
+
+
+
+module npu_u65_512_core$dma$mem2mem$read$buffer$write_pointer(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  write_enable;
-    input wire  [4:0] write_address;
-    input wire  [135:0] write_data;
-    input wire  [4:0] read_address;
-    output reg  [135:0] read_data;
+    input wire  [9:0] d;
+    output reg  [9:0] q;
+    
+    // Constant declarations
+    localparam  init = 10'b0;
     
     // Update code (custom)
-    reg [135:0] cells [0:31];
-    integer i;
-    always @(posedge clock or negedge rst_n)
-       if (!rst_n) for (i = 0; i <= 31; i = i + 1) cells[i] <= 0;
-       else if (write_enable) cells[write_address] <= write_data;
-    always @(*) read_data = cells[read_address];
-endmodule // npu_u65_512_core$dma$mem2mem$read$buffer$words
-
-
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$dma$mem2mem$read$buffer$write_pointer
 
 
 
@@ -42141,6 +41660,200 @@ endmodule // npu_u65_512_core$dma$reads$port0
 
 
 
+module npu_u65_512_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,requests$valid,requests$data,requests$ready,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] regioncfg;
+    input wire  [511:0] basep;
+    input wire  [127:0] axi_limit;
+    input wire  halt;
+    input wire  requests$valid;
+    input wire  [74:0] requests$data;
+    output reg  requests$ready;
+    output wire  reads$request;
+    output wire  [39:0] reads$address;
+    output wire  [7:0] reads$len;
+    input wire  reads$grant;
+    output wire  [1:0] reads$counter;
+    output wire  [3:0] reads$cache;
+    input wire  reads$may_issue;
+    output wire  reads$limit_stall;
+    input wire  reads$beat;
+    input wire  [127:0] reads$data;
+    output wire  out$valid;
+    output wire  [135:0] out$data;
+    input wire  out$ready;
+    output reg  busy;
+    
+    // Stub signals
+    reg  [2:0] region_lookup$region;
+    reg  [15:0] region_lookup$regioncfg;
+    reg  [31:0] region_lookup$basep$0;
+    reg  [31:0] region_lookup$basep$1;
+    reg  [31:0] region_lookup$basep$2;
+    reg  [31:0] region_lookup$basep$3;
+    reg  [31:0] region_lookup$basep$4;
+    reg  [31:0] region_lookup$basep$5;
+    reg  [31:0] region_lookup$basep$6;
+    reg  [31:0] region_lookup$basep$7;
+    reg  [31:0] region_lookup$basep$8;
+    reg  [31:0] region_lookup$basep$9;
+    reg  [31:0] region_lookup$basep$10;
+    reg  [31:0] region_lookup$basep$11;
+    reg  [31:0] region_lookup$basep$12;
+    reg  [31:0] region_lookup$basep$13;
+    reg  [31:0] region_lookup$basep$14;
+    reg  [31:0] region_lookup$basep$15;
+    reg  [31:0] region_lookup$axi_limit$0;
+    reg  [31:0] region_lookup$axi_limit$1;
+    reg  [31:0] region_lookup$axi_limit$2;
+    reg  [31:0] region_lookup$axi_limit$3;
+    wire  [39:0] region_lookup$base;
+    wire  [1:0] region_lookup$counter;
+    wire  [1:0] region_lookup$max_beats;
+    wire  [3:0] region_lookup$arcache;
+    wire  [3:0] region_lookup$awcache;
+    reg  channel$clock;
+    reg  channel$rst_n;
+    reg  channel$start;
+    reg  [39:0] channel$shape$base;
+    reg  [31:0] channel$shape$len;
+    reg  [15:0] channel$shape$rows;
+    reg  [15:0] channel$shape$planes;
+    reg  [39:0] channel$shape$row_skip;
+    reg  [39:0] channel$shape$plane_skip;
+    reg  channel$shape$three_d;
+    reg  [1:0] channel$shape$max_beats;
+    reg  channel$halt;
+    reg  channel$cancel;
+    reg  [1:0] channel$counter;
+    reg  [3:0] channel$cache;
+    wire  channel$busy;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$ifm_region region_lookup(
+        .region(region_lookup$region),
+        .regioncfg(region_lookup$regioncfg),
+        .basep$0(region_lookup$basep$0),
+        .basep$1(region_lookup$basep$1),
+        .basep$2(region_lookup$basep$2),
+        .basep$3(region_lookup$basep$3),
+        .basep$4(region_lookup$basep$4),
+        .basep$5(region_lookup$basep$5),
+        .basep$6(region_lookup$basep$6),
+        .basep$7(region_lookup$basep$7),
+        .basep$8(region_lookup$basep$8),
+        .basep$9(region_lookup$basep$9),
+        .basep$10(region_lookup$basep$10),
+        .basep$11(region_lookup$basep$11),
+        .basep$12(region_lookup$basep$12),
+        .basep$13(region_lookup$basep$13),
+        .basep$14(region_lookup$basep$14),
+        .basep$15(region_lookup$basep$15),
+        .axi_limit$0(region_lookup$axi_limit$0),
+        .axi_limit$1(region_lookup$axi_limit$1),
+        .axi_limit$2(region_lookup$axi_limit$2),
+        .axi_limit$3(region_lookup$axi_limit$3),
+        .base(region_lookup$base),
+        .counter(region_lookup$counter),
+        .max_beats(region_lookup$max_beats),
+        .arcache(region_lookup$arcache),
+        .awcache(region_lookup$awcache)
+    );
+    npu_u65_512_core$dma$command channel(
+        .clock(channel$clock),
+        .rst_n(channel$rst_n),
+        .start(channel$start),
+        .shape$base(channel$shape$base),
+        .shape$len(channel$shape$len),
+        .shape$rows(channel$shape$rows),
+        .shape$planes(channel$shape$planes),
+        .shape$row_skip(channel$shape$row_skip),
+        .shape$plane_skip(channel$shape$plane_skip),
+        .shape$three_d(channel$shape$three_d),
+        .shape$max_beats(channel$shape$max_beats),
+        .halt(channel$halt),
+        .cancel(channel$cancel),
+        .counter(channel$counter),
+        .cache(channel$cache),
+        .reads$request(reads$request),
+        .reads$address(reads$address),
+        .reads$len(reads$len),
+        .reads$grant(reads$grant),
+        .reads$counter(reads$counter),
+        .reads$cache(reads$cache),
+        .reads$may_issue(reads$may_issue),
+        .reads$limit_stall(reads$limit_stall),
+        .reads$beat(reads$beat),
+        .reads$data(reads$data),
+        .out$valid(out$valid),
+        .out$data(out$data),
+        .out$ready(out$ready),
+        .busy(channel$busy)
+    );
+    
+    // Update code
+    always @(*) begin
+        channel$clock = clock;
+        channel$rst_n = rst_n;
+        region_lookup$region = requests$data[(64'h0)+:(3)];
+        region_lookup$regioncfg = regioncfg;
+        region_lookup$basep$0 = basep[(32'h20 * 0)+:(32)];
+        region_lookup$basep$1 = basep[(32'h20 * 1)+:(32)];
+        region_lookup$basep$2 = basep[(32'h20 * 2)+:(32)];
+        region_lookup$basep$3 = basep[(32'h20 * 3)+:(32)];
+        region_lookup$basep$4 = basep[(32'h20 * 4)+:(32)];
+        region_lookup$basep$5 = basep[(32'h20 * 5)+:(32)];
+        region_lookup$basep$6 = basep[(32'h20 * 6)+:(32)];
+        region_lookup$basep$7 = basep[(32'h20 * 7)+:(32)];
+        region_lookup$basep$8 = basep[(32'h20 * 8)+:(32)];
+        region_lookup$basep$9 = basep[(32'h20 * 9)+:(32)];
+        region_lookup$basep$10 = basep[(32'h20 * 10)+:(32)];
+        region_lookup$basep$11 = basep[(32'h20 * 11)+:(32)];
+        region_lookup$basep$12 = basep[(32'h20 * 12)+:(32)];
+        region_lookup$basep$13 = basep[(32'h20 * 13)+:(32)];
+        region_lookup$basep$14 = basep[(32'h20 * 14)+:(32)];
+        region_lookup$basep$15 = basep[(32'h20 * 15)+:(32)];
+        region_lookup$axi_limit$0 = axi_limit[(32'h20 * 0)+:(32)];
+        region_lookup$axi_limit$1 = axi_limit[(32'h20 * 1)+:(32)];
+        region_lookup$axi_limit$2 = axi_limit[(32'h20 * 2)+:(32)];
+        region_lookup$axi_limit$3 = axi_limit[(32'h20 * 3)+:(32)];
+        channel$shape$base = region_lookup$base + requests$data[(64'h3)+:(40)];
+        channel$shape$len = requests$data[(64'h2b)+:(32)];
+        channel$shape$rows = 32'h1;
+        channel$shape$planes = 32'h1;
+        channel$shape$row_skip = 32'h0;
+        channel$shape$plane_skip = 32'h0;
+        channel$shape$three_d = 1'b0;
+        channel$shape$max_beats = region_lookup$max_beats;
+        channel$counter = region_lookup$counter;
+        channel$cache = region_lookup$arcache;
+        channel$halt = halt;
+        channel$cancel = 1'b0;
+        requests$ready = ~channel$busy & ~halt;
+        channel$start = requests$valid & requests$ready & (requests$data[(64'h2b)+:(32)] != 32'h0);
+        busy = channel$busy;
+    end
+    
+endmodule // npu_u65_512_core$dma$scales$0
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 
 
 
@@ -42413,7 +42126,7 @@ module npu_u65_512_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
         .arcache(region_lookup$arcache),
         .awcache(region_lookup$awcache)
     );
-    npu_u65_512_core$dma$command channel(
+    npu_u65_512_core$dma$mem2mem$read channel(
         .clock(channel$clock),
         .rst_n(channel$rst_n),
         .start(channel$start),
@@ -42489,6 +42202,22 @@ module npu_u65_512_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
     end
     
 endmodule // npu_u65_512_core$dma$weights$0
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 
 
 
@@ -50036,7 +49765,7 @@ module npu_u65_512_core$pmu$counters$0(clock,rst_n,addr,write,wdata,hit,q,reset,
     reg  [31:0] incremented;
     
     // Sub module instances
-    npu_u65_512_core$pmu$counters$0$event_type event_type(
+    npu_u65_512_core$dma$mem2mem$read$buffer$write_pointer event_type(
         .clock(event_type$clock),
         .rst_n(event_type$rst_n),
         .d(event_type$d),
@@ -50203,23 +49932,6 @@ endmodule // npu_u65_512_core$pmu$counters$0
 
 
 
-module npu_u65_512_core$pmu$counters$0$event_type(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [9:0] d;
-    output reg  [9:0] q;
-    
-    // Constant declarations
-    localparam  init = 10'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_512_core$pmu$counters$0$event_type
 
 
 module npu_u65_512_core$pmu$counters$1(clock,rst_n,addr,write,wdata,hit,q,reset,enable,events,overflow);
@@ -50294,7 +50006,7 @@ module npu_u65_512_core$pmu$counters$1(clock,rst_n,addr,write,wdata,hit,q,reset,
     reg  [31:0] incremented;
     
     // Sub module instances
-    npu_u65_512_core$pmu$counters$0$event_type event_type(
+    npu_u65_512_core$dma$mem2mem$read$buffer$write_pointer event_type(
         .clock(event_type$clock),
         .rst_n(event_type$rst_n),
         .d(event_type$d),
@@ -50535,7 +50247,7 @@ module npu_u65_512_core$pmu$counters$2(clock,rst_n,addr,write,wdata,hit,q,reset,
     reg  [31:0] incremented;
     
     // Sub module instances
-    npu_u65_512_core$pmu$counters$0$event_type event_type(
+    npu_u65_512_core$dma$mem2mem$read$buffer$write_pointer event_type(
         .clock(event_type$clock),
         .rst_n(event_type$rst_n),
         .d(event_type$d),
@@ -50776,7 +50488,7 @@ module npu_u65_512_core$pmu$counters$3(clock,rst_n,addr,write,wdata,hit,q,reset,
     reg  [31:0] incremented;
     
     // Sub module instances
-    npu_u65_512_core$pmu$counters$0$event_type event_type(
+    npu_u65_512_core$dma$mem2mem$read$buffer$write_pointer event_type(
         .clock(event_type$clock),
         .rst_n(event_type$rst_n),
         .d(event_type$d),
@@ -54158,7 +53870,7 @@ module npu_u65_512_core$shram$banks$0(clock,write_enable,write_address,write_dat
     always @(posedge clock) if (read_enable[0]) begin
        low_0 <= (low_line_0 < 3072) ? lines[low_line_0[11:0]][63:0] : 64'h0;
        high_0 <= (high_line_0 < 3072) ? lines[high_line_0[11:0]][127:64] : 64'h0;
-       odd_0 <= read_address[0 +: 13][0];
+       odd_0 <= read_address[0];
     end
     always @(*) read_data[0 +: 128] = odd_0 ? {low_0, high_0} : {high_0, low_0};
     wire [13:0] low_line_1 = (read_address[13 +: 13] + 1) >> 1;
@@ -54169,7 +53881,7 @@ module npu_u65_512_core$shram$banks$0(clock,write_enable,write_address,write_dat
     always @(posedge clock) if (read_enable[1]) begin
        low_1 <= (low_line_1 < 3072) ? lines[low_line_1[11:0]][63:0] : 64'h0;
        high_1 <= (high_line_1 < 3072) ? lines[high_line_1[11:0]][127:64] : 64'h0;
-       odd_1 <= read_address[13 +: 13][0];
+       odd_1 <= read_address[13];
     end
     always @(*) read_data[128 +: 128] = odd_1 ? {low_1, high_1} : {high_1, low_1};
     wire [13:0] low_line_2 = (read_address[26 +: 13] + 1) >> 1;
@@ -54180,7 +53892,7 @@ module npu_u65_512_core$shram$banks$0(clock,write_enable,write_address,write_dat
     always @(posedge clock) if (read_enable[2]) begin
        low_2 <= (low_line_2 < 3072) ? lines[low_line_2[11:0]][63:0] : 64'h0;
        high_2 <= (high_line_2 < 3072) ? lines[high_line_2[11:0]][127:64] : 64'h0;
-       odd_2 <= read_address[26 +: 13][0];
+       odd_2 <= read_address[26];
     end
     always @(*) read_data[256 +: 128] = odd_2 ? {low_2, high_2} : {high_2, low_2};
     wire [13:0] low_line_3 = (read_address[39 +: 13] + 1) >> 1;
@@ -54191,7 +53903,7 @@ module npu_u65_512_core$shram$banks$0(clock,write_enable,write_address,write_dat
     always @(posedge clock) if (read_enable[3]) begin
        low_3 <= (low_line_3 < 3072) ? lines[low_line_3[11:0]][63:0] : 64'h0;
        high_3 <= (high_line_3 < 3072) ? lines[high_line_3[11:0]][127:64] : 64'h0;
-       odd_3 <= read_address[39 +: 13][0];
+       odd_3 <= read_address[39];
     end
     always @(*) read_data[384 +: 128] = odd_3 ? {low_3, high_3} : {high_3, low_3};
 endmodule // npu_u65_512_core$shram$banks$0

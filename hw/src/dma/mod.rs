@@ -142,20 +142,22 @@ pub struct Dma {
     pub m0_events: AxiEvents,
     pub m1_events: AxiEvents,
 
-    command: ReadChannel<4, 5>,
-    mem2mem: Mem2Mem<5, 6>,
-    /// The IFM channel, with twice the user DMA's beats in flight (64): an
-    /// IFM block streams at a beat a cycle behind up to about 64 cycles of
-    /// memory latency (the user DMA's 32 held 100-cycle memory to a third
-    /// of that).
-    ifm: Mem2Mem<6, 7>,
+    // Read buffers (RAMs) sized to hide memory latency (TRM 4.7): a
+    // channel streams at most its buffer's bytes per round trip, so the
+    // user DMA, IFM and weight channels keep 512 beats (8 KB) in flight, the
+    // port's 12-16 bytes a cycle behind 500 cycles of DRAM latency (Vela's
+    // Ethos_U65_Client_Server); the scale/bias and command streams, a few
+    // bytes an OFM channel or an operation, 64 (1 KB).
+    command: ReadChannel<6, 7>,
+    mem2mem: Mem2Mem<9, 10>,
+    ifm: Mem2Mem<9, 10>,
     ifm_region: RegionSelect,
     /// The IFM copy in progress ends an IFM block.
     ifm_block_end: ResetReg<Bit>,
     /// An IFM copy's bytes: its rows' length times their count.
     ifm_run_len: Signal<Local, Bits<32>>,
-    weights: Vec<StreamReader>,
-    scales: Vec<StreamReader>,
+    weights: Vec<StreamReader<9, 10>>,
+    scales: Vec<StreamReader<6, 7>>,
     /// BASEPn and AXI_LIMITn for the stream readers (`StreamReader::basep`).
     basep_packed: Signal<Local, Bits<512>>,
     axi_limit_packed: Signal<Local, Bits<128>>,

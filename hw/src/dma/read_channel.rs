@@ -4,11 +4,13 @@
 use super::reads::ReadClient;
 use super::walker::{TransferShape, TransferWalker};
 use crate::stream::{LaneBeat, StreamOut};
-use crate::widgets::{Fifo, ResetReg};
+use crate::widgets::{RamFifo, ResetReg};
 use rust_hdl::prelude::*;
 
 /// Reads one transfer at a time. `N` is log2 of the buffer depth in beats,
-/// at least 4 (a 256-byte burst), `C` = `N + 1`.
+/// at least 4 (a 256-byte burst), `C` = `N + 1`; the buffer is a RAM
+/// ([`RamFifo`]), deep enough to keep AXI_LIMIT's outstanding bursts in
+/// flight behind a slow memory.
 ///
 /// Bursts are only requested while the buffer has room for all their beats
 /// (beats requested and not yet taken by the consumer never exceed the
@@ -41,7 +43,7 @@ pub struct ReadChannel<const N: usize, const C: usize> {
     burst_ready: Signal<Local, Bit>,
     issue: TransferWalker,
     receive: TransferWalker,
-    buffer: Fifo<LaneBeat, N, C>,
+    buffer: RamFifo<LaneBeat, N, C>,
     /// The buffer's head beat leaves (delivered or discarded).
     popped: Signal<Local, Bit>,
     /// Beats requested and not yet taken by the consumer.

@@ -9,8 +9,10 @@ use super::requests::StreamRead;
 use crate::stream::{LaneBeat, StreamIn, StreamOut};
 use rust_hdl::prelude::*;
 
+/// `N` is log2 of the read buffer's depth in beats (`C` = `N` + 1): what
+/// may be in flight, so what hides the memory's latency.
 #[derive(LogicBlock, Default)]
-pub struct StreamReader {
+pub struct StreamReader<const N: usize, const C: usize> {
     pub clock: Signal<In, Clock>,
     pub rst_n: Signal<In, Bit>,
     pub regioncfg: Signal<In, Bits<16>>,
@@ -26,10 +28,10 @@ pub struct StreamReader {
     /// A stream is being read or delivered.
     pub busy: Signal<Out, Bit>,
     region_lookup: RegionSelect,
-    channel: ReadChannel<4, 5>,
+    channel: ReadChannel<N, C>,
 }
 
-impl Logic for StreamReader {
+impl<const N: usize, const C: usize> Logic for StreamReader<N, C> {
     #[hdl_gen]
     fn update(&mut self) {
         self.channel.clock.next = self.clock.val();

@@ -178,12 +178,13 @@ reg odd_{p};
 always @(posedge clock) if (read_enable[{p}]) begin
    low_{p} <= (low_line_{p} < {lines}) ? lines[low_line_{p}[{w}:0]][63:0] : 64'h0;
    high_{p} <= (high_line_{p} < {lines}) ? lines[high_line_{p}[{w}:0]][127:64] : 64'h0;
-   odd_{p} <= {unit}[0];
+   odd_{p} <= read_address[{odd_bit}];
 end
 always @(*) read_data[{d} +: 128] = odd_{p} ? {{low_{p}, high_{p}}} : {{high_{p}, low_{p}}};
 ",
                 w = LINE_ADDRESS_BITS - 1,
                 d = 128 * p,
+                odd_bit = UNIT_ADDRESS_BITS * p,
             )
         };
         Verilog::Custom(format!(

@@ -7,7 +7,7 @@ mod reset_reg;
 mod synchronizer;
 
 pub use clock_gate::ClockGate;
-pub use fifo::{Fifo, RegisterArray};
+pub use fifo::{BufferRam, Fifo, RamFifo, RegisterArray};
 pub use multiply::Multiply16x40;
 pub use reset_reg::ResetReg;
 pub use synchronizer::Synchronizer;
