@@ -255,13 +255,14 @@ fn npu_sim_sweeps_the_memory_behind_the_ports() {
     let slow_reads = run(&["--mem-latency", "m1=30", "--mem-outstanding", "m1=1"]);
     assert!(slow_reads.get("axi_m1_read_address_stalls") > 0);
     assert_eq!(slow_reads.get("axi_m0_write_address_stalls"), 0);
+    // M1 holds more reads than AXI_LIMIT2 and 3 let the NPU have (64 each).
     let slow_writes = run(&[
         "--mem-latency",
         "30",
         "--mem-outstanding",
         "1",
         "--mem-outstanding",
-        "M1=8",
+        "M1=128",
     ]);
     assert!(slow_writes.get("axi_m0_write_address_stalls") > 0);
     assert_eq!(slow_writes.get("axi_m1_read_address_stalls"), 0);
