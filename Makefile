@@ -57,6 +57,7 @@ bench: deps
 	$(CARGO) bench -p npu-tb --bench harness
 	$(CARGO) bench -p npu-tb --bench weight_decoder
 	$(CARGO) bench -p npu-tb --bench dma
+	$(CARGO) bench -p npu-tb --bench networks
 	$(CARGO) bench -p npu-tb --bench conv
 	$(CARGO) bench -p npu-tb --bench elementwise
 	$(CARGO) bench -p npu-tb --bench output_unit

@@ -1,0 +1,86 @@
+//! Whole networks on the RTL behind the memory Vela assumes, beside Vela's
+//! own estimate: every bundled network (`model/tests/fixtures/networks`),
+//! compiled by Vela 5.2.0 for u65-256 and u65-512, runs on the RTL behind
+//! `Ethos_U65_Client_Server` (Vela's U65 default: AXI0 an SRAM with 32
+//! cycles of latency, AXI1 a DRAM with 500 cycles of read and 250 of write
+//! latency at 12 bytes a cycle; latency and bandwidth as Vela's estimate
+//! models them) with the Ethos-U driver's REGIONCFG and AXI_LIMITs (regions
+//! 0 and 1 on AXI1, the fast scratch on AXI0: Vela's Dedicated_Sram mode),
+//! and its NPU cycles are printed beside Vela's `cycles_total` for the same
+//! configuration and memory (`vela_estimate.json`, written by
+//! `scripts/vela/estimates.py`) and their ratio. Issue 31's target: every
+//! network at or under 1.0x Vela's estimate, 0.8x the goal.
+
+use npu_model::tflite::{self, VelaModel};
+use npu_tb::axi::SystemConfig;
+use npu_tb::rtl_backend::RtlBackend;
+use std::path::{Path, PathBuf};
+
+/// The network's input files, in input order.
+fn inputs(dir: &Path) -> Vec<Vec<u8>> {
+    let single = dir.join("input.bin");
+    let paths: Vec<PathBuf> = if single.exists() {
+        vec![single]
+    } else {
+        (0..)
+            .map(|k| dir.join(format!("input{k}.bin")))
+            .take_while(|p| p.exists())
+            .collect()
+    };
+    paths.iter().map(|p| std::fs::read(p).unwrap()).collect()
+}
+
+fn main() {
+    let system = SystemConfig::by_name("Ethos_U65_Client_Server").expect("a Vela system");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../model/tests/fixtures/networks");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    println!("networks behind {}:", system.describe());
+    println!(
+        "  {:<24} {:<8} {:>10} {:>10} {:>6}",
+        "network", "config", "RTL", "Vela", "ratio"
+    );
+    for dir in dirs {
+        let estimate: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("vela_estimate.json")).unwrap())
+                .unwrap();
+        let mut models: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                let name = p.file_name().unwrap().to_string_lossy();
+                name.starts_with("model_vela") && name.ends_with(".tflite")
+            })
+            .collect();
+        models.sort();
+        for model in models {
+            let vela = VelaModel::load(&model).unwrap();
+            let config = vela.config().unwrap();
+            let job = vela.job(config.clone(), &inputs(&dir)).unwrap();
+            let mut rtl = RtlBackend {
+                axi_configs: [system.completer(0, false), system.completer(1, false)],
+                ..RtlBackend::default()
+            };
+            let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+            let cycles = match tflite::run(&vela, &job, &mut rtl, &mut |_, _| {}) {
+                Ok(net) => net.run.cycles.expect("the RTL counts cycles"),
+                Err(e) => {
+                    println!("  {name:<24} {:<8} fails: {e:#}", config.name);
+                    continue;
+                }
+            };
+            let vela_cycles = estimate["cycles_total"][&config.name]
+                .as_u64()
+                .expect("Vela's estimate for the configuration");
+            println!(
+                "  {name:<24} {:<8} {cycles:>10} {vela_cycles:>10} {:>6.2}",
+                config.name,
+                cycles as f64 / vela_cycles as f64
+            );
+        }
+    }
+}
