@@ -13,59 +13,35 @@
 
 use npu_model::tflite::{self, VelaModel};
 use npu_tb::axi::SystemConfig;
+use npu_tb::networks::bundled_networks;
 use npu_tb::rtl_backend::RtlBackend;
-use std::path::{Path, PathBuf};
-
-/// The network's input files, in input order.
-fn inputs(dir: &Path) -> Vec<Vec<u8>> {
-    let single = dir.join("input.bin");
-    let paths: Vec<PathBuf> = if single.exists() {
-        vec![single]
-    } else {
-        (0..)
-            .map(|k| dir.join(format!("input{k}.bin")))
-            .take_while(|p| p.exists())
-            .collect()
-    };
-    paths.iter().map(|p| std::fs::read(p).unwrap()).collect()
-}
 
 fn main() {
     let system = SystemConfig::by_name("Ethos_U65_Client_Server").expect("a Vela system");
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../model/tests/fixtures/networks");
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
     println!("networks behind {}:", system.describe());
     println!(
         "  {:<24} {:<8} {:>10} {:>10} {:>6}",
         "network", "config", "RTL", "Vela", "ratio"
     );
-    for dir in dirs {
-        let estimate: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("vela_estimate.json")).unwrap())
-                .unwrap();
-        let mut models: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| {
-                let name = p.file_name().unwrap().to_string_lossy();
-                name.starts_with("model_vela") && name.ends_with(".tflite")
-            })
+    for network in bundled_networks().expect("the bundled networks") {
+        let estimate: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(network.dir.join("vela_estimate.json")).unwrap(),
+        )
+        .unwrap();
+        let inputs: Vec<Vec<u8>> = network
+            .inputs
+            .iter()
+            .map(|p| std::fs::read(p).unwrap())
             .collect();
-        models.sort();
-        for model in models {
-            let vela = VelaModel::load(&model).unwrap();
+        for model in &network.models {
+            let vela = VelaModel::load(model).unwrap();
             let config = vela.config().unwrap();
-            let job = vela.job(config.clone(), &inputs(&dir)).unwrap();
+            let job = vela.job(config.clone(), &inputs).unwrap();
             let mut rtl = RtlBackend {
                 axi_configs: [system.completer(0, false), system.completer(1, false)],
                 ..RtlBackend::default()
             };
-            let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+            let name = &network.name;
             let cycles = match tflite::run(&vela, &job, &mut rtl, &mut |_, _| {}) {
                 Ok(net) => net.run.cycles.expect("the RTL counts cycles"),
                 Err(e) => {

@@ -12,6 +12,7 @@ pub mod driver;
 pub mod elementwise_jobs;
 pub mod fuzz;
 pub mod layer_probe;
+pub mod networks;
 pub mod npu;
 pub mod q_channel;
 pub mod register_model;

@@ -6,55 +6,25 @@
 //! for u65-256 and wrong for u65-512, so every network runs on both.
 
 use npu_model::tflite::VelaModel;
+use npu_tb::networks::bundled_networks;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn networks() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../model/tests/fixtures/networks")
-}
-
-/// The network's input files, in input order (`input.bin`, or
-/// `input0.bin`, `input1.bin`, ...).
-fn inputs(dir: &Path) -> Vec<PathBuf> {
-    let single = dir.join("input.bin");
-    if single.exists() {
-        return vec![single];
-    }
-    (0..)
-        .map(|k| dir.join(format!("input{k}.bin")))
-        .take_while(|p| p.exists())
-        .collect()
-}
 
 #[test]
 fn every_bundled_network_agrees_on_both_configurations() {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(networks())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    dirs.sort();
-    assert!(dirs.len() >= 6, "bundled networks: {dirs:?}");
-    for dir in dirs {
-        let mut models: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| {
-                let name = p.file_name().unwrap().to_string_lossy();
-                name.starts_with("model_vela") && name.ends_with(".tflite")
-            })
-            .collect();
-        models.sort();
+    let networks = bundled_networks().unwrap();
+    assert!(networks.len() >= 6, "bundled networks: {networks:?}");
+    for network in networks {
         let mut configs = BTreeSet::new();
-        for model in &models {
+        for model in &network.models {
             let config = VelaModel::load(model).unwrap().config().unwrap();
             configs.insert(config.name.clone());
             let out = Command::new(env!("CARGO_BIN_EXE_npu-sim"))
                 .arg("compare")
                 .arg(model)
                 .args(
-                    inputs(&dir)
+                    network
+                        .inputs
                         .iter()
                         .flat_map(|p| ["--input".as_ref(), p.as_os_str()]),
                 )
@@ -74,7 +44,7 @@ fn every_bundled_network_agrees_on_both_configurations() {
             configs,
             BTreeSet::from(["u65-256".to_string(), "u65-512".to_string()]),
             "{}: compiled for both configurations",
-            dir.display()
+            network.name
         );
     }
 }
