@@ -492,3 +492,108 @@ mod tests {
         );
     }
 }
+
+/// One NPU row of Vela's per-layer performance CSV (`vela
+/// --verbose-performance` writes `<model>_per-layer.csv`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VelaLayer {
+    /// `Original Operator` and `NNG Operator` (the TFLite operator and
+    /// what Vela lowered it to), and the output tensor's `Name`.
+    pub operator: String,
+    pub lowered: String,
+    pub name: String,
+    pub op_cycles: u64,
+}
+
+/// Vela's NPU operations with cycles, in order, from its per-layer CSV:
+/// CPU rows (`Target` CPU) and the rows of activations fused into the
+/// operation before them (`Op Cycles` 0) are left out. An error names a
+/// missing column or a malformed row.
+pub fn read_vela_layers(text: &str) -> Result<Vec<VelaLayer>, String> {
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let header = reader
+        .headers()
+        .map_err(|e| format!("not a Vela per-layer CSV: {e}"))?
+        .clone();
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .ok_or_else(|| format!("not a Vela per-layer CSV: no column \"{name}\""))
+    };
+    let [operator, lowered, target, cycles, name] = [
+        column("Original Operator")?,
+        column("NNG Operator")?,
+        column("Target")?,
+        column("Op Cycles")?,
+        column("Name")?,
+    ];
+    let mut layers = Vec::new();
+    for (row, record) in reader.records().enumerate() {
+        let record = record.map_err(|e| format!("Vela per-layer CSV row {}: {e}", row + 1))?;
+        let field = |i: usize| record.get(i).unwrap_or_default().to_string();
+        let op_cycles: f64 = field(cycles).parse().map_err(|_| {
+            format!(
+                "Vela per-layer CSV row {}: Op Cycles \"{}\" is not a number",
+                row + 1,
+                field(cycles)
+            )
+        })?;
+        if field(target) == "NPU" && op_cycles > 0.0 {
+            layers.push(VelaLayer {
+                operator: field(operator),
+                lowered: field(lowered),
+                name: field(name),
+                op_cycles: op_cycles.round() as u64,
+            });
+        }
+    }
+    Ok(layers)
+}
+
+/// The report's kernel operations beside Vela's rows (`vela`, from
+/// [`read_vela_layers`]), matched in stream order, with each one's cycles,
+/// Vela's and their ratio, and the sums; when the two counts differ (Vela
+/// lowered an operator into several NPU operations it lists as one row)
+/// only the sums are compared, and the table says so.
+pub fn beside_vela(report: &Report, vela: &[VelaLayer]) -> String {
+    let kernels: Vec<&OpRecord> = report
+        .layers
+        .iter()
+        .filter(|l| !l.kind.starts_with("NPU_OP_DMA"))
+        .collect();
+    let ratio = |ours: Option<u64>, theirs: u64| match ours {
+        Some(c) if theirs > 0 => format!("{:.2}", c as f64 / theirs as f64),
+        _ => String::new(),
+    };
+    let vela_total: u64 = vela.iter().map(|v| v.op_cycles).sum();
+    let ours_total: Option<u64> = kernels.iter().map(|k| k.cycles).sum();
+    let mut out = String::from("beside Vela's per-layer estimate:\n");
+    if kernels.len() == vela.len() {
+        for (k, v) in kernels.iter().zip(vela) {
+            out += &format!(
+                "  {:#06x} {:<28} {:>10}  Vela {:<24} {:>10}  ratio {}\n",
+                k.offset,
+                k.kind,
+                k.cycles.map_or(String::new(), |c| c.to_string()),
+                format!("{} ({})", v.lowered, v.name),
+                v.op_cycles,
+                ratio(k.cycles, v.op_cycles)
+            );
+        }
+    } else {
+        out += &format!(
+            "  the stream has {} kernel operations and Vela lists {} NPU operations with cycles: \
+             compared in total only\n",
+            kernels.len(),
+            vela.len()
+        );
+    }
+    out += &format!(
+        "  kernel operations {:>10}  Vela {:>10}  ratio {}\n",
+        ours_total.map_or(String::new(), |c| c.to_string()),
+        vela_total,
+        ratio(ours_total, vela_total)
+    );
+    out
+}

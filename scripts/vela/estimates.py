@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Vela's own cycle estimate of every bundled network, for the networks
-table of `make bench` (tb/benches/networks.rs): each network's model.tflite
-compiled for u65-256 and u65-512 under Vela's U65 default memory system
-(Ethos_U65_Client_Server, Dedicated_Sram_384KB: compiled.py's options),
-and the summary CSV's `cycles_total` written to
-model/tests/fixtures/networks/<name>/vela_estimate.json.
+table of `make bench` (tb/benches/networks.rs) and `npu-sim tflite
+--vela-csv`: each network's model.tflite compiled for u65-256 and u65-512
+under Vela's U65 default memory system (Ethos_U65_Client_Server,
+Dedicated_Sram_384KB: compiled.py's options) with --verbose-performance;
+the summary CSV's `cycles_total` goes to
+model/tests/fixtures/networks/<name>/vela_estimate.json and the per-layer
+CSV to vela_per_layer_<config>.csv beside it.
 
 Usage (after scripts/vela/setup.sh):
 
@@ -26,12 +28,14 @@ NETWORKS = HERE.parent.parent / "model" / "tests" / "fixtures" / "networks"
 SYSTEM = "Ethos_U65_Client_Server"
 
 
-def estimate(model, config):
-    """Vela's cycles_total for `model` compiled for `config`."""
+def estimate(model, config, per_layer):
+    """Vela's cycles_total for `model` compiled for `config`; its per-layer
+    CSV is copied to `per_layer`."""
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([sys.executable, "-m", "ethosu.vela", str(model), "--accelerator-config",
-                        f"ethos-{config}", "--output-dir", tmp, *VELA_OPTIONS], check=True,
-                       capture_output=True)
+                        f"ethos-{config}", "--output-dir", tmp, "--verbose-performance", *VELA_OPTIONS],
+                       check=True, capture_output=True)
+        per_layer.write_bytes((Path(tmp) / f"{model.stem}_per-layer.csv").read_bytes())
         with open(Path(tmp) / f"{model.stem}_summary_{SYSTEM}.csv") as f:
             row = next(csv.DictReader(f))
         return int(round(float(row["cycles_total"])))
@@ -39,7 +43,9 @@ def estimate(model, config):
 
 def main():
     for net in sorted(p for p in NETWORKS.iterdir() if p.is_dir()):
-        cycles = {config: estimate(net / "model.tflite", config) for config in ("u65-256", "u65-512")}
+        cycles = {config: estimate(net / "model.tflite", config,
+                                   net / f"vela_per_layer_{config.replace('-', '_')}.csv")
+                  for config in ("u65-256", "u65-512")}
         out = {"vela": "5.2.0", "system_config": SYSTEM, "cycles_total": cycles}
         (net / "vela_estimate.json").write_text(json.dumps(out, indent=2) + "\n")
         print(net.name, cycles)

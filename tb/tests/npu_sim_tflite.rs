@@ -160,3 +160,86 @@ fn repeated_flags_map_in_network_order() {
     assert!(!ok && text.contains("2 inputs but 1 were given"), "{text}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `--vela-csv` prints Vela's per-layer Op Cycles beside each kernel
+/// operation, matched in stream order (the demo: 7 kernel operations, 7 NPU
+/// rows with cycles; its fused ReLU and LUT rows left out), with Vela's sum
+/// (its network estimate); with another network's CSV the counts differ
+/// and only the sums are compared; a file that is not Vela's CSV is a clear
+/// error.
+#[test]
+fn vela_s_per_layer_estimate_is_printed_beside_the_kernel_operations() {
+    let dir = scratch("vela-csv");
+    let out = dir.join("out.bin");
+    let csv = network("demo").join("vela_per_layer_u65_256.csv");
+    let (ok, text) = npu_sim(
+        "demo",
+        "model_vela.tflite",
+        &[
+            "--output",
+            out.to_str().unwrap(),
+            "--vela-csv",
+            csv.to_str().unwrap(),
+        ],
+    );
+    assert!(ok, "{text}");
+    let beside: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("beside Vela's per-layer estimate"))
+        .collect();
+    let vela_ops: Vec<&str> = beside
+        .iter()
+        .filter_map(|l| l.split(" Vela ").nth(1))
+        .filter_map(|rest| rest.split_whitespace().next())
+        .collect();
+    assert_eq!(
+        vela_ops,
+        [
+            "Conv2D",
+            "DepthwiseConv2D",
+            "Conv2D",
+            "Add",
+            "MaxPool",
+            "AvgPool",
+            "FullyConnected",
+            "13433"
+        ],
+        "{text}"
+    );
+    assert!(beside[1].contains("NPU_OP_CONV"), "{text}");
+
+    let other = network("residual_add").join("input.bin");
+    let (ok, text) = npu_sim_inputs(
+        "residual_add",
+        "model_vela.tflite",
+        &[
+            "--input",
+            other.to_str().unwrap(),
+            "--output",
+            out.to_str().unwrap(),
+            "--vela-csv",
+            csv.to_str().unwrap(),
+        ],
+    );
+    assert!(ok && text.contains("compared in total only"), "{text}");
+
+    let bad = dir.join("bad.csv");
+    std::fs::write(&bad, "Name,Op Cycles\nt1,12\n").unwrap();
+    let out = dir.join("refused.bin");
+    let (ok, text) = npu_sim(
+        "demo",
+        "model_vela.tflite",
+        &[
+            "--output",
+            out.to_str().unwrap(),
+            "--vela-csv",
+            bad.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        !ok && text.contains("not a Vela per-layer CSV: no column \"Original Operator\""),
+        "{text}"
+    );
+    assert!(!out.exists(), "nothing written after a refusal");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -245,6 +245,11 @@ struct TfliteArgs {
     /// Write the per-layer report: JSON if FILE ends in .json, CSV otherwise.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+    /// Vela's per-layer CSV (`vela --verbose-performance` writes
+    /// MODEL_per-layer.csv): print its Op Cycles beside each kernel
+    /// operation's, matched in stream order.
+    #[arg(long, value_name = "FILE")]
+    vela_csv: Option<PathBuf>,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -366,9 +371,17 @@ fn run_tflite(args: &TfliteArgs, backend: &mut dyn Backend, waveform_hint: &str)
         backend: BackendArgs { model, .. },
         config,
         report: report_file,
+        vela_csv,
         quiet,
         ..
     } = args;
+    let vela_layers = match vela_csv {
+        Some(path) => Some(
+            report::read_vela_layers(&String::from_utf8_lossy(&read_file(path)?))
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
+        ),
+        None => None,
+    };
     let vela = VelaModel::load(network)?;
     let config = match config.as_deref() {
         Some(name) => NpuConfig::by_name(name).map_err(|_| {
@@ -422,6 +435,12 @@ fn run_tflite(args: &TfliteArgs, backend: &mut dyn Backend, waveform_hint: &str)
         )
     })?;
     print_report(&net.run, &job.config, report_file.as_deref())?;
+    if let Some(layers) = &vela_layers {
+        print!(
+            "{}",
+            report::beside_vela(&report::Report::of(&net.run, &job.config), layers)
+        );
+    }
     if let Some(c) = net.run.cycles {
         println!("cycles {c}");
     }
