@@ -299,6 +299,15 @@ fn npu_sim_runs_behind_vela_s_memory_systems() {
     };
     let ideal = run(&[]);
     let preset = run(&["--memory", "Ethos_U65_Client_Server"]);
+    let (_, text) = npu_sim(
+        &["--model", "rtl", "-q", "--memory", "Ethos_U65_High_End"],
+        &dir,
+    );
+    assert!(
+        text.contains("memory: Ethos_U65_High_End: AXI0 Sram")
+            && text.contains("AXI1 Dram (500/250"),
+        "the run names its memory: {text}"
+    );
     let m1_fast = run(&[
         "--memory",
         "Ethos_U65_Client_Server",

@@ -368,7 +368,7 @@ fn run_tflite(args: &TfliteArgs, backend: &mut dyn Backend, waveform_hint: &str)
         inputs,
         outputs,
         expected,
-        backend: BackendArgs { model, .. },
+        backend: BackendArgs { model, memory, .. },
         config,
         report: report_file,
         vela_csv,
@@ -434,6 +434,9 @@ fn run_tflite(args: &TfliteArgs, backend: &mut dyn Backend, waveform_hint: &str)
             backend.name()
         )
     })?;
+    if let Some(system) = memory {
+        println!("memory: {}", system.describe());
+    }
     print_report(&net.run, &job.config, report_file.as_deref())?;
     if let Some(layers) = &vela_layers {
         print!(
@@ -551,16 +554,19 @@ fn run(cli: Cli) -> Result<bool> {
     match cli.command {
         Command::Run {
             job_dir,
-            backend,
+            backend: backend_args,
             config,
             report: report_file,
             quiet,
         } => {
-            let (mut backend, waveform_hint) = make_backend(&backend)?;
+            let (mut backend, waveform_hint) = make_backend(&backend_args)?;
             let job = Job::load(&job_dir, config.as_deref())
                 .with_context(|| format!("loading job {}", job_dir.display()))?;
             if let Some(d) = &job.spec.description {
                 println!("{}: {d}", job_dir.display());
+            }
+            if let Some(system) = backend_args.memory {
+                println!("memory: {}", system.describe());
             }
             let bar = progress_bar(quiet, job.command_stream.len())?;
             let report = run_job(&job, backend.as_mut(), &mut |done, _| {
