@@ -208,13 +208,10 @@ fn vela_s_per_layer_estimate_is_printed_beside_the_kernel_operations() {
     );
     assert!(beside[1].contains("NPU_OP_CONV"), "{text}");
 
-    let other = network("residual_add").join("input.bin");
-    let (ok, text) = npu_sim_inputs(
+    let (ok, text) = npu_sim(
         "residual_add",
         "model_vela.tflite",
         &[
-            "--input",
-            other.to_str().unwrap(),
             "--output",
             out.to_str().unwrap(),
             "--vela-csv",
