@@ -37,19 +37,23 @@
 //!   sub-kernel of at most 8x8, 4x4 with decomposition, upscaled sources
 //!   halved, aligned to 2), one more with upscaling (an odd first upscaled
 //!   row starts a source row early), and never fewer than the traversal's
-//!   own IFM blocks (`npu_model::schedule`). A position holds `ALIGN(channels,
-//!   8) * element bytes`: so a multiple of 8 bytes, and of 16 for int16;
-//!   channels are min(32, IFM depth) depth-first int8, min(16, IFM depth)
-//!   part-kernel-first or int16, min(8, IFM depth) int32 (REDUCE_SUM), the
-//!   OFM block depth for depthwise.
-//!   IFM_IB_END is the smallest that fits (as Vela chooses it) or larger;
-//!   NPU_SET_AB_START follows it.
+//!   own IFM blocks (`npu_model::schedule`). A position holds
+//!   `ALIGN(channels * element bytes, 8)` (TRM table 4-135); channels are
+//!   ALIGN(min(32, IFM depth), 8) depth-first int8, ALIGN(min(16, IFM
+//!   depth), 8) part-kernel-first int8, ALIGN(min(16, IFM depth), 4) int16,
+//!   ALIGN(min(8, IFM depth), 2) int32 (REDUCE_SUM), the OFM block depth for
+//!   depthwise. A stream's IFM_IB_END need only hold the traversal's own
+//!   IFM blocks. 60 % of the random specs take the OFM block, IFM_IB_END,
+//!   AB_START and weight order Vela chooses ([`crate::vela_blocks`]); the
+//!   others the smallest IFM_IB_END that fits or larger, with
+//!   NPU_SET_AB_START following it.
 //! - Feature maps: bases 16-byte aligned; NHWC strides multiples of the
 //!   element size, NHCWB16 STRIDE_Y/STRIDE_C multiples of 16; tiles only
 //!   with NHCWB16 (TRM 3.1.1). The OFM region starts with random bytes: only
 //!   OFM elements may change.
 //! - One core (u65-256), or parallel mode on u65-512 ([`ConvSpec::parallel`],
-//!   TRM 4.7.5.1): OFM block depth a multiple of 16, a
+//!   TRM 4.7.5.1): OFM block depth a multiple of 16 or at least the OFM
+//!   depth (as Vela chooses them), a
 //!   weight stream per core (`weights::order::split_parallel`, WEIGHT and
 //!   WEIGHT1) and a scale/bias stream per core (SCALE and SCALE1, core k's
 //!   records of channels k, k + 2, ...); IFM_IB_END and AB_START as above,
@@ -468,25 +472,25 @@ impl ConvSpec {
     /// the weight order (a benchmark's row names its own); false, and the
     /// spec as it was, where Vela finds none.
     pub fn take_vela_layout(&mut self) -> bool {
+        self.take_vela(false)
+    }
+
+    /// Takes the OFM block, IFM_IB_END, AB_START and a convolution's weight
+    /// order as Vela chooses them (its block search,
+    /// [`crate::vela_blocks::find_block_config`]); false, and the spec as
+    /// it was, where Vela finds none.
+    pub fn take_vela_block(&mut self) -> bool {
+        self.take_vela(true)
+    }
+
+    fn take_vela(&mut self, weight_order: bool) -> bool {
         let Some(config) = find_block_config(&self.vela_query()) else {
             return false;
         };
         self.block = Some(config.ofm_block);
         self.ib_end = Some(config.ib_end);
         self.ab_start = Some(config.ab_start);
-        true
-    }
-
-    /// Takes the OFM block, IFM_IB_END and a convolution's weight order as
-    /// Vela chooses them (its block search,
-    /// [`crate::vela_blocks::find_block_config`]); false, and the spec as
-    /// it was, where Vela finds none.
-    pub fn take_vela_block(&mut self) -> bool {
-        if !self.take_vela_layout() {
-            return false;
-        }
-        if self.kind == ConvKind::Conv {
-            let config = find_block_config(&self.vela_query()).expect("found above");
+        if weight_order && self.kind == ConvKind::Conv {
             self.weight_order = if config.part_kernel {
                 WeightOrderBit::PartKernelFirst
             } else {
@@ -637,12 +641,12 @@ impl ConvSpec {
     }
 
     /// The TRM-style size of an IFM block of OFM block `block`, bytes.
-    pub fn ib_bound(&self, block: [usize; 3]) -> usize {
+    fn ib_bound(&self, block: [usize; 3]) -> usize {
         self.ib_side(block[0], 0) * self.ib_side(block[1], 1) * self.position_bytes(block[2])
     }
 
     /// The largest IFM block the traversal fetches with OFM block `block`.
-    pub fn ib_actual(&self, block: [usize; 3]) -> usize {
+    fn ib_actual(&self, block: [usize; 3]) -> usize {
         self.conv_shape(block)
             .block_ops()
             .iter()
@@ -659,7 +663,7 @@ impl ConvSpec {
     }
 
     /// The OFM block limits of TRM 4.9 and the accumulator buffer.
-    pub fn block_ok(&self, [h, w, d]: [usize; 3]) -> bool {
+    fn block_ok(&self, [h, w, d]: [usize; 3]) -> bool {
         let shape_ok = (2..=32).contains(&h)
             && h % 2 == 0
             && (2..=64).contains(&w)
