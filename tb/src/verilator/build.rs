@@ -395,8 +395,11 @@ fn build_uncached(design: &DesignFiles, trace: Trace) -> Result<PathBuf, BuildEr
     let class = format!("V{}", design.module);
     let runtime = runtime_objects(&obj, trace);
     let mut make = Command::new("make");
+    // Every core: a build blocks the tests that wait for its model.
+    let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
     make.arg("-C")
         .arg(&obj)
+        .arg(format!("-j{jobs}"))
         .arg("-f")
         .arg(format!("{class}.mk"))
         .args(OPT.split(' '))
