@@ -34593,10 +34593,12 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     wire  [3:0] ofm$cache;
     wire  ofm$awvalid;
     wire  [39:0] ofm$awaddr;
+    wire  [7:0] ofm$awlen;
     reg  ofm$awready;
     wire  ofm$wvalid;
     wire  [127:0] ofm$wdata;
     wire  [15:0] ofm$wstrb;
+    wire  ofm$wlast;
     reg  ofm$wready;
     reg  ofm$b_valid;
     wire  ofm$waiting;
@@ -35102,10 +35104,12 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .cache(ofm$cache),
         .awvalid(ofm$awvalid),
         .awaddr(ofm$awaddr),
+        .awlen(ofm$awlen),
         .awready(ofm$awready),
         .wvalid(ofm$wvalid),
         .wdata(ofm$wdata),
         .wstrb(ofm$wstrb),
+        .wlast(ofm$wlast),
         .wready(ofm$wready),
         .b_valid(ofm$b_valid),
         .waiting(ofm$waiting),
@@ -35770,13 +35774,13 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         writes$clients$1$limit_stall = mem2mem$write_limit_stall;
         writes$clients$0$awvalid = ofm$awvalid;
         writes$clients$0$awaddr = ofm$awaddr;
-        writes$clients$0$awlen = 32'h0;
+        writes$clients$0$awlen = ofm$awlen;
         writes$clients$0$awcache = ofm$cache;
         ofm$awready = writes$clients$0$awready;
         writes$clients$0$wvalid = ofm$wvalid;
         writes$clients$0$wdata = ofm$wdata;
         writes$clients$0$wstrb = ofm$wstrb;
-        writes$clients$0$wlast = 1'b1;
+        writes$clients$0$wlast = ofm$wlast;
         ofm$wready = writes$clients$0$wready;
         writes$clients$0$waiting = ofm$waiting;
         writes$clients$0$issue_counter = ofm$issue_counter;
@@ -38551,7 +38555,7 @@ endmodule // npu_u65_256_core$dma$mem2mem$write$w_beat
 
 
 
-module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,halt,writes$valid,writes$data,writes$ready,issue_counter,may_issue,response_counter,cache,awvalid,awaddr,awready,wvalid,wdata,wstrb,wready,b_valid,waiting,burst_issued,limit_stall,busy);
+module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,halt,writes$valid,writes$data,writes$ready,issue_counter,may_issue,response_counter,cache,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,waiting,burst_issued,limit_stall,busy);
     
     // Module arguments
     input wire  clock;
@@ -38588,10 +38592,12 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
     output reg  [3:0] cache;
     output reg  awvalid;
     output reg  [39:0] awaddr;
+    output reg  [7:0] awlen;
     input wire  awready;
     output reg  wvalid;
     output reg  [127:0] wdata;
     output reg  [15:0] wstrb;
+    output reg  wlast;
     input wire  wready;
     input wire  b_valid;
     output reg  waiting;
@@ -38627,6 +38633,68 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
     wire  [1:0] region_lookup$max_beats;
     wire  [3:0] region_lookup$arcache;
     wire  [3:0] region_lookup$awcache;
+    reg  line$clock;
+    reg  line$rst_n;
+    reg  [1:0] line$d;
+    wire  [1:0] line$q;
+    reg  open_valid$clock;
+    reg  open_valid$rst_n;
+    reg  open_valid$d;
+    wire  open_valid$q;
+    reg  open_address$clock;
+    reg  open_address$rst_n;
+    reg  [39:0] open_address$d;
+    wire  [39:0] open_address$q;
+    reg  open_data$clock;
+    reg  open_data$rst_n;
+    reg  [127:0] open_data$d;
+    wire  [127:0] open_data$q;
+    reg  open_strobe$clock;
+    reg  open_strobe$rst_n;
+    reg  [15:0] open_strobe$d;
+    wire  [15:0] open_strobe$q;
+    reg  open_counter$clock;
+    reg  open_counter$rst_n;
+    reg  [1:0] open_counter$d;
+    wire  [1:0] open_counter$q;
+    reg  open_cache$clock;
+    reg  open_cache$rst_n;
+    reg  [3:0] open_cache$d;
+    wire  [3:0] open_cache$q;
+    reg  open_max_beats$clock;
+    reg  open_max_beats$rst_n;
+    reg  [1:0] open_max_beats$d;
+    wire  [1:0] open_max_beats$q;
+    reg  burst_address$clock;
+    reg  burst_address$rst_n;
+    reg  [39:0] burst_address$d;
+    wire  [39:0] burst_address$q;
+    reg  burst_lines$clock;
+    reg  burst_lines$rst_n;
+    reg  [3:0] burst_lines$d;
+    wire  [3:0] burst_lines$q;
+    reg  idle$clock;
+    reg  idle$rst_n;
+    reg  [3:0] idle$d;
+    wire  [3:0] idle$q;
+    reg  buffer$clock;
+    reg  buffer$rst_n;
+    reg  buffer$tail$valid;
+    reg  [144:0] buffer$tail$data;
+    wire  buffer$tail$ready;
+    wire  buffer$head$valid;
+    wire  [144:0] buffer$head$data;
+    reg  buffer$head$ready;
+    wire  [5:0] buffer$count;
+    reg  bursts$clock;
+    reg  bursts$rst_n;
+    reg  bursts$tail$valid;
+    reg  [49:0] bursts$tail$data;
+    wire  bursts$tail$ready;
+    wire  bursts$head$valid;
+    wire  [49:0] bursts$head$data;
+    reg  bursts$head$ready;
+    wire  [3:0] bursts$count;
     reg  held_counter$clock;
     reg  held_counter$rst_n;
     reg  [1:0] held_counter$d;
@@ -38635,10 +38703,6 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
     reg  aw_cache$rst_n;
     reg  [3:0] aw_cache$d;
     wire  [3:0] aw_cache$q;
-    reg  line$clock;
-    reg  line$rst_n;
-    reg  [1:0] line$d;
-    wire  [1:0] line$q;
     reg  aw_valid$clock;
     reg  aw_valid$rst_n;
     reg  aw_valid$d;
@@ -38647,18 +38711,18 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
     reg  aw_address$rst_n;
     reg  [39:0] aw_address$d;
     wire  [39:0] aw_address$q;
+    reg  aw_len$clock;
+    reg  aw_len$rst_n;
+    reg  [7:0] aw_len$d;
+    wire  [7:0] aw_len$q;
     reg  w_valid$clock;
     reg  w_valid$rst_n;
     reg  w_valid$d;
     wire  w_valid$q;
-    reg  w_data$clock;
-    reg  w_data$rst_n;
-    reg  [127:0] w_data$d;
-    wire  [127:0] w_data$q;
-    reg  w_strobe$clock;
-    reg  w_strobe$rst_n;
-    reg  [15:0] w_strobe$d;
-    wire  [15:0] w_strobe$q;
+    reg  w_beat$clock;
+    reg  w_beat$rst_n;
+    reg  [144:0] w_beat$d;
+    wire  [144:0] w_beat$q;
     reg  outstanding$clock;
     reg  outstanding$rst_n;
     reg  [6:0] outstanding$d;
@@ -38674,11 +38738,20 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
     reg  [383:0] window;
     reg  [47:0] strobes;
     reg  [47:0] count_mask;
+    reg  [39:0] line_address;
     reg  [127:0] line_data;
     reg  [15:0] line_strobe;
     reg  last_line;
-    reg  aw_free;
-    reg  w_free;
+    reg  [127:0] line_mask;
+    reg  room;
+    reg  take;
+    reg  merge;
+    reg  continues;
+    reg  close_line;
+    reg  close_burst;
+    reg  flush;
+    reg  [39:0] next_line;
+    reg  boundary;
     reg  issue;
     reg  same_counter;
     
@@ -38712,6 +38785,94 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
         .arcache(region_lookup$arcache),
         .awcache(region_lookup$awcache)
     );
+    npu_u65_256_core$cpm$prot_state line(
+        .clock(line$clock),
+        .rst_n(line$rst_n),
+        .d(line$d),
+        .q(line$q)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 open_valid(
+        .clock(open_valid$clock),
+        .rst_n(open_valid$rst_n),
+        .d(open_valid$d),
+        .q(open_valid$q)
+    );
+    npu_u65_256_core$datapath$ifm_fetch$channel_term open_address(
+        .clock(open_address$clock),
+        .rst_n(open_address$rst_n),
+        .d(open_address$d),
+        .q(open_address$q)
+    );
+    npu_u65_256_core$dma$ofm$open_data open_data(
+        .clock(open_data$clock),
+        .rst_n(open_data$rst_n),
+        .d(open_data$d),
+        .q(open_data$q)
+    );
+    npu_u65_256_core$control$irq_history open_strobe(
+        .clock(open_strobe$clock),
+        .rst_n(open_strobe$rst_n),
+        .d(open_strobe$d),
+        .q(open_strobe$q)
+    );
+    npu_u65_256_core$cpm$prot_state open_counter(
+        .clock(open_counter$clock),
+        .rst_n(open_counter$rst_n),
+        .d(open_counter$d),
+        .q(open_counter$q)
+    );
+    npu_u65_256_core$datapath$ifm_fetch$step open_cache(
+        .clock(open_cache$clock),
+        .rst_n(open_cache$rst_n),
+        .d(open_cache$d),
+        .q(open_cache$q)
+    );
+    npu_u65_256_core$cpm$prot_state open_max_beats(
+        .clock(open_max_beats$clock),
+        .rst_n(open_max_beats$rst_n),
+        .d(open_max_beats$d),
+        .q(open_max_beats$q)
+    );
+    npu_u65_256_core$datapath$ifm_fetch$channel_term burst_address(
+        .clock(burst_address$clock),
+        .rst_n(burst_address$rst_n),
+        .d(burst_address$d),
+        .q(burst_address$q)
+    );
+    npu_u65_256_core$datapath$ifm_fetch$step burst_lines(
+        .clock(burst_lines$clock),
+        .rst_n(burst_lines$rst_n),
+        .d(burst_lines$d),
+        .q(burst_lines$q)
+    );
+    npu_u65_256_core$datapath$ifm_fetch$step idle(
+        .clock(idle$clock),
+        .rst_n(idle$rst_n),
+        .d(idle$d),
+        .q(idle$q)
+    );
+    npu_u65_256_core$dma$ofm$buffer buffer(
+        .clock(buffer$clock),
+        .rst_n(buffer$rst_n),
+        .tail$valid(buffer$tail$valid),
+        .tail$data(buffer$tail$data),
+        .tail$ready(buffer$tail$ready),
+        .head$valid(buffer$head$valid),
+        .head$data(buffer$head$data),
+        .head$ready(buffer$head$ready),
+        .count(buffer$count)
+    );
+    npu_u65_256_core$dma$ofm$bursts bursts(
+        .clock(bursts$clock),
+        .rst_n(bursts$rst_n),
+        .tail$valid(bursts$tail$valid),
+        .tail$data(bursts$tail$data),
+        .tail$ready(bursts$tail$ready),
+        .head$valid(bursts$head$valid),
+        .head$data(bursts$head$data),
+        .head$ready(bursts$head$ready),
+        .count(bursts$count)
+    );
     npu_u65_256_core$cpm$prot_state held_counter(
         .clock(held_counter$clock),
         .rst_n(held_counter$rst_n),
@@ -38723,12 +38884,6 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
         .rst_n(aw_cache$rst_n),
         .d(aw_cache$d),
         .q(aw_cache$q)
-    );
-    npu_u65_256_core$cpm$prot_state line(
-        .clock(line$clock),
-        .rst_n(line$rst_n),
-        .d(line$d),
-        .q(line$q)
     );
     npu_u65_256_core$cpm$reset_sync$stage$0 aw_valid(
         .clock(aw_valid$clock),
@@ -38742,23 +38897,23 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
         .d(aw_address$d),
         .q(aw_address$q)
     );
+    npu_u65_256_core$datapath$output_units$0$scaler$saturated aw_len(
+        .clock(aw_len$clock),
+        .rst_n(aw_len$rst_n),
+        .d(aw_len$d),
+        .q(aw_len$q)
+    );
     npu_u65_256_core$cpm$reset_sync$stage$0 w_valid(
         .clock(w_valid$clock),
         .rst_n(w_valid$rst_n),
         .d(w_valid$d),
         .q(w_valid$q)
     );
-    npu_u65_256_core$dma$ofm$w_data w_data(
-        .clock(w_data$clock),
-        .rst_n(w_data$rst_n),
-        .d(w_data$d),
-        .q(w_data$q)
-    );
-    npu_u65_256_core$control$irq_history w_strobe(
-        .clock(w_strobe$clock),
-        .rst_n(w_strobe$rst_n),
-        .d(w_strobe$d),
-        .q(w_strobe$q)
+    npu_u65_256_core$dma$mem2mem$write$w_beat w_beat(
+        .clock(w_beat$clock),
+        .rst_n(w_beat$rst_n),
+        .d(w_beat$d),
+        .q(w_beat$q)
     );
     npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$w_count outstanding(
         .clock(outstanding$clock),
@@ -38776,35 +38931,69 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
     // Update code
     always @(*) begin
         line$clock = clock;
-        aw_valid$clock = clock;
-        aw_address$clock = clock;
-        w_valid$clock = clock;
-        w_data$clock = clock;
-        w_strobe$clock = clock;
-        outstanding$clock = clock;
+        open_valid$clock = clock;
+        open_address$clock = clock;
+        open_data$clock = clock;
+        open_strobe$clock = clock;
+        open_counter$clock = clock;
+        open_cache$clock = clock;
+        open_max_beats$clock = clock;
+        burst_address$clock = clock;
+        burst_lines$clock = clock;
+        idle$clock = clock;
         held_counter$clock = clock;
         aw_cache$clock = clock;
+        aw_valid$clock = clock;
+        aw_address$clock = clock;
+        aw_len$clock = clock;
+        w_valid$clock = clock;
+        w_beat$clock = clock;
+        outstanding$clock = clock;
         waiting_q$clock = clock;
         line$d = line$q;
-        aw_valid$d = aw_valid$q;
-        aw_address$d = aw_address$q;
-        w_valid$d = w_valid$q;
-        w_data$d = w_data$q;
-        w_strobe$d = w_strobe$q;
-        outstanding$d = outstanding$q;
+        open_valid$d = open_valid$q;
+        open_address$d = open_address$q;
+        open_data$d = open_data$q;
+        open_strobe$d = open_strobe$q;
+        open_counter$d = open_counter$q;
+        open_cache$d = open_cache$q;
+        open_max_beats$d = open_max_beats$q;
+        burst_address$d = burst_address$q;
+        burst_lines$d = burst_lines$q;
+        idle$d = idle$q;
         held_counter$d = held_counter$q;
         aw_cache$d = aw_cache$q;
+        aw_valid$d = aw_valid$q;
+        aw_address$d = aw_address$q;
+        aw_len$d = aw_len$q;
+        w_valid$d = w_valid$q;
+        w_beat$d = w_beat$q;
+        outstanding$d = outstanding$q;
         waiting_q$d = waiting_q$q;
-        waiting_q$rst_n = rst_n;
+        line$rst_n = rst_n;
+        open_valid$rst_n = rst_n;
+        open_address$rst_n = rst_n;
+        open_data$rst_n = rst_n;
+        open_strobe$rst_n = rst_n;
+        open_counter$rst_n = rst_n;
+        open_cache$rst_n = rst_n;
+        open_max_beats$rst_n = rst_n;
+        burst_address$rst_n = rst_n;
+        burst_lines$rst_n = rst_n;
+        idle$rst_n = rst_n;
         held_counter$rst_n = rst_n;
         aw_cache$rst_n = rst_n;
-        line$rst_n = rst_n;
         aw_valid$rst_n = rst_n;
         aw_address$rst_n = rst_n;
+        aw_len$rst_n = rst_n;
         w_valid$rst_n = rst_n;
-        w_data$rst_n = rst_n;
-        w_strobe$rst_n = rst_n;
+        w_beat$rst_n = rst_n;
         outstanding$rst_n = rst_n;
+        waiting_q$rst_n = rst_n;
+        buffer$clock = clock;
+        buffer$rst_n = rst_n;
+        bursts$clock = clock;
+        bursts$rst_n = rst_n;
         region_lookup$region = writes$data[(64'h0)+:(3)];
         region_lookup$regioncfg = regioncfg;
         region_lookup$basep$0 = basep$0;
@@ -38827,10 +39016,6 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
         region_lookup$axi_limit$1 = axi_limit$1;
         region_lookup$axi_limit$2 = axi_limit$2;
         region_lookup$axi_limit$3 = axi_limit$3;
-        issue_counter = region_lookup$counter;
-        response_counter = held_counter$q;
-        cache = aw_cache$q;
-        same_counter = (outstanding$q == 32'h0) | (region_lookup$counter == held_counter$q);
         address = region_lookup$base + writes$data[(64'h3)+:(40)];
         lane = address[(32'h0)+:(4)];
         count_mask = ((((32'h1) & 48'hffffffffffff) << ((writes$data[(64'h12b)+:(6)]) & 48'hffffffffffff)) - 32'h1) & ((writes$data[(64'h131)+:(32)]) & 48'hffffffffffff);
@@ -38917,32 +39102,137 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
         if ((line$q == 32'h1) & (strobes[(32'h20)+:(16)] != 32'h0)) begin
             last_line = 1'b0;
         end
-        aw_free = ~aw_valid$q | awready;
-        w_free = ~w_valid$q | wready;
-        issue = aclken & writes$valid & aw_free & w_free & same_counter & may_issue & ~halt;
-        limit_stall = writes$valid & ~may_issue & ~halt;
-        if (aclken & awready) begin
-            aw_valid$d = 1'b0;
+        line_address = ((address >> 32'h4) << 32'h4) + (((line$q) & 40'hffffffffff) << 32'h4);
+        line_mask = 32'h0;
+        if ((line_strobe & (((32'h1) & 16'hffff) << 0)) != 32'h0) begin
+            line_mask = line_mask | (((32'hff) & 128'hffffffffffffffffffffffffffffffff) << (32'h8 * 0));
         end
-        if (aclken & wready) begin
-            w_valid$d = 1'b0;
+        if ((line_strobe & (((32'h1) & 16'hffff) << 1)) != 32'h0) begin
+            line_mask = line_mask | (((32'hff) & 128'hffffffffffffffffffffffffffffffff) << (32'h8 * 1));
         end
-        writes$ready = issue & last_line;
-        if (issue) begin
-            aw_valid$d = 1'b1;
-            aw_cache$d = region_lookup$awcache;
-            held_counter$d = region_lookup$counter;
-            aw_address$d = ((address >> 32'h4) << 32'h4) + (((line$q) & 40'hffffffffff) << 32'h4);
-            w_valid$d = 1'b1;
-            w_data$d = line_data;
-            w_strobe$d = line_strobe;
+        if ((line_strobe & (((32'h1) & 16'hffff) << 2)) != 32'h0) begin
+            line_mask = line_mask | (((32'hff) & 128'hffffffffffffffffffffffffffffffff) << (32'h8 * 2));
+        end
+        if ((line_strobe & (((32'h1) & 16'hffff) << 3)) != 32'h0) begin
+            line_mask = line_mask | (((32'hff) & 128'hffffffffffffffffffffffffffffffff) << (32'h8 * 3));
+        end
+        if ((line_strobe & (((32'h1) & 16'hffff) << 4)) != 32'h0) begin
+            line_mask = line_mask | (((32'hff) & 128'hffffffffffffffffffffffffffffffff) << (32'h8 * 4));
+        end
+        if ((line_strobe & (((32'h1) & 16'hffff) << 5)) != 32'h0) begin
+            line_mask = line_mask | (((32'hff) & 128'hffffffffffffffffffffffffffffffff) << (32'h8 * 5));
+        end
+        if ((line_strobe & (((32'h1) & 16'hffff) << 6)) != 32'h0) begin
+            line_mask = line_mask | (((32'hff) & 128'hffffffffffffffffffffffffffffffff) << (32'h8 * 6));
+        end
+        if ((line_strobe & (((32'h1) & 16'hffff) << 7)) != 32'h0) begin
+            line_mask = line_mask | (((32'hff) & 128'hffffffffffffffffffffffffffffffff) << (32'h8 * 7));
+        end
+        if ((line_strobe & (((32'h1) & 16'hffff) << 8)) != 32'h0) begin
+            line_mask = line_mask | (((32'hff) & 128'hffffffffffffffffffffffffffffffff) << (32'h8 * 8));
+        end
+        if ((line_strobe & (((32'h1) & 16'hffff) << 9)) != 32'h0) begin
+            line_mask = line_mask | (((32'hff) & 128'hffffffffffffffffffffffffffffffff) << (32'h8 * 9));
+        end
+        if ((line_strobe & (((32'h1) & 16'hffff) << 10)) != 32'h0) begin
+            line_mask = line_mask | (((32'hff) & 128'hffffffffffffffffffffffffffffffff) << (32'h8 * 10));
+        end
+        if ((line_strobe & (((32'h1) & 16'hffff) << 11)) != 32'h0) begin
+            line_mask = line_mask | (((32'hff) & 128'hffffffffffffffffffffffffffffffff) << (32'h8 * 11));
+        end
+        if ((line_strobe & (((32'h1) & 16'hffff) << 12)) != 32'h0) begin
+            line_mask = line_mask | (((32'hff) & 128'hffffffffffffffffffffffffffffffff) << (32'h8 * 12));
+        end
+        if ((line_strobe & (((32'h1) & 16'hffff) << 13)) != 32'h0) begin
+            line_mask = line_mask | (((32'hff) & 128'hffffffffffffffffffffffffffffffff) << (32'h8 * 13));
+        end
+        if ((line_strobe & (((32'h1) & 16'hffff) << 14)) != 32'h0) begin
+            line_mask = line_mask | (((32'hff) & 128'hffffffffffffffffffffffffffffffff) << (32'h8 * 14));
+        end
+        if ((line_strobe & (((32'h1) & 16'hffff) << 15)) != 32'h0) begin
+            line_mask = line_mask | (((32'hff) & 128'hffffffffffffffffffffffffffffffff) << (32'h8 * 15));
+        end
+        next_line = open_address$q + 32'h10;
+        boundary = next_line[(32'h4)+:(2)] == 32'h0;
+        if (open_max_beats$q == 32'h1) begin
+            boundary = next_line[(32'h4)+:(3)] == 32'h0;
+        end
+        if (open_max_beats$q == 32'h2) begin
+            boundary = next_line[(32'h4)+:(4)] == 32'h0;
+        end
+        room = buffer$tail$ready & bursts$tail$ready;
+        take = writes$valid & room & ~halt;
+        writes$ready = take & last_line;
+        merge = open_valid$q & (line_address == open_address$q) & (region_lookup$counter == open_counter$q);
+        continues = (line_address == next_line) & (region_lookup$counter == open_counter$q) & (region_lookup$awcache == open_cache$q) & ~boundary;
+        flush = open_valid$q & ~writes$valid & (idle$q == 32'h8) & room;
+        close_line = (take & open_valid$q & ~merge) | flush;
+        close_burst = close_line & (flush | ~continues);
+        if (writes$valid) begin
+            idle$d = 32'h0;
+        end
+        else if (idle$q != 32'h8) begin
+            idle$d = idle$q + 32'h1;
+        end
+        buffer$tail$valid = close_line;
+        buffer$tail$data[(64'h0)+:(128)] = open_data$q;
+        buffer$tail$data[(64'h80)+:(16)] = open_strobe$q;
+        buffer$tail$data[(64'h90)+:(1)] = close_burst;
+        bursts$tail$valid = close_burst;
+        bursts$tail$data[(64'h0)+:(40)] = burst_address$q;
+        bursts$tail$data[(64'h28)+:(4)] = burst_lines$q;
+        bursts$tail$data[(64'h2c)+:(2)] = open_counter$q;
+        bursts$tail$data[(64'h2e)+:(4)] = open_cache$q;
+        if (close_line) begin
+            burst_lines$d = burst_lines$q + 32'h1;
+        end
+        if (close_burst) begin
+            burst_lines$d = 32'h0;
+        end
+        if (flush) begin
+            open_valid$d = 1'b0;
+        end
+        if (take) begin
             line$d = line$q + 32'h1;
             if (last_line) begin
                 line$d = 32'h0;
             end
+            if (merge) begin
+                open_data$d = (open_data$q & ~line_mask) | (line_data & line_mask);
+                open_strobe$d = open_strobe$q | line_strobe;
+            end
+            else begin
+                open_valid$d = 1'b1;
+                open_address$d = line_address;
+                open_data$d = line_data;
+                open_strobe$d = line_strobe;
+                open_counter$d = region_lookup$counter;
+                open_cache$d = region_lookup$awcache;
+                open_max_beats$d = region_lookup$max_beats;
+                if (~open_valid$q | close_burst) begin
+                    burst_address$d = line_address;
+                end
+            end
+        end
+        issue_counter = bursts$head$data[(64'h2c)+:(2)];
+        response_counter = held_counter$q;
+        cache = aw_cache$q;
+        same_counter = (outstanding$q == 32'h0) | (bursts$head$data[(64'h2c)+:(2)] == held_counter$q);
+        issue = aclken & bursts$head$valid & (~aw_valid$q | awready) & same_counter & may_issue & ~halt;
+        limit_stall = bursts$head$valid & ~may_issue & ~halt;
+        bursts$head$ready = issue;
+        if (aclken & awready) begin
+            aw_valid$d = 1'b0;
+        end
+        if (issue) begin
+            aw_valid$d = 1'b1;
+            aw_address$d = bursts$head$data[(64'h0)+:(40)];
+            aw_len$d = ((bursts$head$data[(64'h28)+:(4)]) & 8'hff);
+            aw_cache$d = bursts$head$data[(64'h2e)+:(4)];
+            held_counter$d = bursts$head$data[(64'h2c)+:(2)];
         end
         if (aclken) begin
-            waiting_q$d = writes$valid & same_counter & may_issue & ~halt;
+            waiting_q$d = bursts$head$valid & same_counter & may_issue & ~halt;
         end
         waiting = waiting_q$q;
         burst_issued = issue;
@@ -38952,12 +39242,25 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
         if (~issue & b_valid) begin
             outstanding$d = outstanding$q - 32'h1;
         end
+        buffer$head$ready = 1'b0;
+        if (aclken & wready) begin
+            w_valid$d = 1'b0;
+        end
+        if (aclken & (~w_valid$q | wready)) begin
+            buffer$head$ready = buffer$head$valid;
+            if (buffer$head$valid) begin
+                w_valid$d = 1'b1;
+                w_beat$d = buffer$head$data;
+            end
+        end
         awvalid = aw_valid$q;
         awaddr = aw_address$q;
+        awlen = aw_len$q;
         wvalid = w_valid$q;
-        wdata = w_data$q;
-        wstrb = w_strobe$q;
-        busy = writes$valid | aw_valid$q | w_valid$q | (outstanding$q != 32'h0);
+        wdata = w_beat$q[(64'h0)+:(128)];
+        wstrb = w_beat$q[(64'h80)+:(16)];
+        wlast = w_beat$q[(64'h90)+:(1)];
+        busy = writes$valid | open_valid$q | buffer$head$valid | (buffer$count != 32'h0) | bursts$head$valid | aw_valid$q | w_valid$q | (outstanding$q != 32'h0);
     end
     
 endmodule // npu_u65_256_core$dma$ofm
@@ -38971,6 +39274,194 @@ endmodule // npu_u65_256_core$dma$ofm
 
 
 
+module npu_u65_256_core$dma$ofm$buffer(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  tail$valid;
+    input wire  [144:0] tail$data;
+    output reg  tail$ready;
+    output reg  head$valid;
+    output reg  [144:0] head$data;
+    input wire  head$ready;
+    output reg  [5:0] count;
+    
+    // Constant declarations
+    localparam  depth = 6'b100000;
+    
+    // Stub signals
+    reg  ram$clock;
+    reg  ram$write_enable;
+    reg  [4:0] ram$write_address;
+    reg  [144:0] ram$write_data;
+    reg  ram$read_enable;
+    reg  [4:0] ram$read_address;
+    wire  [144:0] ram$read_data;
+    reg  write_pointer$clock;
+    reg  write_pointer$rst_n;
+    reg  [5:0] write_pointer$d;
+    wire  [5:0] write_pointer$q;
+    reg  read_pointer$clock;
+    reg  read_pointer$rst_n;
+    reg  [5:0] read_pointer$d;
+    wire  [5:0] read_pointer$q;
+    reg  reading$clock;
+    reg  reading$rst_n;
+    reg  reading$d;
+    wire  reading$q;
+    reg  first$clock;
+    reg  first$rst_n;
+    reg  [144:0] first$d;
+    wire  [144:0] first$q;
+    reg  second$clock;
+    reg  second$rst_n;
+    reg  [144:0] second$d;
+    wire  [144:0] second$q;
+    reg  staged$clock;
+    reg  staged$rst_n;
+    reg  [1:0] staged$d;
+    wire  [1:0] staged$q;
+    
+    // Local signals
+    reg  [5:0] in_ram;
+    reg  push;
+    reg  pop;
+    reg  [1:0] kept;
+    reg  issue;
+    
+    // Sub module instances
+    npu_u65_256_core$dma$ofm$buffer$ram ram(
+        .clock(ram$clock),
+        .write_enable(ram$write_enable),
+        .write_address(ram$write_address),
+        .write_data(ram$write_data),
+        .read_enable(ram$read_enable),
+        .read_address(ram$read_address),
+        .read_data(ram$read_data)
+    );
+    npu_u65_256_core$datapath$traversal$readout_walker$done write_pointer(
+        .clock(write_pointer$clock),
+        .rst_n(write_pointer$rst_n),
+        .d(write_pointer$d),
+        .q(write_pointer$q)
+    );
+    npu_u65_256_core$datapath$traversal$readout_walker$done read_pointer(
+        .clock(read_pointer$clock),
+        .rst_n(read_pointer$rst_n),
+        .d(read_pointer$d),
+        .q(read_pointer$q)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 reading(
+        .clock(reading$clock),
+        .rst_n(reading$rst_n),
+        .d(reading$d),
+        .q(reading$q)
+    );
+    npu_u65_256_core$dma$mem2mem$write$w_beat first(
+        .clock(first$clock),
+        .rst_n(first$rst_n),
+        .d(first$d),
+        .q(first$q)
+    );
+    npu_u65_256_core$dma$mem2mem$write$w_beat second(
+        .clock(second$clock),
+        .rst_n(second$rst_n),
+        .d(second$d),
+        .q(second$q)
+    );
+    npu_u65_256_core$cpm$prot_state staged(
+        .clock(staged$clock),
+        .rst_n(staged$rst_n),
+        .d(staged$d),
+        .q(staged$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        write_pointer$clock = clock;
+        read_pointer$clock = clock;
+        reading$clock = clock;
+        first$clock = clock;
+        second$clock = clock;
+        staged$clock = clock;
+        write_pointer$d = write_pointer$q;
+        read_pointer$d = read_pointer$q;
+        reading$d = reading$q;
+        first$d = first$q;
+        second$d = second$q;
+        staged$d = staged$q;
+        write_pointer$rst_n = rst_n;
+        read_pointer$rst_n = rst_n;
+        reading$rst_n = rst_n;
+        first$rst_n = rst_n;
+        second$rst_n = rst_n;
+        staged$rst_n = rst_n;
+        ram$clock = clock;
+        in_ram = write_pointer$q - read_pointer$q;
+        count = in_ram + ((reading$q) & 6'h3f) + ((staged$q) & 6'h3f);
+        tail$ready = count != depth;
+        head$valid = staged$q != 32'h0;
+        head$data = first$q;
+        push = tail$valid & tail$ready;
+        pop = head$valid & head$ready;
+        ram$write_enable = push;
+        ram$write_address = write_pointer$q[(32'h0)+:(5)];
+        ram$write_data = tail$data;
+        if (push) begin
+            write_pointer$d = write_pointer$q + 32'h1;
+        end
+        kept = staged$q;
+        if (pop) begin
+            kept = staged$q - 32'h1;
+        end
+        issue = (in_ram != 32'h0) & ((kept + ((reading$q) & 2'h3)) < 32'h2);
+        ram$read_enable = issue;
+        ram$read_address = read_pointer$q[(32'h0)+:(5)];
+        reading$d = 32'h0;
+        if (issue) begin
+            reading$d = 32'h1;
+        end
+        if (issue) begin
+            read_pointer$d = read_pointer$q + 32'h1;
+        end
+        if (pop) begin
+            first$d = second$q;
+        end
+        if (reading$q == 32'h1) begin
+            if (kept == 32'h0) begin
+                first$d = ram$read_data;
+            end
+            else begin
+                second$d = ram$read_data;
+            end
+        end
+        staged$d = kept + ((reading$q) & 2'h3);
+    end
+    
+endmodule // npu_u65_256_core$dma$ofm$buffer
+
+
+
+
+module npu_u65_256_core$dma$ofm$buffer$ram(clock,write_enable,write_address,write_data,read_enable,read_address,read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  write_enable;
+    input wire  [4:0] write_address;
+    input wire  [144:0] write_data;
+    input wire  read_enable;
+    input wire  [4:0] read_address;
+    output reg  [144:0] read_data;
+    
+    // Update code (custom)
+    reg [144:0] cells [0:31];
+    always @(posedge clock) begin
+       if (write_enable) cells[write_address] <= write_data;
+       if (read_enable) read_data <= cells[read_address];
+    end
+endmodule // npu_u65_256_core$dma$ofm$buffer$ram
 
 
 
@@ -38979,7 +39470,143 @@ endmodule // npu_u65_256_core$dma$ofm
 
 
 
-module npu_u65_256_core$dma$ofm$w_data(clock,rst_n,d,q);
+
+
+
+
+
+
+
+
+module npu_u65_256_core$dma$ofm$bursts(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  tail$valid;
+    input wire  [49:0] tail$data;
+    output reg  tail$ready;
+    output reg  head$valid;
+    output reg  [49:0] head$data;
+    input wire  head$ready;
+    output reg  [3:0] count;
+    
+    // Constant declarations
+    localparam  depth = 4'h8;
+    
+    // Stub signals
+    reg  write_pointer$clock;
+    reg  write_pointer$rst_n;
+    reg  [3:0] write_pointer$d;
+    wire  [3:0] write_pointer$q;
+    reg  read_pointer$clock;
+    reg  read_pointer$rst_n;
+    reg  [3:0] read_pointer$d;
+    wire  [3:0] read_pointer$q;
+    reg  words$clock;
+    reg  words$rst_n;
+    reg  words$write_enable;
+    reg  [2:0] words$write_address;
+    reg  [49:0] words$write_data;
+    reg  [2:0] words$read_address;
+    wire  [49:0] words$read_data;
+    
+    // Local signals
+    reg  push;
+    reg  pop;
+    
+    // Sub module instances
+    npu_u65_256_core$datapath$ifm_fetch$step write_pointer(
+        .clock(write_pointer$clock),
+        .rst_n(write_pointer$rst_n),
+        .d(write_pointer$d),
+        .q(write_pointer$q)
+    );
+    npu_u65_256_core$datapath$ifm_fetch$step read_pointer(
+        .clock(read_pointer$clock),
+        .rst_n(read_pointer$rst_n),
+        .d(read_pointer$d),
+        .q(read_pointer$q)
+    );
+    npu_u65_256_core$dma$ofm$bursts$words words(
+        .clock(words$clock),
+        .rst_n(words$rst_n),
+        .write_enable(words$write_enable),
+        .write_address(words$write_address),
+        .write_data(words$write_data),
+        .read_address(words$read_address),
+        .read_data(words$read_data)
+    );
+    
+    // Update code
+    always @(*) begin
+        write_pointer$clock = clock;
+        read_pointer$clock = clock;
+        write_pointer$d = write_pointer$q;
+        read_pointer$d = read_pointer$q;
+        write_pointer$rst_n = rst_n;
+        read_pointer$rst_n = rst_n;
+        words$clock = clock;
+        words$rst_n = rst_n;
+        count = write_pointer$q - read_pointer$q;
+        tail$ready = count != depth;
+        head$valid = count != 32'h0;
+        push = tail$valid & tail$ready;
+        pop = head$valid & head$ready;
+        words$write_enable = push;
+        words$write_address = write_pointer$q[(32'h0)+:(3)];
+        words$write_data = tail$data;
+        words$read_address = read_pointer$q[(32'h0)+:(3)];
+        head$data = words$read_data;
+        if (push) begin
+            write_pointer$d = write_pointer$q + 32'h1;
+        end
+        if (pop) begin
+            read_pointer$d = read_pointer$q + 32'h1;
+        end
+    end
+    
+endmodule // npu_u65_256_core$dma$ofm$bursts
+
+
+
+
+module npu_u65_256_core$dma$ofm$bursts$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write_enable;
+    input wire  [2:0] write_address;
+    input wire  [49:0] write_data;
+    input wire  [2:0] read_address;
+    output reg  [49:0] read_data;
+    
+    // Update code (custom)
+    reg [49:0] cells [0:7];
+    integer i;
+    always @(posedge clock or negedge rst_n)
+       if (!rst_n) for (i = 0; i <= 7; i = i + 1) cells[i] <= 0;
+       else if (write_enable) cells[write_address] <= write_data;
+    always @(*) read_data = cells[read_address];
+endmodule // npu_u65_256_core$dma$ofm$bursts$words
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+module npu_u65_256_core$dma$ofm$open_data(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -38995,7 +39622,19 @@ module npu_u65_256_core$dma$ofm$w_data(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$dma$ofm$w_data
+endmodule // npu_u65_256_core$dma$ofm$open_data
+
+
+
+
+
+
+
+
+
+
+
+
 
 
 

@@ -773,13 +773,13 @@ impl Logic for Dma {
         self.writes.clients[1].limit_stall.next = self.mem2mem.write_limit_stall.val();
         self.writes.clients[0].awvalid.next = self.ofm.awvalid.val();
         self.writes.clients[0].awaddr.next = self.ofm.awaddr.val();
-        self.writes.clients[0].awlen.next = 0.into();
+        self.writes.clients[0].awlen.next = self.ofm.awlen.val();
         self.writes.clients[0].awcache.next = self.ofm.cache.val();
         self.ofm.awready.next = self.writes.clients[0].awready.val();
         self.writes.clients[0].wvalid.next = self.ofm.wvalid.val();
         self.writes.clients[0].wdata.next = self.ofm.wdata.val();
         self.writes.clients[0].wstrb.next = self.ofm.wstrb.val();
-        self.writes.clients[0].wlast.next = true;
+        self.writes.clients[0].wlast.next = self.ofm.wlast.val();
         self.ofm.wready.next = self.writes.clients[0].wready.val();
         self.writes.clients[0].waiting.next = self.ofm.waiting.val();
         self.writes.clients[0].issue_counter.next = self.ofm.issue_counter.val();

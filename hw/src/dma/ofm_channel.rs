@@ -1,17 +1,39 @@
 //! The OFM channel (TRM 3.3.3): writes the output unit's bytes to memory
-//! through AXI M0. Each [`OfmWrite`] (up to 32 contiguous bytes) becomes one
-//! single-beat burst per 16-byte line it touches, with byte strobes (its
-//! count and its byte mask: a line the mask leaves empty at the write's end
-//! is not written); an
-//! address and its data are offered together, so lines go out at one a
-//! cycle while the port accepts them, with as many writes outstanding as
-//! the region's AXI_LIMITn allows.
+//! through AXI M0 as bursts.
+//!
+//! Each [`OfmWrite`] (up to 32 contiguous bytes) is cut into the 16-byte
+//! lines it touches, one a cycle, with byte strobes (its count and its byte
+//! mask: a line the mask leaves empty at the write's end is not written).
+//! The newest line stays open: a following line at the same address merges
+//! into it (the output unit writes a line's channels in several writes), a
+//! line at the next address closes it and continues its burst. A burst ends
+//! at a 64, 128 or 256-byte boundary (AXI_LIMITn.max_beats, as the DMA's
+//! other channels: no burst crosses 4 KB), at a gap in the addresses, at a
+//! change of outstanding counter, or when no write has come for 8 cycles
+//! (the end of a block or of the operation).
+//!
+//! Closed lines wait in a RAM buffer ([`RamFifo`], two 256-byte bursts
+//! deep) and a burst's address is issued only when all its data is there,
+//! so W follows AW without gaps, with as many bursts outstanding as the
+//! region's AXI_LIMITn allows: behind a long write latency a 1x1
+//! convolution's OFM leaves at the port's rate, not one line per
+//! outstanding slot.
 
 use super::region::RegionSelect;
 use super::requests::OfmWrite;
-use crate::stream::StreamIn;
-use crate::widgets::ResetReg;
+use crate::stream::{StreamIn, WriteBeat};
+use crate::widgets::{Fifo, RamFifo, ResetReg};
 use rust_hdl::prelude::*;
+
+/// A burst whose beats are all buffered: its first line's address, its
+/// beats minus one, and the outstanding counter and AWCACHE of its region.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct OfmBurst {
+    pub address: Bits<40>,
+    pub beats_m1: Bits<4>,
+    pub counter: Bits<2>,
+    pub cache: Bits<4>,
+}
 
 #[derive(LogicBlock, Default)]
 pub struct OfmChannel {
@@ -22,11 +44,11 @@ pub struct OfmChannel {
     pub regioncfg: Signal<In, Bits<16>>,
     pub basep: Vec<Signal<In, Bits<32>>>,
     pub axi_limit: Vec<Signal<In, Bits<32>>>,
-    /// Issue nothing more (a bus error or a soft reset); issued lines complete.
+    /// Issue nothing more (a bus error or a soft reset); issued bursts complete.
     pub halt: Signal<In, Bit>,
     pub writes: StreamIn<OfmWrite>,
-    /// The outstanding counter of the write to issue, and whether it has
-    /// room; the counter of the writes issued (their responses count down
+    /// The outstanding counter of the burst to issue, and whether it has
+    /// room; the counter of the bursts issued (their responses count down
     /// on it) and their AWCACHE.
     pub issue_counter: Signal<Out, Bits<2>>,
     pub may_issue: Signal<In, Bit>,
@@ -34,20 +56,22 @@ pub struct OfmChannel {
     pub cache: Signal<Out, Bits<4>>,
     pub awvalid: Signal<Out, Bit>,
     pub awaddr: Signal<Out, Bits<40>>,
+    pub awlen: Signal<Out, Bits<8>>,
     pub awready: Signal<In, Bit>,
     pub wvalid: Signal<Out, Bit>,
     pub wdata: Signal<Out, Bits<128>>,
     pub wstrb: Signal<Out, Bits<16>>,
+    pub wlast: Signal<Out, Bit>,
     pub wready: Signal<In, Bit>,
     /// A write response of this channel was accepted.
     pub b_valid: Signal<In, Bit>,
-    /// A line could issue but for the address and data registers, still
-    /// busy with the last line (the write router keeps M0's AW channel for
-    /// it): as of the last cycle with ACLKEN high.
+    /// A burst could issue but for the address register, still busy with
+    /// the last one (the write router keeps M0's AW channel for it): as of
+    /// the last cycle with ACLKEN high.
     pub waiting: Signal<Out, Bit>,
-    /// A line was issued this cycle (for the outstanding counters).
+    /// A burst was issued this cycle (for the outstanding counters).
     pub burst_issued: Signal<Out, Bit>,
-    /// A line is ready but `may_issue` holds it back (for the PMU).
+    /// A burst is ready but `may_issue` holds it back (for the PMU).
     pub limit_stall: Signal<Out, Bit>,
     /// Writes remain to be issued or answered.
     pub busy: Signal<Out, Bit>,
@@ -58,22 +82,52 @@ pub struct OfmChannel {
     window: Signal<Local, Bits<384>>,
     strobes: Signal<Local, Bits<48>>,
     count_mask: Signal<Local, Bits<48>>,
+    /// The line of the head write taken this cycle.
+    line_address: Signal<Local, Bits<40>>,
     line_data: Signal<Local, Bits<128>>,
     line_strobe: Signal<Local, Bits<16>>,
     last_line: Signal<Local, Bit>,
-    aw_free: Signal<Local, Bit>,
-    w_free: Signal<Local, Bit>,
+    /// The line's strobes as a bit mask.
+    line_mask: Signal<Local, Bits<128>>,
+    /// Both buffers can take a line and a burst.
+    room: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
+    merge: Signal<Local, Bit>,
+    /// The line taken follows the open one in the same burst.
+    continues: Signal<Local, Bit>,
+    /// The open line goes into the buffer, and closes its burst.
+    close_line: Signal<Local, Bit>,
+    close_burst: Signal<Local, Bit>,
+    flush: Signal<Local, Bit>,
+    /// The line after the open one, and whether it is a `max_beats` boundary.
+    next_line: Signal<Local, Bits<40>>,
+    boundary: Signal<Local, Bit>,
+    /// The line of the head write being taken.
+    line: ResetReg<Bits<2>>,
+    open_valid: ResetReg<Bit>,
+    open_address: ResetReg<Bits<40>>,
+    open_data: ResetReg<Bits<128>>,
+    open_strobe: ResetReg<Bits<16>>,
+    open_counter: ResetReg<Bits<2>>,
+    open_cache: ResetReg<Bits<4>>,
+    open_max_beats: ResetReg<Bits<2>>,
+    /// The open line's burst: its first address and lines buffered before
+    /// the open one.
+    burst_address: ResetReg<Bits<40>>,
+    burst_lines: ResetReg<Bits<4>>,
+    /// Cycles without a write, up to 8: then the open line goes out.
+    idle: ResetReg<Bits<4>>,
+    buffer: RamFifo<WriteBeat, 5, 6>,
+    bursts: Fifo<OfmBurst, 3, 4>,
     issue: Signal<Local, Bit>,
     same_counter: Signal<Local, Bit>,
     held_counter: ResetReg<Bits<2>>,
     aw_cache: ResetReg<Bits<4>>,
-    /// The line of the write at `writes`' head being issued.
-    line: ResetReg<Bits<2>>,
     aw_valid: ResetReg<Bit>,
     aw_address: ResetReg<Bits<40>>,
+    aw_len: ResetReg<Bits<8>>,
     w_valid: ResetReg<Bit>,
-    w_data: ResetReg<Bits<128>>,
-    w_strobe: ResetReg<Bits<16>>,
+    w_beat: ResetReg<WriteBeat>,
     outstanding: ResetReg<Bits<7>>,
     waiting_q: ResetReg<Bit>,
 }
@@ -95,26 +149,50 @@ impl Logic for OfmChannel {
             self,
             clock,
             line,
-            aw_valid,
-            aw_address,
-            w_valid,
-            w_data,
-            w_strobe,
-            outstanding,
+            open_valid,
+            open_address,
+            open_data,
+            open_strobe,
+            open_counter,
+            open_cache,
+            open_max_beats,
+            burst_address,
+            burst_lines,
+            idle,
             held_counter,
             aw_cache,
+            aw_valid,
+            aw_address,
+            aw_len,
+            w_valid,
+            w_beat,
+            outstanding,
             waiting_q
         );
-        self.waiting_q.rst_n.next = self.rst_n.val();
+        self.line.rst_n.next = self.rst_n.val();
+        self.open_valid.rst_n.next = self.rst_n.val();
+        self.open_address.rst_n.next = self.rst_n.val();
+        self.open_data.rst_n.next = self.rst_n.val();
+        self.open_strobe.rst_n.next = self.rst_n.val();
+        self.open_counter.rst_n.next = self.rst_n.val();
+        self.open_cache.rst_n.next = self.rst_n.val();
+        self.open_max_beats.rst_n.next = self.rst_n.val();
+        self.burst_address.rst_n.next = self.rst_n.val();
+        self.burst_lines.rst_n.next = self.rst_n.val();
+        self.idle.rst_n.next = self.rst_n.val();
         self.held_counter.rst_n.next = self.rst_n.val();
         self.aw_cache.rst_n.next = self.rst_n.val();
-        self.line.rst_n.next = self.rst_n.val();
         self.aw_valid.rst_n.next = self.rst_n.val();
         self.aw_address.rst_n.next = self.rst_n.val();
+        self.aw_len.rst_n.next = self.rst_n.val();
         self.w_valid.rst_n.next = self.rst_n.val();
-        self.w_data.rst_n.next = self.rst_n.val();
-        self.w_strobe.rst_n.next = self.rst_n.val();
+        self.w_beat.rst_n.next = self.rst_n.val();
         self.outstanding.rst_n.next = self.rst_n.val();
+        self.waiting_q.rst_n.next = self.rst_n.val();
+        self.buffer.clock.next = self.clock.val();
+        self.buffer.rst_n.next = self.rst_n.val();
+        self.bursts.clock.next = self.clock.val();
+        self.bursts.rst_n.next = self.rst_n.val();
         self.region_lookup.region.next = self.writes.data.val().region;
         self.region_lookup.regioncfg.next = self.regioncfg.val();
         for k in 0..16 {
@@ -123,16 +201,9 @@ impl Logic for OfmChannel {
         for c in 0..4 {
             self.region_lookup.axi_limit[c].next = self.axi_limit[c].val();
         }
-        // Every outstanding write counts on one counter: a write to another
-        // counter waits until they are answered.
-        self.issue_counter.next = self.region_lookup.counter.val();
-        self.response_counter.next = self.held_counter.q.val();
-        self.cache.next = self.aw_cache.q.val();
-        self.same_counter.next = (self.outstanding.q.val() == 0)
-            | (self.region_lookup.counter.val() == self.held_counter.q.val());
 
-        // The write's bytes at their byte lanes: line i of the window is
-        // the i-th 16-byte line from the write's first address.
+        // ---- Lines: the head write's bytes at their byte lanes; line i of
+        // the window is the i-th 16-byte line from the write's first address ----
         self.address.next = self.region_lookup.base.val() + self.writes.data.val().offset;
         self.lane.next = self.address.val().get_bits::<4>(0);
         self.count_mask.next = ((bits::<48>(1) << bit_cast::<48, 6>(self.writes.data.val().count))
@@ -163,44 +234,121 @@ impl Logic for OfmChannel {
         if (self.line.q.val() == 1) & (self.strobes.val().get_bits::<16>(32) != 0) {
             self.last_line.next = false;
         }
+        self.line_address.next =
+            ((self.address.val() >> 4) << 4) + (bit_cast::<40, 2>(self.line.q.val()) << 4);
+        self.line_mask.next = 0.into();
+        for k in 0..16 {
+            if (self.line_strobe.val() & (bits::<16>(1) << k)) != 0 {
+                self.line_mask.next = self.line_mask.val() | (bits::<128>(0xff) << (8 * k));
+            }
+        }
 
-        // The address and data registers: loaded together on an enabled
-        // cycle when both are free or leaving.
-        self.aw_free.next = !self.aw_valid.q.val() | self.awready.val();
-        self.w_free.next = !self.w_valid.q.val() | self.wready.val();
-        self.issue.next = self.aclken.val()
-            & self.writes.valid.val()
-            & self.aw_free.val()
-            & self.w_free.val()
-            & self.same_counter.val()
-            & self.may_issue.val()
-            & !self.halt.val();
-        self.limit_stall.next = self.writes.valid.val() & !self.may_issue.val() & !self.halt.val();
-        if self.aclken.val() & self.awready.val() {
-            self.aw_valid.d.next = false;
+        // ---- The open line: merge, continue its burst, or close it ----
+        // The line after the open one starts a new burst at a max_beats
+        // boundary (64, 128 or 256 bytes; the reserved 3 acts as 64).
+        self.next_line.next = self.open_address.q.val() + 16;
+        self.boundary.next = self.next_line.val().get_bits::<2>(4) == 0;
+        if self.open_max_beats.q.val() == 1 {
+            self.boundary.next = self.next_line.val().get_bits::<3>(4) == 0;
         }
-        if self.aclken.val() & self.wready.val() {
-            self.w_valid.d.next = false;
+        if self.open_max_beats.q.val() == 2 {
+            self.boundary.next = self.next_line.val().get_bits::<4>(4) == 0;
         }
-        self.writes.ready.next = self.issue.val() & self.last_line.val();
-        if self.issue.val() {
-            self.aw_valid.d.next = true;
-            self.aw_cache.d.next = self.region_lookup.awcache.val();
-            self.held_counter.d.next = self.region_lookup.counter.val();
-            self.aw_address.d.next =
-                ((self.address.val() >> 4) << 4) + (bit_cast::<40, 2>(self.line.q.val()) << 4);
-            self.w_valid.d.next = true;
-            self.w_data.d.next = self.line_data.val();
-            self.w_strobe.d.next = self.line_strobe.val();
+        self.room.next = self.buffer.tail.ready.val() & self.bursts.tail.ready.val();
+        self.take.next = self.writes.valid.val() & self.room.val() & !self.halt.val();
+        self.writes.ready.next = self.take.val() & self.last_line.val();
+        self.merge.next = self.open_valid.q.val()
+            & (self.line_address.val() == self.open_address.q.val())
+            & (self.region_lookup.counter.val() == self.open_counter.q.val());
+        self.continues.next = (self.line_address.val() == self.next_line.val())
+            & (self.region_lookup.counter.val() == self.open_counter.q.val())
+            & (self.region_lookup.awcache.val() == self.open_cache.q.val())
+            & !self.boundary.val();
+        self.flush.next = self.open_valid.q.val()
+            & !self.writes.valid.val()
+            & (self.idle.q.val() == 8)
+            & self.room.val();
+        self.close_line.next =
+            (self.take.val() & self.open_valid.q.val() & !self.merge.val()) | self.flush.val();
+        self.close_burst.next = self.close_line.val() & (self.flush.val() | !self.continues.val());
+
+        if self.writes.valid.val() {
+            self.idle.d.next = 0.into();
+        } else if self.idle.q.val() != 8 {
+            self.idle.d.next = self.idle.q.val() + 1;
+        }
+        self.buffer.tail.valid.next = self.close_line.val();
+        self.buffer.tail.data.next.data = self.open_data.q.val();
+        self.buffer.tail.data.next.strobe = self.open_strobe.q.val();
+        self.buffer.tail.data.next.last = self.close_burst.val();
+        self.bursts.tail.valid.next = self.close_burst.val();
+        self.bursts.tail.data.next.address = self.burst_address.q.val();
+        self.bursts.tail.data.next.beats_m1 = self.burst_lines.q.val();
+        self.bursts.tail.data.next.counter = self.open_counter.q.val();
+        self.bursts.tail.data.next.cache = self.open_cache.q.val();
+        if self.close_line.val() {
+            self.burst_lines.d.next = self.burst_lines.q.val() + 1;
+        }
+        if self.close_burst.val() {
+            self.burst_lines.d.next = 0.into();
+        }
+        if self.flush.val() {
+            self.open_valid.d.next = false;
+        }
+        if self.take.val() {
             self.line.d.next = self.line.q.val() + 1;
             if self.last_line.val() {
                 self.line.d.next = 0.into();
             }
+            if self.merge.val() {
+                self.open_data.d.next = (self.open_data.q.val() & !self.line_mask.val())
+                    | (self.line_data.val() & self.line_mask.val());
+                self.open_strobe.d.next = self.open_strobe.q.val() | self.line_strobe.val();
+            } else {
+                self.open_valid.d.next = true;
+                self.open_address.d.next = self.line_address.val();
+                self.open_data.d.next = self.line_data.val();
+                self.open_strobe.d.next = self.line_strobe.val();
+                self.open_counter.d.next = self.region_lookup.counter.val();
+                self.open_cache.d.next = self.region_lookup.awcache.val();
+                self.open_max_beats.d.next = self.region_lookup.max_beats.val();
+                if !self.open_valid.q.val() | self.close_burst.val() {
+                    self.burst_address.d.next = self.line_address.val();
+                }
+            }
+        }
+
+        // ---- AW: a buffered burst, on an enabled cycle; every outstanding
+        // burst counts on one counter, so a burst to another counter waits
+        // until they are answered ----
+        self.issue_counter.next = self.bursts.head.data.val().counter;
+        self.response_counter.next = self.held_counter.q.val();
+        self.cache.next = self.aw_cache.q.val();
+        self.same_counter.next = (self.outstanding.q.val() == 0)
+            | (self.bursts.head.data.val().counter == self.held_counter.q.val());
+        self.issue.next = self.aclken.val()
+            & self.bursts.head.valid.val()
+            & (!self.aw_valid.q.val() | self.awready.val())
+            & self.same_counter.val()
+            & self.may_issue.val()
+            & !self.halt.val();
+        self.limit_stall.next =
+            self.bursts.head.valid.val() & !self.may_issue.val() & !self.halt.val();
+        self.bursts.head.ready.next = self.issue.val();
+        if self.aclken.val() & self.awready.val() {
+            self.aw_valid.d.next = false;
+        }
+        if self.issue.val() {
+            self.aw_valid.d.next = true;
+            self.aw_address.d.next = self.bursts.head.data.val().address;
+            self.aw_len.d.next = bit_cast::<8, 4>(self.bursts.head.data.val().beats_m1);
+            self.aw_cache.d.next = self.bursts.head.data.val().cache;
+            self.held_counter.d.next = self.bursts.head.data.val().counter;
         }
         // Registered on enabled cycles: the router's choice of AW client
         // must not change while ACLKEN is low.
         if self.aclken.val() {
-            self.waiting_q.d.next = self.writes.valid.val()
+            self.waiting_q.d.next = self.bursts.head.valid.val()
                 & self.same_counter.val()
                 & self.may_issue.val()
                 & !self.halt.val();
@@ -213,12 +361,32 @@ impl Logic for OfmChannel {
         if !self.issue.val() & self.b_valid.val() {
             self.outstanding.d.next = self.outstanding.q.val() - 1;
         }
+
+        // ---- W: the buffered beats in order (the router lets them out
+        // only behind their burst's address) ----
+        self.buffer.head.ready.next = false;
+        if self.aclken.val() & self.wready.val() {
+            self.w_valid.d.next = false;
+        }
+        if self.aclken.val() & (!self.w_valid.q.val() | self.wready.val()) {
+            self.buffer.head.ready.next = self.buffer.head.valid.val();
+            if self.buffer.head.valid.val() {
+                self.w_valid.d.next = true;
+                self.w_beat.d.next = self.buffer.head.data.val();
+            }
+        }
         self.awvalid.next = self.aw_valid.q.val();
         self.awaddr.next = self.aw_address.q.val();
+        self.awlen.next = self.aw_len.q.val();
         self.wvalid.next = self.w_valid.q.val();
-        self.wdata.next = self.w_data.q.val();
-        self.wstrb.next = self.w_strobe.q.val();
+        self.wdata.next = self.w_beat.q.val().data;
+        self.wstrb.next = self.w_beat.q.val().strobe;
+        self.wlast.next = self.w_beat.q.val().last;
         self.busy.next = self.writes.valid.val()
+            | self.open_valid.q.val()
+            | self.buffer.head.valid.val()
+            | (self.buffer.count.val() != 0)
+            | self.bursts.head.valid.val()
             | self.aw_valid.q.val()
             | self.w_valid.q.val()
             | (self.outstanding.q.val() != 0);
