@@ -1769,12 +1769,24 @@ impl MemorySystem {
     /// a bandwidth or outstanding-transaction limit, and an ACLKEN pattern.
     pub fn random(rng: &mut StdRng) -> MemorySystem {
         let settings = AxiSettings::random(rng);
-        let port = |rng: &mut StdRng| CompleterConfig {
-            reorder: true,
-            max_reads: rng.gen_bool(0.25).then(|| rng.gen_range(1..=8)),
-            max_writes: rng.gen_bool(0.25).then(|| rng.gen_range(1..=8)),
-            bytes_per_cycle: rng.gen_bool(0.25).then(|| rng.gen_range(2.0..=16.0)),
-            ..CompleterConfig::random(rng)
+        let port = |rng: &mut StdRng| {
+            let mut port = CompleterConfig {
+                reorder: true,
+                max_reads: rng.gen_bool(0.25).then(|| rng.gen_range(1..=8)),
+                max_writes: rng.gen_bool(0.25).then(|| rng.gen_range(1..=8)),
+                bytes_per_cycle: rng.gen_bool(0.25).then(|| rng.gen_range(2.0..=16.0)),
+                ..CompleterConfig::random(rng)
+            };
+            // A memory that holds n transactions has at most 128n cycles of
+            // latency (half a byte a cycle with 64-byte bursts): one that
+            // holds one behind 1000 cycles would make a run millions of
+            // cycles long and test nothing more.
+            let bound = |limit: Option<usize>, latency: u64| {
+                limit.map_or(latency, |n| latency.min(128 * n as u64))
+            };
+            port.read_latency = bound(port.max_reads, port.read_latency);
+            port.write_latency = bound(port.max_writes, port.write_latency);
+            port
         };
         let axi_configs = [port(rng), port(rng)];
         MemorySystem {
@@ -1792,6 +1804,29 @@ impl MemorySystem {
         MemorySystem::random(&mut StdRng::seed_from_u64(
             seed ^ salt ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15),
         ))
+    }
+
+    /// Each port's latency, limits and bandwidth, in one line.
+    pub fn describe(&self) -> String {
+        let limit = |n: Option<usize>| n.map_or("unlimited".to_string(), |n| n.to_string());
+        let ports: Vec<String> = self
+            .axi_configs
+            .iter()
+            .enumerate()
+            .map(|(port, c)| {
+                format!(
+                    "m{port} read latency {}, write latency {}, {} reads and {} writes outstanding, {}",
+                    c.read_latency,
+                    c.write_latency,
+                    limit(c.max_reads),
+                    limit(c.max_writes),
+                    c.bytes_per_cycle
+                        .map_or("16".to_string(), |b| format!("{b:.1}"))
+                        + " bytes a cycle"
+                )
+            })
+            .collect();
+        ports.join("; ")
     }
 
     /// An RTL backend behind this memory system.

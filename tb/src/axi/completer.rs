@@ -44,12 +44,13 @@ pub struct CompleterConfig {
 }
 
 impl CompleterConfig {
-    /// A memory with random latency (0-23 cycles), back-pressure, response
-    /// delays and reordering, and no errors: for randomized tests.
+    /// A memory with random latency (0-1000 cycles, [`random_latency`]),
+    /// back-pressure, response delays and reordering, and no errors: for
+    /// randomized tests.
     pub fn random(rng: &mut impl Rng) -> Self {
         Self {
-            read_latency: rng.gen_range(0..24),
-            write_latency: rng.gen_range(0..24),
+            read_latency: random_latency(rng),
+            write_latency: random_latency(rng),
             ready_probability: rng.gen_range(0.3..=1.0),
             response_probability: rng.gen_range(0.3..=1.0),
             reorder: rng.gen_bool(0.5),
@@ -80,6 +81,18 @@ impl CompleterConfig {
     /// True when the completer draws random numbers: the seed matters.
     pub fn is_random(&self) -> bool {
         self.ready_probability < 1.0 || self.response_probability < 1.0 || self.reorder
+    }
+}
+
+/// A memory latency from 0 to 1000 cycles: mostly short (0-23: every
+/// cycle-level interleaving of the channels), often an SRAM's or a DRAM's
+/// (24-250), at times a slow DRAM's or flash's (251-1000, as far as Vela's
+/// `vela.ini` systems go and beyond).
+pub fn random_latency(rng: &mut impl Rng) -> u64 {
+    match rng.gen_range(0..10) {
+        0..=5 => rng.gen_range(0..24),
+        6..=8 => rng.gen_range(24..=250),
+        _ => rng.gen_range(251..=1000),
     }
 }
 

@@ -11,11 +11,14 @@ use npu_model::tflite::{self, VelaModel};
 use npu_model::{report, tflite::describe_config};
 use npu_spec::config::NpuConfig;
 use npu_tb::axi::{CompleterConfig, SystemConfig};
+use npu_tb::conv_jobs::MemorySystem;
 use npu_tb::driver::DEFAULT_MAX_CYCLES;
 use npu_tb::fuzz;
 use npu_tb::npu::Waveform;
 use npu_tb::rtl_backend::RtlBackend;
 use npu_tb::verilator::TraceWindow;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -269,6 +272,19 @@ struct CompareArgs {
     /// CLK cycles to wait for the NPU to stop in each RTL run.
     #[arg(long, default_value_t = DEFAULT_MAX_CYCLES)]
     max_cycles: u64,
+    /// Run the RTL behind the random memory system drawn from SEED (as the
+    /// random suites draw them: AXI settings, latency 0-1000 cycles,
+    /// back-pressure, reordered responses, outstanding and bandwidth
+    /// limits, ACLKEN patterns); default a zero-latency memory.
+    #[arg(long, value_name = "SEED", conflicts_with = "memory")]
+    random_memory: Option<u64>,
+    /// Run the RTL behind one of Vela's memory systems (as for `run
+    /// --memory`).
+    #[arg(long, value_name = "NAME", value_parser = parse_system)]
+    memory: Option<&'static SystemConfig>,
+    /// With --memory: the memories' outstanding limits too.
+    #[arg(long, requires = "memory")]
+    memory_limits: bool,
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
@@ -368,7 +384,7 @@ fn run_tflite(args: &TfliteArgs, backend: &mut dyn Backend, waveform_hint: &str)
         inputs,
         outputs,
         expected,
-        backend: BackendArgs { model, memory, .. },
+        backend: BackendArgs { memory, .. },
         config,
         report: report_file,
         vela_csv,
@@ -421,15 +437,9 @@ fn run_tflite(args: &TfliteArgs, backend: &mut dyn Backend, waveform_hint: &str)
         bar.set_position(done as u64)
     });
     bar.finish_and_clear();
-    let rtl_note = if *model == Model::Rtl {
-        "; a kernel operation the RTL does not run yet stops it with cmd_parse_error \
-         (README: what the RTL runs)"
-    } else {
-        ""
-    };
     let net = result.with_context(|| {
         format!(
-            "running {} on the {} backend{waveform_hint}{rtl_note}",
+            "running {} on the {} backend{waveform_hint}",
             network.display(),
             backend.name()
         )
@@ -521,10 +531,18 @@ fn compare_job(args: &CompareArgs) -> Result<Job> {
 fn run_compare(args: &CompareArgs) -> Result<bool> {
     let job = compare_job(args)?;
     let mut golden = GoldenBackend::default();
-    let mut rtl = RtlBackend {
-        max_cycles: args.max_cycles,
-        ..RtlBackend::default()
-    };
+    let memory = args
+        .random_memory
+        .map(|seed| MemorySystem::random(&mut StdRng::seed_from_u64(seed)));
+    if let Some(memory) = &memory {
+        println!("memory: {}", memory.describe());
+    }
+    let mut rtl = memory.map_or_else(RtlBackend::default, |m| m.backend());
+    rtl.max_cycles = args.max_cycles;
+    if let Some(system) = args.memory {
+        println!("memory: {}", system.describe());
+        rtl.axi_configs = [0, 1].map(|port| system.completer(port, args.memory_limits));
+    }
     let bar = if args.quiet {
         ProgressBar::hidden()
     } else {
