@@ -1,6 +1,7 @@
 //! Whole networks compiled by Vela (`tests/fixtures/networks/`, made by
 //! `scripts/vela/networks.py`) run through `npu_model::tflite` on the golden
-//! model, bit-exact with the TensorFlow Lite interpreter's output.
+//! model, bit-exact with the TensorFlow Lite interpreter's output (TFLite
+//! Micro's for the networks with several fully connected layers).
 
 use npu_model::job::GoldenBackend;
 use npu_model::report::Report;

@@ -11,6 +11,7 @@ metadata. The expected outputs come from the TFLite interpreter's reference
 kernels running the original (uncompiled) model.
 """
 
+import argparse
 import json
 import subprocess
 import sys
@@ -88,3 +89,20 @@ def write_job(root: Path, name, config, model, inputs, description):
     job = {"config": config, "command_stream": "cmd.bin", "regions": regions, "outputs": outputs,
            "description": description}
     (d / "job.json").write_text(json.dumps(job, indent=2) + "\n")
+
+
+NETWORKS = Path(__file__).resolve().parent.parent.parent / "model" / "tests" / "fixtures" / "networks"
+
+
+def network_dirs(description):
+    """The bundled network folders, or those a script's --only names."""
+    ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", metavar="NAME[,NAME]", help="only these networks")
+    args = ap.parse_args()
+    if args.only is None:
+        return sorted(p for p in NETWORKS.iterdir() if p.is_dir())
+    dirs = [NETWORKS / name for name in args.only.split(",")]
+    missing = [d.name for d in dirs if not d.is_dir()]
+    if missing:
+        ap.error(f"no network folders {missing}")
+    return dirs

@@ -10,7 +10,7 @@ CSV to vela_per_layer_<config>.csv beside it.
 
 Usage (after scripts/vela/setup.sh):
 
-    scripts/.venv/bin/python scripts/vela/estimates.py
+    scripts/.venv/bin/python scripts/vela/estimates.py [--only NAME[,NAME]]
 """
 
 import csv
@@ -22,9 +22,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from compiled import VELA_OPTIONS  # noqa: E402
+from compiled import VELA_OPTIONS, network_dirs  # noqa: E402
 
-NETWORKS = HERE.parent.parent / "model" / "tests" / "fixtures" / "networks"
 SYSTEM = "Ethos_U65_Client_Server"
 
 
@@ -42,7 +41,7 @@ def estimate(model, config, per_layer):
 
 
 def main():
-    for net in sorted(p for p in NETWORKS.iterdir() if p.is_dir()):
+    for net in network_dirs(__doc__):
         cycles = {config: estimate(net / "model.tflite", config,
                                    net / f"vela_per_layer_{config.replace('-', '_')}.csv")
                   for config in ("u65-256", "u65-512")}

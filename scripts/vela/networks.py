@@ -4,22 +4,25 @@ model's network tests (model/tests/networks.rs).
 
 Usage (after scripts/vela/setup.sh):
 
-    scripts/.venv/bin/python scripts/vela/networks.py [--seed N]
+    scripts/.venv/bin/python scripts/vela/networks.py [--seed N] [--only NAME[,NAME]]
 
-Writes model/tests/fixtures/networks/<name>/ for every network:
+Writes model/tests/fixtures/networks/<name>/ for every network (--only: for
+those named, leaving the other folders alone):
   model.tflite       the source network (built without TensorFlow, tflite_ref.py)
   model_vela.tflite  Vela's output: one `ethos-u` custom operator
   input.bin          the input tensor's bytes (input0.bin, input1.bin, ... for several)
   expected.bin       the output tensor's bytes from the TFLite interpreter's
-                     reference kernels (ai-edge-litert) on model.tflite
-                     (expected0.bin, ... for several)
+                     reference kernels (ai-edge-litert) on model.tflite, or for
+                     the networks in MICRO from the TFLite Micro interpreter
+                     (tflite-micro) (expected0.bin, ... for several)
 
 Weights are random from a fixed seed with per-channel scales. Each layer's
 quantisation follows from an estimate of its values' spread (root mean square
 in quantisation steps, tracked from the input on), so outputs use the int8
 range without saturating; ReLU6 layers get TFLite's usual [0, 6] range. A FULLY_CONNECTED at the end is checked against
 TFLite's double-rounding requantisation (what TFLite Micro and the NPU do)
-instead of the host interpreter, which rounds once (shared JOBS.md).
+instead of the host interpreter, which rounds once (shared JOBS.md); networks
+with several take TFLite Micro's outputs whole.
 """
 
 import argparse
@@ -30,11 +33,12 @@ from pathlib import Path
 import numpy as np
 from ai_edge_litert import schema_py_generated as S
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
+from tflite_micro.python.tflite_micro import runtime
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from compiled import compile_bytes  # noqa: E402
-from tflite_ref import Model, conv_options, depthwise_options, pool_options, binary_options  # noqa: E402
+from tflite_ref import ACT, Model, conv_options, depthwise_options, pool_options, binary_options  # noqa: E402
 
 ROOT = HERE.parent.parent
 OUT = ROOT / "model" / "tests" / "fixtures" / "networks"
@@ -81,10 +85,12 @@ class Net:
         return y
 
     def conv(self, x, cout, k=3, stride=1, act=None):
+        """k and stride: one value, or (height, width)."""
         _, h, w, cin = x[3]
-        shape = [1, -(-h // stride), -(-w // stride), cout]
-        return self._weighted(x, [cout, k, k, cin], 0, k * k * cin, cout, shape, act, O.CONV_2D,
-                              S.BuiltinOptions.Conv2DOptions, conv_options((stride, stride), (1, 1), "SAME", act))
+        (kh, kw), (sh, sw) = pair(k), pair(stride)
+        shape = [1, -(-h // sh), -(-w // sw), cout]
+        return self._weighted(x, [cout, kh, kw, cin], 0, kh * kw * cin, cout, shape, act, O.CONV_2D,
+                              S.BuiltinOptions.Conv2DOptions, conv_options((sh, sw), (1, 1), "SAME", act))
 
     def depthwise(self, x, k=3, stride=1, act=None):
         _, h, w, c = x[3]
@@ -100,10 +106,12 @@ class Net:
         return y
 
     def pool(self, x, code, k=2):
+        """k: one value, or (height, width); the stride is the kernel."""
         _, h, w, c = x[3]
+        k = pair(k)
         # int8 pooling keeps the input's quantisation (TFLite requires it).
-        y = self.act([1, h // k, w // k, c], x[1], x[2], x[4])
-        self.m.op(code, [x[0]], [y[0]], S.BuiltinOptions.Pool2DOptions, pool_options((k, k), (k, k), "VALID", None))
+        y = self.act([1, h // k[0], w // k[1], c], x[1], x[2], x[4])
+        self.m.op(code, [x[0]], [y[0]], S.BuiltinOptions.Pool2DOptions, pool_options(k, k, "VALID", None))
         return y
 
     def logistic(self, x):
@@ -133,22 +141,30 @@ class Net:
         self.m.op(O.MEAN, [x[0], axes], [y[0]], S.BuiltinOptions.ReducerOptions, o)
         return y
 
-    def fully_connected(self, x, units):
+    def fully_connected(self, x, units, act=None):
         n = int(np.prod(x[3]))
         w_scale = 0.01
         w = self.rng.integers(-127, 128, [units, n], dtype=np.int8)
         bias = self.rng.integers(-50 * n, 50 * n + 1, units, dtype=np.int32)
         out_scale = x[1] * w_scale * np.sqrt(n) * x[4] * 73 / 40
-        y = self.act([1, units], out_scale, 5, 40.0)
+        # As in _weighted: 40 steps of spread, 28 after a ReLU.
+        zp, spread = (-60, 28.0) if act == "relu" else (5, 40.0)
+        y = self.act([1, units], out_scale, zp, spread)
         wt = self.m.tensor([units, n], np.int8, w_scale, 0, w)
         bt = self.m.tensor([units], np.int32, x[1] * w_scale, 0, bias)
-        self.m.op(O.FULLY_CONNECTED, [x[0], wt, bt], [y[0]], S.BuiltinOptions.FullyConnectedOptions,
-                  S.FullyConnectedOptionsT())
+        o = S.FullyConnectedOptionsT()
+        o.fusedActivationFunction = ACT[act]
+        self.m.op(O.FULLY_CONNECTED, [x[0], wt, bt], [y[0]], S.BuiltinOptions.FullyConnectedOptions, o)
         self.fc = (x, w, bias, y)
         return y
 
     def output(self, y):
         self.m.outputs.append(y[0])
+
+
+def pair(v):
+    """(v, v) for one value, else v as a tuple."""
+    return (v, v) if isinstance(v, int) else tuple(v)
 
 
 def quantize_multiplier(real):
@@ -198,6 +214,16 @@ def reference(net, xs):
     print(f"  FULLY_CONNECTED: {int((diff > 0).sum())} of {diff.size} outputs differ by 1 from the host interpreter")
     outs[net.m.outputs.index(fy[0])] = fixed.reshape(out.shape)
     return outs
+
+
+def micro_reference(net, xs):
+    """The outputs for inputs xs (network order) from the TFLite Micro interpreter, whose kernels round as
+    the NPU does (FULLY_CONNECTED included)."""
+    it = runtime.Interpreter.from_bytes(net.m.to_bytes())
+    for i, x in enumerate(xs):
+        it.set_input(x, i)
+    it.invoke()
+    return [it.get_output(i) for i in range(len(net.m.outputs))]
 
 
 def demo(rng):
@@ -271,8 +297,54 @@ def mobilenet(rng):
     return n, "u65-256"
 
 
+def classifier(n, x, classes):
+    """Average pooling over the whole feature map, FULLY_CONNECTED to `classes` and SOFTMAX; beta brings
+    the logits' spread (40 steps) to 2, so the probabilities are neither one-hot nor flat."""
+    _, h, w, _ = x[3]
+    logits = n.fully_connected(n.pool(x, O.AVERAGE_POOL_2D, k=(h, w)), classes)
+    return n.softmax(logits, beta=2 / (logits[1] * logits[4]))
+
+
+def ds_cnn_kws(rng):
+    """MLCommons Tiny's DS-CNN keyword spotter: a 10x4 stride-2 convolution of 49x10 MFCC features, four
+    depthwise 3x3 + pointwise blocks, average pooling, 12 classes."""
+    n = Net(rng)
+    y = n.conv(n.input([1, 49, 10, 1]), 64, k=(10, 4), stride=2, act="relu")
+    for _ in range(4):
+        y = n.conv(n.depthwise(y, act="relu"), 64, k=1, act="relu")
+    n.output(classifier(n, y, 12))
+    return n, "u65-256"
+
+
+def resnet8_cifar(rng):
+    """MLCommons Tiny's ResNet-8 for 32x32 CIFAR images: three residual stacks (16, 32 and 64 channels,
+    the last two stride 2 with a 1x1 stride-2 convolution on the shortcut), average pooling, 10 classes."""
+    n = Net(rng)
+    y = n.conv(n.input([1, 32, 32, 3]), 16, act="relu")
+    for cout, stride in ((16, 1), (32, 2), (64, 2)):
+        b = n.conv(n.conv(y, cout, stride=stride, act="relu"), cout)
+        shortcut = y if stride == 1 else n.conv(y, cout, k=1, stride=stride)
+        y = n.add(shortcut, b, act="relu")
+    n.output(classifier(n, y, 10))
+    return n, "u65-512"
+
+
+def fc_autoencoder(rng):
+    """MLCommons Tiny's anomaly-detection autoencoder: 640 inputs (five frames of 128 mel bands), four
+    FULLY_CONNECTED 128 layers, a bottleneck of 8, four 128 layers and 640 outputs, ReLU on all but the last."""
+    n = Net(rng)
+    y = n.input([1, 640])
+    for units in (128, 128, 128, 128, 8, 128, 128, 128, 128):
+        y = n.fully_connected(y, units, act="relu")
+    n.output(n.fully_connected(y, 640))
+    return n, "u65-256"
+
+
 NETWORKS = {"demo": demo, "residual_add": residual, "conv_dw_u65_512": u65_512, "tanh_softmax": softmax,
-            "two_inputs_two_outputs": two_inputs_two_outputs, "mobilenet_v2_sized": mobilenet}
+            "two_inputs_two_outputs": two_inputs_two_outputs, "mobilenet_v2_sized": mobilenet,
+            "ds_cnn_kws": ds_cnn_kws, "resnet8_cifar": resnet8_cifar, "fc_autoencoder": fc_autoencoder}
+# Networks with several FULLY_CONNECTED layers: their expected outputs come from TFLite Micro.
+MICRO = {"ds_cnn_kws", "resnet8_cifar", "fc_autoencoder"}
 
 
 def tensor_files(kind, values):
@@ -285,13 +357,20 @@ def tensor_files(kind, values):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seed", type=int, default=2026, help="random seed (default 2026)")
+    ap.add_argument("--only", metavar="NAME[,NAME]", help="rewrite only these networks' folders")
     args = ap.parse_args()
-    shutil.rmtree(OUT, ignore_errors=True)
-    for name, build in NETWORKS.items():
+    names = args.only.split(",") if args.only else list(NETWORKS)
+    unknown = [name for name in names if name not in NETWORKS]
+    if unknown:
+        ap.error(f"unknown networks {unknown}; known: {', '.join(NETWORKS)}")
+    if args.only is None:
+        shutil.rmtree(OUT, ignore_errors=True)
+    for name in names:
+        shutil.rmtree(OUT / name, ignore_errors=True)
         rng = np.random.default_rng([args.seed, *name.encode()])
-        net, config = build(rng)
+        net, config = NETWORKS[name](rng)
         xs = [rng.integers(-128, 128, net.m.tensors[t].shape, dtype=np.int8) for t in net.m.inputs]
-        expected = reference(net, xs)
+        expected = micro_reference(net, xs) if name in MICRO else reference(net, xs)
         source = net.m.to_bytes()
         compiled = compile_bytes(source, config)
         c = S.ModelT.InitFromPackedBuf(compiled, 0)
@@ -304,8 +383,12 @@ def main():
         (d / "model_vela.tflite").write_bytes(compiled)
         for file, v in {**tensor_files("input", xs), **tensor_files("expected", expected)}.items():
             (d / file).write_bytes(v.tobytes())
-        print(f"{name}: {config}, inputs {[list(x.shape) for x in xs]}, outputs {[list(e.shape) for e in expected]}, "
-              f"{len(compiled)} bytes compiled")
+        print(f"{name}: {config}, {len(net.m.ops)} operators, inputs {[list(x.shape) for x in xs]}, "
+              f"outputs {[list(e.shape) for e in expected]}, {len(compiled)} bytes compiled")
+        for i, e in enumerate(expected):
+            v = e.astype(int)
+            print(f"  output {i}: values {v.min()}..{v.max()}, mean {v.mean():.1f}, std {v.std():.1f}, "
+                  f"{int(np.isin(v, (-128, 127)).sum())} of {v.size} at -128 or 127")
 
 if __name__ == "__main__":
     main()

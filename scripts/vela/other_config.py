@@ -7,7 +7,7 @@ model_vela_<config>.tflite beside it.
 
 Usage (after scripts/vela/setup.sh):
 
-    scripts/.venv/bin/python scripts/vela/other_config.py
+    scripts/.venv/bin/python scripts/vela/other_config.py [--only NAME[,NAME]]
 """
 
 import sys
@@ -15,14 +15,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from compiled import compile_bytes  # noqa: E402
+from compiled import compile_bytes, network_dirs  # noqa: E402
 
-NETWORKS = HERE.parent.parent / "model" / "tests" / "fixtures" / "networks"
 CONFIGS = ("u65-256", "u65-512")
 
 
 def main():
-    for net in sorted(p for p in NETWORKS.iterdir() if p.is_dir()):
+    for net in network_dirs(__doc__):
         source = (net / "model.tflite").read_bytes()
         own = (net / "model_vela.tflite").read_bytes()
         compiled = {config: compile_bytes(source, config) for config in CONFIGS}

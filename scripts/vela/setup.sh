@@ -6,8 +6,10 @@
 #   PYTHON=python3.11 scripts/vela/setup.sh
 #
 # Installs from PyPI, pinned: ethos-u-vela (Arm's compiler; its C extension is
-# built with the system C compiler if no wheel fits), numpy, and ai-edge-litert
-# (the TFLite interpreter whose reference kernels give the expected outputs).
+# built with the system C compiler if no wheel fits), numpy, ai-edge-litert
+# (the TFLite interpreter whose reference kernels give the expected outputs) and
+# tflite-micro (TFLite Micro's interpreter, for networks with several
+# FULLY_CONNECTED layers: scripts/vela/networks.py).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 venv="$here/../.venv"
