@@ -280,6 +280,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  datapath$ofm_writes$valid;
     wire  [336:0] datapath$ofm_writes$data;
     reg  datapath$ofm_writes$ready;
+    wire  datapath$writes_done;
     reg  datapath$dma_busy;
     wire  [3:0] datapath$shram_reads$0$enable;
     wire  [51:0] datapath$shram_reads$0$address;
@@ -350,6 +351,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  dma$ofm_writes$valid;
     reg  [336:0] dma$ofm_writes$data;
     wire  dma$ofm_writes$ready;
+    reg  dma$ofm_writes_done;
     wire  dma$datapath_busy;
     reg  dma$quiesce;
     wire  dma$axi_quiet;
@@ -591,6 +593,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .ofm_writes$valid(datapath$ofm_writes$valid),
         .ofm_writes$data(datapath$ofm_writes$data),
         .ofm_writes$ready(datapath$ofm_writes$ready),
+        .writes_done(datapath$writes_done),
         .dma_busy(datapath$dma_busy),
         .shram_reads$0$enable(datapath$shram_reads$0$enable),
         .shram_reads$0$address(datapath$shram_reads$0$address),
@@ -663,6 +666,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .ofm_writes$valid(dma$ofm_writes$valid),
         .ofm_writes$data(dma$ofm_writes$data),
         .ofm_writes$ready(dma$ofm_writes$ready),
+        .ofm_writes_done(dma$ofm_writes_done),
         .datapath_busy(dma$datapath_busy),
         .quiesce(dma$quiesce),
         .axi_quiet(dma$axi_quiet),
@@ -915,6 +919,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         datapath$clear = cpm$shram_clear;
         datapath$ifm_filled = dma$ifm_filled;
         datapath$dma_busy = dma$datapath_busy;
+        dma$ofm_writes_done = datapath$writes_done;
         datapath$lut_write = shram$lut_write;
     end
     
@@ -2979,7 +2984,7 @@ endmodule // npu_u65_256_core$cpm$reset_sync$stage$0
 
 
 
-module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,operations$ready,runs,busy,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$0$valid,weight_reads$0$data,weight_reads$0$ready,weight_beats$0$valid,weight_beats$0$data,weight_beats$0$ready,scale_reads$0$valid,scale_reads$0$data,scale_reads$0$ready,scale_beats$0$valid,scale_beats$0$data,scale_beats$0$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,dma_busy,shram_reads$0$enable,shram_reads$0$address,shram_reads$0$data,shram_reads$1$enable,shram_reads$1$address,shram_reads$1$data,lut_write,clear,clearing,fault,fault_offset,events,clock_wanted);
+module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,operations$ready,runs,busy,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$0$valid,weight_reads$0$data,weight_reads$0$ready,weight_beats$0$valid,weight_beats$0$data,weight_beats$0$ready,scale_reads$0$valid,scale_reads$0$data,scale_reads$0$ready,scale_beats$0$valid,scale_beats$0$data,scale_beats$0$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,writes_done,dma_busy,shram_reads$0$enable,shram_reads$0$address,shram_reads$0$data,shram_reads$1$enable,shram_reads$1$address,shram_reads$1$data,lut_write,clear,clearing,fault,fault_offset,events,clock_wanted);
     
     // Module arguments
     input wire  clock;
@@ -3008,6 +3013,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     output wire  ofm_writes$valid;
     output wire  [336:0] ofm_writes$data;
     input wire  ofm_writes$ready;
+    output reg  writes_done;
     input wire  dma_busy;
     output reg  [3:0] shram_reads$0$enable;
     output reg  [51:0] shram_reads$0$address;
@@ -4026,7 +4032,8 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         output_tags$head$ready = result_fire;
         cores_idle = 1'b1;
         cores_idle = cores_idle & cores$0$idle;
-        idle = ~starting$q & ~traversal$busy & (fetched$count == 32'h0) & cores_idle & (beat_tags$count == 32'h0) & (readout_tags$count == 32'h0) & (output_tags$count == 32'h0) & ~operand_reader$busy & ~ofm_writes$valid & ~dma_busy;
+        writes_done = ~starting$q & ~traversal$busy & (fetched$count == 32'h0) & cores_idle & (beat_tags$count == 32'h0) & (readout_tags$count == 32'h0) & (output_tags$count == 32'h0) & ~operand_reader$busy & ~ofm_writes$valid;
+        idle = writes_done & ~dma_busy;
         if (active$q & idle) begin
             active$d = 1'b0;
         end
@@ -34204,7 +34211,7 @@ module npu_u65_256_core$datapath$window$rows(position,stride,dilation,pad,kernel
 endmodule // npu_u65_256_core$datapath$window$rows
 
 
-module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,regioncfg,qconfig,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,command_start,command_base,command_size,command_cancel,command_beats$valid,command_beats$data,command_beats$ready,command_busy,descriptors$valid,descriptors$data,descriptors$ready,descriptors_active,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$0$valid,weight_reads$0$data,weight_reads$0$ready,weight_beats$0$valid,weight_beats$0$data,weight_beats$0$ready,scale_reads$0$valid,scale_reads$0$data,scale_reads$0$ready,scale_beats$0$valid,scale_beats$0$data,scale_beats$0$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,datapath_busy,quiesce,axi_quiet,bus_error,faulting_channel,faulting_interface,shram_write,shram_cores,shram_line,shram_data,shram_strobe,m0$aclken,m0$awakeup,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awsize,m0$awburst,m0$awcache,m0$awprot,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$bready,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arsize,m0$arburst,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$rready,m1$aclken,m1$awakeup,m1$awvalid,m1$awid,m1$awaddr,m1$awlen,m1$awsize,m1$awburst,m1$awcache,m1$awprot,m1$awready,m1$wvalid,m1$wdata,m1$wstrb,m1$wlast,m1$wready,m1$bvalid,m1$bid,m1$bresp,m1$bready,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arsize,m1$arburst,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$rready,m0_events$enabled,m0_events$reads,m0_events$writes,m1_events$enabled,m1_events$reads,m1_events$writes);
+module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,regioncfg,qconfig,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,command_start,command_base,command_size,command_cancel,command_beats$valid,command_beats$data,command_beats$ready,command_busy,descriptors$valid,descriptors$data,descriptors$ready,descriptors_active,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$0$valid,weight_reads$0$data,weight_reads$0$ready,weight_beats$0$valid,weight_beats$0$data,weight_beats$0$ready,scale_reads$0$valid,scale_reads$0$data,scale_reads$0$ready,scale_beats$0$valid,scale_beats$0$data,scale_beats$0$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,ofm_writes_done,datapath_busy,quiesce,axi_quiet,bus_error,faulting_channel,faulting_interface,shram_write,shram_cores,shram_line,shram_data,shram_strobe,m0$aclken,m0$awakeup,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awsize,m0$awburst,m0$awcache,m0$awprot,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$bready,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arsize,m0$arburst,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$rready,m1$aclken,m1$awakeup,m1$awvalid,m1$awid,m1$awaddr,m1$awlen,m1$awsize,m1$awburst,m1$awcache,m1$awprot,m1$awready,m1$wvalid,m1$wdata,m1$wstrb,m1$wlast,m1$wready,m1$bvalid,m1$bid,m1$bresp,m1$bready,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arsize,m1$arburst,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$rready,m0_events$enabled,m0_events$reads,m0_events$writes,m1_events$enabled,m1_events$reads,m1_events$writes);
     
     // Module arguments
     input wire  clock;
@@ -34263,6 +34270,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     input wire  ofm_writes$valid;
     input wire  [336:0] ofm_writes$data;
     output wire  ofm_writes$ready;
+    input wire  ofm_writes_done;
     output reg  datapath_busy;
     input wire  quiesce;
     output reg  axi_quiet;
@@ -34587,6 +34595,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [31:0] ofm$axi_limit$2;
     reg  [31:0] ofm$axi_limit$3;
     reg  ofm$halt;
+    reg  ofm$writes_done;
     wire  [1:0] ofm$issue_counter;
     reg  ofm$may_issue;
     wire  [1:0] ofm$response_counter;
@@ -35098,6 +35107,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .writes$valid(ofm_writes$valid),
         .writes$data(ofm_writes$data),
         .writes$ready(ofm_writes$ready),
+        .writes_done(ofm$writes_done),
         .issue_counter(ofm$issue_counter),
         .may_issue(ofm$may_issue),
         .response_counter(ofm$response_counter),
@@ -35712,6 +35722,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         streams_busy = streams_busy | weights$0$busy | scales$0$busy;
         ofm$aclken = m0$aclken;
         ofm$halt = stop_issue;
+        ofm$writes_done = ofm_writes_done;
         datapath_busy = ifm$busy | streams_busy | ofm$busy;
         reads$prot = ((prot) & 3'h7);
         reads$axi_limit$0 = axi_limit$0;
@@ -36321,8 +36332,6 @@ module npu_u65_256_core$dma$command$buffer(clock,rst_n,tail$valid,tail$data,tail
         reading$d = 32'h0;
         if (issue) begin
             reading$d = 32'h1;
-        end
-        if (issue) begin
             read_pointer$d = read_pointer$q + 32'h1;
         end
         if (pop) begin
@@ -37956,8 +37965,6 @@ module npu_u65_256_core$dma$mem2mem$read$buffer(clock,rst_n,tail$valid,tail$data
         reading$d = 32'h0;
         if (issue) begin
             reading$d = 32'h1;
-        end
-        if (issue) begin
             read_pointer$d = read_pointer$q + 32'h1;
         end
         if (pop) begin
@@ -38555,7 +38562,7 @@ endmodule // npu_u65_256_core$dma$mem2mem$write$w_beat
 
 
 
-module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,halt,writes$valid,writes$data,writes$ready,issue_counter,may_issue,response_counter,cache,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,waiting,burst_issued,limit_stall,busy);
+module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,halt,writes$valid,writes$data,writes$ready,writes_done,issue_counter,may_issue,response_counter,cache,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,waiting,burst_issued,limit_stall,busy);
     
     // Module arguments
     input wire  clock;
@@ -38586,6 +38593,7 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
     input wire  writes$valid;
     input wire  [336:0] writes$data;
     output reg  writes$ready;
+    input wire  writes_done;
     output reg  [1:0] issue_counter;
     input wire  may_issue;
     output reg  [1:0] response_counter;
@@ -38673,10 +38681,6 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
     reg  burst_lines$rst_n;
     reg  [3:0] burst_lines$d;
     wire  [3:0] burst_lines$q;
-    reg  idle$clock;
-    reg  idle$rst_n;
-    reg  [3:0] idle$d;
-    wire  [3:0] idle$q;
     reg  buffer$clock;
     reg  buffer$rst_n;
     reg  buffer$tail$valid;
@@ -38845,12 +38849,6 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
         .d(burst_lines$d),
         .q(burst_lines$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step idle(
-        .clock(idle$clock),
-        .rst_n(idle$rst_n),
-        .d(idle$d),
-        .q(idle$q)
-    );
     npu_u65_256_core$dma$ofm$buffer buffer(
         .clock(buffer$clock),
         .rst_n(buffer$rst_n),
@@ -38940,7 +38938,6 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
         open_max_beats$clock = clock;
         burst_address$clock = clock;
         burst_lines$clock = clock;
-        idle$clock = clock;
         held_counter$clock = clock;
         aw_cache$clock = clock;
         aw_valid$clock = clock;
@@ -38960,7 +38957,6 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
         open_max_beats$d = open_max_beats$q;
         burst_address$d = burst_address$q;
         burst_lines$d = burst_lines$q;
-        idle$d = idle$q;
         held_counter$d = held_counter$q;
         aw_cache$d = aw_cache$q;
         aw_valid$d = aw_valid$q;
@@ -38980,7 +38976,6 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
         open_max_beats$rst_n = rst_n;
         burst_address$rst_n = rst_n;
         burst_lines$rst_n = rst_n;
-        idle$rst_n = rst_n;
         held_counter$rst_n = rst_n;
         aw_cache$rst_n = rst_n;
         aw_valid$rst_n = rst_n;
@@ -39165,15 +39160,9 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
         writes$ready = take & last_line;
         merge = open_valid$q & (line_address == open_address$q) & (region_lookup$counter == open_counter$q);
         continues = (line_address == next_line) & (region_lookup$counter == open_counter$q) & (region_lookup$awcache == open_cache$q) & ~boundary;
-        flush = open_valid$q & ~writes$valid & (idle$q == 32'h8) & room;
+        flush = open_valid$q & ~writes$valid & writes_done & room;
         close_line = (take & open_valid$q & ~merge) | flush;
         close_burst = close_line & (flush | ~continues);
-        if (writes$valid) begin
-            idle$d = 32'h0;
-        end
-        else if (idle$q != 32'h8) begin
-            idle$d = idle$q + 32'h1;
-        end
         buffer$tail$valid = close_line;
         buffer$tail$data[(64'h0)+:(128)] = open_data$q;
         buffer$tail$data[(64'h80)+:(16)] = open_strobe$q;
@@ -39260,7 +39249,7 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
         wdata = w_beat$q[(64'h0)+:(128)];
         wstrb = w_beat$q[(64'h80)+:(16)];
         wlast = w_beat$q[(64'h90)+:(1)];
-        busy = writes$valid | open_valid$q | buffer$head$valid | (buffer$count != 32'h0) | bursts$head$valid | aw_valid$q | w_valid$q | (outstanding$q != 32'h0);
+        busy = writes$valid | open_valid$q | (buffer$count != 32'h0) | bursts$head$valid | aw_valid$q | w_valid$q | (outstanding$q != 32'h0);
     end
     
 endmodule // npu_u65_256_core$dma$ofm
@@ -39421,8 +39410,6 @@ module npu_u65_256_core$dma$ofm$buffer(clock,rst_n,tail$valid,tail$data,tail$rea
         reading$d = 32'h0;
         if (issue) begin
             reading$d = 32'h1;
-        end
-        if (issue) begin
             read_pointer$d = read_pointer$q + 32'h1;
         end
         if (pop) begin
@@ -39590,8 +39577,6 @@ module npu_u65_256_core$dma$ofm$bursts$words(clock,rst_n,write_enable,write_addr
        else if (write_enable) cells[write_address] <= write_data;
     always @(*) read_data = cells[read_address];
 endmodule // npu_u65_256_core$dma$ofm$bursts$words
-
-
 
 
 

@@ -60,7 +60,7 @@
 //!   in each core's 48 KB. No activation function (tanh, sigmoid and LUTs
 //!   come with issue 13).
 
-use crate::axi::{random_aclken_pattern, CompleterConfig};
+use crate::axi::{describe_ports, random_aclken_pattern, CompleterConfig};
 use crate::driver::AxiSettings;
 use crate::fuzz::{compare, save_job};
 use crate::rtl_backend::RtlBackend;
@@ -1808,25 +1808,7 @@ impl MemorySystem {
 
     /// Each port's latency, limits and bandwidth, in one line.
     pub fn describe(&self) -> String {
-        let limit = |n: Option<usize>| n.map_or("unlimited".to_string(), |n| n.to_string());
-        let ports: Vec<String> = self
-            .axi_configs
-            .iter()
-            .enumerate()
-            .map(|(port, c)| {
-                format!(
-                    "m{port} read latency {}, write latency {}, {} reads and {} writes outstanding, {}",
-                    c.read_latency,
-                    c.write_latency,
-                    limit(c.max_reads),
-                    limit(c.max_writes),
-                    c.bytes_per_cycle
-                        .map_or("16".to_string(), |b| format!("{b:.1}"))
-                        + " bytes a cycle"
-                )
-            })
-            .collect();
-        ports.join("; ")
+        describe_ports(&self.axi_configs)
     }
 
     /// An RTL backend behind this memory system.

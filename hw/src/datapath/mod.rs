@@ -196,6 +196,9 @@ pub struct Datapath {
     pub scale_reads: Vec<StreamOut<StreamRead>>,
     pub scale_beats: Vec<StreamIn<LaneBeat>>,
     pub ofm_writes: StreamOut<OfmWrite>,
+    /// Every OFM write of the operation is out: the OFM channel sends what
+    /// it holds at once.
+    pub writes_done: Signal<Out, Bit>,
     pub dma_busy: Signal<In, Bit>,
     /// The shared buffer's banks, read by the IFM unit (both) and the
     /// operand reader (bank 0's ports 0 and 1).
@@ -357,6 +360,7 @@ impl Datapath {
             scale_reads: per_core(cores),
             scale_beats: per_core(cores),
             ofm_writes: Default::default(),
+            writes_done: Default::default(),
             dma_busy: Default::default(),
             shram_reads: (0..READ_BANKS).map(|_| Default::default()).collect(),
             lut_write: Default::default(),
@@ -1164,7 +1168,7 @@ impl Logic for Datapath {
         for k in 0..self.cores.len() {
             self.cores_idle.next = self.cores_idle.val() & self.cores[k].idle.val();
         }
-        self.idle.next = !self.starting.q.val()
+        self.writes_done.next = !self.starting.q.val()
             & !self.traversal.busy.val()
             & (self.fetched.count.val() == 0)
             & self.cores_idle.val()
@@ -1172,8 +1176,8 @@ impl Logic for Datapath {
             & (self.readout_tags.count.val() == 0)
             & (self.output_tags.count.val() == 0)
             & !self.operand_reader.busy.val()
-            & !self.ofm_writes.valid.val()
-            & !self.dma_busy.val();
+            & !self.ofm_writes.valid.val();
+        self.idle.next = self.writes_done.val() & !self.dma_busy.val();
         if self.active.q.val() & self.idle.val() {
             self.active.d.next = false;
         }

@@ -116,6 +116,8 @@ pub struct Dma {
     pub scale_reads: Vec<StreamIn<StreamRead>>,
     pub scale_beats: Vec<StreamOut<LaneBeat>>,
     pub ofm_writes: StreamIn<OfmWrite>,
+    /// The datapath has no more OFM writes for the operation.
+    pub ofm_writes_done: Signal<In, Bit>,
     /// A datapath channel has work in flight (an OFM write is complete
     /// only once answered).
     pub datapath_busy: Signal<Out, Bit>,
@@ -305,6 +307,7 @@ impl Dma {
             scale_reads: per_core(cores),
             scale_beats: per_core(cores),
             ofm_writes: Default::default(),
+            ofm_writes_done: Default::default(),
             datapath_busy: Default::default(),
             command: Default::default(),
             mem2mem: Default::default(),
@@ -693,6 +696,7 @@ impl Logic for Dma {
         // OFM: writes on M0.
         self.ofm.aclken.next = self.m0.aclken.val();
         self.ofm.halt.next = self.stop_issue.val();
+        self.ofm.writes_done.next = self.ofm_writes_done.val();
         StreamIn::<OfmWrite>::link(&mut self.ofm_writes, &mut self.ofm.writes);
         self.datapath_busy.next =
             self.ifm.busy.val() | self.streams_busy.val() | self.ofm.busy.val();

@@ -9,8 +9,8 @@
 //! line at the next address closes it and continues its burst. A burst ends
 //! at a 64, 128 or 256-byte boundary (AXI_LIMITn.max_beats, as the DMA's
 //! other channels: no burst crosses 4 KB), at a gap in the addresses, at a
-//! change of outstanding counter, or when no write has come for 8 cycles
-//! (the end of a block or of the operation).
+//! change of outstanding counter, or when the datapath has no more writes
+//! for the operation (`writes_done`).
 //!
 //! Closed lines wait in a RAM buffer ([`RamFifo`], two 256-byte bursts
 //! deep) and a burst's address is issued only when all its data is there,
@@ -47,6 +47,8 @@ pub struct OfmChannel {
     /// Issue nothing more (a bus error or a soft reset); issued bursts complete.
     pub halt: Signal<In, Bit>,
     pub writes: StreamIn<OfmWrite>,
+    /// The datapath has no more writes for the operation: send the open line.
+    pub writes_done: Signal<In, Bit>,
     /// The outstanding counter of the burst to issue, and whether it has
     /// room; the counter of the bursts issued (their responses count down
     /// on it) and their AWCACHE.
@@ -115,8 +117,6 @@ pub struct OfmChannel {
     /// the open one.
     burst_address: ResetReg<Bits<40>>,
     burst_lines: ResetReg<Bits<4>>,
-    /// Cycles without a write, up to 8: then the open line goes out.
-    idle: ResetReg<Bits<4>>,
     buffer: RamFifo<WriteBeat, 5, 6>,
     bursts: Fifo<OfmBurst, 3, 4>,
     issue: Signal<Local, Bit>,
@@ -158,7 +158,6 @@ impl Logic for OfmChannel {
             open_max_beats,
             burst_address,
             burst_lines,
-            idle,
             held_counter,
             aw_cache,
             aw_valid,
@@ -179,7 +178,6 @@ impl Logic for OfmChannel {
         self.open_max_beats.rst_n.next = self.rst_n.val();
         self.burst_address.rst_n.next = self.rst_n.val();
         self.burst_lines.rst_n.next = self.rst_n.val();
-        self.idle.rst_n.next = self.rst_n.val();
         self.held_counter.rst_n.next = self.rst_n.val();
         self.aw_cache.rst_n.next = self.rst_n.val();
         self.aw_valid.rst_n.next = self.rst_n.val();
@@ -266,17 +264,12 @@ impl Logic for OfmChannel {
             & !self.boundary.val();
         self.flush.next = self.open_valid.q.val()
             & !self.writes.valid.val()
-            & (self.idle.q.val() == 8)
+            & self.writes_done.val()
             & self.room.val();
         self.close_line.next =
             (self.take.val() & self.open_valid.q.val() & !self.merge.val()) | self.flush.val();
         self.close_burst.next = self.close_line.val() & (self.flush.val() | !self.continues.val());
 
-        if self.writes.valid.val() {
-            self.idle.d.next = 0.into();
-        } else if self.idle.q.val() != 8 {
-            self.idle.d.next = self.idle.q.val() + 1;
-        }
         self.buffer.tail.valid.next = self.close_line.val();
         self.buffer.tail.data.next.data = self.open_data.q.val();
         self.buffer.tail.data.next.strobe = self.open_strobe.q.val();
@@ -384,7 +377,6 @@ impl Logic for OfmChannel {
         self.wlast.next = self.w_beat.q.val().last;
         self.busy.next = self.writes.valid.val()
             | self.open_valid.q.val()
-            | self.buffer.head.valid.val()
             | (self.buffer.count.val() != 0)
             | self.bursts.head.valid.val()
             | self.aw_valid.q.val()

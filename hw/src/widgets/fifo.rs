@@ -306,8 +306,6 @@ impl<D: Synth, const N: usize, const C: usize> Logic for RamFifo<D, N, C> {
         self.reading.d.next = 0.into();
         if self.issue.val() {
             self.reading.d.next = 1.into();
-        }
-        if self.issue.val() {
             self.read_pointer.d.next = self.read_pointer.q.val() + 1;
         }
 

@@ -84,6 +84,28 @@ impl CompleterConfig {
     }
 }
 
+/// Each port's latency, outstanding limits and bandwidth, in one line
+/// (`m0 ...; m1 ...`).
+pub fn describe_ports(ports: &[CompleterConfig; 2]) -> String {
+    let limit = |n: Option<usize>| n.map_or("unlimited".to_string(), |n| n.to_string());
+    let port = |(k, c): (usize, &CompleterConfig)| {
+        format!(
+            "m{k} read latency {}, write latency {}, {} reads and {} writes outstanding, {} bytes a cycle",
+            c.read_latency,
+            c.write_latency,
+            limit(c.max_reads),
+            limit(c.max_writes),
+            c.bytes_per_cycle.map_or("16".to_string(), |b| format!("{b:.1}"))
+        )
+    };
+    ports
+        .iter()
+        .enumerate()
+        .map(port)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// A memory latency from 0 to 1000 cycles: mostly short (0-23: every
 /// cycle-level interleaving of the channels), often an SRAM's or a DRAM's
 /// (24-250), at times a slow DRAM's or flash's (251-1000, as far as Vela's

@@ -10,7 +10,9 @@ mod ports;
 mod signals;
 mod systems;
 
-pub use completer::{Attributes, AxiCompleter, BytesById, CompleterConfig, Counters, ErrorRange};
+pub use completer::{
+    describe_ports, Attributes, AxiCompleter, BytesById, CompleterConfig, Counters, ErrorRange,
+};
 pub use memory::SparseMemory;
 pub use monitor::{AxiLimits, AxiMonitor};
 pub use ports::{beat_to_words, random_aclken_pattern, words_to_beat, AxiPort, AxiPorts};

@@ -10,7 +10,7 @@ use npu_model::payload::{is_driver_payload, DriverAction, DriverPayload};
 use npu_model::tflite::{self, VelaModel};
 use npu_model::{report, tflite::describe_config};
 use npu_spec::config::NpuConfig;
-use npu_tb::axi::{CompleterConfig, SystemConfig};
+use npu_tb::axi::{describe_ports, CompleterConfig, SystemConfig};
 use npu_tb::conv_jobs::MemorySystem;
 use npu_tb::driver::DEFAULT_MAX_CYCLES;
 use npu_tb::fuzz;
@@ -344,10 +344,17 @@ fn make_backend(args: &BackendArgs) -> Result<(Box<dyn Backend>, &'static str)> 
                     ..preset
                 }
             };
+            let axi_configs = [memory(0), memory(1)];
+            if let Some(system) = args.memory {
+                println!("memory: {}", system.describe());
+            }
+            if !(latency == [None; 2] && outstanding == [None; 2] && bandwidth == [None; 2]) {
+                println!("memory as run: {}", describe_ports(&axi_configs));
+            }
             let backend = RtlBackend {
                 waveform,
                 max_cycles: args.max_cycles,
-                axi_configs: [memory(0), memory(1)],
+                axi_configs,
                 layers: true,
                 ..RtlBackend::default()
             };
@@ -384,7 +391,6 @@ fn run_tflite(args: &TfliteArgs, backend: &mut dyn Backend, waveform_hint: &str)
         inputs,
         outputs,
         expected,
-        backend: BackendArgs { memory, .. },
         config,
         report: report_file,
         vela_csv,
@@ -444,9 +450,6 @@ fn run_tflite(args: &TfliteArgs, backend: &mut dyn Backend, waveform_hint: &str)
             backend.name()
         )
     })?;
-    if let Some(system) = memory {
-        println!("memory: {}", system.describe());
-    }
     print_report(&net.run, &job.config, report_file.as_deref())?;
     if let Some(layers) = &vela_layers {
         print!(
@@ -582,9 +585,6 @@ fn run(cli: Cli) -> Result<bool> {
                 .with_context(|| format!("loading job {}", job_dir.display()))?;
             if let Some(d) = &job.spec.description {
                 println!("{}: {d}", job_dir.display());
-            }
-            if let Some(system) = backend_args.memory {
-                println!("memory: {}", system.describe());
             }
             let bar = progress_bar(quiet, job.command_stream.len())?;
             let report = run_job(&job, backend.as_mut(), &mut |done, _| {
