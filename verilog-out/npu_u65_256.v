@@ -34253,7 +34253,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     output reg  [1:0] descriptors_active;
     input wire  ifm_fills$valid;
     input wire  [219:0] ifm_fills$data;
-    output reg  ifm_fills$ready;
+    output wire  ifm_fills$ready;
     output reg  ifm_filled;
     input wire  weight_reads$0$valid;
     input wire  [74:0] weight_reads$0$data;
@@ -34392,6 +34392,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     wire  command$reads$limit_stall;
     reg  command$reads$beat;
     reg  [127:0] command$reads$data;
+    wire  command$may_start;
     wire  command$busy;
     reg  mem2mem$clock;
     reg  mem2mem$rst_n;
@@ -34451,29 +34452,11 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     wire  mem2mem$busy;
     reg  ifm$clock;
     reg  ifm$rst_n;
-    reg  ifm$aclken;
-    reg  ifm$start;
-    reg  [39:0] ifm$source$base;
-    reg  [31:0] ifm$source$len;
-    reg  [15:0] ifm$source$rows;
-    reg  [15:0] ifm$source$planes;
-    reg  [39:0] ifm$source$row_skip;
-    reg  [39:0] ifm$source$plane_skip;
-    reg  ifm$source$three_d;
-    reg  [1:0] ifm$source$max_beats;
-    reg  [39:0] ifm$destination$base;
-    reg  [31:0] ifm$destination$len;
-    reg  [15:0] ifm$destination$rows;
-    reg  [15:0] ifm$destination$planes;
-    reg  [39:0] ifm$destination$row_skip;
-    reg  [39:0] ifm$destination$plane_skip;
-    reg  ifm$destination$three_d;
-    reg  [1:0] ifm$destination$max_beats;
-    reg  ifm$internal;
-    reg  [1:0] ifm$cores;
+    reg  [15:0] ifm$regioncfg;
+    reg  [511:0] ifm$basep;
+    reg  [127:0] ifm$axi_limit;
     reg  ifm$halt;
-    reg  [1:0] ifm$read_counter;
-    reg  [3:0] ifm$read_cache;
+    wire  ifm$filled;
     wire  ifm$reads$request;
     wire  [39:0] ifm$reads$address;
     wire  [7:0] ifm$reads$len;
@@ -34484,58 +34467,12 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     wire  ifm$reads$limit_stall;
     reg  ifm$reads$beat;
     reg  [127:0] ifm$reads$data;
-    reg  ifm$may_write;
-    wire  ifm$awvalid;
-    wire  [39:0] ifm$awaddr;
-    wire  [7:0] ifm$awlen;
-    reg  ifm$awready;
-    wire  ifm$wvalid;
-    wire  [127:0] ifm$wdata;
-    wire  [15:0] ifm$wstrb;
-    wire  ifm$wlast;
-    reg  ifm$wready;
-    reg  ifm$b_valid;
-    wire  ifm$burst_issued;
-    wire  ifm$write_limit_stall;
     reg  ifm$shram_ready;
     wire  ifm$shram_write;
-    wire  [1:0] ifm$shram_cores;
     wire  [11:0] ifm$shram_line;
     wire  [127:0] ifm$shram_data;
     wire  [15:0] ifm$shram_strobe;
-    wire  ifm$done;
     wire  ifm$busy;
-    reg  [2:0] ifm_region$region;
-    reg  [15:0] ifm_region$regioncfg;
-    reg  [31:0] ifm_region$basep$0;
-    reg  [31:0] ifm_region$basep$1;
-    reg  [31:0] ifm_region$basep$2;
-    reg  [31:0] ifm_region$basep$3;
-    reg  [31:0] ifm_region$basep$4;
-    reg  [31:0] ifm_region$basep$5;
-    reg  [31:0] ifm_region$basep$6;
-    reg  [31:0] ifm_region$basep$7;
-    reg  [31:0] ifm_region$basep$8;
-    reg  [31:0] ifm_region$basep$9;
-    reg  [31:0] ifm_region$basep$10;
-    reg  [31:0] ifm_region$basep$11;
-    reg  [31:0] ifm_region$basep$12;
-    reg  [31:0] ifm_region$basep$13;
-    reg  [31:0] ifm_region$basep$14;
-    reg  [31:0] ifm_region$basep$15;
-    reg  [31:0] ifm_region$axi_limit$0;
-    reg  [31:0] ifm_region$axi_limit$1;
-    reg  [31:0] ifm_region$axi_limit$2;
-    reg  [31:0] ifm_region$axi_limit$3;
-    wire  [39:0] ifm_region$base;
-    wire  [1:0] ifm_region$counter;
-    wire  [1:0] ifm_region$max_beats;
-    wire  [3:0] ifm_region$arcache;
-    wire  [3:0] ifm_region$awcache;
-    reg  ifm_block_end$clock;
-    reg  ifm_block_end$rst_n;
-    reg  ifm_block_end$d;
-    wire  ifm_block_end$q;
     reg  weights$0$clock;
     reg  weights$0$rst_n;
     reg  [15:0] weights$0$regioncfg;
@@ -34574,26 +34511,8 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  ofm$rst_n;
     reg  ofm$aclken;
     reg  [15:0] ofm$regioncfg;
-    reg  [31:0] ofm$basep$0;
-    reg  [31:0] ofm$basep$1;
-    reg  [31:0] ofm$basep$2;
-    reg  [31:0] ofm$basep$3;
-    reg  [31:0] ofm$basep$4;
-    reg  [31:0] ofm$basep$5;
-    reg  [31:0] ofm$basep$6;
-    reg  [31:0] ofm$basep$7;
-    reg  [31:0] ofm$basep$8;
-    reg  [31:0] ofm$basep$9;
-    reg  [31:0] ofm$basep$10;
-    reg  [31:0] ofm$basep$11;
-    reg  [31:0] ofm$basep$12;
-    reg  [31:0] ofm$basep$13;
-    reg  [31:0] ofm$basep$14;
-    reg  [31:0] ofm$basep$15;
-    reg  [31:0] ofm$axi_limit$0;
-    reg  [31:0] ofm$axi_limit$1;
-    reg  [31:0] ofm$axi_limit$2;
-    reg  [31:0] ofm$axi_limit$3;
+    reg  [511:0] ofm$basep;
+    reg  [127:0] ofm$axi_limit;
     reg  ofm$halt;
     reg  ofm$writes_done;
     wire  [1:0] ofm$issue_counter;
@@ -34807,7 +34726,6 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     wire  [3:0] caches$2$awcache;
     
     // Local signals
-    reg  [31:0] ifm_run_len;
     reg  [511:0] basep_packed;
     reg  [127:0] axi_limit_packed;
     reg  [31:0] register;
@@ -34875,6 +34793,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .out$valid(command_beats$valid),
         .out$data(command_beats$data),
         .out$ready(command_beats$ready),
+        .may_start(command$may_start),
         .busy(command$busy)
     );
     npu_u65_256_core$dma$mem2mem mem2mem(
@@ -34935,32 +34854,17 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .done(mem2mem$done),
         .busy(mem2mem$busy)
     );
-    npu_u65_256_core$dma$mem2mem ifm(
+    npu_u65_256_core$dma$ifm ifm(
         .clock(ifm$clock),
         .rst_n(ifm$rst_n),
-        .aclken(ifm$aclken),
-        .start(ifm$start),
-        .source$base(ifm$source$base),
-        .source$len(ifm$source$len),
-        .source$rows(ifm$source$rows),
-        .source$planes(ifm$source$planes),
-        .source$row_skip(ifm$source$row_skip),
-        .source$plane_skip(ifm$source$plane_skip),
-        .source$three_d(ifm$source$three_d),
-        .source$max_beats(ifm$source$max_beats),
-        .destination$base(ifm$destination$base),
-        .destination$len(ifm$destination$len),
-        .destination$rows(ifm$destination$rows),
-        .destination$planes(ifm$destination$planes),
-        .destination$row_skip(ifm$destination$row_skip),
-        .destination$plane_skip(ifm$destination$plane_skip),
-        .destination$three_d(ifm$destination$three_d),
-        .destination$max_beats(ifm$destination$max_beats),
-        .internal(ifm$internal),
-        .cores(ifm$cores),
+        .regioncfg(ifm$regioncfg),
+        .basep(ifm$basep),
+        .axi_limit(ifm$axi_limit),
         .halt(ifm$halt),
-        .read_counter(ifm$read_counter),
-        .read_cache(ifm$read_cache),
+        .fills$valid(ifm_fills$valid),
+        .fills$data(ifm_fills$data),
+        .fills$ready(ifm_fills$ready),
+        .filled(ifm$filled),
         .reads$request(ifm$reads$request),
         .reads$address(ifm$reads$address),
         .reads$len(ifm$reads$len),
@@ -34971,62 +34875,12 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .reads$limit_stall(ifm$reads$limit_stall),
         .reads$beat(ifm$reads$beat),
         .reads$data(ifm$reads$data),
-        .may_write(ifm$may_write),
-        .awvalid(ifm$awvalid),
-        .awaddr(ifm$awaddr),
-        .awlen(ifm$awlen),
-        .awready(ifm$awready),
-        .wvalid(ifm$wvalid),
-        .wdata(ifm$wdata),
-        .wstrb(ifm$wstrb),
-        .wlast(ifm$wlast),
-        .wready(ifm$wready),
-        .b_valid(ifm$b_valid),
-        .burst_issued(ifm$burst_issued),
-        .write_limit_stall(ifm$write_limit_stall),
         .shram_ready(ifm$shram_ready),
         .shram_write(ifm$shram_write),
-        .shram_cores(ifm$shram_cores),
         .shram_line(ifm$shram_line),
         .shram_data(ifm$shram_data),
         .shram_strobe(ifm$shram_strobe),
-        .done(ifm$done),
         .busy(ifm$busy)
-    );
-    npu_u65_256_core$dma$ifm_region ifm_region(
-        .region(ifm_region$region),
-        .regioncfg(ifm_region$regioncfg),
-        .basep$0(ifm_region$basep$0),
-        .basep$1(ifm_region$basep$1),
-        .basep$2(ifm_region$basep$2),
-        .basep$3(ifm_region$basep$3),
-        .basep$4(ifm_region$basep$4),
-        .basep$5(ifm_region$basep$5),
-        .basep$6(ifm_region$basep$6),
-        .basep$7(ifm_region$basep$7),
-        .basep$8(ifm_region$basep$8),
-        .basep$9(ifm_region$basep$9),
-        .basep$10(ifm_region$basep$10),
-        .basep$11(ifm_region$basep$11),
-        .basep$12(ifm_region$basep$12),
-        .basep$13(ifm_region$basep$13),
-        .basep$14(ifm_region$basep$14),
-        .basep$15(ifm_region$basep$15),
-        .axi_limit$0(ifm_region$axi_limit$0),
-        .axi_limit$1(ifm_region$axi_limit$1),
-        .axi_limit$2(ifm_region$axi_limit$2),
-        .axi_limit$3(ifm_region$axi_limit$3),
-        .base(ifm_region$base),
-        .counter(ifm_region$counter),
-        .max_beats(ifm_region$max_beats),
-        .arcache(ifm_region$arcache),
-        .awcache(ifm_region$awcache)
-    );
-    npu_u65_256_core$cpm$reset_sync$stage$0 ifm_block_end(
-        .clock(ifm_block_end$clock),
-        .rst_n(ifm_block_end$rst_n),
-        .d(ifm_block_end$d),
-        .q(ifm_block_end$q)
     );
     npu_u65_256_core$dma$weights$0 weights$0(
         .clock(weights$0$clock),
@@ -35083,26 +34937,8 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .rst_n(ofm$rst_n),
         .aclken(ofm$aclken),
         .regioncfg(ofm$regioncfg),
-        .basep$0(ofm$basep$0),
-        .basep$1(ofm$basep$1),
-        .basep$2(ofm$basep$2),
-        .basep$3(ofm$basep$3),
-        .basep$4(ofm$basep$4),
-        .basep$5(ofm$basep$5),
-        .basep$6(ofm$basep$6),
-        .basep$7(ofm$basep$7),
-        .basep$8(ofm$basep$8),
-        .basep$9(ofm$basep$9),
-        .basep$10(ofm$basep$10),
-        .basep$11(ofm$basep$11),
-        .basep$12(ofm$basep$12),
-        .basep$13(ofm$basep$13),
-        .basep$14(ofm$basep$14),
-        .basep$15(ofm$basep$15),
-        .axi_limit$0(ofm$axi_limit$0),
-        .axi_limit$1(ofm$axi_limit$1),
-        .axi_limit$2(ofm$axi_limit$2),
-        .axi_limit$3(ofm$axi_limit$3),
+        .basep(ofm$basep),
+        .axi_limit(ofm$axi_limit),
         .halt(ofm$halt),
         .writes$valid(ofm_writes$valid),
         .writes$data(ofm_writes$data),
@@ -35332,17 +35168,17 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .d(wakeup$d),
         .q(wakeup$q)
     );
-    npu_u65_256_core$dma$ifm_region$cache caches$0(
+    npu_u65_256_core$dma$ifm$region_lookup$cache caches$0(
         .memtype(caches$0$memtype),
         .arcache(caches$0$arcache),
         .awcache(caches$0$awcache)
     );
-    npu_u65_256_core$dma$ifm_region$cache caches$1(
+    npu_u65_256_core$dma$ifm$region_lookup$cache caches$1(
         .memtype(caches$1$memtype),
         .arcache(caches$1$arcache),
         .awcache(caches$1$awcache)
     );
-    npu_u65_256_core$dma$ifm_region$cache caches$2(
+    npu_u65_256_core$dma$ifm$region_lookup$cache caches$2(
         .memtype(caches$2$memtype),
         .arcache(caches$2$arcache),
         .awcache(caches$2$awcache)
@@ -35357,7 +35193,6 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         fault_channel$clock = clock;
         fault_interface$clock = clock;
         wakeup$clock = clock;
-        ifm_block_end$clock = clock;
         mem2mem_write_counter$d = mem2mem_write_counter$q;
         mem2mem_write_cache$d = mem2mem_write_cache$q;
         head_started$d = head_started$q;
@@ -35365,8 +35200,6 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         fault_channel$d = fault_channel$q;
         fault_interface$d = fault_interface$q;
         wakeup$d = wakeup$q;
-        ifm_block_end$d = ifm_block_end$q;
-        ifm_block_end$rst_n = rst_n;
         mem2mem_write_counter$rst_n = rst_n;
         mem2mem_write_cache$rst_n = rst_n;
         head_started$rst_n = rst_n;
@@ -35588,86 +35421,6 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
             head_started$d = 1'b0;
         end
         mem2mem$halt = stop_issue;
-        ifm_region$region = ifm_fills$data[(64'h0)+:(3)];
-        ifm_region$regioncfg = regioncfg;
-        ofm$regioncfg = regioncfg;
-        ifm_region$basep$0 = basep$0;
-        ofm$basep$0 = basep$0;
-        ifm_region$basep$1 = basep$1;
-        ofm$basep$1 = basep$1;
-        ifm_region$basep$2 = basep$2;
-        ofm$basep$2 = basep$2;
-        ifm_region$basep$3 = basep$3;
-        ofm$basep$3 = basep$3;
-        ifm_region$basep$4 = basep$4;
-        ofm$basep$4 = basep$4;
-        ifm_region$basep$5 = basep$5;
-        ofm$basep$5 = basep$5;
-        ifm_region$basep$6 = basep$6;
-        ofm$basep$6 = basep$6;
-        ifm_region$basep$7 = basep$7;
-        ofm$basep$7 = basep$7;
-        ifm_region$basep$8 = basep$8;
-        ofm$basep$8 = basep$8;
-        ifm_region$basep$9 = basep$9;
-        ofm$basep$9 = basep$9;
-        ifm_region$basep$10 = basep$10;
-        ofm$basep$10 = basep$10;
-        ifm_region$basep$11 = basep$11;
-        ofm$basep$11 = basep$11;
-        ifm_region$basep$12 = basep$12;
-        ofm$basep$12 = basep$12;
-        ifm_region$basep$13 = basep$13;
-        ofm$basep$13 = basep$13;
-        ifm_region$basep$14 = basep$14;
-        ofm$basep$14 = basep$14;
-        ifm_region$basep$15 = basep$15;
-        ofm$basep$15 = basep$15;
-        ifm_region$axi_limit$0 = axi_limit$0;
-        ofm$axi_limit$0 = axi_limit$0;
-        ifm_region$axi_limit$1 = axi_limit$1;
-        ofm$axi_limit$1 = axi_limit$1;
-        ifm_region$axi_limit$2 = axi_limit$2;
-        ofm$axi_limit$2 = axi_limit$2;
-        ifm_region$axi_limit$3 = axi_limit$3;
-        ofm$axi_limit$3 = axi_limit$3;
-        ifm$source$base = ifm_region$base + ifm_fills$data[(64'h3)+:(40)];
-        ifm$source$len = ((ifm_fills$data[(64'h7b)+:(16)]) & 32'hffffffff);
-        ifm$source$rows = ifm_fills$data[(64'h8b)+:(16)];
-        ifm_run_len = ifm_fills$data[(64'h7b)+:(16)] * ifm_fills$data[(64'h8b)+:(16)];
-        if (ifm_fills$data[(64'h2b)+:(40)] == 32'h0) begin
-            ifm$source$len = ifm_run_len;
-            ifm$source$rows = 32'h1;
-        end
-        ifm$source$planes = ifm_fills$data[(64'h9b)+:(16)];
-        ifm$source$row_skip = ifm_fills$data[(64'h2b)+:(40)];
-        ifm$source$plane_skip = ifm_fills$data[(64'h53)+:(40)];
-        ifm$source$three_d = 1'b1;
-        ifm$source$max_beats = ifm_region$max_beats;
-        ifm$destination$base = ((ifm_fills$data[(64'hab)+:(16)]) & 40'hffffffffff);
-        ifm$destination$len = ((ifm_fills$data[(64'h7b)+:(16)]) & 32'hffffffff);
-        ifm$destination$rows = ifm_fills$data[(64'h8b)+:(16)];
-        ifm$destination$planes = ifm_fills$data[(64'h9b)+:(16)];
-        ifm$destination$row_skip = ((ifm_fills$data[(64'hbb)+:(16)]) & 40'hffffffffff);
-        ifm$destination$plane_skip = ((ifm_fills$data[(64'hcb)+:(16)]) & 40'hffffffffff);
-        ifm$destination$three_d = 1'b1;
-        ifm$destination$max_beats = 32'h0;
-        ifm$internal = 1'b1;
-        ifm$cores = 32'h3;
-        ifm$read_counter = ifm_region$counter;
-        ifm$read_cache = ifm_region$arcache;
-        ifm$halt = stop_issue;
-        ifm$aclken = m0$aclken;
-        ifm$may_write = 1'b0;
-        ifm$awready = 1'b0;
-        ifm$wready = 1'b0;
-        ifm$b_valid = 1'b0;
-        ifm_fills$ready = ~ifm$busy & ~stop_issue;
-        ifm$start = ifm_fills$valid & ifm_fills$ready & (ifm_fills$data[(64'h8b)+:(16)] != 32'h0) & (ifm_fills$data[(64'h9b)+:(16)] != 32'h0) & (ifm_fills$data[(64'h7b)+:(16)] != 32'h0);
-        if (ifm$start) begin
-            ifm_block_end$d = ifm_fills$data[(64'hdb)+:(1)];
-        end
-        ifm_filled = (ifm$done & ifm_block_end$q) | (ifm_fills$valid & ifm_fills$ready & ~ifm$start & ifm_fills$data[(64'hdb)+:(1)]);
         basep_packed = 32'h0;
         register = basep$0;
         basep_packed = basep_packed | (((register) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
@@ -35710,6 +35463,14 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         axi_limit_packed = axi_limit_packed | (((register) & 128'hffffffffffffffffffffffffffffffff) << (32'h20 * 2));
         register = axi_limit$3;
         axi_limit_packed = axi_limit_packed | (((register) & 128'hffffffffffffffffffffffffffffffff) << (32'h20 * 3));
+        ifm$regioncfg = regioncfg;
+        ifm$basep = basep_packed;
+        ifm$axi_limit = axi_limit_packed;
+        ifm$halt = stop_issue;
+        ifm_filled = ifm$filled;
+        ofm$regioncfg = regioncfg;
+        ofm$basep = basep_packed;
+        ofm$axi_limit = axi_limit_packed;
         streams_busy = 1'b0;
         weights$0$regioncfg = regioncfg;
         scales$0$regioncfg = regioncfg;
@@ -35865,7 +35626,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         shram_data = mem2mem$shram_data;
         shram_strobe = mem2mem$shram_strobe;
         if (~mem2mem$shram_write) begin
-            shram_cores = ifm$shram_cores;
+            shram_cores = 32'h3;
             shram_line = ifm$shram_line;
             shram_data = ifm$shram_data;
             shram_strobe = ifm$shram_strobe;
@@ -35931,7 +35692,7 @@ endmodule // npu_u65_256_core$dma
 
 
 
-module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy);
+module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,may_start,busy);
     
     // Module arguments
     input wire  clock;
@@ -35962,6 +35723,7 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
     output reg  out$valid;
     output reg  [135:0] out$data;
     input wire  out$ready;
+    output reg  may_start;
     output reg  busy;
     
     // Constant declarations
@@ -35978,35 +35740,34 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
     wire  [39:0] issue$address;
     wire  [3:0] issue$beats_m1;
     wire  issue$last_burst;
+    wire  [3:0] issue$burst_last_lane;
     wire  [3:0] issue$beat_first_lane;
     wire  [3:0] issue$beat_last_lane;
     wire  [35:0] issue$beat_line;
     wire  issue$beat_last_of_burst;
     wire  issue$beat_last;
-    reg  receive$clock;
-    reg  receive$rst_n;
-    reg  receive$start;
-    reg  receive$next_burst;
-    reg  receive$next_beat;
-    reg  receive$cancel;
-    wire  receive$valid;
-    wire  [39:0] receive$address;
-    wire  [3:0] receive$beats_m1;
-    wire  receive$last_burst;
-    wire  [3:0] receive$beat_first_lane;
-    wire  [3:0] receive$beat_last_lane;
-    wire  [35:0] receive$beat_line;
-    wire  receive$beat_last_of_burst;
-    wire  receive$beat_last;
     reg  buffer$clock;
     reg  buffer$rst_n;
     reg  buffer$tail$valid;
-    reg  [135:0] buffer$tail$data;
+    reg  [127:0] buffer$tail$data;
     wire  buffer$tail$ready;
     wire  buffer$head$valid;
-    wire  [135:0] buffer$head$data;
+    wire  [127:0] buffer$head$data;
     reg  buffer$head$ready;
     wire  [6:0] buffer$count;
+    reg  burst_lanes$clock;
+    reg  burst_lanes$rst_n;
+    reg  burst_lanes$tail$valid;
+    reg  [11:0] burst_lanes$tail$data;
+    wire  burst_lanes$tail$ready;
+    wire  burst_lanes$head$valid;
+    wire  [11:0] burst_lanes$head$data;
+    reg  burst_lanes$head$ready;
+    wire  [6:0] burst_lanes$count;
+    reg  out_beat$clock;
+    reg  out_beat$rst_n;
+    reg  [3:0] out_beat$d;
+    wire  [3:0] out_beat$q;
     reg  reserved$clock;
     reg  reserved$rst_n;
     reg  [6:0] reserved$d;
@@ -36049,36 +35810,12 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
         .address(issue$address),
         .beats_m1(issue$beats_m1),
         .last_burst(issue$last_burst),
+        .burst_last_lane(issue$burst_last_lane),
         .beat_first_lane(issue$beat_first_lane),
         .beat_last_lane(issue$beat_last_lane),
         .beat_line(issue$beat_line),
         .beat_last_of_burst(issue$beat_last_of_burst),
         .beat_last(issue$beat_last)
-    );
-    npu_u65_256_core$dma$command$issue receive(
-        .clock(receive$clock),
-        .rst_n(receive$rst_n),
-        .start(receive$start),
-        .shape$base(shape$base),
-        .shape$len(shape$len),
-        .shape$rows(shape$rows),
-        .shape$planes(shape$planes),
-        .shape$row_skip(shape$row_skip),
-        .shape$plane_skip(shape$plane_skip),
-        .shape$three_d(shape$three_d),
-        .shape$max_beats(shape$max_beats),
-        .next_burst(receive$next_burst),
-        .next_beat(receive$next_beat),
-        .cancel(receive$cancel),
-        .valid(receive$valid),
-        .address(receive$address),
-        .beats_m1(receive$beats_m1),
-        .last_burst(receive$last_burst),
-        .beat_first_lane(receive$beat_first_lane),
-        .beat_last_lane(receive$beat_last_lane),
-        .beat_line(receive$beat_line),
-        .beat_last_of_burst(receive$beat_last_of_burst),
-        .beat_last(receive$beat_last)
     );
     npu_u65_256_core$dma$command$buffer buffer(
         .clock(buffer$clock),
@@ -36090,6 +35827,23 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
         .head$data(buffer$head$data),
         .head$ready(buffer$head$ready),
         .count(buffer$count)
+    );
+    npu_u65_256_core$dma$command$burst_lanes burst_lanes(
+        .clock(burst_lanes$clock),
+        .rst_n(burst_lanes$rst_n),
+        .tail$valid(burst_lanes$tail$valid),
+        .tail$data(burst_lanes$tail$data),
+        .tail$ready(burst_lanes$tail$ready),
+        .head$valid(burst_lanes$head$valid),
+        .head$data(burst_lanes$head$data),
+        .head$ready(burst_lanes$head$ready),
+        .count(burst_lanes$count)
+    );
+    npu_u65_256_core$datapath$ifm_fetch$step out_beat(
+        .clock(out_beat$clock),
+        .rst_n(out_beat$rst_n),
+        .d(out_beat$d),
+        .q(out_beat$q)
     );
     npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$w_count reserved(
         .clock(reserved$clock),
@@ -36118,14 +35872,17 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
     
     // Update code
     always @(*) begin
+        out_beat$clock = clock;
         reserved$clock = clock;
         discarding$clock = clock;
         counter_q$clock = clock;
         cache_q$clock = clock;
+        out_beat$d = out_beat$q;
         reserved$d = reserved$q;
         discarding$d = discarding$q;
         counter_q$d = counter_q$q;
         cache_q$d = cache_q$q;
+        out_beat$rst_n = rst_n;
         reserved$rst_n = rst_n;
         discarding$rst_n = rst_n;
         counter_q$rst_n = rst_n;
@@ -36138,14 +35895,14 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
         reads$cache = cache_q$q;
         issue$clock = clock;
         issue$rst_n = rst_n;
-        receive$clock = clock;
-        receive$rst_n = rst_n;
         buffer$clock = clock;
         buffer$rst_n = rst_n;
+        burst_lanes$clock = clock;
+        burst_lanes$rst_n = rst_n;
         issue$start = start;
-        receive$start = start;
+        may_start = ~issue$valid & ~discarding$q & ((reserved$q == 32'h0) | (counter == counter_q$q));
         burst_beats = ((issue$beats_m1) & 7'h7f) + 32'h1;
-        burst_ready = issue$valid & ~halt & (reserved$q <= depth - burst_beats);
+        burst_ready = issue$valid & ~halt & burst_lanes$tail$ready & (reserved$q <= depth - burst_beats);
         reads$request = burst_ready & reads$may_issue;
         reads$limit_stall = burst_ready & ~reads$may_issue;
         reads$address = issue$address;
@@ -36153,23 +35910,38 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
         issue$next_burst = reads$grant;
         issue$next_beat = 1'b0;
         issue$cancel = cancel;
-        receive$cancel = 1'b0;
+        burst_lanes$tail$valid = reads$grant;
+        burst_lanes$tail$data[(64'h0)+:(4)] = ((issue$address) & 4'hf);
+        burst_lanes$tail$data[(64'h4)+:(4)] = issue$burst_last_lane;
+        burst_lanes$tail$data[(64'h8)+:(4)] = issue$beats_m1;
         if (cancel) begin
             discarding$d = 1'b1;
         end
-        if (start) begin
+        else if (reserved$q == 32'h0) begin
             discarding$d = 1'b0;
         end
-        receive$next_burst = 1'b0;
-        receive$next_beat = reads$beat;
         buffer$tail$valid = reads$beat;
-        buffer$tail$data[(64'h0)+:(128)] = reads$data;
-        buffer$tail$data[(64'h80)+:(4)] = receive$beat_first_lane;
-        buffer$tail$data[(64'h84)+:(4)] = receive$beat_last_lane;
-        out$valid = buffer$head$valid & ~discarding$q;
-        out$data = buffer$head$data;
-        buffer$head$ready = out$ready | discarding$q;
+        buffer$tail$data = reads$data;
+        out$valid = buffer$head$valid & burst_lanes$head$valid & ~discarding$q;
+        out$data[(64'h0)+:(128)] = buffer$head$data;
+        out$data[(64'h80)+:(4)] = 32'h0;
+        if (out_beat$q == 32'h0) begin
+            out$data[(64'h80)+:(4)] = burst_lanes$head$data[(64'h0)+:(4)];
+        end
+        out$data[(64'h84)+:(4)] = 32'hf;
+        if (out_beat$q == burst_lanes$head$data[(64'h8)+:(4)]) begin
+            out$data[(64'h84)+:(4)] = burst_lanes$head$data[(64'h4)+:(4)];
+        end
+        buffer$head$ready = burst_lanes$head$valid & (out$ready | discarding$q);
         popped = buffer$head$valid & buffer$head$ready;
+        burst_lanes$head$ready = 1'b0;
+        if (popped) begin
+            out_beat$d = out_beat$q + 32'h1;
+            if (out_beat$q == burst_lanes$head$data[(64'h8)+:(4)]) begin
+                out_beat$d = 32'h0;
+                burst_lanes$head$ready = 1'b1;
+            end
+        end
         if (reads$grant) begin
             reserved$d = reserved$q + burst_beats;
             if (popped) begin
@@ -36191,10 +35963,10 @@ module npu_u65_256_core$dma$command$buffer(clock,rst_n,tail$valid,tail$data,tail
     input wire  clock;
     input wire  rst_n;
     input wire  tail$valid;
-    input wire  [135:0] tail$data;
+    input wire  [127:0] tail$data;
     output reg  tail$ready;
     output reg  head$valid;
-    output reg  [135:0] head$data;
+    output reg  [127:0] head$data;
     input wire  head$ready;
     output reg  [6:0] count;
     
@@ -36205,10 +35977,10 @@ module npu_u65_256_core$dma$command$buffer(clock,rst_n,tail$valid,tail$data,tail
     reg  ram$clock;
     reg  ram$write_enable;
     reg  [5:0] ram$write_address;
-    reg  [135:0] ram$write_data;
+    reg  [127:0] ram$write_data;
     reg  ram$read_enable;
     reg  [5:0] ram$read_address;
-    wire  [135:0] ram$read_data;
+    wire  [127:0] ram$read_data;
     reg  write_pointer$clock;
     reg  write_pointer$rst_n;
     reg  [6:0] write_pointer$d;
@@ -36223,12 +35995,12 @@ module npu_u65_256_core$dma$command$buffer(clock,rst_n,tail$valid,tail$data,tail
     wire  reading$q;
     reg  first$clock;
     reg  first$rst_n;
-    reg  [135:0] first$d;
-    wire  [135:0] first$q;
+    reg  [127:0] first$d;
+    wire  [127:0] first$q;
     reg  second$clock;
     reg  second$rst_n;
-    reg  [135:0] second$d;
-    wire  [135:0] second$q;
+    reg  [127:0] second$d;
+    wire  [127:0] second$q;
     reg  staged$clock;
     reg  staged$rst_n;
     reg  [1:0] staged$d;
@@ -36356,11 +36128,11 @@ module npu_u65_256_core$dma$command$buffer$first(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [135:0] d;
-    output reg  [135:0] q;
+    input wire  [127:0] d;
+    output reg  [127:0] q;
     
     // Constant declarations
-    localparam  init = 136'h0;
+    localparam  init = 128'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -36376,13 +36148,13 @@ module npu_u65_256_core$dma$command$buffer$ram(clock,write_enable,write_address,
     input wire  clock;
     input wire  write_enable;
     input wire  [5:0] write_address;
-    input wire  [135:0] write_data;
+    input wire  [127:0] write_data;
     input wire  read_enable;
     input wire  [5:0] read_address;
-    output reg  [135:0] read_data;
+    output reg  [127:0] read_data;
     
     // Update code (custom)
-    reg [135:0] cells [0:63];
+    reg [127:0] cells [0:63];
     always @(posedge clock) begin
        if (write_enable) cells[write_address] <= write_data;
        if (read_enable) read_data <= cells[read_address];
@@ -36400,13 +36172,228 @@ endmodule // npu_u65_256_core$dma$command$buffer$ram
 
 
 
+module npu_u65_256_core$dma$command$burst_lanes(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  tail$valid;
+    input wire  [11:0] tail$data;
+    output reg  tail$ready;
+    output reg  head$valid;
+    output reg  [11:0] head$data;
+    input wire  head$ready;
+    output reg  [6:0] count;
+    
+    // Constant declarations
+    localparam  depth = 7'b1000000;
+    
+    // Stub signals
+    reg  ram$clock;
+    reg  ram$write_enable;
+    reg  [5:0] ram$write_address;
+    reg  [11:0] ram$write_data;
+    reg  ram$read_enable;
+    reg  [5:0] ram$read_address;
+    wire  [11:0] ram$read_data;
+    reg  write_pointer$clock;
+    reg  write_pointer$rst_n;
+    reg  [6:0] write_pointer$d;
+    wire  [6:0] write_pointer$q;
+    reg  read_pointer$clock;
+    reg  read_pointer$rst_n;
+    reg  [6:0] read_pointer$d;
+    wire  [6:0] read_pointer$q;
+    reg  reading$clock;
+    reg  reading$rst_n;
+    reg  reading$d;
+    wire  reading$q;
+    reg  first$clock;
+    reg  first$rst_n;
+    reg  [11:0] first$d;
+    wire  [11:0] first$q;
+    reg  second$clock;
+    reg  second$rst_n;
+    reg  [11:0] second$d;
+    wire  [11:0] second$q;
+    reg  staged$clock;
+    reg  staged$rst_n;
+    reg  [1:0] staged$d;
+    wire  [1:0] staged$q;
+    
+    // Local signals
+    reg  [6:0] in_ram;
+    reg  push;
+    reg  pop;
+    reg  [1:0] kept;
+    reg  issue;
+    
+    // Sub module instances
+    npu_u65_256_core$dma$command$burst_lanes$ram ram(
+        .clock(ram$clock),
+        .write_enable(ram$write_enable),
+        .write_address(ram$write_address),
+        .write_data(ram$write_data),
+        .read_enable(ram$read_enable),
+        .read_address(ram$read_address),
+        .read_data(ram$read_data)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$w_count write_pointer(
+        .clock(write_pointer$clock),
+        .rst_n(write_pointer$rst_n),
+        .d(write_pointer$d),
+        .q(write_pointer$q)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$w_count read_pointer(
+        .clock(read_pointer$clock),
+        .rst_n(read_pointer$rst_n),
+        .d(read_pointer$d),
+        .q(read_pointer$q)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 reading(
+        .clock(reading$clock),
+        .rst_n(reading$rst_n),
+        .d(reading$d),
+        .q(reading$q)
+    );
+    npu_u65_256_core$dma$command$burst_lanes$first first(
+        .clock(first$clock),
+        .rst_n(first$rst_n),
+        .d(first$d),
+        .q(first$q)
+    );
+    npu_u65_256_core$dma$command$burst_lanes$first second(
+        .clock(second$clock),
+        .rst_n(second$rst_n),
+        .d(second$d),
+        .q(second$q)
+    );
+    npu_u65_256_core$cpm$prot_state staged(
+        .clock(staged$clock),
+        .rst_n(staged$rst_n),
+        .d(staged$d),
+        .q(staged$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        write_pointer$clock = clock;
+        read_pointer$clock = clock;
+        reading$clock = clock;
+        first$clock = clock;
+        second$clock = clock;
+        staged$clock = clock;
+        write_pointer$d = write_pointer$q;
+        read_pointer$d = read_pointer$q;
+        reading$d = reading$q;
+        first$d = first$q;
+        second$d = second$q;
+        staged$d = staged$q;
+        write_pointer$rst_n = rst_n;
+        read_pointer$rst_n = rst_n;
+        reading$rst_n = rst_n;
+        first$rst_n = rst_n;
+        second$rst_n = rst_n;
+        staged$rst_n = rst_n;
+        ram$clock = clock;
+        in_ram = write_pointer$q - read_pointer$q;
+        count = in_ram + ((reading$q) & 7'h7f) + ((staged$q) & 7'h7f);
+        tail$ready = count != depth;
+        head$valid = staged$q != 32'h0;
+        head$data = first$q;
+        push = tail$valid & tail$ready;
+        pop = head$valid & head$ready;
+        ram$write_enable = push;
+        ram$write_address = write_pointer$q[(32'h0)+:(6)];
+        ram$write_data = tail$data;
+        if (push) begin
+            write_pointer$d = write_pointer$q + 32'h1;
+        end
+        kept = staged$q;
+        if (pop) begin
+            kept = staged$q - 32'h1;
+        end
+        issue = (in_ram != 32'h0) & ((kept + ((reading$q) & 2'h3)) < 32'h2);
+        ram$read_enable = issue;
+        ram$read_address = read_pointer$q[(32'h0)+:(6)];
+        reading$d = 32'h0;
+        if (issue) begin
+            reading$d = 32'h1;
+            read_pointer$d = read_pointer$q + 32'h1;
+        end
+        if (pop) begin
+            first$d = second$q;
+        end
+        if (reading$q == 32'h1) begin
+            if (kept == 32'h0) begin
+                first$d = ram$read_data;
+            end
+            else begin
+                second$d = ram$read_data;
+            end
+        end
+        staged$d = kept + ((reading$q) & 2'h3);
+    end
+    
+endmodule // npu_u65_256_core$dma$command$burst_lanes
+
+
+module npu_u65_256_core$dma$command$burst_lanes$first(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [11:0] d;
+    output reg  [11:0] q;
+    
+    // Constant declarations
+    localparam  init = 12'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$dma$command$burst_lanes$first
+
+
+module npu_u65_256_core$dma$command$burst_lanes$ram(clock,write_enable,write_address,write_data,read_enable,read_address,read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  write_enable;
+    input wire  [5:0] write_address;
+    input wire  [11:0] write_data;
+    input wire  read_enable;
+    input wire  [5:0] read_address;
+    output reg  [11:0] read_data;
+    
+    // Update code (custom)
+    reg [11:0] cells [0:63];
+    always @(posedge clock) begin
+       if (write_enable) cells[write_address] <= write_data;
+       if (read_enable) read_data <= cells[read_address];
+    end
+endmodule // npu_u65_256_core$dma$command$burst_lanes$ram
 
 
 
 
 
 
-module npu_u65_256_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
+
+
+
+
+
+
+
+
+
+
+
+
+module npu_u65_256_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,burst_last_lane,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
     
     // Module arguments
     input wire  clock;
@@ -36427,6 +36414,7 @@ module npu_u65_256_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
     output reg  [39:0] address;
     output reg  [3:0] beats_m1;
     output reg  last_burst;
+    output reg  [3:0] burst_last_lane;
     output reg  [3:0] beat_first_lane;
     output reg  [3:0] beat_last_lane;
     output reg  [35:0] beat_line;
@@ -36647,6 +36635,7 @@ module npu_u65_256_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
         address = current$q;
         beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
         last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
+        burst_last_lane = ((burst_end_offset) & 4'hf);
         beat_first_lane = 32'h0;
         if (beat$q == 32'h0) begin
             beat_first_lane = ((current$q) & 4'hf);
@@ -36654,7 +36643,7 @@ module npu_u65_256_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
         beat_last_of_burst = beat$q == beats_m1;
         beat_last_lane = 32'hf;
         if (beat_last_of_burst) begin
-            beat_last_lane = ((burst_end_offset) & 4'hf);
+            beat_last_lane = burst_last_lane;
         end
         beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
         beat_last = beat_last_of_burst & last_burst;
@@ -36757,6 +36746,533 @@ endmodule // npu_u65_256_core$dma$command$issue
 
 
 
+module npu_u65_256_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,fills$valid,fills$data,fills$ready,filled,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,shram_ready,shram_write,shram_line,shram_data,shram_strobe,busy);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] regioncfg;
+    input wire  [511:0] basep;
+    input wire  [127:0] axi_limit;
+    input wire  halt;
+    input wire  fills$valid;
+    input wire  [219:0] fills$data;
+    output reg  fills$ready;
+    output reg  filled;
+    output wire  reads$request;
+    output wire  [39:0] reads$address;
+    output wire  [7:0] reads$len;
+    input wire  reads$grant;
+    output wire  [1:0] reads$counter;
+    output wire  [3:0] reads$cache;
+    input wire  reads$may_issue;
+    output wire  reads$limit_stall;
+    input wire  reads$beat;
+    input wire  [127:0] reads$data;
+    input wire  shram_ready;
+    output reg  shram_write;
+    output reg  [11:0] shram_line;
+    output reg  [127:0] shram_data;
+    output reg  [15:0] shram_strobe;
+    output reg  busy;
+    
+    // Stub signals
+    reg  [2:0] region_lookup$region;
+    reg  [15:0] region_lookup$regioncfg;
+    reg  [511:0] region_lookup$basep;
+    reg  [127:0] region_lookup$axi_limit;
+    wire  [39:0] region_lookup$base;
+    wire  [1:0] region_lookup$counter;
+    wire  [1:0] region_lookup$max_beats;
+    wire  [3:0] region_lookup$arcache;
+    wire  [3:0] region_lookup$awcache;
+    reg  read$clock;
+    reg  read$rst_n;
+    reg  read$start;
+    reg  [39:0] read$shape$base;
+    reg  [31:0] read$shape$len;
+    reg  [15:0] read$shape$rows;
+    reg  [15:0] read$shape$planes;
+    reg  [39:0] read$shape$row_skip;
+    reg  [39:0] read$shape$plane_skip;
+    reg  read$shape$three_d;
+    reg  [1:0] read$shape$max_beats;
+    reg  read$halt;
+    reg  read$cancel;
+    reg  [1:0] read$counter;
+    reg  [3:0] read$cache;
+    wire  read$out$valid;
+    wire  [135:0] read$out$data;
+    reg  read$out$ready;
+    wire  read$may_start;
+    wire  read$busy;
+    reg  aligner$clock;
+    reg  aligner$rst_n;
+    reg  aligner$source$valid;
+    reg  [135:0] aligner$source$data;
+    wire  aligner$source$ready;
+    reg  aligner$wanted;
+    reg  [3:0] aligner$first_lane;
+    reg  [3:0] aligner$last_lane;
+    wire  aligner$out$valid;
+    wire  [143:0] aligner$out$data;
+    reg  aligner$out$ready;
+    reg  destinations$clock;
+    reg  destinations$rst_n;
+    reg  destinations$tail$valid;
+    reg  [97:0] destinations$tail$data;
+    wire  destinations$tail$ready;
+    wire  destinations$head$valid;
+    wire  [97:0] destinations$head$data;
+    reg  destinations$head$ready;
+    wire  [4:0] destinations$count;
+    reg  fill$clock;
+    reg  fill$rst_n;
+    reg  fill$start;
+    reg  [39:0] fill$shape$base;
+    reg  [31:0] fill$shape$len;
+    reg  [15:0] fill$shape$rows;
+    reg  [15:0] fill$shape$planes;
+    reg  [39:0] fill$shape$row_skip;
+    reg  [39:0] fill$shape$plane_skip;
+    reg  fill$shape$three_d;
+    reg  [1:0] fill$shape$max_beats;
+    reg  fill$next_burst;
+    reg  fill$next_beat;
+    reg  fill$cancel;
+    wire  fill$valid;
+    wire  [39:0] fill$address;
+    wire  [3:0] fill$beats_m1;
+    wire  fill$last_burst;
+    wire  [3:0] fill$burst_last_lane;
+    wire  [3:0] fill$beat_first_lane;
+    wire  [3:0] fill$beat_last_lane;
+    wire  [35:0] fill$beat_line;
+    wire  fill$beat_last_of_burst;
+    wire  fill$beat_last;
+    reg  fill_block_end$clock;
+    reg  fill_block_end$rst_n;
+    reg  fill_block_end$d;
+    wire  fill_block_end$q;
+    reg  block_filled$clock;
+    reg  block_filled$rst_n;
+    reg  block_filled$d;
+    wire  block_filled$q;
+    
+    // Local signals
+    reg  has_bytes;
+    reg  [31:0] run_len;
+    reg  [97:0] destination;
+    reg  beat_out;
+    reg  fill_last;
+    reg  take_destination;
+    
+    // Sub module instances
+    npu_u65_256_core$dma$ifm$region_lookup region_lookup(
+        .region(region_lookup$region),
+        .regioncfg(region_lookup$regioncfg),
+        .basep(region_lookup$basep),
+        .axi_limit(region_lookup$axi_limit),
+        .base(region_lookup$base),
+        .counter(region_lookup$counter),
+        .max_beats(region_lookup$max_beats),
+        .arcache(region_lookup$arcache),
+        .awcache(region_lookup$awcache)
+    );
+    npu_u65_256_core$dma$mem2mem$read read(
+        .clock(read$clock),
+        .rst_n(read$rst_n),
+        .start(read$start),
+        .shape$base(read$shape$base),
+        .shape$len(read$shape$len),
+        .shape$rows(read$shape$rows),
+        .shape$planes(read$shape$planes),
+        .shape$row_skip(read$shape$row_skip),
+        .shape$plane_skip(read$shape$plane_skip),
+        .shape$three_d(read$shape$three_d),
+        .shape$max_beats(read$shape$max_beats),
+        .halt(read$halt),
+        .cancel(read$cancel),
+        .counter(read$counter),
+        .cache(read$cache),
+        .reads$request(reads$request),
+        .reads$address(reads$address),
+        .reads$len(reads$len),
+        .reads$grant(reads$grant),
+        .reads$counter(reads$counter),
+        .reads$cache(reads$cache),
+        .reads$may_issue(reads$may_issue),
+        .reads$limit_stall(reads$limit_stall),
+        .reads$beat(reads$beat),
+        .reads$data(reads$data),
+        .out$valid(read$out$valid),
+        .out$data(read$out$data),
+        .out$ready(read$out$ready),
+        .may_start(read$may_start),
+        .busy(read$busy)
+    );
+    npu_u65_256_core$dma$mem2mem$aligner aligner(
+        .clock(aligner$clock),
+        .rst_n(aligner$rst_n),
+        .source$valid(aligner$source$valid),
+        .source$data(aligner$source$data),
+        .source$ready(aligner$source$ready),
+        .wanted(aligner$wanted),
+        .first_lane(aligner$first_lane),
+        .last_lane(aligner$last_lane),
+        .out$valid(aligner$out$valid),
+        .out$data(aligner$out$data),
+        .out$ready(aligner$out$ready)
+    );
+    npu_u65_256_core$dma$ifm$destinations destinations(
+        .clock(destinations$clock),
+        .rst_n(destinations$rst_n),
+        .tail$valid(destinations$tail$valid),
+        .tail$data(destinations$tail$data),
+        .tail$ready(destinations$tail$ready),
+        .head$valid(destinations$head$valid),
+        .head$data(destinations$head$data),
+        .head$ready(destinations$head$ready),
+        .count(destinations$count)
+    );
+    npu_u65_256_core$dma$command$issue fill(
+        .clock(fill$clock),
+        .rst_n(fill$rst_n),
+        .start(fill$start),
+        .shape$base(fill$shape$base),
+        .shape$len(fill$shape$len),
+        .shape$rows(fill$shape$rows),
+        .shape$planes(fill$shape$planes),
+        .shape$row_skip(fill$shape$row_skip),
+        .shape$plane_skip(fill$shape$plane_skip),
+        .shape$three_d(fill$shape$three_d),
+        .shape$max_beats(fill$shape$max_beats),
+        .next_burst(fill$next_burst),
+        .next_beat(fill$next_beat),
+        .cancel(fill$cancel),
+        .valid(fill$valid),
+        .address(fill$address),
+        .beats_m1(fill$beats_m1),
+        .last_burst(fill$last_burst),
+        .burst_last_lane(fill$burst_last_lane),
+        .beat_first_lane(fill$beat_first_lane),
+        .beat_last_lane(fill$beat_last_lane),
+        .beat_line(fill$beat_line),
+        .beat_last_of_burst(fill$beat_last_of_burst),
+        .beat_last(fill$beat_last)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 fill_block_end(
+        .clock(fill_block_end$clock),
+        .rst_n(fill_block_end$rst_n),
+        .d(fill_block_end$d),
+        .q(fill_block_end$q)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 block_filled(
+        .clock(block_filled$clock),
+        .rst_n(block_filled$rst_n),
+        .d(block_filled$d),
+        .q(block_filled$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        fill_block_end$clock = clock;
+        block_filled$clock = clock;
+        fill_block_end$d = fill_block_end$q;
+        block_filled$d = block_filled$q;
+        fill_block_end$rst_n = rst_n;
+        block_filled$rst_n = rst_n;
+        read$clock = clock;
+        read$rst_n = rst_n;
+        aligner$clock = clock;
+        aligner$rst_n = rst_n;
+        destinations$clock = clock;
+        destinations$rst_n = rst_n;
+        fill$clock = clock;
+        fill$rst_n = rst_n;
+        region_lookup$region = fills$data[(64'h0)+:(3)];
+        region_lookup$regioncfg = regioncfg;
+        region_lookup$basep = basep;
+        region_lookup$axi_limit = axi_limit;
+        read$shape$base = region_lookup$base + fills$data[(64'h3)+:(40)];
+        read$shape$len = ((fills$data[(64'h7b)+:(16)]) & 32'hffffffff);
+        read$shape$rows = fills$data[(64'h8b)+:(16)];
+        run_len = fills$data[(64'h7b)+:(16)] * fills$data[(64'h8b)+:(16)];
+        if (fills$data[(64'h2b)+:(40)] == 32'h0) begin
+            read$shape$len = run_len;
+            read$shape$rows = 32'h1;
+        end
+        read$shape$planes = fills$data[(64'h9b)+:(16)];
+        read$shape$row_skip = fills$data[(64'h2b)+:(40)];
+        read$shape$plane_skip = fills$data[(64'h53)+:(40)];
+        read$shape$three_d = 1'b1;
+        read$shape$max_beats = region_lookup$max_beats;
+        read$counter = region_lookup$counter;
+        read$cache = region_lookup$arcache;
+        read$halt = halt;
+        read$cancel = 1'b0;
+        has_bytes = (fills$data[(64'h8b)+:(16)] != 32'h0) & (fills$data[(64'h9b)+:(16)] != 32'h0) & (fills$data[(64'h7b)+:(16)] != 32'h0);
+        fills$ready = read$may_start & destinations$tail$ready & ~halt;
+        read$start = fills$valid & fills$ready & has_bytes;
+        destinations$tail$valid = fills$valid & fills$ready;
+        destinations$tail$data[(64'h0)+:(16)] = fills$data[(64'hab)+:(16)];
+        destinations$tail$data[(64'h10)+:(16)] = fills$data[(64'h7b)+:(16)];
+        destinations$tail$data[(64'h20)+:(16)] = fills$data[(64'h8b)+:(16)];
+        destinations$tail$data[(64'h30)+:(16)] = fills$data[(64'h9b)+:(16)];
+        destinations$tail$data[(64'h40)+:(16)] = fills$data[(64'hbb)+:(16)];
+        destinations$tail$data[(64'h50)+:(16)] = fills$data[(64'hcb)+:(16)];
+        destinations$tail$data[(64'h60)+:(1)] = fills$data[(64'hdb)+:(1)];
+        destinations$tail$data[(64'h61)+:(1)] = has_bytes;
+        aligner$wanted = fill$valid;
+        aligner$first_lane = fill$beat_first_lane;
+        aligner$last_lane = fill$beat_last_lane;
+        aligner$out$ready = shram_ready;
+        beat_out = aligner$out$valid & aligner$out$ready;
+        fill$next_beat = beat_out;
+        fill$next_burst = 1'b0;
+        fill$cancel = 1'b0;
+        fill_last = beat_out & fill$beat_last;
+        destination = destinations$head$data;
+        take_destination = destinations$head$valid & (~fill$valid | (fill_last & destination[(64'h61)+:(1)]));
+        destinations$head$ready = take_destination;
+        fill$start = take_destination & destination[(64'h61)+:(1)];
+        fill$shape$base = ((destination[(64'h0)+:(16)]) & 40'hffffffffff);
+        fill$shape$len = ((destination[(64'h10)+:(16)]) & 32'hffffffff);
+        fill$shape$rows = destination[(64'h20)+:(16)];
+        fill$shape$planes = destination[(64'h30)+:(16)];
+        fill$shape$row_skip = ((destination[(64'h40)+:(16)]) & 40'hffffffffff);
+        fill$shape$plane_skip = ((destination[(64'h50)+:(16)]) & 40'hffffffffff);
+        fill$shape$three_d = 1'b1;
+        fill$shape$max_beats = 32'h0;
+        if (take_destination) begin
+            fill_block_end$d = destination[(64'h60)+:(1)];
+        end
+        block_filled$d = (fill_last & fill_block_end$q) | (take_destination & ~destination[(64'h61)+:(1)] & destination[(64'h60)+:(1)]);
+        filled = block_filled$q;
+        shram_write = beat_out;
+        shram_line = fill$beat_line[(32'h0)+:(12)];
+        shram_data = aligner$out$data[(64'h0)+:(128)];
+        shram_strobe = aligner$out$data[(64'h80)+:(16)];
+        busy = read$busy | (destinations$count != 32'h0) | fill$valid | block_filled$q;
+    end
+    
+    always @(*) aligner$source$valid = read$out$valid;
+    always @(*) aligner$source$data = read$out$data;
+    always @(*) read$out$ready = aligner$source$ready;
+endmodule // npu_u65_256_core$dma$ifm
+
+
+
+
+
+
+
+
+
+
+module npu_u65_256_core$dma$ifm$destinations(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  tail$valid;
+    input wire  [97:0] tail$data;
+    output reg  tail$ready;
+    output reg  head$valid;
+    output reg  [97:0] head$data;
+    input wire  head$ready;
+    output reg  [4:0] count;
+    
+    // Constant declarations
+    localparam  depth = 5'b10000;
+    
+    // Stub signals
+    reg  ram$clock;
+    reg  ram$write_enable;
+    reg  [3:0] ram$write_address;
+    reg  [97:0] ram$write_data;
+    reg  ram$read_enable;
+    reg  [3:0] ram$read_address;
+    wire  [97:0] ram$read_data;
+    reg  write_pointer$clock;
+    reg  write_pointer$rst_n;
+    reg  [4:0] write_pointer$d;
+    wire  [4:0] write_pointer$q;
+    reg  read_pointer$clock;
+    reg  read_pointer$rst_n;
+    reg  [4:0] read_pointer$d;
+    wire  [4:0] read_pointer$q;
+    reg  reading$clock;
+    reg  reading$rst_n;
+    reg  reading$d;
+    wire  reading$q;
+    reg  first$clock;
+    reg  first$rst_n;
+    reg  [97:0] first$d;
+    wire  [97:0] first$q;
+    reg  second$clock;
+    reg  second$rst_n;
+    reg  [97:0] second$d;
+    wire  [97:0] second$q;
+    reg  staged$clock;
+    reg  staged$rst_n;
+    reg  [1:0] staged$d;
+    wire  [1:0] staged$q;
+    
+    // Local signals
+    reg  [4:0] in_ram;
+    reg  push;
+    reg  pop;
+    reg  [1:0] kept;
+    reg  issue;
+    
+    // Sub module instances
+    npu_u65_256_core$dma$ifm$destinations$ram ram(
+        .clock(ram$clock),
+        .write_enable(ram$write_enable),
+        .write_address(ram$write_address),
+        .write_data(ram$write_data),
+        .read_enable(ram$read_enable),
+        .read_address(ram$read_address),
+        .read_data(ram$read_data)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$dirofs write_pointer(
+        .clock(write_pointer$clock),
+        .rst_n(write_pointer$rst_n),
+        .d(write_pointer$d),
+        .q(write_pointer$q)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$dirofs read_pointer(
+        .clock(read_pointer$clock),
+        .rst_n(read_pointer$rst_n),
+        .d(read_pointer$d),
+        .q(read_pointer$q)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 reading(
+        .clock(reading$clock),
+        .rst_n(reading$rst_n),
+        .d(reading$d),
+        .q(reading$q)
+    );
+    npu_u65_256_core$dma$ifm$destinations$first first(
+        .clock(first$clock),
+        .rst_n(first$rst_n),
+        .d(first$d),
+        .q(first$q)
+    );
+    npu_u65_256_core$dma$ifm$destinations$first second(
+        .clock(second$clock),
+        .rst_n(second$rst_n),
+        .d(second$d),
+        .q(second$q)
+    );
+    npu_u65_256_core$cpm$prot_state staged(
+        .clock(staged$clock),
+        .rst_n(staged$rst_n),
+        .d(staged$d),
+        .q(staged$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        write_pointer$clock = clock;
+        read_pointer$clock = clock;
+        reading$clock = clock;
+        first$clock = clock;
+        second$clock = clock;
+        staged$clock = clock;
+        write_pointer$d = write_pointer$q;
+        read_pointer$d = read_pointer$q;
+        reading$d = reading$q;
+        first$d = first$q;
+        second$d = second$q;
+        staged$d = staged$q;
+        write_pointer$rst_n = rst_n;
+        read_pointer$rst_n = rst_n;
+        reading$rst_n = rst_n;
+        first$rst_n = rst_n;
+        second$rst_n = rst_n;
+        staged$rst_n = rst_n;
+        ram$clock = clock;
+        in_ram = write_pointer$q - read_pointer$q;
+        count = in_ram + ((reading$q) & 5'h1f) + ((staged$q) & 5'h1f);
+        tail$ready = count != depth;
+        head$valid = staged$q != 32'h0;
+        head$data = first$q;
+        push = tail$valid & tail$ready;
+        pop = head$valid & head$ready;
+        ram$write_enable = push;
+        ram$write_address = write_pointer$q[(32'h0)+:(4)];
+        ram$write_data = tail$data;
+        if (push) begin
+            write_pointer$d = write_pointer$q + 32'h1;
+        end
+        kept = staged$q;
+        if (pop) begin
+            kept = staged$q - 32'h1;
+        end
+        issue = (in_ram != 32'h0) & ((kept + ((reading$q) & 2'h3)) < 32'h2);
+        ram$read_enable = issue;
+        ram$read_address = read_pointer$q[(32'h0)+:(4)];
+        reading$d = 32'h0;
+        if (issue) begin
+            reading$d = 32'h1;
+            read_pointer$d = read_pointer$q + 32'h1;
+        end
+        if (pop) begin
+            first$d = second$q;
+        end
+        if (reading$q == 32'h1) begin
+            if (kept == 32'h0) begin
+                first$d = ram$read_data;
+            end
+            else begin
+                second$d = ram$read_data;
+            end
+        end
+        staged$d = kept + ((reading$q) & 2'h3);
+    end
+    
+endmodule // npu_u65_256_core$dma$ifm$destinations
+
+
+module npu_u65_256_core$dma$ifm$destinations$first(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [97:0] d;
+    output reg  [97:0] q;
+    
+    // Constant declarations
+    localparam  init = 98'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$dma$ifm$destinations$first
+
+
+module npu_u65_256_core$dma$ifm$destinations$ram(clock,write_enable,write_address,write_data,read_enable,read_address,read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  write_enable;
+    input wire  [3:0] write_address;
+    input wire  [97:0] write_data;
+    input wire  read_enable;
+    input wire  [3:0] read_address;
+    output reg  [97:0] read_data;
+    
+    // Update code (custom)
+    reg [97:0] cells [0:15];
+    always @(posedge clock) begin
+       if (write_enable) cells[write_address] <= write_data;
+       if (read_enable) read_data <= cells[read_address];
+    end
+endmodule // npu_u65_256_core$dma$ifm$destinations$ram
 
 
 
@@ -36776,228 +37292,112 @@ endmodule // npu_u65_256_core$dma$command$issue
 
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-module npu_u65_256_core$dma$ifm_region(region,regioncfg,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,base,counter,max_beats,arcache,awcache);
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+module npu_u65_256_core$dma$ifm$region_lookup(region,regioncfg,basep,axi_limit,base,counter,max_beats,arcache,awcache);
     
     // Module arguments
     input wire  [2:0] region;
     input wire  [15:0] regioncfg;
-    input wire  [31:0] basep$0;
-    input wire  [31:0] basep$1;
-    input wire  [31:0] basep$2;
-    input wire  [31:0] basep$3;
-    input wire  [31:0] basep$4;
-    input wire  [31:0] basep$5;
-    input wire  [31:0] basep$6;
-    input wire  [31:0] basep$7;
-    input wire  [31:0] basep$8;
-    input wire  [31:0] basep$9;
-    input wire  [31:0] basep$10;
-    input wire  [31:0] basep$11;
-    input wire  [31:0] basep$12;
-    input wire  [31:0] basep$13;
-    input wire  [31:0] basep$14;
-    input wire  [31:0] basep$15;
-    input wire  [31:0] axi_limit$0;
-    input wire  [31:0] axi_limit$1;
-    input wire  [31:0] axi_limit$2;
-    input wire  [31:0] axi_limit$3;
+    input wire  [511:0] basep;
+    input wire  [127:0] axi_limit;
     output reg  [39:0] base;
     output reg  [1:0] counter;
     output reg  [1:0] max_beats;
@@ -37021,7 +37421,7 @@ module npu_u65_256_core$dma$ifm_region(region,regioncfg,basep$0,basep$1,basep$2,
     reg  [31:0] base_high;
     
     // Sub module instances
-    npu_u65_256_core$dma$ifm_region$cache cache(
+    npu_u65_256_core$dma$ifm$region_lookup$cache cache(
         .memtype(cache$memtype),
         .arcache(cache$arcache),
         .awcache(cache$awcache)
@@ -37034,50 +37434,50 @@ module npu_u65_256_core$dma$ifm_region(region,regioncfg,basep$0,basep$1,basep$2,
         region_select = ((32'h1) & 8'hff) << region;
         limit = 32'h0;
         if (counter_select[0]) begin
-            limit = axi_limit$0;
+            limit = axi_limit[(32'h20 * 0)+:(32)];
         end
         if (counter_select[1]) begin
-            limit = axi_limit$1;
+            limit = axi_limit[(32'h20 * 1)+:(32)];
         end
         if (counter_select[2]) begin
-            limit = axi_limit$2;
+            limit = axi_limit[(32'h20 * 2)+:(32)];
         end
         if (counter_select[3]) begin
-            limit = axi_limit$3;
+            limit = axi_limit[(32'h20 * 3)+:(32)];
         end
         base_low = 32'h0;
         base_high = 32'h0;
         if (region_select[0]) begin
-            base_low = basep$0;
-            base_high = basep$1;
+            base_low = basep[(32'h40 * 0)+:(32)];
+            base_high = basep[(32'h40 * 0 + 32'h20)+:(32)];
         end
         if (region_select[1]) begin
-            base_low = basep$2;
-            base_high = basep$3;
+            base_low = basep[(32'h40 * 1)+:(32)];
+            base_high = basep[(32'h40 * 1 + 32'h20)+:(32)];
         end
         if (region_select[2]) begin
-            base_low = basep$4;
-            base_high = basep$5;
+            base_low = basep[(32'h40 * 2)+:(32)];
+            base_high = basep[(32'h40 * 2 + 32'h20)+:(32)];
         end
         if (region_select[3]) begin
-            base_low = basep$6;
-            base_high = basep$7;
+            base_low = basep[(32'h40 * 3)+:(32)];
+            base_high = basep[(32'h40 * 3 + 32'h20)+:(32)];
         end
         if (region_select[4]) begin
-            base_low = basep$8;
-            base_high = basep$9;
+            base_low = basep[(32'h40 * 4)+:(32)];
+            base_high = basep[(32'h40 * 4 + 32'h20)+:(32)];
         end
         if (region_select[5]) begin
-            base_low = basep$10;
-            base_high = basep$11;
+            base_low = basep[(32'h40 * 5)+:(32)];
+            base_high = basep[(32'h40 * 5 + 32'h20)+:(32)];
         end
         if (region_select[6]) begin
-            base_low = basep$12;
-            base_high = basep$13;
+            base_low = basep[(32'h40 * 6)+:(32)];
+            base_high = basep[(32'h40 * 6 + 32'h20)+:(32)];
         end
         if (region_select[7]) begin
-            base_low = basep$14;
-            base_high = basep$15;
+            base_low = basep[(32'h40 * 7)+:(32)];
+            base_high = basep[(32'h40 * 7 + 32'h20)+:(32)];
         end
         base = ((base_low) & 40'hffffffffff) | (((base_high) & 40'hffffffffff) << 32'h20);
         max_beats = ((limit >> max_beats_lsb) & 2'h3);
@@ -37086,10 +37486,10 @@ module npu_u65_256_core$dma$ifm_region(region,regioncfg,basep$0,basep$1,basep$2,
         awcache = cache$awcache;
     end
     
-endmodule // npu_u65_256_core$dma$ifm_region
+endmodule // npu_u65_256_core$dma$ifm$region_lookup
 
 
-module npu_u65_256_core$dma$ifm_region$cache(memtype,arcache,awcache);
+module npu_u65_256_core$dma$ifm$region_lookup$cache(memtype,arcache,awcache);
     
     // Module arguments
     input wire  [3:0] memtype;
@@ -37106,7 +37506,7 @@ module npu_u65_256_core$dma$ifm_region$cache(memtype,arcache,awcache);
         end
     end
     
-endmodule // npu_u65_256_core$dma$ifm_region$cache
+endmodule // npu_u65_256_core$dma$ifm$region_lookup$cache
 
 
 module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$len,source$rows,source$planes,source$row_skip,source$plane_skip,source$three_d,source$max_beats,destination$base,destination$len,destination$rows,destination$planes,destination$row_skip,destination$plane_skip,destination$three_d,destination$max_beats,internal,cores,halt,read_counter,read_cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,may_write,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,burst_issued,write_limit_stall,shram_ready,shram_write,shram_cores,shram_line,shram_data,shram_strobe,done,busy);
@@ -37180,6 +37580,7 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
     wire  read$out$valid;
     wire  [135:0] read$out$data;
     reg  read$out$ready;
+    wire  read$may_start;
     wire  read$busy;
     reg  aligner$clock;
     reg  aligner$rst_n;
@@ -37202,6 +37603,7 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
     wire  [39:0] fill$address;
     wire  [3:0] fill$beats_m1;
     wire  fill$last_burst;
+    wire  [3:0] fill$burst_last_lane;
     wire  [3:0] fill$beat_first_lane;
     wire  [3:0] fill$beat_last_lane;
     wire  [35:0] fill$beat_line;
@@ -37275,6 +37677,7 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         .out$valid(read$out$valid),
         .out$data(read$out$data),
         .out$ready(read$out$ready),
+        .may_start(read$may_start),
         .busy(read$busy)
     );
     npu_u65_256_core$dma$mem2mem$aligner aligner(
@@ -37309,6 +37712,7 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         .address(fill$address),
         .beats_m1(fill$beats_m1),
         .last_burst(fill$last_burst),
+        .burst_last_lane(fill$burst_last_lane),
         .beat_first_lane(fill$beat_first_lane),
         .beat_last_lane(fill$beat_last_lane),
         .beat_line(fill$beat_line),
@@ -37564,7 +37968,7 @@ endmodule // npu_u65_256_core$dma$mem2mem$aligner
 
 
 
-module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy);
+module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,may_start,busy);
     
     // Module arguments
     input wire  clock;
@@ -37595,6 +37999,7 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     output reg  out$valid;
     output reg  [135:0] out$data;
     input wire  out$ready;
+    output reg  may_start;
     output reg  busy;
     
     // Constant declarations
@@ -37611,35 +38016,34 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     wire  [39:0] issue$address;
     wire  [3:0] issue$beats_m1;
     wire  issue$last_burst;
+    wire  [3:0] issue$burst_last_lane;
     wire  [3:0] issue$beat_first_lane;
     wire  [3:0] issue$beat_last_lane;
     wire  [35:0] issue$beat_line;
     wire  issue$beat_last_of_burst;
     wire  issue$beat_last;
-    reg  receive$clock;
-    reg  receive$rst_n;
-    reg  receive$start;
-    reg  receive$next_burst;
-    reg  receive$next_beat;
-    reg  receive$cancel;
-    wire  receive$valid;
-    wire  [39:0] receive$address;
-    wire  [3:0] receive$beats_m1;
-    wire  receive$last_burst;
-    wire  [3:0] receive$beat_first_lane;
-    wire  [3:0] receive$beat_last_lane;
-    wire  [35:0] receive$beat_line;
-    wire  receive$beat_last_of_burst;
-    wire  receive$beat_last;
     reg  buffer$clock;
     reg  buffer$rst_n;
     reg  buffer$tail$valid;
-    reg  [135:0] buffer$tail$data;
+    reg  [127:0] buffer$tail$data;
     wire  buffer$tail$ready;
     wire  buffer$head$valid;
-    wire  [135:0] buffer$head$data;
+    wire  [127:0] buffer$head$data;
     reg  buffer$head$ready;
     wire  [9:0] buffer$count;
+    reg  burst_lanes$clock;
+    reg  burst_lanes$rst_n;
+    reg  burst_lanes$tail$valid;
+    reg  [11:0] burst_lanes$tail$data;
+    wire  burst_lanes$tail$ready;
+    wire  burst_lanes$head$valid;
+    wire  [11:0] burst_lanes$head$data;
+    reg  burst_lanes$head$ready;
+    wire  [6:0] burst_lanes$count;
+    reg  out_beat$clock;
+    reg  out_beat$rst_n;
+    reg  [3:0] out_beat$d;
+    wire  [3:0] out_beat$q;
     reg  reserved$clock;
     reg  reserved$rst_n;
     reg  [9:0] reserved$d;
@@ -37682,36 +38086,12 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         .address(issue$address),
         .beats_m1(issue$beats_m1),
         .last_burst(issue$last_burst),
+        .burst_last_lane(issue$burst_last_lane),
         .beat_first_lane(issue$beat_first_lane),
         .beat_last_lane(issue$beat_last_lane),
         .beat_line(issue$beat_line),
         .beat_last_of_burst(issue$beat_last_of_burst),
         .beat_last(issue$beat_last)
-    );
-    npu_u65_256_core$dma$command$issue receive(
-        .clock(receive$clock),
-        .rst_n(receive$rst_n),
-        .start(receive$start),
-        .shape$base(shape$base),
-        .shape$len(shape$len),
-        .shape$rows(shape$rows),
-        .shape$planes(shape$planes),
-        .shape$row_skip(shape$row_skip),
-        .shape$plane_skip(shape$plane_skip),
-        .shape$three_d(shape$three_d),
-        .shape$max_beats(shape$max_beats),
-        .next_burst(receive$next_burst),
-        .next_beat(receive$next_beat),
-        .cancel(receive$cancel),
-        .valid(receive$valid),
-        .address(receive$address),
-        .beats_m1(receive$beats_m1),
-        .last_burst(receive$last_burst),
-        .beat_first_lane(receive$beat_first_lane),
-        .beat_last_lane(receive$beat_last_lane),
-        .beat_line(receive$beat_line),
-        .beat_last_of_burst(receive$beat_last_of_burst),
-        .beat_last(receive$beat_last)
     );
     npu_u65_256_core$dma$mem2mem$read$buffer buffer(
         .clock(buffer$clock),
@@ -37723,6 +38103,23 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         .head$data(buffer$head$data),
         .head$ready(buffer$head$ready),
         .count(buffer$count)
+    );
+    npu_u65_256_core$dma$command$burst_lanes burst_lanes(
+        .clock(burst_lanes$clock),
+        .rst_n(burst_lanes$rst_n),
+        .tail$valid(burst_lanes$tail$valid),
+        .tail$data(burst_lanes$tail$data),
+        .tail$ready(burst_lanes$tail$ready),
+        .head$valid(burst_lanes$head$valid),
+        .head$data(burst_lanes$head$data),
+        .head$ready(burst_lanes$head$ready),
+        .count(burst_lanes$count)
+    );
+    npu_u65_256_core$datapath$ifm_fetch$step out_beat(
+        .clock(out_beat$clock),
+        .rst_n(out_beat$rst_n),
+        .d(out_beat$d),
+        .q(out_beat$q)
     );
     npu_u65_256_core$dma$mem2mem$read$buffer$write_pointer reserved(
         .clock(reserved$clock),
@@ -37751,14 +38148,17 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     
     // Update code
     always @(*) begin
+        out_beat$clock = clock;
         reserved$clock = clock;
         discarding$clock = clock;
         counter_q$clock = clock;
         cache_q$clock = clock;
+        out_beat$d = out_beat$q;
         reserved$d = reserved$q;
         discarding$d = discarding$q;
         counter_q$d = counter_q$q;
         cache_q$d = cache_q$q;
+        out_beat$rst_n = rst_n;
         reserved$rst_n = rst_n;
         discarding$rst_n = rst_n;
         counter_q$rst_n = rst_n;
@@ -37771,14 +38171,14 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         reads$cache = cache_q$q;
         issue$clock = clock;
         issue$rst_n = rst_n;
-        receive$clock = clock;
-        receive$rst_n = rst_n;
         buffer$clock = clock;
         buffer$rst_n = rst_n;
+        burst_lanes$clock = clock;
+        burst_lanes$rst_n = rst_n;
         issue$start = start;
-        receive$start = start;
+        may_start = ~issue$valid & ~discarding$q & ((reserved$q == 32'h0) | (counter == counter_q$q));
         burst_beats = ((issue$beats_m1) & 10'h3ff) + 32'h1;
-        burst_ready = issue$valid & ~halt & (reserved$q <= depth - burst_beats);
+        burst_ready = issue$valid & ~halt & burst_lanes$tail$ready & (reserved$q <= depth - burst_beats);
         reads$request = burst_ready & reads$may_issue;
         reads$limit_stall = burst_ready & ~reads$may_issue;
         reads$address = issue$address;
@@ -37786,23 +38186,38 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         issue$next_burst = reads$grant;
         issue$next_beat = 1'b0;
         issue$cancel = cancel;
-        receive$cancel = 1'b0;
+        burst_lanes$tail$valid = reads$grant;
+        burst_lanes$tail$data[(64'h0)+:(4)] = ((issue$address) & 4'hf);
+        burst_lanes$tail$data[(64'h4)+:(4)] = issue$burst_last_lane;
+        burst_lanes$tail$data[(64'h8)+:(4)] = issue$beats_m1;
         if (cancel) begin
             discarding$d = 1'b1;
         end
-        if (start) begin
+        else if (reserved$q == 32'h0) begin
             discarding$d = 1'b0;
         end
-        receive$next_burst = 1'b0;
-        receive$next_beat = reads$beat;
         buffer$tail$valid = reads$beat;
-        buffer$tail$data[(64'h0)+:(128)] = reads$data;
-        buffer$tail$data[(64'h80)+:(4)] = receive$beat_first_lane;
-        buffer$tail$data[(64'h84)+:(4)] = receive$beat_last_lane;
-        out$valid = buffer$head$valid & ~discarding$q;
-        out$data = buffer$head$data;
-        buffer$head$ready = out$ready | discarding$q;
+        buffer$tail$data = reads$data;
+        out$valid = buffer$head$valid & burst_lanes$head$valid & ~discarding$q;
+        out$data[(64'h0)+:(128)] = buffer$head$data;
+        out$data[(64'h80)+:(4)] = 32'h0;
+        if (out_beat$q == 32'h0) begin
+            out$data[(64'h80)+:(4)] = burst_lanes$head$data[(64'h0)+:(4)];
+        end
+        out$data[(64'h84)+:(4)] = 32'hf;
+        if (out_beat$q == burst_lanes$head$data[(64'h8)+:(4)]) begin
+            out$data[(64'h84)+:(4)] = burst_lanes$head$data[(64'h4)+:(4)];
+        end
+        buffer$head$ready = burst_lanes$head$valid & (out$ready | discarding$q);
         popped = buffer$head$valid & buffer$head$ready;
+        burst_lanes$head$ready = 1'b0;
+        if (popped) begin
+            out_beat$d = out_beat$q + 32'h1;
+            if (out_beat$q == burst_lanes$head$data[(64'h8)+:(4)]) begin
+                out_beat$d = 32'h0;
+                burst_lanes$head$ready = 1'b1;
+            end
+        end
         if (reads$grant) begin
             reserved$d = reserved$q + burst_beats;
             if (popped) begin
@@ -37824,10 +38239,10 @@ module npu_u65_256_core$dma$mem2mem$read$buffer(clock,rst_n,tail$valid,tail$data
     input wire  clock;
     input wire  rst_n;
     input wire  tail$valid;
-    input wire  [135:0] tail$data;
+    input wire  [127:0] tail$data;
     output reg  tail$ready;
     output reg  head$valid;
-    output reg  [135:0] head$data;
+    output reg  [127:0] head$data;
     input wire  head$ready;
     output reg  [9:0] count;
     
@@ -37838,10 +38253,10 @@ module npu_u65_256_core$dma$mem2mem$read$buffer(clock,rst_n,tail$valid,tail$data
     reg  ram$clock;
     reg  ram$write_enable;
     reg  [8:0] ram$write_address;
-    reg  [135:0] ram$write_data;
+    reg  [127:0] ram$write_data;
     reg  ram$read_enable;
     reg  [8:0] ram$read_address;
-    wire  [135:0] ram$read_data;
+    wire  [127:0] ram$read_data;
     reg  write_pointer$clock;
     reg  write_pointer$rst_n;
     reg  [9:0] write_pointer$d;
@@ -37856,12 +38271,12 @@ module npu_u65_256_core$dma$mem2mem$read$buffer(clock,rst_n,tail$valid,tail$data
     wire  reading$q;
     reg  first$clock;
     reg  first$rst_n;
-    reg  [135:0] first$d;
-    wire  [135:0] first$q;
+    reg  [127:0] first$d;
+    wire  [127:0] first$q;
     reg  second$clock;
     reg  second$rst_n;
-    reg  [135:0] second$d;
-    wire  [135:0] second$q;
+    reg  [127:0] second$d;
+    wire  [127:0] second$q;
     reg  staged$clock;
     reg  staged$rst_n;
     reg  [1:0] staged$d;
@@ -37992,13 +38407,13 @@ module npu_u65_256_core$dma$mem2mem$read$buffer$ram(clock,write_enable,write_add
     input wire  clock;
     input wire  write_enable;
     input wire  [8:0] write_address;
-    input wire  [135:0] write_data;
+    input wire  [127:0] write_data;
     input wire  read_enable;
     input wire  [8:0] read_address;
-    output reg  [135:0] read_data;
+    output reg  [127:0] read_data;
     
     // Update code (custom)
-    reg [135:0] cells [0:511];
+    reg [127:0] cells [0:511];
     always @(posedge clock) begin
        if (write_enable) cells[write_address] <= write_data;
        if (read_enable) read_data <= cells[read_address];
@@ -38031,18 +38446,6 @@ module npu_u65_256_core$dma$mem2mem$read$buffer$write_pointer(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_256_core$dma$mem2mem$read$buffer$write_pointer
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 
@@ -38152,6 +38555,7 @@ module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
     wire  [39:0] issue$address;
     wire  [3:0] issue$beats_m1;
     wire  issue$last_burst;
+    wire  [3:0] issue$burst_last_lane;
     wire  [3:0] issue$beat_first_lane;
     wire  [3:0] issue$beat_last_lane;
     wire  [35:0] issue$beat_line;
@@ -38223,6 +38627,7 @@ module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
         .address(issue$address),
         .beats_m1(issue$beats_m1),
         .last_burst(issue$last_burst),
+        .burst_last_lane(issue$burst_last_lane),
         .beat_first_lane(issue$beat_first_lane),
         .beat_last_lane(issue$beat_last_lane),
         .beat_line(issue$beat_line),
@@ -38562,33 +38967,15 @@ endmodule // npu_u65_256_core$dma$mem2mem$write$w_beat
 
 
 
-module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,halt,writes$valid,writes$data,writes$ready,writes_done,issue_counter,may_issue,response_counter,cache,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,waiting,burst_issued,limit_stall,busy);
+module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,halt,writes$valid,writes$data,writes$ready,writes_done,issue_counter,may_issue,response_counter,cache,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,waiting,burst_issued,limit_stall,busy);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
     input wire  aclken;
     input wire  [15:0] regioncfg;
-    input wire  [31:0] basep$0;
-    input wire  [31:0] basep$1;
-    input wire  [31:0] basep$2;
-    input wire  [31:0] basep$3;
-    input wire  [31:0] basep$4;
-    input wire  [31:0] basep$5;
-    input wire  [31:0] basep$6;
-    input wire  [31:0] basep$7;
-    input wire  [31:0] basep$8;
-    input wire  [31:0] basep$9;
-    input wire  [31:0] basep$10;
-    input wire  [31:0] basep$11;
-    input wire  [31:0] basep$12;
-    input wire  [31:0] basep$13;
-    input wire  [31:0] basep$14;
-    input wire  [31:0] basep$15;
-    input wire  [31:0] axi_limit$0;
-    input wire  [31:0] axi_limit$1;
-    input wire  [31:0] axi_limit$2;
-    input wire  [31:0] axi_limit$3;
+    input wire  [511:0] basep;
+    input wire  [127:0] axi_limit;
     input wire  halt;
     input wire  writes$valid;
     input wire  [336:0] writes$data;
@@ -38616,26 +39003,8 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
     // Stub signals
     reg  [2:0] region_lookup$region;
     reg  [15:0] region_lookup$regioncfg;
-    reg  [31:0] region_lookup$basep$0;
-    reg  [31:0] region_lookup$basep$1;
-    reg  [31:0] region_lookup$basep$2;
-    reg  [31:0] region_lookup$basep$3;
-    reg  [31:0] region_lookup$basep$4;
-    reg  [31:0] region_lookup$basep$5;
-    reg  [31:0] region_lookup$basep$6;
-    reg  [31:0] region_lookup$basep$7;
-    reg  [31:0] region_lookup$basep$8;
-    reg  [31:0] region_lookup$basep$9;
-    reg  [31:0] region_lookup$basep$10;
-    reg  [31:0] region_lookup$basep$11;
-    reg  [31:0] region_lookup$basep$12;
-    reg  [31:0] region_lookup$basep$13;
-    reg  [31:0] region_lookup$basep$14;
-    reg  [31:0] region_lookup$basep$15;
-    reg  [31:0] region_lookup$axi_limit$0;
-    reg  [31:0] region_lookup$axi_limit$1;
-    reg  [31:0] region_lookup$axi_limit$2;
-    reg  [31:0] region_lookup$axi_limit$3;
+    reg  [511:0] region_lookup$basep;
+    reg  [127:0] region_lookup$axi_limit;
     wire  [39:0] region_lookup$base;
     wire  [1:0] region_lookup$counter;
     wire  [1:0] region_lookup$max_beats;
@@ -38760,29 +39129,11 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
     reg  same_counter;
     
     // Sub module instances
-    npu_u65_256_core$dma$ifm_region region_lookup(
+    npu_u65_256_core$dma$ifm$region_lookup region_lookup(
         .region(region_lookup$region),
         .regioncfg(region_lookup$regioncfg),
-        .basep$0(region_lookup$basep$0),
-        .basep$1(region_lookup$basep$1),
-        .basep$2(region_lookup$basep$2),
-        .basep$3(region_lookup$basep$3),
-        .basep$4(region_lookup$basep$4),
-        .basep$5(region_lookup$basep$5),
-        .basep$6(region_lookup$basep$6),
-        .basep$7(region_lookup$basep$7),
-        .basep$8(region_lookup$basep$8),
-        .basep$9(region_lookup$basep$9),
-        .basep$10(region_lookup$basep$10),
-        .basep$11(region_lookup$basep$11),
-        .basep$12(region_lookup$basep$12),
-        .basep$13(region_lookup$basep$13),
-        .basep$14(region_lookup$basep$14),
-        .basep$15(region_lookup$basep$15),
-        .axi_limit$0(region_lookup$axi_limit$0),
-        .axi_limit$1(region_lookup$axi_limit$1),
-        .axi_limit$2(region_lookup$axi_limit$2),
-        .axi_limit$3(region_lookup$axi_limit$3),
+        .basep(region_lookup$basep),
+        .axi_limit(region_lookup$axi_limit),
         .base(region_lookup$base),
         .counter(region_lookup$counter),
         .max_beats(region_lookup$max_beats),
@@ -38807,7 +39158,7 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
         .d(open_address$d),
         .q(open_address$q)
     );
-    npu_u65_256_core$dma$ofm$open_data open_data(
+    npu_u65_256_core$dma$command$buffer$first open_data(
         .clock(open_data$clock),
         .rst_n(open_data$rst_n),
         .d(open_data$d),
@@ -38991,26 +39342,8 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep$0,basep$1,bas
         bursts$rst_n = rst_n;
         region_lookup$region = writes$data[(64'h0)+:(3)];
         region_lookup$regioncfg = regioncfg;
-        region_lookup$basep$0 = basep$0;
-        region_lookup$basep$1 = basep$1;
-        region_lookup$basep$2 = basep$2;
-        region_lookup$basep$3 = basep$3;
-        region_lookup$basep$4 = basep$4;
-        region_lookup$basep$5 = basep$5;
-        region_lookup$basep$6 = basep$6;
-        region_lookup$basep$7 = basep$7;
-        region_lookup$basep$8 = basep$8;
-        region_lookup$basep$9 = basep$9;
-        region_lookup$basep$10 = basep$10;
-        region_lookup$basep$11 = basep$11;
-        region_lookup$basep$12 = basep$12;
-        region_lookup$basep$13 = basep$13;
-        region_lookup$basep$14 = basep$14;
-        region_lookup$basep$15 = basep$15;
-        region_lookup$axi_limit$0 = axi_limit$0;
-        region_lookup$axi_limit$1 = axi_limit$1;
-        region_lookup$axi_limit$2 = axi_limit$2;
-        region_lookup$axi_limit$3 = axi_limit$3;
+        region_lookup$basep = basep;
+        region_lookup$axi_limit = axi_limit;
         address = region_lookup$base + writes$data[(64'h3)+:(40)];
         lane = address[(32'h0)+:(4)];
         count_mask = ((((32'h1) & 48'hffffffffffff) << ((writes$data[(64'h12b)+:(6)]) & 48'hffffffffffff)) - 32'h1) & ((writes$data[(64'h131)+:(32)]) & 48'hffffffffffff);
@@ -39591,23 +39924,6 @@ endmodule // npu_u65_256_core$dma$ofm$bursts$words
 
 
 
-module npu_u65_256_core$dma$ofm$open_data(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [127:0] d;
-    output reg  [127:0] q;
-    
-    // Constant declarations
-    localparam  init = 128'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$dma$ofm$open_data
 
 
 
@@ -40749,26 +41065,8 @@ module npu_u65_256_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
     // Stub signals
     reg  [2:0] region_lookup$region;
     reg  [15:0] region_lookup$regioncfg;
-    reg  [31:0] region_lookup$basep$0;
-    reg  [31:0] region_lookup$basep$1;
-    reg  [31:0] region_lookup$basep$2;
-    reg  [31:0] region_lookup$basep$3;
-    reg  [31:0] region_lookup$basep$4;
-    reg  [31:0] region_lookup$basep$5;
-    reg  [31:0] region_lookup$basep$6;
-    reg  [31:0] region_lookup$basep$7;
-    reg  [31:0] region_lookup$basep$8;
-    reg  [31:0] region_lookup$basep$9;
-    reg  [31:0] region_lookup$basep$10;
-    reg  [31:0] region_lookup$basep$11;
-    reg  [31:0] region_lookup$basep$12;
-    reg  [31:0] region_lookup$basep$13;
-    reg  [31:0] region_lookup$basep$14;
-    reg  [31:0] region_lookup$basep$15;
-    reg  [31:0] region_lookup$axi_limit$0;
-    reg  [31:0] region_lookup$axi_limit$1;
-    reg  [31:0] region_lookup$axi_limit$2;
-    reg  [31:0] region_lookup$axi_limit$3;
+    reg  [511:0] region_lookup$basep;
+    reg  [127:0] region_lookup$axi_limit;
     wire  [39:0] region_lookup$base;
     wire  [1:0] region_lookup$counter;
     wire  [1:0] region_lookup$max_beats;
@@ -40789,32 +41087,15 @@ module npu_u65_256_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
     reg  channel$cancel;
     reg  [1:0] channel$counter;
     reg  [3:0] channel$cache;
+    wire  channel$may_start;
     wire  channel$busy;
     
     // Sub module instances
-    npu_u65_256_core$dma$ifm_region region_lookup(
+    npu_u65_256_core$dma$ifm$region_lookup region_lookup(
         .region(region_lookup$region),
         .regioncfg(region_lookup$regioncfg),
-        .basep$0(region_lookup$basep$0),
-        .basep$1(region_lookup$basep$1),
-        .basep$2(region_lookup$basep$2),
-        .basep$3(region_lookup$basep$3),
-        .basep$4(region_lookup$basep$4),
-        .basep$5(region_lookup$basep$5),
-        .basep$6(region_lookup$basep$6),
-        .basep$7(region_lookup$basep$7),
-        .basep$8(region_lookup$basep$8),
-        .basep$9(region_lookup$basep$9),
-        .basep$10(region_lookup$basep$10),
-        .basep$11(region_lookup$basep$11),
-        .basep$12(region_lookup$basep$12),
-        .basep$13(region_lookup$basep$13),
-        .basep$14(region_lookup$basep$14),
-        .basep$15(region_lookup$basep$15),
-        .axi_limit$0(region_lookup$axi_limit$0),
-        .axi_limit$1(region_lookup$axi_limit$1),
-        .axi_limit$2(region_lookup$axi_limit$2),
-        .axi_limit$3(region_lookup$axi_limit$3),
+        .basep(region_lookup$basep),
+        .axi_limit(region_lookup$axi_limit),
         .base(region_lookup$base),
         .counter(region_lookup$counter),
         .max_beats(region_lookup$max_beats),
@@ -40850,6 +41131,7 @@ module npu_u65_256_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
         .out$valid(out$valid),
         .out$data(out$data),
         .out$ready(out$ready),
+        .may_start(channel$may_start),
         .busy(channel$busy)
     );
     
@@ -40859,26 +41141,8 @@ module npu_u65_256_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
         channel$rst_n = rst_n;
         region_lookup$region = requests$data[(64'h0)+:(3)];
         region_lookup$regioncfg = regioncfg;
-        region_lookup$basep$0 = basep[(32'h20 * 0)+:(32)];
-        region_lookup$basep$1 = basep[(32'h20 * 1)+:(32)];
-        region_lookup$basep$2 = basep[(32'h20 * 2)+:(32)];
-        region_lookup$basep$3 = basep[(32'h20 * 3)+:(32)];
-        region_lookup$basep$4 = basep[(32'h20 * 4)+:(32)];
-        region_lookup$basep$5 = basep[(32'h20 * 5)+:(32)];
-        region_lookup$basep$6 = basep[(32'h20 * 6)+:(32)];
-        region_lookup$basep$7 = basep[(32'h20 * 7)+:(32)];
-        region_lookup$basep$8 = basep[(32'h20 * 8)+:(32)];
-        region_lookup$basep$9 = basep[(32'h20 * 9)+:(32)];
-        region_lookup$basep$10 = basep[(32'h20 * 10)+:(32)];
-        region_lookup$basep$11 = basep[(32'h20 * 11)+:(32)];
-        region_lookup$basep$12 = basep[(32'h20 * 12)+:(32)];
-        region_lookup$basep$13 = basep[(32'h20 * 13)+:(32)];
-        region_lookup$basep$14 = basep[(32'h20 * 14)+:(32)];
-        region_lookup$basep$15 = basep[(32'h20 * 15)+:(32)];
-        region_lookup$axi_limit$0 = axi_limit[(32'h20 * 0)+:(32)];
-        region_lookup$axi_limit$1 = axi_limit[(32'h20 * 1)+:(32)];
-        region_lookup$axi_limit$2 = axi_limit[(32'h20 * 2)+:(32)];
-        region_lookup$axi_limit$3 = axi_limit[(32'h20 * 3)+:(32)];
+        region_lookup$basep = basep;
+        region_lookup$axi_limit = axi_limit;
         channel$shape$base = region_lookup$base + requests$data[(64'h3)+:(40)];
         channel$shape$len = requests$data[(64'h2b)+:(32)];
         channel$shape$rows = 32'h1;
@@ -40891,24 +41155,12 @@ module npu_u65_256_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
         channel$cache = region_lookup$arcache;
         channel$halt = halt;
         channel$cancel = 1'b0;
-        requests$ready = ~channel$busy & ~halt;
+        requests$ready = channel$may_start & ~halt;
         channel$start = requests$valid & requests$ready & (requests$data[(64'h2b)+:(32)] != 32'h0);
         busy = channel$busy;
     end
     
 endmodule // npu_u65_256_core$dma$scales$0
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 
@@ -41021,26 +41273,8 @@ module npu_u65_256_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
     // Stub signals
     reg  [2:0] region_lookup$region;
     reg  [15:0] region_lookup$regioncfg;
-    reg  [31:0] region_lookup$basep$0;
-    reg  [31:0] region_lookup$basep$1;
-    reg  [31:0] region_lookup$basep$2;
-    reg  [31:0] region_lookup$basep$3;
-    reg  [31:0] region_lookup$basep$4;
-    reg  [31:0] region_lookup$basep$5;
-    reg  [31:0] region_lookup$basep$6;
-    reg  [31:0] region_lookup$basep$7;
-    reg  [31:0] region_lookup$basep$8;
-    reg  [31:0] region_lookup$basep$9;
-    reg  [31:0] region_lookup$basep$10;
-    reg  [31:0] region_lookup$basep$11;
-    reg  [31:0] region_lookup$basep$12;
-    reg  [31:0] region_lookup$basep$13;
-    reg  [31:0] region_lookup$basep$14;
-    reg  [31:0] region_lookup$basep$15;
-    reg  [31:0] region_lookup$axi_limit$0;
-    reg  [31:0] region_lookup$axi_limit$1;
-    reg  [31:0] region_lookup$axi_limit$2;
-    reg  [31:0] region_lookup$axi_limit$3;
+    reg  [511:0] region_lookup$basep;
+    reg  [127:0] region_lookup$axi_limit;
     wire  [39:0] region_lookup$base;
     wire  [1:0] region_lookup$counter;
     wire  [1:0] region_lookup$max_beats;
@@ -41061,32 +41295,15 @@ module npu_u65_256_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
     reg  channel$cancel;
     reg  [1:0] channel$counter;
     reg  [3:0] channel$cache;
+    wire  channel$may_start;
     wire  channel$busy;
     
     // Sub module instances
-    npu_u65_256_core$dma$ifm_region region_lookup(
+    npu_u65_256_core$dma$ifm$region_lookup region_lookup(
         .region(region_lookup$region),
         .regioncfg(region_lookup$regioncfg),
-        .basep$0(region_lookup$basep$0),
-        .basep$1(region_lookup$basep$1),
-        .basep$2(region_lookup$basep$2),
-        .basep$3(region_lookup$basep$3),
-        .basep$4(region_lookup$basep$4),
-        .basep$5(region_lookup$basep$5),
-        .basep$6(region_lookup$basep$6),
-        .basep$7(region_lookup$basep$7),
-        .basep$8(region_lookup$basep$8),
-        .basep$9(region_lookup$basep$9),
-        .basep$10(region_lookup$basep$10),
-        .basep$11(region_lookup$basep$11),
-        .basep$12(region_lookup$basep$12),
-        .basep$13(region_lookup$basep$13),
-        .basep$14(region_lookup$basep$14),
-        .basep$15(region_lookup$basep$15),
-        .axi_limit$0(region_lookup$axi_limit$0),
-        .axi_limit$1(region_lookup$axi_limit$1),
-        .axi_limit$2(region_lookup$axi_limit$2),
-        .axi_limit$3(region_lookup$axi_limit$3),
+        .basep(region_lookup$basep),
+        .axi_limit(region_lookup$axi_limit),
         .base(region_lookup$base),
         .counter(region_lookup$counter),
         .max_beats(region_lookup$max_beats),
@@ -41122,6 +41339,7 @@ module npu_u65_256_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
         .out$valid(out$valid),
         .out$data(out$data),
         .out$ready(out$ready),
+        .may_start(channel$may_start),
         .busy(channel$busy)
     );
     
@@ -41131,26 +41349,8 @@ module npu_u65_256_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
         channel$rst_n = rst_n;
         region_lookup$region = requests$data[(64'h0)+:(3)];
         region_lookup$regioncfg = regioncfg;
-        region_lookup$basep$0 = basep[(32'h20 * 0)+:(32)];
-        region_lookup$basep$1 = basep[(32'h20 * 1)+:(32)];
-        region_lookup$basep$2 = basep[(32'h20 * 2)+:(32)];
-        region_lookup$basep$3 = basep[(32'h20 * 3)+:(32)];
-        region_lookup$basep$4 = basep[(32'h20 * 4)+:(32)];
-        region_lookup$basep$5 = basep[(32'h20 * 5)+:(32)];
-        region_lookup$basep$6 = basep[(32'h20 * 6)+:(32)];
-        region_lookup$basep$7 = basep[(32'h20 * 7)+:(32)];
-        region_lookup$basep$8 = basep[(32'h20 * 8)+:(32)];
-        region_lookup$basep$9 = basep[(32'h20 * 9)+:(32)];
-        region_lookup$basep$10 = basep[(32'h20 * 10)+:(32)];
-        region_lookup$basep$11 = basep[(32'h20 * 11)+:(32)];
-        region_lookup$basep$12 = basep[(32'h20 * 12)+:(32)];
-        region_lookup$basep$13 = basep[(32'h20 * 13)+:(32)];
-        region_lookup$basep$14 = basep[(32'h20 * 14)+:(32)];
-        region_lookup$basep$15 = basep[(32'h20 * 15)+:(32)];
-        region_lookup$axi_limit$0 = axi_limit[(32'h20 * 0)+:(32)];
-        region_lookup$axi_limit$1 = axi_limit[(32'h20 * 1)+:(32)];
-        region_lookup$axi_limit$2 = axi_limit[(32'h20 * 2)+:(32)];
-        region_lookup$axi_limit$3 = axi_limit[(32'h20 * 3)+:(32)];
+        region_lookup$basep = basep;
+        region_lookup$axi_limit = axi_limit;
         channel$shape$base = region_lookup$base + requests$data[(64'h3)+:(40)];
         channel$shape$len = requests$data[(64'h2b)+:(32)];
         channel$shape$rows = 32'h1;
@@ -41163,24 +41363,12 @@ module npu_u65_256_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
         channel$cache = region_lookup$arcache;
         channel$halt = halt;
         channel$cancel = 1'b0;
-        requests$ready = ~channel$busy & ~halt;
+        requests$ready = channel$may_start & ~halt;
         channel$start = requests$valid & requests$ready & (requests$data[(64'h2b)+:(32)] != 32'h0);
         busy = channel$busy;
     end
     
 endmodule // npu_u65_256_core$dma$weights$0
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 
@@ -52630,7 +52818,7 @@ module npu_u65_256_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
         .d(clear_active$d),
         .q(clear_active$q)
     );
-    npu_u65_256_core$shram$clear_line clear_line(
+    npu_u65_256_core$dma$command$burst_lanes$first clear_line(
         .clock(clear_line$clock),
         .rst_n(clear_line$rst_n),
         .d(clear_line$d),
@@ -52760,23 +52948,6 @@ endmodule // npu_u65_256_core$shram$banks$0
 
 
 
-module npu_u65_256_core$shram$clear_line(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [11:0] d;
-    output reg  [11:0] q;
-    
-    // Constant declarations
-    localparam  init = 12'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$shram$clear_line
 
 
 // Top level with the TRM appendix A port names.

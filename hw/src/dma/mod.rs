@@ -31,6 +31,7 @@
 mod aligner;
 mod clients;
 mod events;
+mod ifm_channel;
 mod ifm_fetch;
 mod mem2mem;
 mod memtype;
@@ -47,6 +48,7 @@ mod writes;
 
 pub use aligner::Aligner;
 pub use events::{AxiEvents, AxiEventsIn, ReadEvents, WriteEvents};
+pub use ifm_channel::IfmChannel;
 pub use ifm_fetch::{IfmBuffers, IfmFetch};
 pub use mem2mem::Mem2Mem;
 pub use memtype::MemtypeCache;
@@ -152,12 +154,7 @@ pub struct Dma {
     // bytes an OFM channel or an operation, 64 (1 KB).
     command: ReadChannel<6, 7>,
     mem2mem: Mem2Mem<9, 10>,
-    ifm: Mem2Mem<9, 10>,
-    ifm_region: RegionSelect,
-    /// The IFM copy in progress ends an IFM block.
-    ifm_block_end: ResetReg<Bit>,
-    /// An IFM copy's bytes: its rows' length times their count.
-    ifm_run_len: Signal<Local, Bits<32>>,
+    ifm: IfmChannel,
     weights: Vec<StreamReader<9, 10>>,
     scales: Vec<StreamReader<6, 7>>,
     /// BASEPn and AXI_LIMITn for the stream readers (`StreamReader::basep`).
@@ -312,9 +309,6 @@ impl Dma {
             command: Default::default(),
             mem2mem: Default::default(),
             ifm: Default::default(),
-            ifm_region: Default::default(),
-            ifm_block_end: Default::default(),
-            ifm_run_len: Default::default(),
             weights: per_core(cores),
             scales: per_core(cores),
             basep_packed: Default::default(),
@@ -401,10 +395,8 @@ impl Logic for Dma {
             halted,
             fault_channel,
             fault_interface,
-            wakeup,
-            ifm_block_end
+            wakeup
         );
-        self.ifm_block_end.rst_n.next = self.rst_n.val();
         self.mem2mem_write_counter.rst_n.next = self.rst_n.val();
         self.mem2mem_write_cache.rst_n.next = self.rst_n.val();
         self.head_started.rst_n.next = self.rst_n.val();
@@ -598,72 +590,7 @@ impl Logic for Dma {
         self.mem2mem.halt.next = self.stop_issue.val();
 
         // ---- The datapath's channels ----
-        // IFM: 3D copies into the shared buffer, through a mem2mem whose
-        // destination is always internal (every core's buffer).
-        self.ifm_region.region.next = self.ifm_fills.data.val().region;
-        self.ifm_region.regioncfg.next = self.regioncfg.val();
-        self.ofm.regioncfg.next = self.regioncfg.val();
-        for k in 0..16 {
-            self.ifm_region.basep[k].next = self.basep[k].val();
-            self.ofm.basep[k].next = self.basep[k].val();
-        }
-        for c in 0..4 {
-            self.ifm_region.axi_limit[c].next = self.axi_limit[c].val();
-            self.ofm.axi_limit[c].next = self.axi_limit[c].val();
-        }
-        self.ifm.source.base.next = self.ifm_region.base.val() + self.ifm_fills.data.val().source;
-        self.ifm.source.len.next = bit_cast::<32, 16>(self.ifm_fills.data.val().len);
-        self.ifm.source.rows.next = self.ifm_fills.data.val().rows;
-        // Rows that follow each other in memory (an NHWC block of every
-        // channel: a shallow IFM's positions of a few bytes) are read as one
-        // run in long bursts, not a burst per position; the aligner still
-        // spreads them to their destination rows.
-        self.ifm_run_len.next = self.ifm_fills.data.val().len * self.ifm_fills.data.val().rows;
-        if self.ifm_fills.data.val().source_skip == 0 {
-            self.ifm.source.len.next = self.ifm_run_len.val();
-            self.ifm.source.rows.next = 1.into();
-        }
-        self.ifm.source.planes.next = self.ifm_fills.data.val().planes;
-        self.ifm.source.row_skip.next = self.ifm_fills.data.val().source_skip;
-        self.ifm.source.plane_skip.next = self.ifm_fills.data.val().source_plane_skip;
-        self.ifm.source.three_d.next = true;
-        self.ifm.source.max_beats.next = self.ifm_region.max_beats.val();
-        self.ifm.destination.base.next = bit_cast::<40, 16>(self.ifm_fills.data.val().destination);
-        self.ifm.destination.len.next = bit_cast::<32, 16>(self.ifm_fills.data.val().len);
-        self.ifm.destination.rows.next = self.ifm_fills.data.val().rows;
-        self.ifm.destination.planes.next = self.ifm_fills.data.val().planes;
-        self.ifm.destination.row_skip.next =
-            bit_cast::<40, 16>(self.ifm_fills.data.val().destination_skip);
-        self.ifm.destination.plane_skip.next =
-            bit_cast::<40, 16>(self.ifm_fills.data.val().destination_plane_skip);
-        self.ifm.destination.three_d.next = true;
-        self.ifm.destination.max_beats.next = 0.into();
-        self.ifm.internal.next = true;
-        self.ifm.cores.next = 3.into();
-        self.ifm.read_counter.next = self.ifm_region.counter.val();
-        self.ifm.read_cache.next = self.ifm_region.arcache.val();
-        self.ifm.halt.next = self.stop_issue.val();
-        self.ifm.aclken.next = self.m0.aclken.val();
-        self.ifm.may_write.next = false;
-        self.ifm.awready.next = false;
-        self.ifm.wready.next = false;
-        self.ifm.b_valid.next = false;
-        // One copy at a time; an empty one (no rows) completes at once.
-        self.ifm_fills.ready.next = !self.ifm.busy.val() & !self.stop_issue.val();
-        self.ifm.start.next = self.ifm_fills.valid.val()
-            & self.ifm_fills.ready.val()
-            & (self.ifm_fills.data.val().rows != 0)
-            & (self.ifm_fills.data.val().planes != 0)
-            & (self.ifm_fills.data.val().len != 0);
-        if self.ifm.start.val() {
-            self.ifm_block_end.d.next = self.ifm_fills.data.val().block_end;
-        }
-        self.ifm_filled.next = (self.ifm.done.val() & self.ifm_block_end.q.val())
-            | (self.ifm_fills.valid.val()
-                & self.ifm_fills.ready.val()
-                & !self.ifm.start.val()
-                & self.ifm_fills.data.val().block_end);
-        // Weights and scale/bias: byte streams, each core's.
+        // BASEPn and AXI_LIMITn packed, for the channels' region lookups.
         self.basep_packed.next = 0.into();
         for r in 0..16 {
             self.register.next = self.basep[r].val();
@@ -676,6 +603,17 @@ impl Logic for Dma {
             self.axi_limit_packed.next = self.axi_limit_packed.val()
                 | (bit_cast::<128, 32>(self.register.val()) << (32 * c).to_bits::<7>());
         }
+        // IFM: 3D copies into the shared buffer (every core's).
+        self.ifm.regioncfg.next = self.regioncfg.val();
+        self.ifm.basep.next = self.basep_packed.val();
+        self.ifm.axi_limit.next = self.axi_limit_packed.val();
+        self.ifm.halt.next = self.stop_issue.val();
+        StreamIn::<ShramFill>::link(&mut self.ifm_fills, &mut self.ifm.fills);
+        self.ifm_filled.next = self.ifm.filled.val();
+        self.ofm.regioncfg.next = self.regioncfg.val();
+        self.ofm.basep.next = self.basep_packed.val();
+        self.ofm.axi_limit.next = self.axi_limit_packed.val();
+        // Weights and scale/bias: byte streams, each core's.
         self.streams_busy.next = false;
         for k in 0..self.weights.len() {
             self.weights[k].regioncfg.next = self.regioncfg.val();
@@ -871,7 +809,7 @@ impl Logic for Dma {
         self.shram_data.next = self.mem2mem.shram_data.val();
         self.shram_strobe.next = self.mem2mem.shram_strobe.val();
         if !self.mem2mem.shram_write.val() {
-            self.shram_cores.next = self.ifm.shram_cores.val();
+            self.shram_cores.next = 3.into();
             self.shram_line.next = self.ifm.shram_line.val();
             self.shram_data.next = self.ifm.shram_data.val();
             self.shram_strobe.next = self.ifm.shram_strobe.val();

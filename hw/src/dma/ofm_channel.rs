@@ -42,8 +42,9 @@ pub struct OfmChannel {
     /// ACLKENM0: AXI outputs change only on enabled cycles.
     pub aclken: Signal<In, Bit>,
     pub regioncfg: Signal<In, Bits<16>>,
-    pub basep: Vec<Signal<In, Bits<32>>>,
-    pub axi_limit: Vec<Signal<In, Bits<32>>>,
+    /// BASEP0-15 and AXI_LIMIT0-3, register k in bits 32k..32k + 32.
+    pub basep: Signal<In, Bits<512>>,
+    pub axi_limit: Signal<In, Bits<128>>,
     /// Issue nothing more (a bus error or a soft reset); issued bursts complete.
     pub halt: Signal<In, Bit>,
     pub writes: StreamIn<OfmWrite>,
@@ -135,8 +136,8 @@ pub struct OfmChannel {
 impl OfmChannel {
     pub fn new() -> Self {
         Self {
-            basep: (0..16).map(|_| Default::default()).collect(),
-            axi_limit: (0..4).map(|_| Default::default()).collect(),
+            basep: Default::default(),
+            axi_limit: Default::default(),
             ..Default::default()
         }
     }
@@ -193,12 +194,8 @@ impl Logic for OfmChannel {
         self.bursts.rst_n.next = self.rst_n.val();
         self.region_lookup.region.next = self.writes.data.val().region;
         self.region_lookup.regioncfg.next = self.regioncfg.val();
-        for k in 0..16 {
-            self.region_lookup.basep[k].next = self.basep[k].val();
-        }
-        for c in 0..4 {
-            self.region_lookup.axi_limit[c].next = self.axi_limit[c].val();
-        }
+        self.region_lookup.basep.next = self.basep.val();
+        self.region_lookup.axi_limit.next = self.axi_limit.val();
 
         // ---- Lines: the head write's bytes at their byte lanes; line i of
         // the window is the i-th 16-byte line from the write's first address ----

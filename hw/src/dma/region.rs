@@ -11,9 +11,10 @@ use rust_hdl::prelude::*;
 pub struct RegionSelect {
     pub region: Signal<In, Bits<3>>,
     pub regioncfg: Signal<In, Bits<16>>,
-    /// BASEP0-15: region k's base address in words 2k (low) and 2k+1 (TRM 4.3).
-    pub basep: Vec<Signal<In, Bits<32>>>,
-    pub axi_limit: Vec<Signal<In, Bits<32>>>,
+    /// BASEP0-15 and AXI_LIMIT0-3, register k in bits 32k..32k + 32:
+    /// region k's base address in BASEP 2k (low) and 2k+1 (TRM 4.3).
+    pub basep: Signal<In, Bits<512>>,
+    pub axi_limit: Signal<In, Bits<128>>,
     /// The region's 40-bit AXI base address.
     pub base: Signal<Out, Bits<40>>,
     /// Outstanding counter 0-3: 0 and 1 on M0, 2 and 3 on M1.
@@ -37,8 +38,8 @@ impl Default for RegionSelect {
         Self {
             region: Default::default(),
             regioncfg: Default::default(),
-            basep: (0..16).map(|_| Default::default()).collect(),
-            axi_limit: (0..4).map(|_| Default::default()).collect(),
+            basep: Default::default(),
+            axi_limit: Default::default(),
             base: Default::default(),
             counter: Default::default(),
             max_beats: Default::default(),
@@ -66,15 +67,15 @@ impl Logic for RegionSelect {
         self.limit.next = 0.into();
         for c in 0..4 {
             if self.counter_select.val().get_bit(c) {
-                self.limit.next = self.axi_limit[c].val();
+                self.limit.next = self.axi_limit.val().get_bits::<32>(32 * c);
             }
         }
         self.base_low.next = 0.into();
         self.base_high.next = 0.into();
         for k in 0..8 {
             if self.region_select.val().get_bit(k) {
-                self.base_low.next = self.basep[2 * k].val();
-                self.base_high.next = self.basep[2 * k + 1].val();
+                self.base_low.next = self.basep.val().get_bits::<32>(64 * k);
+                self.base_high.next = self.basep.val().get_bits::<32>(64 * k + 32);
             }
         }
         self.base.next = bit_cast::<40, 32>(self.base_low.val())

@@ -1,6 +1,7 @@
 //! A read channel for a byte stream of the datapath (TRM 3.3.3: the weight
 //! and scale/bias channels): each [`StreamRead`] is read in order, through
-//! the region's port and limits, and delivered as lane beats.
+//! the region's port and limits, and delivered as lane beats; the next
+//! stream's bursts are issued while this one's data arrives.
 
 use super::read_channel::ReadChannel;
 use super::reads::ReadClient;
@@ -38,12 +39,8 @@ impl<const N: usize, const C: usize> Logic for StreamReader<N, C> {
         self.channel.rst_n.next = self.rst_n.val();
         self.region_lookup.region.next = self.requests.data.val().region;
         self.region_lookup.regioncfg.next = self.regioncfg.val();
-        for k in 0..16 {
-            self.region_lookup.basep[k].next = self.basep.val().get_bits::<32>(32 * k);
-        }
-        for c in 0..4 {
-            self.region_lookup.axi_limit[c].next = self.axi_limit.val().get_bits::<32>(32 * c);
-        }
+        self.region_lookup.basep.next = self.basep.val();
+        self.region_lookup.axi_limit.next = self.axi_limit.val();
         self.channel.shape.base.next =
             self.region_lookup.base.val() + self.requests.data.val().offset;
         self.channel.shape.len.next = self.requests.data.val().length;
@@ -57,8 +54,9 @@ impl<const N: usize, const C: usize> Logic for StreamReader<N, C> {
         self.channel.cache.next = self.region_lookup.arcache.val();
         self.channel.halt.next = self.halt.val();
         self.channel.cancel.next = false;
-        // One stream at a time; an empty one is taken and reads nothing.
-        self.requests.ready.next = !self.channel.busy.val() & !self.halt.val();
+        // A stream's reads follow the last burst of the one before; an
+        // empty one is taken and reads nothing.
+        self.requests.ready.next = self.channel.may_start.val() & !self.halt.val();
         self.channel.start.next = self.requests.valid.val()
             & self.requests.ready.val()
             & (self.requests.data.val().length != 0);

@@ -50,6 +50,8 @@ pub struct TransferWalker {
     pub beats_m1: Signal<Out, Bits<4>>,
     /// This is the transfer's last burst.
     pub last_burst: Signal<Out, Bit>,
+    /// Byte lane of the burst's last byte in its last beat.
+    pub burst_last_lane: Signal<Out, Bits<4>>,
     /// Byte lanes of the current beat, first to last.
     pub beat_first_lane: Signal<Out, Bits<4>>,
     pub beat_last_lane: Signal<Out, Bits<4>>,
@@ -143,6 +145,8 @@ impl Logic for TransferWalker {
         self.last_burst.next =
             self.row_ends.val() & (self.rows_left.q.val() == 1) & (self.planes_left.q.val() == 1);
 
+        self.burst_last_lane.next = bit_cast::<4, 9>(self.burst_end_offset.val());
+
         self.beat_first_lane.next = 0.into();
         if self.beat.q.val() == 0 {
             self.beat_first_lane.next = bit_cast::<4, 40>(self.current.q.val());
@@ -150,7 +154,7 @@ impl Logic for TransferWalker {
         self.beat_last_of_burst.next = self.beat.q.val() == self.beats_m1.val();
         self.beat_last_lane.next = 15.into();
         if self.beat_last_of_burst.val() {
-            self.beat_last_lane.next = bit_cast::<4, 9>(self.burst_end_offset.val());
+            self.beat_last_lane.next = self.burst_last_lane.val();
         }
         self.beat_line.next =
             bit_cast::<36, 40>(self.current.q.val() >> 4) + bit_cast::<36, 4>(self.beat.q.val());
