@@ -7,7 +7,9 @@ use std::path::Path;
 
 #[test]
 fn every_fixture_job_matches() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jobs");
+    let root =
+        Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo and nextest"))
+            .join("tests/fixtures/jobs");
     let mut dirs: Vec<_> = match std::fs::read_dir(&root) {
         Ok(rd) => rd
             .filter_map(Result::ok)

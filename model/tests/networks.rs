@@ -11,7 +11,7 @@ use rand::{Rng, SeedableRng};
 use std::path::{Path, PathBuf};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo and nextest"))
         .join("tests/fixtures/networks")
         .join(name)
 }

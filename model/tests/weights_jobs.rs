@@ -38,7 +38,9 @@ struct Output {
 }
 
 fn jobs() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/jobs");
+    let root =
+        Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo and nextest"))
+            .join("tests/fixtures/jobs");
     let mut dirs: Vec<PathBuf> = fs::read_dir(root)
         .expect("jobs directory")
         .map(|e| e.expect("dir entry").path())

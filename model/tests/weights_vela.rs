@@ -32,7 +32,8 @@ struct Case {
 }
 
 fn fixture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/weights")
+    Path::new(&std::env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo and nextest"))
+        .join("tests/fixtures/weights")
 }
 
 fn cases() -> Vec<(String, Case)> {

@@ -8,7 +8,6 @@ mod weight_decoder_common;
 use npu_model::weights::{encode, EncodeOptions, IndexCoding, PaletteChoice, SliceDecoder};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use std::path::Path;
 use weight_decoder_common::{Pressure, WeightDecoderTb};
 
 const WEIGHTS: usize = 60_000;
@@ -87,7 +86,7 @@ fn cases(rng: &mut StdRng) -> Vec<Case> {
 }
 
 fn vela_cases() -> Vec<Case> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../model/tests/fixtures/weights");
+    let dir = npu_tb::verilator::workspace_root().join("model/tests/fixtures/weights");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .expect("fixture directory")
         .map(|e| e.expect("dir entry").path())

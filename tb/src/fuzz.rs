@@ -25,6 +25,7 @@
 use crate::axi::CompleterConfig;
 use crate::conv_jobs::ConvSpec;
 use crate::elementwise_jobs::ElementwiseSpec;
+use crate::regress::{CaseResult, Shard, Summary};
 use crate::rtl_backend::RtlBackend;
 use anyhow::{Context, Result};
 use npu_model::cmdstream::{disassemble_words, Command};
@@ -44,6 +45,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 /// One element of a generated stream: the unit the shrinker removes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -793,25 +795,47 @@ pub struct Tally {
     /// Kernel operations run by both models in the cases that agreed.
     pub kernel_ops: u64,
     pub findings: Vec<Finding>,
+    /// Every case run, in order.
+    pub results: Vec<CaseResult>,
 }
 
-/// Runs `count` cases of `seed`; each disagreement is shrunk and, with
-/// `save_to`, saved as a job folder `save_to/<seed>-<index>`.
+impl Tally {
+    /// The run as a regression summary (`npu-sim fuzz --summary/--junit`).
+    pub fn summary(&self, seed: u64, count: u64, shard: Shard) -> Summary {
+        Summary {
+            suite: "fuzz".into(),
+            run: format!("seed {seed}, {count} streams"),
+            shard,
+            suite_cases: count,
+            results: self.results.clone(),
+        }
+    }
+}
+
+/// Runs the cases of `seed` numbered below `count` that are `shard`'s; each
+/// disagreement is shrunk and, with `save_to`, saved as a job folder
+/// `save_to/<seed>-<index>`. `progress` gets the cases run so far.
 pub fn run(
     seed: u64,
     count: u64,
+    shard: Shard,
     save_to: Option<&Path>,
     progress: &mut dyn FnMut(u64, &Tally),
 ) -> Result<Tally> {
     let mut tally = Tally::default();
-    for index in 0..count {
+    for index in (0..count).filter(|&i| shard.includes(i)) {
+        let started = Instant::now();
         let case = Generator::case(seed, index);
-        match judge(&case) {
+        let (passed, detail) = match judge(&case) {
             Verdict::Agree(how, kernel_ops) => {
                 *tally.agreed.entry(how).or_default() += 1;
                 tally.kernel_ops += kernel_ops as u64;
+                (true, format!("agreed, stopped by {how}"))
             }
-            Verdict::Refused(why) => *tally.refused.entry(why).or_default() += 1,
+            Verdict::Refused(why) => {
+                *tally.refused.entry(why).or_default() += 1;
+                (true, format!("refused before running for {why}"))
+            }
             Verdict::Disagree(_) => {
                 let small = shrink(&case);
                 let verdict = match judge(&small) {
@@ -826,15 +850,26 @@ pub fn run(
                     }
                     None => None,
                 };
-                tally.findings.push(Finding {
+                let finding = Finding {
                     index,
                     verdict,
                     case: small,
                     saved,
-                });
+                };
+                let detail = finding.to_string();
+                tally.findings.push(finding);
+                (false, detail)
             }
-        }
-        progress(index + 1, &tally);
+        };
+        tally.results.push(CaseResult {
+            case: index,
+            name: format!("seed {seed} case {index}"),
+            passed,
+            detail,
+            seconds: started.elapsed().as_secs_f64(),
+            cycles: None,
+        });
+        progress(tally.results.len() as u64, &tally);
     }
     Ok(tally)
 }

@@ -40,6 +40,7 @@
 //! strobe set, as the completers' `Counters` do.
 
 use crate::axi::{AxiCompleter, BytesById};
+use crate::timeline::Timeline;
 use crate::verilator::{Model, PublicSignal};
 use anyhow::{anyhow, bail, ensure, Result};
 use npu_hw::central_control::KernelOperation;
@@ -137,6 +138,9 @@ pub struct LayerProbe {
     /// Edges at which the run started and stopped.
     pub run_start: Option<u64>,
     pub run_stop: Option<u64>,
+    /// The channels' activity and the ports' traffic, when asked
+    /// ([`LayerProbe::record_timeline`]).
+    pub timeline: Option<Timeline>,
 }
 
 impl LayerProbe {
@@ -202,8 +206,34 @@ impl LayerProbe {
             dma_taken: false,
             run_start: None,
             run_stop: None,
+            timeline: None,
             signals,
         })
+    }
+
+    /// Also records a [`Timeline`] of the run.
+    pub fn record_timeline(&mut self, config: &NpuConfig) {
+        self.timeline = Some(Timeline::new(config));
+    }
+
+    /// The run's trace (see [`Timeline::trace`]), the spans named from
+    /// `records`, the golden model's records of the job (kind and offset).
+    pub fn trace(&self, records: &[OpRecord]) -> Option<serde_json::Value> {
+        let name = |span: &Span| {
+            let kind = records
+                .iter()
+                .find(|r| r.offset == span.offset)
+                .map_or("operation", |r| r.kind.as_str());
+            let start = self.run_start?;
+            Some((
+                format!("{kind} {:#x}", span.offset),
+                span.start? - start,
+                span.end? - start,
+            ))
+        };
+        let operations: Vec<_> = self.kernels.iter().filter_map(name).collect();
+        let dmas: Vec<_> = self.dmas.iter().filter_map(name).collect();
+        Some(self.timeline.as_ref()?.trace(&operations, &dmas))
     }
 
     /// Bytes of `channel`'s IDs so far, per port.
@@ -232,6 +262,9 @@ impl LayerProbe {
             self.run_start.get_or_insert(cycle);
         } else if self.run_start.is_some() && self.run_stop.is_none() {
             self.run_stop = Some(cycle);
+        }
+        if let (Some(timeline), Some(start)) = (&mut self.timeline, self.run_start) {
+            timeline.sample(cycle - start, by_id);
         }
 
         if self.kernel_running && !read(&s.kernel_busy) {

@@ -2,7 +2,7 @@
 //! each folder's source `model.tflite`, Vela's output for the
 //! configuration it was made for (`model_vela.tflite`) and for the other
 //! one (`model_vela_<config>.tflite`, `scripts/vela/other_config.py`), and
-//! its input files.
+//! its input and expected output files.
 
 use std::path::{Path, PathBuf};
 
@@ -16,17 +16,36 @@ pub struct BundledNetwork {
     /// Its input files in input order: `input.bin`, or `input0.bin`,
     /// `input1.bin`, ...
     pub inputs: Vec<PathBuf>,
+    /// Its expected outputs in output order, named alike (`expected*.bin`).
+    pub expected: Vec<PathBuf>,
+}
+
+/// `dir/<stem>.bin` if it exists, else `dir/<stem>0.bin`, `dir/<stem>1.bin`, ...
+fn numbered_files(dir: &Path, stem: &str) -> Vec<PathBuf> {
+    let single = dir.join(format!("{stem}.bin"));
+    if single.exists() {
+        return vec![single];
+    }
+    (0..)
+        .map(|k| dir.join(format!("{stem}{k}.bin")))
+        .take_while(|p| p.exists())
+        .collect()
 }
 
 /// The folder of the bundled networks.
 pub fn networks_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../model/tests/fixtures/networks")
+    crate::verilator::workspace_root().join("model/tests/fixtures/networks")
 }
 
 /// Every bundled network, by name.
 pub fn bundled_networks() -> std::io::Result<Vec<BundledNetwork>> {
+    networks_in(&networks_dir())
+}
+
+/// Every network folder in `folder` (laid out as the bundled ones), by name.
+pub fn networks_in(folder: &Path) -> std::io::Result<Vec<BundledNetwork>> {
     let mut networks = Vec::new();
-    for entry in std::fs::read_dir(networks_dir())? {
+    for entry in std::fs::read_dir(folder)? {
         let dir = entry?.path();
         if !dir.is_dir() {
             continue;
@@ -40,16 +59,9 @@ pub fn bundled_networks() -> std::io::Result<Vec<BundledNetwork>> {
             }
         }
         models.sort();
-        let single = dir.join("input.bin");
-        let inputs = if single.exists() {
-            vec![single]
-        } else {
-            (0..)
-                .map(|k| dir.join(format!("input{k}.bin")))
-                .take_while(|p| p.exists())
-                .collect()
-        };
         networks.push(BundledNetwork {
+            inputs: numbered_files(&dir, "input"),
+            expected: numbered_files(&dir, "expected"),
             name: dir
                 .file_name()
                 .unwrap_or_default()
@@ -57,7 +69,6 @@ pub fn bundled_networks() -> std::io::Result<Vec<BundledNetwork>> {
                 .into_owned(),
             dir,
             models,
-            inputs,
         });
     }
     networks.sort_by(|a, b| a.name.cmp(&b.name));

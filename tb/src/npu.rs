@@ -288,6 +288,13 @@ impl NpuTb {
         Ok(())
     }
 
+    /// Has the attached probe record a timeline too ([`LayerProbe::record_timeline`]).
+    pub fn record_timeline(&mut self) {
+        if let Some(probe) = &mut self.layer_probe {
+            probe.record_timeline(&self.config);
+        }
+    }
+
     /// Detaches the probe [`NpuTb::watch_layers`] attached, with what it saw.
     pub fn take_layer_probe(&mut self) -> Option<LayerProbe> {
         self.layer_probe.take()

@@ -21,6 +21,7 @@ use npu_model::job::{Backend, BackendRun, GoldenBackend, Job};
 use npu_spec::regs::{self, FaultingChannel};
 use std::collections::BTreeMap;
 use std::ops::Range;
+use std::path::PathBuf;
 
 /// The bytes at `base` an AXI burst may touch for `size` bytes of data:
 /// bursts move whole 16-byte beats.
@@ -68,6 +69,9 @@ pub struct RtlBackend {
     /// Fill the per-layer report (`BackendRun::layers` and `measured`,
     /// `macs`): runs the golden model on the job too, for the rows.
     pub layers: bool,
+    /// With `layers`: write each run's timeline here, as a Chrome trace
+    /// ([`crate::timeline`]).
+    pub timeline: Option<PathBuf>,
 }
 
 impl Default for RtlBackend {
@@ -83,6 +87,7 @@ impl Default for RtlBackend {
             privileged: false,
             last: None,
             layers: false,
+            timeline: None,
         }
     }
 }
@@ -178,6 +183,9 @@ impl RtlBackend {
         let inference = self.prepare(&mut tb, job)?;
         if records.is_some() {
             tb.watch_layers()?;
+            if self.timeline.is_some() {
+                tb.record_timeline();
+            }
         }
         let result = driver::invoke_async(&mut tb, &inference)
             .and_then(|running| driver::wait_with_progress(&mut tb, running, progress));
@@ -236,6 +244,10 @@ impl RtlBackend {
             let probe = run.take_layer_probe().expect("watch_layers attached it");
             let mut layers = golden.layers;
             probe.fill(&mut layers, rtl_run.completed())?;
+            if let (Some(path), Some(trace)) = (&self.timeline, probe.trace(&layers)) {
+                std::fs::write(path, serde_json::to_string(&trace)?)
+                    .with_context(|| format!("writing the timeline {}", path.display()))?;
+            }
             let completers = AxiPort::ALL.map(|port| run.axi_completer(port));
             rtl_run.measured = Some(probe.measures(completers, run.model.cycle()));
             rtl_run.macs = layers.iter().map(|l| l.macs).sum();

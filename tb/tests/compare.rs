@@ -7,11 +7,11 @@
 use anyhow::Result;
 use npu_model::job::{Backend, BackendRun, GoldenBackend, Job};
 use npu_tb::compare::first_divergence;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../model/tests/fixtures/jobs")
+    npu_tb::verilator::workspace_root()
+        .join("model/tests/fixtures/jobs")
         .join(name)
 }
 

@@ -19,7 +19,7 @@ use npu_tb::rtl_backend::RtlBackend;
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// Fixtures that run behind random memory systems: NHCWB16 tiles, depthwise,
 /// 16-bit activations, kernel decomposition, part-kernel-first.
@@ -100,7 +100,7 @@ const PARALLEL_MODE: [&str; 15] = [
 ];
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../model/tests/fixtures/jobs")
+    npu_tb::verilator::workspace_root().join("model/tests/fixtures/jobs")
 }
 
 /// Whether `job`'s stream has a kernel operation (the DMA-only fixtures run

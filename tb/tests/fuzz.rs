@@ -4,6 +4,7 @@
 use npu_model::cmdstream::{assemble_words, bytes_to_words};
 use npu_model::job::{BackendRun, Job};
 use npu_tb::fuzz::{compare, run, shrink_while, Generator, Item};
+use npu_tb::regress::Shard;
 use npu_tb::seed::SEED_ENV;
 
 /// Streams CI runs; `make fuzz` runs 10,000.
@@ -19,7 +20,7 @@ fn random_streams_agree_on_the_golden_model_and_the_rtl() {
         .unwrap_or(CI_SEED);
     println!("seed {seed} (re-run with {SEED_ENV}={seed}, or npu-sim fuzz --seed {seed})");
     let save = std::env::temp_dir().join("npu-fuzz-ci");
-    let tally = run(seed, CI_STREAMS, Some(&save), &mut |_, _| {}).unwrap();
+    let tally = run(seed, CI_STREAMS, Shard::WHOLE, Some(&save), &mut |_, _| {}).unwrap();
     println!(
         "agreed {:?}, refused {:?}, {} kernel operations",
         tally.agreed, tally.refused, tally.kernel_ops

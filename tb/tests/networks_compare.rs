@@ -42,7 +42,7 @@ fn every_bundled_network_agrees_on_both_configurations() {
             let memory_seed = seed ^ ((n as u64) << 8 | m as u64);
             let config = VelaModel::load(model).unwrap().config().unwrap();
             configs.insert(config.name.clone());
-            let out = Command::new(env!("CARGO_BIN_EXE_npu-sim"))
+            let out = Command::new(npu_tb::npu_sim_exe!())
                 .arg("compare")
                 .arg(model)
                 .args(

@@ -14,12 +14,12 @@ use npu_model::job::GoldenBackend;
 use npu_model::npu::OpRecord;
 use npu_model::tflite::{self, VelaModel};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 fn network(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../model/tests/fixtures/networks")
+    npu_tb::verilator::workspace_root()
+        .join("model/tests/fixtures/networks")
         .join(name)
 }
 
@@ -31,7 +31,7 @@ fn runs_bit_exact(name: &str, inputs: &[&str], expected: &[&str]) -> (String, Ve
     let out_dir = std::env::temp_dir().join(format!("networks-rtl-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&out_dir).unwrap();
     let report = out_dir.join("layers.json");
-    let mut command = Command::new(env!("CARGO_BIN_EXE_npu-sim"));
+    let mut command = Command::new(npu_tb::npu_sim_exe!());
     command
         .arg("tflite")
         .arg(dir.join("model_vela.tflite"))

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn npu_sim(args: &[&Path]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_npu-sim"))
+    let out = Command::new(npu_tb::npu_sim_exe!())
         .args(args)
         .output()
         .unwrap();
@@ -83,7 +83,7 @@ fn disasm_lists_a_vela_network_and_names_a_corrupt_one() {
 }
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../model/tests/fixtures")
+    npu_tb::verilator::workspace_root().join("model/tests/fixtures")
 }
 
 #[test]

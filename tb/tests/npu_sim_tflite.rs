@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn network(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../model/tests/fixtures/networks")
+    npu_tb::verilator::workspace_root()
+        .join("model/tests/fixtures/networks")
         .join(name)
 }
 
@@ -27,7 +27,7 @@ fn npu_sim(net: &str, model: &str, args: &[&str]) -> (bool, String) {
 
 /// Run `npu-sim tflite NET/MODEL ARGS -q`.
 fn npu_sim_inputs(net: &str, model: &str, args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_npu-sim"))
+    let out = Command::new(npu_tb::npu_sim_exe!())
         .arg("tflite")
         .arg(network(net).join(model))
         .args(args)

@@ -152,7 +152,7 @@ fn the_backend_programs_its_axi_settings() {
 }
 
 fn npu_sim(args: &[&str], dir: &Path) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_npu-sim"))
+    let out = Command::new(npu_tb::npu_sim_exe!())
         .arg("run")
         .arg(dir)
         .args(args)

@@ -21,12 +21,11 @@ struct Table {
 
 #[test]
 fn the_block_search_gives_vela_s_answer_on_every_reference_operation() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/vela_block_configs.json"
-    );
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let table: Table = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let path =
+        npu_tb::verilator::workspace_root().join("tb/tests/fixtures/vela_block_configs.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let table: Table =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert!(
         table.cases.len() >= 1000,
         "the table has {} cases",

@@ -12,7 +12,6 @@ use npu_tb::seed::seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeSet;
-use std::path::Path;
 use weight_decoder_common::{Pressure, WeightDecoderTb, Writer};
 
 /// Kinds of weight sets: how many are zero and how wide the rest are.
@@ -195,7 +194,7 @@ fn every_coding_mode_matches_the_golden_decoder() {
 #[test]
 fn vela_streams_match_the_golden_decoder() {
     let mut rng = StdRng::seed_from_u64(seed());
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../model/tests/fixtures/weights");
+    let dir = npu_tb::verilator::workspace_root().join("model/tests/fixtures/weights");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .expect("fixture directory")
         .map(|e| e.expect("dir entry").path())

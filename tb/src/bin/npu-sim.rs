@@ -14,8 +14,11 @@ use npu_tb::axi::{describe_ports, CompleterConfig, SystemConfig};
 use npu_tb::conv_jobs::MemorySystem;
 use npu_tb::driver::DEFAULT_MAX_CYCLES;
 use npu_tb::fuzz;
+use npu_tb::networks::networks_in;
 use npu_tb::npu::Waveform;
+use npu_tb::regress::{self, Shard, Summary};
 use npu_tb::rtl_backend::RtlBackend;
+use npu_tb::sweep;
 use npu_tb::verilator::TraceWindow;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -91,9 +94,42 @@ enum Command {
         /// Folder for the job folders of disagreements (npu-sim run re-runs them).
         #[arg(long, default_value = "build/fuzz")]
         save: PathBuf,
+        #[command(flatten)]
+        outputs: RegressOutputs,
         /// No progress bar.
         #[arg(long, short)]
         quiet: bool,
+    },
+    /// Run networks on the RTL behind memory systems: every Vela output
+    /// (`model_vela*.tflite`, one per configuration) of every network folder
+    /// behind every memory asked, each compared with the folder's expected
+    /// outputs; a table row per run.
+    Sweep {
+        /// Folder of network folders (as model/tests/fixtures/networks).
+        #[arg(long, default_value = "model/tests/fixtures/networks")]
+        networks: PathBuf,
+        /// Only these networks (comma-separated folder names).
+        #[arg(long, value_delimiter = ',')]
+        only: Vec<String>,
+        /// Vela system configurations to run behind, comma-separated, or `all`.
+        #[arg(long, default_value = "all")]
+        memories: String,
+        #[command(flatten)]
+        outputs: RegressOutputs,
+    },
+    /// Fold the JSON summaries of a fuzz or sweep run's shards into one
+    /// report: totals and every failure; exit non-zero on any failure or when
+    /// a shard is missing, given twice or of another run.
+    Merge {
+        /// The shards' `--summary` files.
+        #[arg(required = true)]
+        summaries: Vec<PathBuf>,
+        /// Write the merged summary as JSON.
+        #[arg(long, value_name = "FILE")]
+        summary: Option<PathBuf>,
+        /// Write the merged results as JUnit XML.
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
     },
     /// Assemble a listing (as printed by `disasm` or the TRM examples, `.word` lines
     /// included) into a raw stream.
@@ -104,6 +140,20 @@ enum Command {
         #[arg(long, short)]
         output: Option<PathBuf>,
     },
+}
+
+/// How a regression (fuzz, sweep) is split and where its results go.
+#[derive(Args, Debug)]
+struct RegressOutputs {
+    /// Run shard K of N (1-based): the cases numbered K-1 modulo N.
+    #[arg(long, value_name = "K/N", default_value = "1/1")]
+    shard: Shard,
+    /// Write the results as a JSON summary (for npu-sim merge).
+    #[arg(long, value_name = "FILE")]
+    summary: Option<PathBuf>,
+    /// Write the results as JUnit XML.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
 }
 
 /// Which backend runs, and its RTL options.
@@ -118,6 +168,11 @@ struct BackendArgs {
     /// Dump only CLK cycles START:END into the VCD (a VCD of every cycle is large).
     #[arg(long, value_name = "START:END", requires = "vcd", value_parser = parse_window)]
     vcd_window: Option<TraceWindow>,
+    /// Write the run's timeline as a Chrome trace (RTL only; Perfetto's UI or
+    /// chrome://tracing opens it): a track per kernel operation, DMA and DMA
+    /// channel, each AXI port's bytes per 1,000 cycles; timestamps are cycles.
+    #[arg(long, value_name = "F.json")]
+    timeline: Option<PathBuf>,
     /// CLK cycles to wait for the NPU to stop (RTL only).
     #[arg(long, default_value_t = DEFAULT_MAX_CYCLES)]
     max_cycles: u64,
@@ -306,6 +361,9 @@ fn make_backend(args: &BackendArgs) -> Result<(Box<dyn Backend>, &'static str)> 
             if args.vcd.is_some() {
                 bail!("--vcd needs --model rtl: the golden model has no waveforms");
             }
+            if args.timeline.is_some() {
+                bail!("--timeline needs --model rtl: the golden model has no timing");
+            }
             if !args.mem_latency.is_empty()
                 || !args.mem_outstanding.is_empty()
                 || !args.mem_bandwidth.is_empty()
@@ -356,6 +414,7 @@ fn make_backend(args: &BackendArgs) -> Result<(Box<dyn Backend>, &'static str)> 
                 max_cycles: args.max_cycles,
                 axi_configs,
                 layers: true,
+                timeline: args.timeline.clone(),
                 ..RtlBackend::default()
             };
             (Box::new(backend), hint)
@@ -638,17 +697,23 @@ fn run(cli: Cli) -> Result<bool> {
             count,
             seed,
             save,
+            outputs,
             quiet,
         } => {
             let seed = match seed {
                 Some(s) => s,
                 None => npu_tb::seed::seed(),
             };
-            println!("fuzz: {count} streams, seed {seed} (re-run with --seed {seed})");
+            let shard = outputs.shard;
+            let cases = (0..count).filter(|&i| shard.includes(i)).count() as u64;
+            println!(
+                "fuzz: {count} streams, seed {seed}, shard {shard}: {cases} streams \
+                 (re-run with --seed {seed} --count {count} --shard {shard})"
+            );
             let bar = if quiet {
                 ProgressBar::hidden()
             } else {
-                ProgressBar::new(count)
+                ProgressBar::new(cases)
             };
             bar.set_style(
                 ProgressStyle::with_template(
@@ -658,7 +723,7 @@ fn run(cli: Cli) -> Result<bool> {
                 .progress_chars("=> "),
             );
             let started = std::time::Instant::now();
-            let tally = fuzz::run(seed, count, Some(&save), &mut |done, t| {
+            let tally = fuzz::run(seed, count, shard, Some(&save), &mut |done, t| {
                 bar.set_position(done);
                 bar.set_message(format!("{} disagreements", t.findings.len()));
             })?;
@@ -667,7 +732,7 @@ fn run(cli: Cli) -> Result<bool> {
                 println!("DISAGREEMENT {f}");
             }
             println!(
-                "fuzz: {count} streams in {:.0} s: {} agreed, {} refused before running \
+                "fuzz: {cases} streams in {:.0} s: {} agreed, {} refused before running \
                  (on both models alike), {} disagreements",
                 started.elapsed().as_secs_f64(),
                 tally.agreed.values().sum::<u64>(),
@@ -684,7 +749,87 @@ fn run(cli: Cli) -> Result<bool> {
             for (why, n) in &tally.refused {
                 println!("fuzz: {n} refused for {why}");
             }
+            tally
+                .summary(seed, count, shard)
+                .write(outputs.summary.as_deref(), outputs.junit.as_deref())?;
             Ok(tally.findings.is_empty())
+        }
+        Command::Sweep {
+            networks,
+            only,
+            memories,
+            outputs,
+        } => {
+            let mut folders = networks_in(&networks).with_context(|| {
+                format!("reading the network folders in {}", networks.display())
+            })?;
+            for name in &only {
+                ensure!(
+                    folders.iter().any(|n| &n.name == name),
+                    "--only {name}: no such network folder in {}",
+                    networks.display()
+                );
+            }
+            if !only.is_empty() {
+                folders.retain(|n| only.contains(&n.name));
+            }
+            ensure!(
+                !folders.is_empty(),
+                "no network folders in {}",
+                networks.display()
+            );
+            let memories = sweep::memories(&memories)?;
+            let items = sweep::items(&folders, &memories)?;
+            let names: Vec<&str> = folders.iter().map(|n| n.name.as_str()).collect();
+            let systems: Vec<&str> = memories.iter().map(|m| m.name).collect();
+            let description = format!("networks {} behind {}", names.join(","), systems.join(","));
+            let shard = outputs.shard;
+            println!(
+                "sweep: {} runs ({} networks' models x {} memory systems), shard {shard}",
+                items.len(),
+                names.len(),
+                systems.len()
+            );
+            println!(
+                "  {:<24} {:<8} {:<28} {:>10} {:>8}  result",
+                "network", "config", "memory", "cycles", "seconds"
+            );
+            let summary = sweep::run(&items, description, shard, &mut |r| {
+                let item = &items[r.case as usize];
+                println!(
+                    "  {:<24} {:<8} {:<28} {:>10} {:>8.1}  {}",
+                    item.network,
+                    item.config,
+                    item.memory.name,
+                    r.cycles.map_or("-".into(), |c| c.to_string()),
+                    r.seconds,
+                    if r.passed {
+                        "ok".into()
+                    } else {
+                        format!("FAILED: {}", r.detail)
+                    }
+                );
+            });
+            println!("sweep: {}", summary.totals());
+            summary.write(outputs.summary.as_deref(), outputs.junit.as_deref())?;
+            Ok(summary.passed())
+        }
+        Command::Merge {
+            summaries,
+            summary,
+            junit,
+        } => {
+            let shards = summaries
+                .iter()
+                .map(|p| Summary::read(p))
+                .collect::<Result<Vec<_>>>()?;
+            let merged = regress::merge(shards)?;
+            for failure in merged.failures() {
+                println!("FAILED {}: {}", failure.name, failure.detail);
+            }
+            println!("merged {} shards: {}", summaries.len(), merged.totals());
+            merged.write(summary.as_deref(), junit.as_deref())?;
+            Ok(merged.passed())
         }
         Command::Asm { file, output } => {
             let text = std::fs::read_to_string(&file)

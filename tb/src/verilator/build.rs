@@ -246,12 +246,18 @@ fn run(step: &str, mut cmd: Command, log: &Path) -> Result<(), BuildError> {
     })
 }
 
-/// The workspace root, where `verilog-out/`, `scripts/` and `build/` live.
+/// The workspace root, where `verilog-out/`, `scripts/` and `build/` live:
+/// nextest's `NEXTEST_WORKSPACE_ROOT` when it runs the tests (from an
+/// archive, remapped to the checkout it runs in), else where this crate
+/// was built.
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tb/ has a parent")
-        .to_path_buf()
+    match std::env::var_os("NEXTEST_WORKSPACE_ROOT") {
+        Some(root) => PathBuf::from(root),
+        None => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("tb/ has a parent")
+            .to_path_buf(),
+    }
 }
 
 /// Whether a model can write a VCD. Tracing costs simulation speed on every
