@@ -340,11 +340,25 @@ def fc_autoencoder(rng):
     return n, "u65-256"
 
 
+def mobilenet_v1_vww(rng):
+    """MLCommons Tiny's visual wake words person detector: MobileNetV1 at width 0.25 on a 96x96 RGB
+    image (a 3x3 stride-2 convolution to 8 channels, 13 depthwise-separable blocks, ReLU6 throughout),
+    average pooling, 2 classes."""
+    n = Net(rng)
+    y = n.conv(n.input([1, 96, 96, 3]), 8, stride=2, act="relu6")
+    blocks = [(16, 1), (32, 2), (32, 1), (64, 2), (64, 1), (128, 2)] + [(128, 1)] * 5 + [(256, 2), (256, 1)]
+    for cout, stride in blocks:
+        y = n.conv(n.depthwise(y, stride=stride, act="relu6"), cout, k=1, act="relu6")
+    n.output(classifier(n, y, 2))
+    return n, "u65-256"
+
+
 NETWORKS = {"demo": demo, "residual_add": residual, "conv_dw_u65_512": u65_512, "tanh_softmax": softmax,
             "two_inputs_two_outputs": two_inputs_two_outputs, "mobilenet_v2_sized": mobilenet,
-            "ds_cnn_kws": ds_cnn_kws, "resnet8_cifar": resnet8_cifar, "fc_autoencoder": fc_autoencoder}
+            "ds_cnn_kws": ds_cnn_kws, "resnet8_cifar": resnet8_cifar, "fc_autoencoder": fc_autoencoder,
+            "mobilenet_v1_vww": mobilenet_v1_vww}
 # Networks with several FULLY_CONNECTED layers: their expected outputs come from TFLite Micro.
-MICRO = {"ds_cnn_kws", "resnet8_cifar", "fc_autoencoder"}
+MICRO = {"ds_cnn_kws", "resnet8_cifar", "fc_autoencoder", "mobilenet_v1_vww"}
 
 
 def tensor_files(kind, values):
