@@ -34394,6 +34394,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [127:0] command$reads$data;
     wire  command$may_start;
     wire  command$busy;
+    wire  command$issuing;
     reg  mem2mem$clock;
     reg  mem2mem$rst_n;
     reg  mem2mem$aclken;
@@ -34456,6 +34457,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [511:0] ifm$basep;
     reg  [127:0] ifm$axi_limit;
     reg  ifm$halt;
+    reg  ifm$streams_issued;
     wire  ifm$filled;
     wire  ifm$reads$request;
     wire  [39:0] ifm$reads$address;
@@ -34490,6 +34492,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  weights$0$reads$beat;
     reg  [127:0] weights$0$reads$data;
     wire  weights$0$busy;
+    wire  weights$0$issued;
     reg  scales$0$clock;
     reg  scales$0$rst_n;
     reg  [15:0] scales$0$regioncfg;
@@ -34507,6 +34510,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  scales$0$reads$beat;
     reg  [127:0] scales$0$reads$data;
     wire  scales$0$busy;
+    wire  scales$0$issued;
     reg  ofm$clock;
     reg  ofm$rst_n;
     reg  ofm$aclken;
@@ -34730,6 +34734,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [127:0] axi_limit_packed;
     reg  [31:0] register;
     reg  streams_busy;
+    reg  streams_issued;
     reg  [293:0] head;
     reg  [10:0] src_region_value;
     reg  [10:0] dst_region_value;
@@ -34794,7 +34799,8 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .out$data(command_beats$data),
         .out$ready(command_beats$ready),
         .may_start(command$may_start),
-        .busy(command$busy)
+        .busy(command$busy),
+        .issuing(command$issuing)
     );
     npu_u65_256_core$dma$mem2mem mem2mem(
         .clock(mem2mem$clock),
@@ -34861,6 +34867,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .basep(ifm$basep),
         .axi_limit(ifm$axi_limit),
         .halt(ifm$halt),
+        .streams_issued(ifm$streams_issued),
         .fills$valid(ifm_fills$valid),
         .fills$data(ifm_fills$data),
         .fills$ready(ifm_fills$ready),
@@ -34905,7 +34912,8 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .out$valid(weight_beats$0$valid),
         .out$data(weight_beats$0$data),
         .out$ready(weight_beats$0$ready),
-        .busy(weights$0$busy)
+        .busy(weights$0$busy),
+        .issued(weights$0$issued)
     );
     npu_u65_256_core$dma$scales$0 scales$0(
         .clock(scales$0$clock),
@@ -34930,7 +34938,8 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .out$valid(scale_beats$0$valid),
         .out$data(scale_beats$0$data),
         .out$ready(scale_beats$0$ready),
-        .busy(scales$0$busy)
+        .busy(scales$0$busy),
+        .issued(scales$0$issued)
     );
     npu_u65_256_core$dma$ofm ofm(
         .clock(ofm$clock),
@@ -35472,6 +35481,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         ofm$basep = basep_packed;
         ofm$axi_limit = axi_limit_packed;
         streams_busy = 1'b0;
+        streams_issued = 1'b1;
         weights$0$regioncfg = regioncfg;
         scales$0$regioncfg = regioncfg;
         weights$0$basep = basep_packed;
@@ -35481,6 +35491,8 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         weights$0$halt = stop_issue;
         scales$0$halt = stop_issue;
         streams_busy = streams_busy | weights$0$busy | scales$0$busy;
+        streams_issued = streams_issued & weights$0$issued & scales$0$issued;
+        ifm$streams_issued = streams_issued;
         ofm$aclken = m0$aclken;
         ofm$halt = stop_issue;
         ofm$writes_done = ofm_writes_done;
@@ -35692,7 +35704,7 @@ endmodule // npu_u65_256_core$dma
 
 
 
-module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,may_start,busy);
+module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,may_start,busy,issuing);
     
     // Module arguments
     input wire  clock;
@@ -35725,6 +35737,7 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
     input wire  out$ready;
     output reg  may_start;
     output reg  busy;
+    output reg  issuing;
     
     // Constant declarations
     localparam  depth = 7'b1000000;
@@ -35952,6 +35965,7 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
             reserved$d = reserved$q - 32'h1;
         end
         busy = issue$valid | (reserved$q != 32'h0);
+        issuing = issue$valid;
     end
     
 endmodule // npu_u65_256_core$dma$command
@@ -36746,7 +36760,7 @@ endmodule // npu_u65_256_core$dma$command$issue
 
 
 
-module npu_u65_256_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,fills$valid,fills$data,fills$ready,filled,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,shram_ready,shram_write,shram_line,shram_data,shram_strobe,busy);
+module npu_u65_256_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,streams_issued,fills$valid,fills$data,fills$ready,filled,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,shram_ready,shram_write,shram_line,shram_data,shram_strobe,busy);
     
     // Module arguments
     input wire  clock;
@@ -36755,6 +36769,7 @@ module npu_u65_256_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,fills
     input wire  [511:0] basep;
     input wire  [127:0] axi_limit;
     input wire  halt;
+    input wire  streams_issued;
     input wire  fills$valid;
     input wire  [219:0] fills$data;
     output reg  fills$ready;
@@ -36806,6 +36821,7 @@ module npu_u65_256_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,fills
     reg  read$out$ready;
     wire  read$may_start;
     wire  read$busy;
+    wire  read$issuing;
     reg  aligner$clock;
     reg  aligner$rst_n;
     reg  aligner$source$valid;
@@ -36858,6 +36874,10 @@ module npu_u65_256_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,fills
     reg  block_filled$rst_n;
     reg  block_filled$d;
     wire  block_filled$q;
+    reg  block_pending$clock;
+    reg  block_pending$rst_n;
+    reg  block_pending$d;
+    wire  block_pending$q;
     
     // Local signals
     reg  has_bytes;
@@ -36909,7 +36929,8 @@ module npu_u65_256_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,fills
         .out$data(read$out$data),
         .out$ready(read$out$ready),
         .may_start(read$may_start),
-        .busy(read$busy)
+        .busy(read$busy),
+        .issuing(read$issuing)
     );
     npu_u65_256_core$dma$mem2mem$aligner aligner(
         .clock(aligner$clock),
@@ -36973,14 +36994,23 @@ module npu_u65_256_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,fills
         .d(block_filled$d),
         .q(block_filled$q)
     );
+    npu_u65_256_core$cpm$reset_sync$stage$0 block_pending(
+        .clock(block_pending$clock),
+        .rst_n(block_pending$rst_n),
+        .d(block_pending$d),
+        .q(block_pending$q)
+    );
     
     // Update code
     always @(*) begin
         fill_block_end$clock = clock;
         block_filled$clock = clock;
+        block_pending$clock = clock;
         fill_block_end$d = fill_block_end$q;
         block_filled$d = block_filled$q;
+        block_pending$d = block_pending$q;
         fill_block_end$rst_n = rst_n;
+        block_pending$rst_n = rst_n;
         block_filled$rst_n = rst_n;
         read$clock = clock;
         read$rst_n = rst_n;
@@ -37012,7 +37042,13 @@ module npu_u65_256_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,fills
         read$halt = halt;
         read$cancel = 1'b0;
         has_bytes = (fills$data[(64'h8b)+:(16)] != 32'h0) & (fills$data[(64'h9b)+:(16)] != 32'h0) & (fills$data[(64'h7b)+:(16)] != 32'h0);
-        fills$ready = read$may_start & destinations$tail$ready & ~halt;
+        fills$ready = read$may_start & destinations$tail$ready & (~block_pending$q | streams_issued) & ~halt;
+        if (fills$valid & fills$ready & fills$data[(64'hdb)+:(1)]) begin
+            block_pending$d = 1'b1;
+        end
+        if (block_filled$q) begin
+            block_pending$d = 1'b0;
+        end
         read$start = fills$valid & fills$ready & has_bytes;
         destinations$tail$valid = fills$valid & fills$ready;
         destinations$tail$data[(64'h0)+:(16)] = fills$data[(64'hab)+:(16)];
@@ -37060,6 +37096,8 @@ module npu_u65_256_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,fills
     always @(*) aligner$source$data = read$out$data;
     always @(*) read$out$ready = aligner$source$ready;
 endmodule // npu_u65_256_core$dma$ifm
+
+
 
 
 
@@ -37582,6 +37620,7 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
     reg  read$out$ready;
     wire  read$may_start;
     wire  read$busy;
+    wire  read$issuing;
     reg  aligner$clock;
     reg  aligner$rst_n;
     reg  aligner$source$valid;
@@ -37678,7 +37717,8 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         .out$data(read$out$data),
         .out$ready(read$out$ready),
         .may_start(read$may_start),
-        .busy(read$busy)
+        .busy(read$busy),
+        .issuing(read$issuing)
     );
     npu_u65_256_core$dma$mem2mem$aligner aligner(
         .clock(aligner$clock),
@@ -37968,7 +38008,7 @@ endmodule // npu_u65_256_core$dma$mem2mem$aligner
 
 
 
-module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,may_start,busy);
+module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,may_start,busy,issuing);
     
     // Module arguments
     input wire  clock;
@@ -38001,6 +38041,7 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     input wire  out$ready;
     output reg  may_start;
     output reg  busy;
+    output reg  issuing;
     
     // Constant declarations
     localparam  depth = 10'b1000000000;
@@ -38228,6 +38269,7 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
             reserved$d = reserved$q - 32'h1;
         end
         busy = issue$valid | (reserved$q != 32'h0);
+        issuing = issue$valid;
     end
     
 endmodule // npu_u65_256_core$dma$mem2mem$read
@@ -41035,7 +41077,7 @@ endmodule // npu_u65_256_core$dma$reads$port0
 
 
 
-module npu_u65_256_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,requests$valid,requests$data,requests$ready,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy);
+module npu_u65_256_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,requests$valid,requests$data,requests$ready,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy,issued);
     
     // Module arguments
     input wire  clock;
@@ -41061,6 +41103,7 @@ module npu_u65_256_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
     output wire  [135:0] out$data;
     input wire  out$ready;
     output reg  busy;
+    output reg  issued;
     
     // Stub signals
     reg  [2:0] region_lookup$region;
@@ -41089,6 +41132,7 @@ module npu_u65_256_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
     reg  [3:0] channel$cache;
     wire  channel$may_start;
     wire  channel$busy;
+    wire  channel$issuing;
     
     // Sub module instances
     npu_u65_256_core$dma$ifm$region_lookup region_lookup(
@@ -41132,7 +41176,8 @@ module npu_u65_256_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
         .out$data(out$data),
         .out$ready(out$ready),
         .may_start(channel$may_start),
-        .busy(channel$busy)
+        .busy(channel$busy),
+        .issuing(channel$issuing)
     );
     
     // Update code
@@ -41158,6 +41203,7 @@ module npu_u65_256_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
         requests$ready = channel$may_start & ~halt;
         channel$start = requests$valid & requests$ready & (requests$data[(64'h2b)+:(32)] != 32'h0);
         busy = channel$busy;
+        issued = ~channel$issuing;
     end
     
 endmodule // npu_u65_256_core$dma$scales$0
@@ -41243,7 +41289,7 @@ endmodule // npu_u65_256_core$dma$scales$0
 
 
 
-module npu_u65_256_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt,requests$valid,requests$data,requests$ready,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy);
+module npu_u65_256_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt,requests$valid,requests$data,requests$ready,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy,issued);
     
     // Module arguments
     input wire  clock;
@@ -41269,6 +41315,7 @@ module npu_u65_256_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
     output wire  [135:0] out$data;
     input wire  out$ready;
     output reg  busy;
+    output reg  issued;
     
     // Stub signals
     reg  [2:0] region_lookup$region;
@@ -41297,6 +41344,7 @@ module npu_u65_256_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
     reg  [3:0] channel$cache;
     wire  channel$may_start;
     wire  channel$busy;
+    wire  channel$issuing;
     
     // Sub module instances
     npu_u65_256_core$dma$ifm$region_lookup region_lookup(
@@ -41340,7 +41388,8 @@ module npu_u65_256_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
         .out$data(out$data),
         .out$ready(out$ready),
         .may_start(channel$may_start),
-        .busy(channel$busy)
+        .busy(channel$busy),
+        .issuing(channel$issuing)
     );
     
     // Update code
@@ -41366,6 +41415,7 @@ module npu_u65_256_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
         requests$ready = channel$may_start & ~halt;
         channel$start = requests$valid & requests$ready & (requests$data[(64'h2b)+:(32)] != 32'h0);
         busy = channel$busy;
+        issued = ~channel$issuing;
     end
     
 endmodule // npu_u65_256_core$dma$weights$0

@@ -35588,6 +35588,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [127:0] command$reads$data;
     wire  command$may_start;
     wire  command$busy;
+    wire  command$issuing;
     reg  mem2mem$clock;
     reg  mem2mem$rst_n;
     reg  mem2mem$aclken;
@@ -35650,6 +35651,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [511:0] ifm$basep;
     reg  [127:0] ifm$axi_limit;
     reg  ifm$halt;
+    reg  ifm$streams_issued;
     wire  ifm$filled;
     wire  ifm$reads$request;
     wire  [39:0] ifm$reads$address;
@@ -35684,6 +35686,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  weights$0$reads$beat;
     reg  [127:0] weights$0$reads$data;
     wire  weights$0$busy;
+    wire  weights$0$issued;
     reg  weights$1$clock;
     reg  weights$1$rst_n;
     reg  [15:0] weights$1$regioncfg;
@@ -35701,6 +35704,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  weights$1$reads$beat;
     reg  [127:0] weights$1$reads$data;
     wire  weights$1$busy;
+    wire  weights$1$issued;
     reg  scales$0$clock;
     reg  scales$0$rst_n;
     reg  [15:0] scales$0$regioncfg;
@@ -35718,6 +35722,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  scales$0$reads$beat;
     reg  [127:0] scales$0$reads$data;
     wire  scales$0$busy;
+    wire  scales$0$issued;
     reg  scales$1$clock;
     reg  scales$1$rst_n;
     reg  [15:0] scales$1$regioncfg;
@@ -35735,6 +35740,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  scales$1$reads$beat;
     reg  [127:0] scales$1$reads$data;
     wire  scales$1$busy;
+    wire  scales$1$issued;
     reg  ofm$clock;
     reg  ofm$rst_n;
     reg  ofm$aclken;
@@ -35978,6 +35984,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [127:0] axi_limit_packed;
     reg  [31:0] register;
     reg  streams_busy;
+    reg  streams_issued;
     reg  [293:0] head;
     reg  [10:0] src_region_value;
     reg  [10:0] dst_region_value;
@@ -36042,7 +36049,8 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .out$data(command_beats$data),
         .out$ready(command_beats$ready),
         .may_start(command$may_start),
-        .busy(command$busy)
+        .busy(command$busy),
+        .issuing(command$issuing)
     );
     npu_u65_512_core$dma$mem2mem mem2mem(
         .clock(mem2mem$clock),
@@ -36109,6 +36117,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .basep(ifm$basep),
         .axi_limit(ifm$axi_limit),
         .halt(ifm$halt),
+        .streams_issued(ifm$streams_issued),
         .fills$valid(ifm_fills$valid),
         .fills$data(ifm_fills$data),
         .fills$ready(ifm_fills$ready),
@@ -36153,7 +36162,8 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .out$valid(weight_beats$0$valid),
         .out$data(weight_beats$0$data),
         .out$ready(weight_beats$0$ready),
-        .busy(weights$0$busy)
+        .busy(weights$0$busy),
+        .issued(weights$0$issued)
     );
     npu_u65_512_core$dma$weights$0 weights$1(
         .clock(weights$1$clock),
@@ -36178,7 +36188,8 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .out$valid(weight_beats$1$valid),
         .out$data(weight_beats$1$data),
         .out$ready(weight_beats$1$ready),
-        .busy(weights$1$busy)
+        .busy(weights$1$busy),
+        .issued(weights$1$issued)
     );
     npu_u65_512_core$dma$scales$0 scales$0(
         .clock(scales$0$clock),
@@ -36203,7 +36214,8 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .out$valid(scale_beats$0$valid),
         .out$data(scale_beats$0$data),
         .out$ready(scale_beats$0$ready),
-        .busy(scales$0$busy)
+        .busy(scales$0$busy),
+        .issued(scales$0$issued)
     );
     npu_u65_512_core$dma$scales$0 scales$1(
         .clock(scales$1$clock),
@@ -36228,7 +36240,8 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .out$valid(scale_beats$1$valid),
         .out$data(scale_beats$1$data),
         .out$ready(scale_beats$1$ready),
-        .busy(scales$1$busy)
+        .busy(scales$1$busy),
+        .issued(scales$1$issued)
     );
     npu_u65_512_core$dma$ofm ofm(
         .clock(ofm$clock),
@@ -36794,6 +36807,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         ofm$basep = basep_packed;
         ofm$axi_limit = axi_limit_packed;
         streams_busy = 1'b0;
+        streams_issued = 1'b1;
         weights$0$regioncfg = regioncfg;
         scales$0$regioncfg = regioncfg;
         weights$0$basep = basep_packed;
@@ -36803,6 +36817,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         weights$0$halt = stop_issue;
         scales$0$halt = stop_issue;
         streams_busy = streams_busy | weights$0$busy | scales$0$busy;
+        streams_issued = streams_issued & weights$0$issued & scales$0$issued;
         weights$1$regioncfg = regioncfg;
         scales$1$regioncfg = regioncfg;
         weights$1$basep = basep_packed;
@@ -36812,6 +36827,8 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         weights$1$halt = stop_issue;
         scales$1$halt = stop_issue;
         streams_busy = streams_busy | weights$1$busy | scales$1$busy;
+        streams_issued = streams_issued & weights$1$issued & scales$1$issued;
+        ifm$streams_issued = streams_issued;
         ofm$aclken = m0$aclken;
         ofm$halt = stop_issue;
         ofm$writes_done = ofm_writes_done;
@@ -37043,7 +37060,7 @@ endmodule // npu_u65_512_core$dma
 
 
 
-module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,may_start,busy);
+module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,may_start,busy,issuing);
     
     // Module arguments
     input wire  clock;
@@ -37076,6 +37093,7 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
     input wire  out$ready;
     output reg  may_start;
     output reg  busy;
+    output reg  issuing;
     
     // Constant declarations
     localparam  depth = 7'b1000000;
@@ -37303,6 +37321,7 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
             reserved$d = reserved$q - 32'h1;
         end
         busy = issue$valid | (reserved$q != 32'h0);
+        issuing = issue$valid;
     end
     
 endmodule // npu_u65_512_core$dma$command
@@ -38097,7 +38116,7 @@ endmodule // npu_u65_512_core$dma$command$issue
 
 
 
-module npu_u65_512_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,fills$valid,fills$data,fills$ready,filled,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,shram_ready,shram_write,shram_line,shram_data,shram_strobe,busy);
+module npu_u65_512_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,streams_issued,fills$valid,fills$data,fills$ready,filled,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,shram_ready,shram_write,shram_line,shram_data,shram_strobe,busy);
     
     // Module arguments
     input wire  clock;
@@ -38106,6 +38125,7 @@ module npu_u65_512_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,fills
     input wire  [511:0] basep;
     input wire  [127:0] axi_limit;
     input wire  halt;
+    input wire  streams_issued;
     input wire  fills$valid;
     input wire  [219:0] fills$data;
     output reg  fills$ready;
@@ -38157,6 +38177,7 @@ module npu_u65_512_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,fills
     reg  read$out$ready;
     wire  read$may_start;
     wire  read$busy;
+    wire  read$issuing;
     reg  aligner$clock;
     reg  aligner$rst_n;
     reg  aligner$source$valid;
@@ -38209,6 +38230,10 @@ module npu_u65_512_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,fills
     reg  block_filled$rst_n;
     reg  block_filled$d;
     wire  block_filled$q;
+    reg  block_pending$clock;
+    reg  block_pending$rst_n;
+    reg  block_pending$d;
+    wire  block_pending$q;
     
     // Local signals
     reg  has_bytes;
@@ -38260,7 +38285,8 @@ module npu_u65_512_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,fills
         .out$data(read$out$data),
         .out$ready(read$out$ready),
         .may_start(read$may_start),
-        .busy(read$busy)
+        .busy(read$busy),
+        .issuing(read$issuing)
     );
     npu_u65_512_core$dma$mem2mem$aligner aligner(
         .clock(aligner$clock),
@@ -38324,14 +38350,23 @@ module npu_u65_512_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,fills
         .d(block_filled$d),
         .q(block_filled$q)
     );
+    npu_u65_512_core$cpm$reset_sync$stage$0 block_pending(
+        .clock(block_pending$clock),
+        .rst_n(block_pending$rst_n),
+        .d(block_pending$d),
+        .q(block_pending$q)
+    );
     
     // Update code
     always @(*) begin
         fill_block_end$clock = clock;
         block_filled$clock = clock;
+        block_pending$clock = clock;
         fill_block_end$d = fill_block_end$q;
         block_filled$d = block_filled$q;
+        block_pending$d = block_pending$q;
         fill_block_end$rst_n = rst_n;
+        block_pending$rst_n = rst_n;
         block_filled$rst_n = rst_n;
         read$clock = clock;
         read$rst_n = rst_n;
@@ -38363,7 +38398,13 @@ module npu_u65_512_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,fills
         read$halt = halt;
         read$cancel = 1'b0;
         has_bytes = (fills$data[(64'h8b)+:(16)] != 32'h0) & (fills$data[(64'h9b)+:(16)] != 32'h0) & (fills$data[(64'h7b)+:(16)] != 32'h0);
-        fills$ready = read$may_start & destinations$tail$ready & ~halt;
+        fills$ready = read$may_start & destinations$tail$ready & (~block_pending$q | streams_issued) & ~halt;
+        if (fills$valid & fills$ready & fills$data[(64'hdb)+:(1)]) begin
+            block_pending$d = 1'b1;
+        end
+        if (block_filled$q) begin
+            block_pending$d = 1'b0;
+        end
         read$start = fills$valid & fills$ready & has_bytes;
         destinations$tail$valid = fills$valid & fills$ready;
         destinations$tail$data[(64'h0)+:(16)] = fills$data[(64'hab)+:(16)];
@@ -38411,6 +38452,8 @@ module npu_u65_512_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,fills
     always @(*) aligner$source$data = read$out$data;
     always @(*) read$out$ready = aligner$source$ready;
 endmodule // npu_u65_512_core$dma$ifm
+
+
 
 
 
@@ -38933,6 +38976,7 @@ module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
     reg  read$out$ready;
     wire  read$may_start;
     wire  read$busy;
+    wire  read$issuing;
     reg  aligner$clock;
     reg  aligner$rst_n;
     reg  aligner$source$valid;
@@ -39029,7 +39073,8 @@ module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         .out$data(read$out$data),
         .out$ready(read$out$ready),
         .may_start(read$may_start),
-        .busy(read$busy)
+        .busy(read$busy),
+        .issuing(read$issuing)
     );
     npu_u65_512_core$dma$mem2mem$aligner aligner(
         .clock(aligner$clock),
@@ -39319,7 +39364,7 @@ endmodule // npu_u65_512_core$dma$mem2mem$aligner
 
 
 
-module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,may_start,busy);
+module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,may_start,busy,issuing);
     
     // Module arguments
     input wire  clock;
@@ -39352,6 +39397,7 @@ module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     input wire  out$ready;
     output reg  may_start;
     output reg  busy;
+    output reg  issuing;
     
     // Constant declarations
     localparam  depth = 10'b1000000000;
@@ -39579,6 +39625,7 @@ module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
             reserved$d = reserved$q - 32'h1;
         end
         busy = issue$valid | (reserved$q != 32'h0);
+        issuing = issue$valid;
     end
     
 endmodule // npu_u65_512_core$dma$mem2mem$read
@@ -42600,7 +42647,7 @@ endmodule // npu_u65_512_core$dma$reads$port0
 
 
 
-module npu_u65_512_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,requests$valid,requests$data,requests$ready,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy);
+module npu_u65_512_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,requests$valid,requests$data,requests$ready,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy,issued);
     
     // Module arguments
     input wire  clock;
@@ -42626,6 +42673,7 @@ module npu_u65_512_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
     output wire  [135:0] out$data;
     input wire  out$ready;
     output reg  busy;
+    output reg  issued;
     
     // Stub signals
     reg  [2:0] region_lookup$region;
@@ -42654,6 +42702,7 @@ module npu_u65_512_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
     reg  [3:0] channel$cache;
     wire  channel$may_start;
     wire  channel$busy;
+    wire  channel$issuing;
     
     // Sub module instances
     npu_u65_512_core$dma$ifm$region_lookup region_lookup(
@@ -42697,7 +42746,8 @@ module npu_u65_512_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
         .out$data(out$data),
         .out$ready(out$ready),
         .may_start(channel$may_start),
-        .busy(channel$busy)
+        .busy(channel$busy),
+        .issuing(channel$issuing)
     );
     
     // Update code
@@ -42723,6 +42773,7 @@ module npu_u65_512_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
         requests$ready = channel$may_start & ~halt;
         channel$start = requests$valid & requests$ready & (requests$data[(64'h2b)+:(32)] != 32'h0);
         busy = channel$busy;
+        issued = ~channel$issuing;
     end
     
 endmodule // npu_u65_512_core$dma$scales$0
@@ -42888,7 +42939,7 @@ endmodule // npu_u65_512_core$dma$scales$0
 
 
 
-module npu_u65_512_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt,requests$valid,requests$data,requests$ready,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy);
+module npu_u65_512_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt,requests$valid,requests$data,requests$ready,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy,issued);
     
     // Module arguments
     input wire  clock;
@@ -42914,6 +42965,7 @@ module npu_u65_512_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
     output wire  [135:0] out$data;
     input wire  out$ready;
     output reg  busy;
+    output reg  issued;
     
     // Stub signals
     reg  [2:0] region_lookup$region;
@@ -42942,6 +42994,7 @@ module npu_u65_512_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
     reg  [3:0] channel$cache;
     wire  channel$may_start;
     wire  channel$busy;
+    wire  channel$issuing;
     
     // Sub module instances
     npu_u65_512_core$dma$ifm$region_lookup region_lookup(
@@ -42985,7 +43038,8 @@ module npu_u65_512_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
         .out$data(out$data),
         .out$ready(out$ready),
         .may_start(channel$may_start),
-        .busy(channel$busy)
+        .busy(channel$busy),
+        .issuing(channel$issuing)
     );
     
     // Update code
@@ -43011,6 +43065,7 @@ module npu_u65_512_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
         requests$ready = channel$may_start & ~halt;
         channel$start = requests$valid & requests$ready & (requests$data[(64'h2b)+:(32)] != 32'h0);
         busy = channel$busy;
+        issued = ~channel$issuing;
     end
     
 endmodule // npu_u65_512_core$dma$weights$0

@@ -9,6 +9,14 @@
 //! order; `filled` pulses once the last copy of a block (`block_end`) is in
 //! the shared buffer. A copy with no bytes takes its place in the order
 //! and reads nothing.
+//!
+//! The next block's copies go ahead of this block's filling only once every
+//! weight and scale/bias burst asked for is issued (`streams_issued`): the
+//! memory answers in order, and on a fast memory the next block's IFM reads
+//! otherwise came back before this block's weights, which the MAC array
+//! waits for (the conv bench's single operations lost 1-3 points of the
+//! TRM's rate). Behind a slow memory the weight bursts are out early, and
+//! the next block's fetch hides most of a round trip.
 
 use super::aligner::Aligner;
 use super::read_channel::ReadChannel;
@@ -45,6 +53,9 @@ pub struct IfmChannel {
     pub axi_limit: Signal<In, Bits<128>>,
     /// Take no copy and request no burst (a bus error or a soft reset).
     pub halt: Signal<In, Bit>,
+    /// Every burst of the weight and scale/bias streams asked for so far is
+    /// issued: the next block's copies may go ahead of nothing they need.
+    pub streams_issued: Signal<In, Bit>,
     pub fills: StreamIn<ShramFill>,
     /// The last copy of an IFM block has reached the shared buffer.
     pub filled: Signal<Out, Bit>,
@@ -65,6 +76,8 @@ pub struct IfmChannel {
     /// The copy being written ends its block.
     fill_block_end: ResetReg<Bit>,
     block_filled: ResetReg<Bit>,
+    /// A block's last copy is taken and not yet in the shared buffer.
+    block_pending: ResetReg<Bit>,
     has_bytes: Signal<Local, Bit>,
     /// A copy's bytes: its rows' length times their count.
     run_len: Signal<Local, Bits<32>>,
@@ -79,8 +92,9 @@ pub struct IfmChannel {
 impl Logic for IfmChannel {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, fill_block_end, block_filled);
+        dff_setup!(self, clock, fill_block_end, block_filled, block_pending);
         self.fill_block_end.rst_n.next = self.rst_n.val();
+        self.block_pending.rst_n.next = self.rst_n.val();
         self.block_filled.rst_n.next = self.rst_n.val();
         self.read.clock.next = self.clock.val();
         self.read.rst_n.next = self.rst_n.val();
@@ -122,8 +136,16 @@ impl Logic for IfmChannel {
         self.has_bytes.next = (self.fills.data.val().rows != 0)
             & (self.fills.data.val().planes != 0)
             & (self.fills.data.val().len != 0);
-        self.fills.ready.next =
-            self.read.may_start.val() & self.destinations.tail.ready.val() & !self.halt.val();
+        self.fills.ready.next = self.read.may_start.val()
+            & self.destinations.tail.ready.val()
+            & (!self.block_pending.q.val() | self.streams_issued.val())
+            & !self.halt.val();
+        if self.fills.valid.val() & self.fills.ready.val() & self.fills.data.val().block_end {
+            self.block_pending.d.next = true;
+        }
+        if self.block_filled.q.val() {
+            self.block_pending.d.next = false;
+        }
         self.read.start.next =
             self.fills.valid.val() & self.fills.ready.val() & self.has_bytes.val();
         self.destinations.tail.valid.next = self.fills.valid.val() & self.fills.ready.val();

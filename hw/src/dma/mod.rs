@@ -161,8 +161,9 @@ pub struct Dma {
     basep_packed: Signal<Local, Bits<512>>,
     axi_limit_packed: Signal<Local, Bits<128>>,
     register: Signal<Local, Bits<32>>,
-    /// A weight or scale/bias stream is being read.
+    /// A weight or scale/bias stream is being read; every burst of them is issued.
     streams_busy: Signal<Local, Bit>,
+    streams_issued: Signal<Local, Bit>,
     ofm: OfmChannel,
     reads: ReadRouter,
     writes: WriteRouter,
@@ -315,6 +316,7 @@ impl Dma {
             axi_limit_packed: Default::default(),
             register: Default::default(),
             streams_busy: Default::default(),
+            streams_issued: Default::default(),
             ofm: OfmChannel::new(),
             // Priority order: the command stream, the datapath's channels
             // (core 0's, then core 1's), the user DMA.
@@ -615,6 +617,7 @@ impl Logic for Dma {
         self.ofm.axi_limit.next = self.axi_limit_packed.val();
         // Weights and scale/bias: byte streams, each core's.
         self.streams_busy.next = false;
+        self.streams_issued.next = true;
         for k in 0..self.weights.len() {
             self.weights[k].regioncfg.next = self.regioncfg.val();
             self.scales[k].regioncfg.next = self.regioncfg.val();
@@ -630,7 +633,11 @@ impl Logic for Dma {
             StreamOut::<LaneBeat>::link(&mut self.scale_beats[k], &mut self.scales[k].out);
             self.streams_busy.next =
                 self.streams_busy.val() | self.weights[k].busy.val() | self.scales[k].busy.val();
+            self.streams_issued.next = self.streams_issued.val()
+                & self.weights[k].issued.val()
+                & self.scales[k].issued.val();
         }
+        self.ifm.streams_issued.next = self.streams_issued.val();
         // OFM: writes on M0.
         self.ofm.aclken.next = self.m0.aclken.val();
         self.ofm.halt.next = self.stop_issue.val();

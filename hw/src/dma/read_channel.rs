@@ -56,6 +56,8 @@ pub struct ReadChannel<const N: usize, const C: usize> {
     pub may_start: Signal<Out, Bit>,
     /// Bursts remain to be requested or beats to be delivered.
     pub busy: Signal<Out, Bit>,
+    /// Bursts remain to be requested.
+    pub issuing: Signal<Out, Bit>,
     depth: Constant<Bits<C>>,
     burst_beats: Signal<Local, Bits<C>>,
     /// A burst could be requested but for the outstanding limit.
@@ -90,6 +92,7 @@ impl<const N: usize, const C: usize> Default for ReadChannel<N, C> {
             out: Default::default(),
             may_start: Default::default(),
             busy: Default::default(),
+            issuing: Default::default(),
             depth: Constant::new((1u64 << N).into()),
             burst_beats: Default::default(),
             burst_ready: Default::default(),
@@ -194,5 +197,6 @@ impl<const N: usize, const C: usize> Logic for ReadChannel<N, C> {
             self.reserved.d.next = self.reserved.q.val() - 1;
         }
         self.busy.next = self.issue.valid.val() | (self.reserved.q.val() != 0);
+        self.issuing.next = self.issue.valid.val();
     }
 }

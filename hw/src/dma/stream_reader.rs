@@ -28,6 +28,9 @@ pub struct StreamReader<const N: usize, const C: usize> {
     pub out: StreamOut<LaneBeat>,
     /// A stream is being read or delivered.
     pub busy: Signal<Out, Bit>,
+    /// Every burst of the streams taken is issued (their data may still
+    /// be on its way).
+    pub issued: Signal<Out, Bit>,
     region_lookup: RegionSelect,
     channel: ReadChannel<N, C>,
 }
@@ -63,5 +66,6 @@ impl<const N: usize, const C: usize> Logic for StreamReader<N, C> {
         ReadClient::link(&mut self.reads, &mut self.channel.reads);
         StreamOut::<LaneBeat>::link(&mut self.out, &mut self.channel.out);
         self.busy.next = self.channel.busy.val();
+        self.issued.next = !self.channel.issuing.val();
     }
 }
