@@ -23,7 +23,7 @@ if grep -q 'shram\$banks\$' "$src"; then macros+='blackbox *$shram$banks$*; '; f
 if grep -q '\$acc_buffer(' "$src"; then macros+='blackbox *$acc_buffer; '; fi
 if grep -q '_core\$banks\$' "$src"; then macros+='blackbox *_core$banks$*; '; fi
 if grep -q '\$buffer\$ram(' "$src"; then macros+='blackbox *$buffer$ram; '; fi
-# Likewise the read channels' lanes of bursts in flight (64 x 12 bits each).
+# Likewise the read channels' lanes of bursts in flight (128 x 12 bits each).
 if grep -q '\$burst_lanes\$ram(' "$src"; then macros+='blackbox *$burst_lanes$ram; '; fi
 # The output unit's copies of the LUT areas (`LutRam`) likewise.
 if grep -q '\$activation\$luts\$' "$src"; then macros+='blackbox *$activation$luts$*; '; fi

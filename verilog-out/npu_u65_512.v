@@ -37132,7 +37132,7 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
     wire  burst_lanes$head$valid;
     wire  [11:0] burst_lanes$head$data;
     reg  burst_lanes$head$ready;
-    wire  [6:0] burst_lanes$count;
+    wire  [7:0] burst_lanes$count;
     reg  out_beat$clock;
     reg  out_beat$rst_n;
     reg  [3:0] out_beat$d;
@@ -37553,27 +37553,27 @@ module npu_u65_512_core$dma$command$burst_lanes(clock,rst_n,tail$valid,tail$data
     output reg  head$valid;
     output reg  [11:0] head$data;
     input wire  head$ready;
-    output reg  [6:0] count;
+    output reg  [7:0] count;
     
     // Constant declarations
-    localparam  depth = 7'b1000000;
+    localparam  depth = 8'h80;
     
     // Stub signals
     reg  ram$clock;
     reg  ram$write_enable;
-    reg  [5:0] ram$write_address;
+    reg  [6:0] ram$write_address;
     reg  [11:0] ram$write_data;
     reg  ram$read_enable;
-    reg  [5:0] ram$read_address;
+    reg  [6:0] ram$read_address;
     wire  [11:0] ram$read_data;
     reg  write_pointer$clock;
     reg  write_pointer$rst_n;
-    reg  [6:0] write_pointer$d;
-    wire  [6:0] write_pointer$q;
+    reg  [7:0] write_pointer$d;
+    wire  [7:0] write_pointer$q;
     reg  read_pointer$clock;
     reg  read_pointer$rst_n;
-    reg  [6:0] read_pointer$d;
-    wire  [6:0] read_pointer$q;
+    reg  [7:0] read_pointer$d;
+    wire  [7:0] read_pointer$q;
     reg  reading$clock;
     reg  reading$rst_n;
     reg  reading$d;
@@ -37592,7 +37592,7 @@ module npu_u65_512_core$dma$command$burst_lanes(clock,rst_n,tail$valid,tail$data
     wire  [1:0] staged$q;
     
     // Local signals
-    reg  [6:0] in_ram;
+    reg  [7:0] in_ram;
     reg  push;
     reg  pop;
     reg  [1:0] kept;
@@ -37608,13 +37608,13 @@ module npu_u65_512_core$dma$command$burst_lanes(clock,rst_n,tail$valid,tail$data
         .read_address(ram$read_address),
         .read_data(ram$read_data)
     );
-    npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$w_count write_pointer(
+    npu_u65_512_core$datapath$output_units$0$scaler$saturated write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$w_count read_pointer(
+    npu_u65_512_core$datapath$output_units$0$scaler$saturated read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -37667,14 +37667,14 @@ module npu_u65_512_core$dma$command$burst_lanes(clock,rst_n,tail$valid,tail$data
         staged$rst_n = rst_n;
         ram$clock = clock;
         in_ram = write_pointer$q - read_pointer$q;
-        count = in_ram + ((reading$q) & 7'h7f) + ((staged$q) & 7'h7f);
+        count = in_ram + ((reading$q) & 8'hff) + ((staged$q) & 8'hff);
         tail$ready = count != depth;
         head$valid = staged$q != 32'h0;
         head$data = first$q;
         push = tail$valid & tail$ready;
         pop = head$valid & head$ready;
         ram$write_enable = push;
-        ram$write_address = write_pointer$q[(32'h0)+:(6)];
+        ram$write_address = write_pointer$q[(32'h0)+:(7)];
         ram$write_data = tail$data;
         if (push) begin
             write_pointer$d = write_pointer$q + 32'h1;
@@ -37685,7 +37685,7 @@ module npu_u65_512_core$dma$command$burst_lanes(clock,rst_n,tail$valid,tail$data
         end
         issue = (in_ram != 32'h0) & ((kept + ((reading$q) & 2'h3)) < 32'h2);
         ram$read_enable = issue;
-        ram$read_address = read_pointer$q[(32'h0)+:(6)];
+        ram$read_address = read_pointer$q[(32'h0)+:(7)];
         reading$d = 32'h0;
         if (issue) begin
             reading$d = 32'h1;
@@ -37732,14 +37732,14 @@ module npu_u65_512_core$dma$command$burst_lanes$ram(clock,write_enable,write_add
     // Module arguments
     input wire  clock;
     input wire  write_enable;
-    input wire  [5:0] write_address;
+    input wire  [6:0] write_address;
     input wire  [11:0] write_data;
     input wire  read_enable;
-    input wire  [5:0] read_address;
+    input wire  [6:0] read_address;
     output reg  [11:0] read_data;
     
     // Update code (custom)
-    reg [11:0] cells [0:63];
+    reg [11:0] cells [0:127];
     always @(posedge clock) begin
        if (write_enable) cells[write_address] <= write_data;
        if (read_enable) read_data <= cells[read_address];
@@ -39436,7 +39436,7 @@ module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     wire  burst_lanes$head$valid;
     wire  [11:0] burst_lanes$head$data;
     reg  burst_lanes$head$ready;
-    wire  [6:0] burst_lanes$count;
+    wire  [7:0] burst_lanes$count;
     reg  out_beat$clock;
     reg  out_beat$rst_n;
     reg  [3:0] out_beat$d;

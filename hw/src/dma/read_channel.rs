@@ -25,8 +25,9 @@ pub struct BurstLanes {
 /// (beats requested and not yet taken by the consumer never exceed the
 /// depth), so RREADY can stay high: one channel's data never blocks another
 /// channel's on the same port. Each granted burst leaves its lanes in
-/// `burst_lanes` (at most 64 bursts in flight, AXI_LIMIT's most), where
-/// its beats take them on their way out; so the next transfer may start
+/// `burst_lanes` until its beats take them on their way out (128 bursts:
+/// AXI_LIMIT's most, 64, in flight and as many again waiting in the
+/// buffer); so the next transfer may start
 /// once the last burst of this one is issued (`may_start`), and its reads
 /// are in flight while this one's data still arrives. The router follows a
 /// channel's outstanding reads by the channel's current counter, so a
@@ -64,7 +65,7 @@ pub struct ReadChannel<const N: usize, const C: usize> {
     burst_ready: Signal<Local, Bit>,
     issue: TransferWalker,
     buffer: RamFifo<Bits<128>, N, C>,
-    burst_lanes: RamFifo<BurstLanes, 6, 7>,
+    burst_lanes: RamFifo<BurstLanes, 7, 8>,
     /// The head beat's place in its burst.
     out_beat: ResetReg<Bits<4>>,
     /// The buffer's head beat leaves (delivered or discarded).
