@@ -27,9 +27,9 @@ pub struct BurstLanes {
 /// channel's on the same port. Each granted burst leaves its lanes in
 /// `burst_lanes` until its beats take them on their way out (128 bursts:
 /// AXI_LIMIT's most, 64, in flight and as many again waiting in the
-/// buffer); so the next transfer may start
-/// once the last burst of this one is issued (`may_start`), and its reads
-/// are in flight while this one's data still arrives. The router follows a
+/// buffer); so the next transfer may start once the last burst of this one
+/// is issued (`may_start`), and its reads are in flight while this one's
+/// data still arrives. The router follows a
 /// channel's outstanding reads by the channel's current counter, so a
 /// transfer on another counter waits until nothing is outstanding.
 #[derive(LogicBlock)]
