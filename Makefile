@@ -1,6 +1,7 @@
 # Ethos-U65-class NPU in rust-hdl: generate, lint, synthesise, test.
 #   make          generate the Verilog, lint it, run the demo jobs and network on the RTL
 #   make synth    yosys synthesis of both configurations (12 minutes on 2 cores)
+#   make timing   logic depth per module against a 32x32 multiply (3 minutes)
 #   make test     run the whole test suite (RTL through Verilator, golden model)
 # Targets install Verilator and yosys from Debian when they are missing.
 
@@ -14,7 +15,7 @@ CONFIGS := $(filter npu_%,$(MODULES))
 BLOCKS  := $(filter-out npu_%,$(MODULES))
 CARGO   ?= cargo
 
-.PHONY: all deps verilog check-verilog lint synth synth-blocks test bench sim waves demo fuzz
+.PHONY: all deps verilog check-verilog lint synth synth-blocks timing test bench sim waves demo fuzz
 
 all: deps verilog lint demo
 
@@ -50,6 +51,11 @@ synth: deps
 
 synth-blocks: deps
 	@for m in $(BLOCKS); do scripts/synth.sh $$m || exit 1; done
+
+# The longest register-to-register path of every block and top-level module
+# beside a 32x32 multiply's (scripts/timing.sh); fails above 1.5x it.
+timing: deps
+	@scripts/timing.sh
 
 test: deps
 	$(CARGO) test --workspace

@@ -11,22 +11,14 @@ out="$root/build/synth/$module"
 [ -f "$src" ] || { echo "synth: $src not found (run make verilog)" >&2; exit 1; }
 command -v yosys >/dev/null || { echo "synth: yosys not found (run make deps)" >&2; exit 1; }
 mkdir -p "$out"
-# The shared-buffer banks, the MAC unit's accumulator buffer and the DMA's
-# read buffers (`BufferRam`) are SRAM macros in a real flow: their
-# behavioural models are black-boxed.
-# `check -assert` fails on logic loops and multiple drivers.
-# The flow is yosys's `synth` without the `opt -fast` between `techmap`
-# and `abc` (abc optimises the gates itself): 0.7 % more cells on the NPU,
-# and `make synth` takes 12 minutes instead of 15 on 2 cores.
+# The memory models are SRAM macros in a real flow: black-boxed
+# (scripts/macros.sh). `check -assert` fails on logic loops and multiple
+# drivers. The flow is yosys's `synth` without the `opt -fast` between
+# `techmap` and `abc` (abc optimises the gates itself): 0.7 % more cells on
+# the NPU, and `make synth` takes 12 minutes instead of 15 on 2 cores.
+source "$root/scripts/macros.sh"
 macros=""
-if grep -q 'shram\$banks\$' "$src"; then macros+='blackbox *$shram$banks$*; '; fi
-if grep -q '\$acc_buffer(' "$src"; then macros+='blackbox *$acc_buffer; '; fi
-if grep -q '_core\$banks\$' "$src"; then macros+='blackbox *_core$banks$*; '; fi
-if grep -q '\$buffer\$ram(' "$src"; then macros+='blackbox *$buffer$ram; '; fi
-# Likewise the read channels' lanes of bursts in flight (128 x 12 bits each).
-if grep -q '\$burst_lanes\$ram(' "$src"; then macros+='blackbox *$burst_lanes$ram; '; fi
-# The output unit's copies of the LUT areas (`LutRam`) likewise.
-if grep -q '\$activation\$luts\$' "$src"; then macros+='blackbox *$activation$luts$*; '; fi
+for pattern in $(macro_patterns "$src"); do macros+="blackbox $pattern; "; done
 if ! yosys -q -l "$out/yosys.log" -p "
     read_verilog -sv $src
     $macros

@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# make timing: the longest register-to-register path of every block
+# `npu-gen --list-blocks` emits and of every module of each configuration's
+# core, in yosys's generic gates, beside the yardstick's (a registered
+# 32 x 32 signed multiply) and as a ratio to it; a table sorted by depth.
+# Fails when a path is deeper than LIMIT (1.5) times the yardstick.
+#
+# The flow is yosys's `synth -flatten -noabc` reduced to the passes that
+# shape the gate netlist (proc, flatten, opt_expr, wreduce, alumacc,
+# techmap), then `ltp -noff`: the yardstick measures 44 levels in both, the
+# output unit 363 here and 348 in the full flow, in a minute instead of
+# three. Each module is measured flattened on its own. Its memory models
+# (scripts/macros.sh), and in the datapath the blocks measured on their own,
+# are cut out: their outputs start paths and their inputs end them, as a
+# synchronous SRAM's or a register's would. A path through a module's ports
+# counts from or to the port, so where modules meet without a register
+# between them the figures are each side's share.
+#
+# Usage: scripts/timing.sh [MODULE_FILTER]   (a grep pattern on the names)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out="$root/build/timing"
+limit=${LIMIT:-1.5}
+filter=${1:-.}
+command -v yosys >/dev/null || { echo "timing: yosys not found (run make deps)" >&2; exit 1; }
+mkdir -p "$out"
+source "$root/scripts/macros.sh"
+start=$(date +%s)
+
+cat > "$out/yardstick.v" <<'EOF'
+module yardstick(input clk, input signed [31:0] a, input signed [31:0] b,
+                 output reg signed [63:0] p);
+  reg signed [31:0] ra, rb;
+  always @(posedge clk) begin ra <= a; rb <= b; p <= ra * rb; end
+endmodule
+EOF
+
+# One measurement: NAME FILE TOP [BLACKBOX...]; writes NAME.ltp and NAME.depth.
+measure() {
+    local name=$1 src=$2 top=$3
+    shift 3
+    local boxes="" cuts=""
+    for b in $(macro_patterns "$src") "$@"; do
+        boxes+="blackbox $b; "
+        cuts+="setattr -set keep 1 */t:$b %ci1; delete */t:$b; "
+    done
+    if ! yosys -q -l "$out/$name.log" -p "
+        read_verilog -sv $src
+        $boxes
+        hierarchy -top $top
+        $cuts
+        proc; flatten; opt_expr; opt_clean; wreduce; alumacc; opt_expr; opt_clean
+        techmap; opt_expr; opt_clean
+        tee -q -o $out/$name.ltp ltp -noff
+    " >/dev/null 2>&1; then
+        echo "timing: yosys failed on $name; see $out/$name.log" >&2
+        return 1
+    fi
+    grep -o 'length=[0-9]*' "$out/$name.ltp" | cut -d= -f2 > "$out/$name.depth"
+}
+export -f measure macro_patterns
+export out
+
+# The jobs: NAME FILE TOP BLACKBOXES..., one per line.
+jobs="$out/jobs"
+: > "$jobs"
+blocks=$(cargo run -q --release -p npu-gen -- --list-blocks | cut -f1)
+for b in $blocks; do
+    echo "$b $root/verilog-out/$b.v $b" >> "$jobs"
+done
+# The datapath's blocks measured on their own, black-boxed in the glue.
+glue_boxes='*$datapath$ifm_fetch *$datapath$ifm_unit *$datapath$ofm_writer *$datapath$traversal *$datapath$output_units$* *$cores$*$mac *$cores$*$weight_decoder *$cores$*$weight_groups *$cores$*$scale_records *$cores$*$scale_sets'
+for v in "$root"/verilog-out/npu_*.v; do
+    config=$(basename "$v" .v)
+    for m in $(grep '^module' "$v" | awk -F'[ (]' '{print $2}' | awk -F'$' 'NF == 2'); do
+        child=${m#*\$}
+        if [ "$child" = datapath ]; then
+            echo "$config.datapath_glue $v $m $glue_boxes" >> "$jobs"
+        else
+            echo "$config.$child $v $m" >> "$jobs"
+        fi
+    done
+done
+grep -E "^[^ ]*($filter)" "$jobs" > "$jobs.run" || { echo "timing: no module matches $filter" >&2; exit 1; }
+
+yosys -q -p "read_verilog $out/yardstick.v; hierarchy -top yardstick
+    proc; flatten; opt_expr; opt_clean; wreduce; alumacc; opt_expr; opt_clean
+    techmap; opt_expr; opt_clean; tee -q -o $out/yardstick.ltp ltp -noff" >/dev/null
+yardstick=$(grep -o 'length=[0-9]*' "$out/yardstick.ltp" | cut -d= -f2)
+
+echo "timing: $(wc -l < "$jobs.run") modules on $(nproc) cores..."
+xargs -P "$(nproc)" -L 1 bash -c 'measure "$@"' _ < "$jobs.run"
+
+python3 - "$out" "$jobs.run" "$yardstick" "$limit" "$(( $(date +%s) - start ))" <<'EOF'
+import re, sys
+out, jobs, yardstick, limit, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
+rows = []
+for line in open(jobs):
+    name = line.split()[0]
+    text = open(f"{out}/{name}.ltp").read()
+    depth = int(re.search(r"length=(\d+)", text).group(1))
+    nodes = re.findall(r"^\s+\d+: (\S+)", text, re.M)
+    ends = (nodes[0], nodes[-1]) if nodes else ("-", "-")
+    rows.append((depth, name, ends))
+rows.sort(reverse=True)
+bound = int(limit * yardstick)
+print(f"{'module':<34} {'levels':>6} {'ratio':>6}  longest path (from -> to)")
+print(f"{'yardstick (32x32 multiply)':<34} {yardstick:>6} {1.0:>6.2f}")
+for depth, name, (a, b) in rows:
+    flag = "" if depth <= bound else "  OVER"
+    print(f"{name:<34} {depth:>6} {depth / yardstick:>6.2f}  {a} -> {b}{flag}")
+over = [r for r in rows if r[0] > bound]
+print(f"timing: {len(rows)} modules in {seconds} s; limit {limit}x the yardstick = {bound} levels; "
+      f"{len(over)} over")
+sys.exit(1 if over else 0)
+EOF
