@@ -28,17 +28,33 @@ module output_unit_core(clock,rst_n,settings,accumulators$valid,accumulators$dat
     reg  [319:0] elementwise$first;
     reg  [255:0] elementwise$second;
     wire  [319:0] elementwise$values;
+    wire  [319:0] elementwise$seconds;
     wire  [255:0] elementwise$scales;
     wire  [47:0] elementwise$shifts;
+    wire  [47:0] elementwise$amounts;
+    wire  [15:0] elementwise$signs;
+    wire  [3:0] elementwise$finish;
     wire  elementwise$wide;
-    reg  [179:0] wide_lanes$0$settings;
-    reg  [31:0] wide_lanes$0$a;
-    reg  [31:0] wide_lanes$0$b;
-    wire  [39:0] wide_lanes$0$value;
-    reg  [179:0] wide_lanes$1$settings;
-    reg  [31:0] wide_lanes$1$a;
-    reg  [31:0] wide_lanes$1$b;
-    wire  [39:0] wide_lanes$1$value;
+    reg  [3:0] elementwise_finish$finish;
+    reg  [319:0] elementwise_finish$firsts;
+    reg  [319:0] elementwise_finish$seconds;
+    reg  [15:0] elementwise_finish$signs;
+    reg  [47:0] elementwise_finish$amounts;
+    wire  [319:0] elementwise_finish$values;
+    reg  wide_path$clock;
+    reg  wide_path$rst_n;
+    reg  [179:0] wide_path$settings;
+    reg  wide_path$offered;
+    reg  [319:0] wide_path$first;
+    reg  [255:0] wide_path$second;
+    reg  [7:0] wide_path$lanes;
+    reg  [158:0] wide_path$control;
+    wire  wide_path$taken;
+    wire  wide_path$valid;
+    wire  [319:0] wide_path$values;
+    wire  [158:0] wide_path$values_control;
+    reg  wide_path$ready;
+    wire  wide_path$empty;
     reg  scaler$clock;
     reg  scaler$rst_n;
     reg  [319:0] scaler$accumulators;
@@ -70,6 +86,14 @@ module output_unit_core(clock,rst_n,settings,accumulators$valid,accumulators$dat
     reg  finisher$load;
     wire  [255:0] finisher$results;
     wire  [7:0] finisher$lanes;
+    reg  full_0$clock;
+    reg  full_0$rst_n;
+    reg  full_0$d;
+    wire  full_0$q;
+    reg  operands$clock;
+    reg  operands$rst_n;
+    reg  [1172:0] operands$d;
+    wire  [1172:0] operands$q;
     reg  full_1$clock;
     reg  full_1$rst_n;
     reg  full_1$d;
@@ -86,16 +110,9 @@ module output_unit_core(clock,rst_n,settings,accumulators$valid,accumulators$dat
     reg  full_5$rst_n;
     reg  full_5$d;
     wire  full_5$q;
-    reg  wide_step$clock;
-    reg  wide_step$rst_n;
-    reg  [1:0] wide_step$d;
-    wire  [1:0] wide_step$q;
-    reg  wide_values$clock;
-    reg  wide_values$rst_n;
-    reg  [319:0] wide_values$d;
-    wire  [319:0] wide_values$q;
     
     // Local signals
+    reg  take_0;
     reg  take_1;
     reg  take_2;
     reg  take_3;
@@ -111,11 +128,10 @@ module output_unit_core(clock,rst_n,settings,accumulators$valid,accumulators$dat
     reg  [39:0] doubled;
     reg  [255:0] unit_scales;
     reg  wide;
-    reg  wide_last;
-    reg  [319:0] wide_merged;
-    reg  [39:0] wide_value;
-    reg  [7:0] beat_lanes;
-    reg  [255:0] operands_b;
+    reg  wide_finished;
+    reg  take_offered;
+    reg  operands_move;
+    reg  [319:0] scaler_values;
     
     // Sub module instances
     output_unit_core$decoder decoder(
@@ -135,21 +151,37 @@ module output_unit_core(clock,rst_n,settings,accumulators$valid,accumulators$dat
         .first(elementwise$first),
         .second(elementwise$second),
         .values(elementwise$values),
+        .seconds(elementwise$seconds),
         .scales(elementwise$scales),
         .shifts(elementwise$shifts),
+        .amounts(elementwise$amounts),
+        .signs(elementwise$signs),
+        .finish(elementwise$finish),
         .wide(elementwise$wide)
     );
-    output_unit_core$wide_lanes$0 wide_lanes$0(
-        .settings(wide_lanes$0$settings),
-        .a(wide_lanes$0$a),
-        .b(wide_lanes$0$b),
-        .value(wide_lanes$0$value)
+    output_unit_core$elementwise_finish elementwise_finish(
+        .finish(elementwise_finish$finish),
+        .firsts(elementwise_finish$firsts),
+        .seconds(elementwise_finish$seconds),
+        .signs(elementwise_finish$signs),
+        .amounts(elementwise_finish$amounts),
+        .values(elementwise_finish$values)
     );
-    output_unit_core$wide_lanes$0 wide_lanes$1(
-        .settings(wide_lanes$1$settings),
-        .a(wide_lanes$1$a),
-        .b(wide_lanes$1$b),
-        .value(wide_lanes$1$value)
+    output_unit_core$wide_path wide_path(
+        .clock(wide_path$clock),
+        .rst_n(wide_path$rst_n),
+        .settings(wide_path$settings),
+        .offered(wide_path$offered),
+        .first(wide_path$first),
+        .second(wide_path$second),
+        .lanes(wide_path$lanes),
+        .control(wide_path$control),
+        .taken(wide_path$taken),
+        .valid(wide_path$valid),
+        .values(wide_path$values),
+        .values_control(wide_path$values_control),
+        .ready(wide_path$ready),
+        .empty(wide_path$empty)
     );
     output_unit_core$scaler scaler(
         .clock(scaler$clock),
@@ -188,63 +220,63 @@ module output_unit_core(clock,rst_n,settings,accumulators$valid,accumulators$dat
         .results(finisher$results),
         .lanes(finisher$lanes)
     );
-    output_unit_core$activation$pending full_1(
+    output_unit_core$wide_path$wide_lanes$0$xy_negative full_0(
+        .clock(full_0$clock),
+        .rst_n(full_0$rst_n),
+        .d(full_0$d),
+        .q(full_0$q)
+    );
+    output_unit_core$operands operands(
+        .clock(operands$clock),
+        .rst_n(operands$rst_n),
+        .d(operands$d),
+        .q(operands$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$xy_negative full_1(
         .clock(full_1$clock),
         .rst_n(full_1$rst_n),
         .d(full_1$d),
         .q(full_1$q)
     );
-    output_unit_core$activation$pending full_2(
+    output_unit_core$wide_path$wide_lanes$0$xy_negative full_2(
         .clock(full_2$clock),
         .rst_n(full_2$rst_n),
         .d(full_2$d),
         .q(full_2$q)
     );
-    output_unit_core$activation$pending full_3(
+    output_unit_core$wide_path$wide_lanes$0$xy_negative full_3(
         .clock(full_3$clock),
         .rst_n(full_3$rst_n),
         .d(full_3$d),
         .q(full_3$q)
     );
-    output_unit_core$activation$pending full_5(
+    output_unit_core$wide_path$wide_lanes$0$xy_negative full_5(
         .clock(full_5$clock),
         .rst_n(full_5$rst_n),
         .d(full_5$d),
         .q(full_5$q)
     );
-    output_unit_core$wide_step wide_step(
-        .clock(wide_step$clock),
-        .rst_n(wide_step$rst_n),
-        .d(wide_step$d),
-        .q(wide_step$q)
-    );
-    output_unit_core$scaler$x wide_values(
-        .clock(wide_values$clock),
-        .rst_n(wide_values$rst_n),
-        .d(wide_values$d),
-        .q(wide_values$q)
-    );
     
     // Update code
     always @(*) begin
+        full_0$clock = clock;
+        operands$clock = clock;
         full_1$clock = clock;
         full_2$clock = clock;
         full_3$clock = clock;
         full_5$clock = clock;
-        wide_step$clock = clock;
-        wide_values$clock = clock;
+        full_0$d = full_0$q;
+        operands$d = operands$q;
         full_1$d = full_1$q;
         full_2$d = full_2$q;
         full_3$d = full_3$q;
         full_5$d = full_5$q;
-        wide_step$d = wide_step$q;
-        wide_values$d = wide_values$q;
+        full_0$rst_n = rst_n;
+        operands$rst_n = rst_n;
         full_1$rst_n = rst_n;
         full_2$rst_n = rst_n;
         full_3$rst_n = rst_n;
         full_5$rst_n = rst_n;
-        wide_step$rst_n = rst_n;
-        wide_values$rst_n = rst_n;
         scaler$clock = clock;
         scaler$rst_n = rst_n;
         activation$clock = clock;
@@ -253,99 +285,30 @@ module output_unit_core(clock,rst_n,settings,accumulators$valid,accumulators$dat
         finisher$rst_n = rst_n;
         raw_values = accumulators$data[(64'h0)+:(320)];
         wide = elementwise$wide;
-        beat_lanes = accumulators$data[(64'h3b0)+:(8)];
-        operands_b = accumulators$data[(64'h3c0)+:(256)];
-        wide_lanes$0$settings = settings;
-        wide_lanes$0$a = 32'h0;
-        wide_lanes$0$b = 32'h0;
-        wide_lanes$1$settings = settings;
-        wide_lanes$1$a = 32'h0;
-        wide_lanes$1$b = 32'h0;
-        wide_last = 1'b0;
-        if (wide_step$q == 0) begin
-            wide_lanes$0$a = raw_values[((32'h2 * 0 + 0) * 32'h28)+:(32)];
-            wide_lanes$0$b = operands_b[((32'h2 * 0 + 0) * 32'h20)+:(32)];
-            wide_lanes$1$a = raw_values[((32'h2 * 0 + 1) * 32'h28)+:(32)];
-            wide_lanes$1$b = operands_b[((32'h2 * 0 + 1) * 32'h20)+:(32)];
-            wide_last = (beat_lanes >> (32'h2 * 0 + 32'h2)) == 32'h0;
-        end
-        if (wide_step$q == 1) begin
-            wide_lanes$0$a = raw_values[((32'h2 * 1 + 0) * 32'h28)+:(32)];
-            wide_lanes$0$b = operands_b[((32'h2 * 1 + 0) * 32'h20)+:(32)];
-            wide_lanes$1$a = raw_values[((32'h2 * 1 + 1) * 32'h28)+:(32)];
-            wide_lanes$1$b = operands_b[((32'h2 * 1 + 1) * 32'h20)+:(32)];
-            wide_last = (beat_lanes >> (32'h2 * 1 + 32'h2)) == 32'h0;
-        end
-        if (wide_step$q == 2) begin
-            wide_lanes$0$a = raw_values[((32'h2 * 2 + 0) * 32'h28)+:(32)];
-            wide_lanes$0$b = operands_b[((32'h2 * 2 + 0) * 32'h20)+:(32)];
-            wide_lanes$1$a = raw_values[((32'h2 * 2 + 1) * 32'h28)+:(32)];
-            wide_lanes$1$b = operands_b[((32'h2 * 2 + 1) * 32'h20)+:(32)];
-            wide_last = (beat_lanes >> (32'h2 * 2 + 32'h2)) == 32'h0;
-        end
-        if (wide_step$q == 3) begin
-            wide_lanes$0$a = raw_values[((32'h2 * 3 + 0) * 32'h28)+:(32)];
-            wide_lanes$0$b = operands_b[((32'h2 * 3 + 0) * 32'h20)+:(32)];
-            wide_lanes$1$a = raw_values[((32'h2 * 3 + 1) * 32'h28)+:(32)];
-            wide_lanes$1$b = operands_b[((32'h2 * 3 + 1) * 32'h20)+:(32)];
-            wide_last = (beat_lanes >> (32'h2 * 3 + 32'h2)) == 32'h0;
-        end
-        wide_merged = 32'h0;
-        wide_value = wide_values$q[((32'h2 * 0 + 0) * 32'h28)+:(40)];
-        if (wide_step$q == 0) begin
-            wide_value = wide_lanes$0$value;
-        end
-        wide_merged = wide_merged | (((wide_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 0 + 0) * 32'h28));
-        wide_value = wide_values$q[((32'h2 * 0 + 1) * 32'h28)+:(40)];
-        if (wide_step$q == 0) begin
-            wide_value = wide_lanes$1$value;
-        end
-        wide_merged = wide_merged | (((wide_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 0 + 1) * 32'h28));
-        wide_value = wide_values$q[((32'h2 * 1 + 0) * 32'h28)+:(40)];
-        if (wide_step$q == 1) begin
-            wide_value = wide_lanes$0$value;
-        end
-        wide_merged = wide_merged | (((wide_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 1 + 0) * 32'h28));
-        wide_value = wide_values$q[((32'h2 * 1 + 1) * 32'h28)+:(40)];
-        if (wide_step$q == 1) begin
-            wide_value = wide_lanes$1$value;
-        end
-        wide_merged = wide_merged | (((wide_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 1 + 1) * 32'h28));
-        wide_value = wide_values$q[((32'h2 * 2 + 0) * 32'h28)+:(40)];
-        if (wide_step$q == 2) begin
-            wide_value = wide_lanes$0$value;
-        end
-        wide_merged = wide_merged | (((wide_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 2 + 0) * 32'h28));
-        wide_value = wide_values$q[((32'h2 * 2 + 1) * 32'h28)+:(40)];
-        if (wide_step$q == 2) begin
-            wide_value = wide_lanes$1$value;
-        end
-        wide_merged = wide_merged | (((wide_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 2 + 1) * 32'h28));
-        wide_value = wide_values$q[((32'h2 * 3 + 0) * 32'h28)+:(40)];
-        if (wide_step$q == 3) begin
-            wide_value = wide_lanes$0$value;
-        end
-        wide_merged = wide_merged | (((wide_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 3 + 0) * 32'h28));
-        wide_value = wide_values$q[((32'h2 * 3 + 1) * 32'h28)+:(40)];
-        if (wide_step$q == 3) begin
-            wide_value = wide_lanes$1$value;
-        end
-        wide_merged = wide_merged | (((wide_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 3 + 1) * 32'h28));
+        wide_path$clock = clock;
+        wide_path$rst_n = rst_n;
+        wide_path$settings = settings;
+        wide_path$offered = accumulators$valid & wide;
+        wide_path$first = raw_values;
+        wide_path$second = accumulators$data[(64'h3c0)+:(256)];
+        wide_path$lanes = accumulators$data[(64'h3b0)+:(8)];
+        wide_path$control = decoder$control;
         take_5 = ~full_5$q | results$ready;
         activation$next_ready = take_5;
         take_3 = ~full_3$q | activation$done;
         take_2 = ~full_2$q | take_3;
         take_1 = ~full_1$q | take_2;
-        accumulators$ready = take_1 & (~wide | wide_last);
-        if (take_1) begin
-            full_1$d = accumulators$valid & accumulators$ready;
+        operands_move = take_1 & full_0$q;
+        wide_finished = take_1 & ~full_0$q & wide_path$valid;
+        wide_path$ready = take_1 & ~full_0$q;
+        take_0 = ~full_0$q | take_1;
+        take_offered = take_0 & accumulators$valid & ~wide & wide_path$empty;
+        accumulators$ready = (take_0 & ~wide & wide_path$empty) | wide_path$taken;
+        if (take_0) begin
+            full_0$d = take_offered;
         end
-        if (take_1 & accumulators$valid & wide) begin
-            wide_step$d = wide_step$q + 32'h1;
-            wide_values$d = wide_merged;
-            if (wide_last) begin
-                wide_step$d = 32'h0;
-            end
+        if (take_1) begin
+            full_1$d = full_0$q | wide_path$valid;
         end
         if (take_2) begin
             full_2$d = full_1$q;
@@ -498,14 +461,9 @@ module output_unit_core(clock,rst_n,settings,accumulators$valid,accumulators$dat
         elementwise$second = accumulators$data[(64'h3c0)+:(256)];
         if (settings[(64'h71)+:(1)]) begin
             values = elementwise$values;
-            biases = 32'h0;
+            biases = elementwise$seconds;
             scales = elementwise$scales;
             shifts = elementwise$shifts;
-        end
-        if (wide) begin
-            values = wide_merged;
-            scales = unit_scales;
-            shifts = 32'h0;
         end
         if (settings[(64'h70)+:(1)]) begin
             scales = unit_scales;
@@ -513,13 +471,43 @@ module output_unit_core(clock,rst_n,settings,accumulators$valid,accumulators$dat
         decoder$settings = settings;
         decoder$lanes = accumulators$data[(64'h3b0)+:(8)];
         decoder$core = accumulators$data[(64'h3b8)+:(1)];
-        scaler$accumulators = values;
-        scaler$biases = biases;
-        scaler$scales = scales;
-        scaler$shifts = shifts;
-        scaler$acc_int32 = decoder$acc_int32 & ~settings[(64'h71)+:(1)];
-        scaler$control = decoder$control;
-        scaler$load_1 = accumulators$ready & accumulators$valid;
+        if (take_offered) begin
+            operands$d[(64'h0)+:(320)] = values;
+            operands$d[(64'h140)+:(320)] = biases;
+            operands$d[(64'h280)+:(256)] = scales;
+            operands$d[(64'h380)+:(48)] = shifts;
+            operands$d[(64'h3b0)+:(48)] = elementwise$amounts;
+            operands$d[(64'h3e0)+:(16)] = elementwise$signs;
+            operands$d[(64'h3f0)+:(1)] = settings[(64'h71)+:(1)];
+            operands$d[(64'h3f1)+:(4)] = elementwise$finish;
+            operands$d[(64'h3f5)+:(1)] = decoder$acc_int32 & ~settings[(64'h71)+:(1)];
+            operands$d[(64'h3f6)+:(159)] = decoder$control;
+        end
+        elementwise_finish$finish = operands$q[(64'h3f1)+:(4)];
+        elementwise_finish$firsts = operands$q[(64'h0)+:(320)];
+        elementwise_finish$seconds = operands$q[(64'h140)+:(320)];
+        elementwise_finish$signs = operands$q[(64'h3e0)+:(16)];
+        elementwise_finish$amounts = operands$q[(64'h3b0)+:(48)];
+        scaler_values = operands$q[(64'h0)+:(320)];
+        scaler$biases = operands$q[(64'h140)+:(320)];
+        if (operands$q[(64'h3f0)+:(1)]) begin
+            scaler_values = elementwise_finish$values;
+            scaler$biases = 32'h0;
+        end
+        scaler$scales = operands$q[(64'h280)+:(256)];
+        scaler$shifts = operands$q[(64'h380)+:(48)];
+        scaler$acc_int32 = operands$q[(64'h3f5)+:(1)];
+        scaler$control = operands$q[(64'h3f6)+:(159)];
+        if (~full_0$q) begin
+            scaler_values = wide_path$values;
+            scaler$biases = 32'h0;
+            scaler$scales = unit_scales;
+            scaler$shifts = 32'h0;
+            scaler$acc_int32 = 1'b0;
+            scaler$control = wide_path$values_control;
+        end
+        scaler$accumulators = scaler_values;
+        scaler$load_1 = operands_move | wide_finished;
         scaler$load_2 = take_2 & full_1$q;
         scaler$load_3 = take_3 & full_2$q;
         activation$scaled = scaler$scaled;
@@ -690,7 +678,7 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
         .d(lane$d),
         .q(lane$q)
     );
-    output_unit_core$activation$pending pending(
+    output_unit_core$wide_path$wide_lanes$0$xy_negative pending(
         .clock(pending$clock),
         .rst_n(pending$rst_n),
         .d(pending$d),
@@ -702,7 +690,7 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
         .d(pending_lane$d),
         .q(pending_lane$q)
     );
-    output_unit_core$activation$pending pending_last(
+    output_unit_core$wide_path$wide_lanes$0$xy_negative pending_last(
         .clock(pending_last$clock),
         .rst_n(pending_last$rst_n),
         .d(pending_last$d),
@@ -714,13 +702,13 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
         .d(pending_control$d),
         .q(pending_control$q)
     );
-    output_unit_core$activation$pending pending_negative(
+    output_unit_core$wide_path$wide_lanes$0$xy_negative pending_negative(
         .clock(pending_negative$clock),
         .rst_n(pending_negative$rst_n),
         .d(pending_negative$d),
         .q(pending_negative$q)
     );
-    output_unit_core$activation$pending pending_saturated(
+    output_unit_core$wide_path$wide_lanes$0$xy_negative pending_saturated(
         .clock(pending_saturated$clock),
         .rst_n(pending_saturated$rst_n),
         .d(pending_saturated$d),
@@ -750,7 +738,7 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
         .d(out_control$d),
         .q(out_control$q)
     );
-    output_unit_core$activation$pending out_full(
+    output_unit_core$wide_path$wide_lanes$0$xy_negative out_full(
         .clock(out_full$clock),
         .rst_n(out_full$rst_n),
         .d(out_full$d),
@@ -1181,23 +1169,6 @@ endmodule // output_unit_core$activation$luts$0
 
 
 
-module output_unit_core$activation$pending(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  d;
-    output reg  q;
-    
-    // Constant declarations
-    localparam  init = 1'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$activation$pending
 
 
 module output_unit_core$activation$pending_byte(clock,rst_n,d,q);
@@ -1706,15 +1677,19 @@ module output_unit_core$decoder(settings,lanes,core,control,acc_int32);
 endmodule // output_unit_core$decoder
 
 
-module output_unit_core$elementwise(settings,first,second,values,scales,shifts,wide);
+module output_unit_core$elementwise(settings,first,second,values,seconds,scales,shifts,amounts,signs,finish,wide);
     
     // Module arguments
     input wire  [179:0] settings;
     input wire  [319:0] first;
     input wire  [255:0] second;
     output reg  [319:0] values;
+    output reg  [319:0] seconds;
     output reg  [255:0] scales;
     output reg  [47:0] shifts;
+    output reg  [47:0] amounts;
+    output reg  [15:0] signs;
+    output reg  [3:0] finish;
     output reg  wide;
     
     // Constant declarations
@@ -1732,6 +1707,7 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
     localparam  truncate = 2'b1;
     localparam  bits_32 = 2'b10;
     localparam  sign_32 = 32'h80000000;
+    localparam  ones_40 = 40'hffffffffff;
     
     // Local signals
     reg  [5:0] mode;
@@ -1753,17 +1729,20 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
     reg  [15:0] low_b;
     reg  [31:0] low_product_a;
     reg  [31:0] low_product_b;
+    reg  [39:0] term_x16;
+    reg  [39:0] term_y16;
     reg  [39:0] product_a;
     reg  [39:0] product_b;
     reg  product_a_negative;
     reg  [5:0] leading_zeros;
+    reg  [31:0] clz_x;
     reg  [5:0] amount;
     reg  [63:0] wide_a;
     reg  [39:0] power;
+    reg  [39:0] low_ones;
     reg  [39:0] addend;
-    reg  [39:0] rounded;
-    reg  [39:0] shifted;
     reg  [39:0] value;
+    reg  [39:0] second_value;
     reg  scaled;
     reg  [31:0] lane_scale;
     reg  [5:0] lane_shift;
@@ -1775,9 +1754,16 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
         opa_16 = ((opa_scale[(32'h0)+:(16)]) & 17'h1ffff);
         opb = settings[(64'ha4)+:(16)];
         wide = settings[(64'h71)+:(1)] & (((mode == mul) & (settings[(64'h78)+:(2)] == bits_32)) | (((mode == add) | (mode == sub)) & ((settings[(64'h78)+:(2)] == bits_32) | (settings[(64'h7a)+:(2)] != 32'h0))));
+        finish[(64'h0)+:(1)] = mode == mul;
+        finish[(64'h1)+:(1)] = mode == add;
+        finish[(64'h2)+:(1)] = mode == sub;
+        finish[(64'h3)+:(1)] = mode == shr;
         values = 32'h0;
+        seconds = 32'h0;
         scales = 32'h0;
         shifts = 32'h0;
+        amounts = 32'h0;
+        signs = 32'h0;
         a = first[(0 * 32'h28)+:(32)];
         b = second[(0 * 32'h20)+:(32)];
         a_negative = a[32'h1f];
@@ -1808,121 +1794,44 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
         low_x = factor_x[(32'h0)+:(16)];
         low_y = factor_y[(32'h0)+:(16)];
         low_product_a = low_x * low_y;
-        product_a = ((low_product_a) & 40'hffffffffff);
+        term_x16 = 32'h0;
         if (factor_x[32'h10]) begin
-            product_a = product_a + (((factor_y) & 40'hffffffffff) << 32'h10);
+            term_x16 = ((factor_y) & 40'hffffffffff) << 32'h10;
         end
+        term_y16 = 32'h0;
         if (factor_y[32'h10]) begin
-            product_a = product_a + (((low_x) & 40'hffffffffff) << 32'h10);
+            term_y16 = ((low_x) & 40'hffffffffff) << 32'h10;
         end
-        if (product_a_negative) begin
-            product_a = ((32'h0) & 40'hffffffffff) - product_a;
-        end
+        product_a = ((low_product_a) & 40'hffffffffff) + term_x16 + term_y16;
         low_b = b_magnitude[(32'h0)+:(16)];
         low_product_b = low_b * opb;
         product_b = ((low_product_b) & 40'hffffffffff);
         if (b_magnitude[32'h10]) begin
             product_b = product_b + (((opb) & 40'hffffffffff) << 32'h10);
         end
-        if (b_negative) begin
-            product_b = ((32'h0) & 40'hffffffffff) - product_b;
+        clz_x = a;
+        leading_zeros = 32'h0;
+        if (clz_x[(32'h10)+:(16)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h10;
+            clz_x = clz_x << 32'h10;
         end
-        leading_zeros = 32'h20;
-        if (a[0]) begin
-            leading_zeros = (32'h1f - 0);
+        if (clz_x[(32'h18)+:(8)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h8;
+            clz_x = clz_x << 32'h8;
         end
-        if (a[1]) begin
-            leading_zeros = (32'h1f - 1);
+        if (clz_x[(32'h1c)+:(4)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h4;
+            clz_x = clz_x << 32'h4;
         end
-        if (a[2]) begin
-            leading_zeros = (32'h1f - 2);
+        if (clz_x[(32'h1e)+:(2)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h2;
+            clz_x = clz_x << 32'h2;
         end
-        if (a[3]) begin
-            leading_zeros = (32'h1f - 3);
+        if (~clz_x[32'h1f]) begin
+            leading_zeros = leading_zeros | 32'h1;
         end
-        if (a[4]) begin
-            leading_zeros = (32'h1f - 4);
-        end
-        if (a[5]) begin
-            leading_zeros = (32'h1f - 5);
-        end
-        if (a[6]) begin
-            leading_zeros = (32'h1f - 6);
-        end
-        if (a[7]) begin
-            leading_zeros = (32'h1f - 7);
-        end
-        if (a[8]) begin
-            leading_zeros = (32'h1f - 8);
-        end
-        if (a[9]) begin
-            leading_zeros = (32'h1f - 9);
-        end
-        if (a[10]) begin
-            leading_zeros = (32'h1f - 10);
-        end
-        if (a[11]) begin
-            leading_zeros = (32'h1f - 11);
-        end
-        if (a[12]) begin
-            leading_zeros = (32'h1f - 12);
-        end
-        if (a[13]) begin
-            leading_zeros = (32'h1f - 13);
-        end
-        if (a[14]) begin
-            leading_zeros = (32'h1f - 14);
-        end
-        if (a[15]) begin
-            leading_zeros = (32'h1f - 15);
-        end
-        if (a[16]) begin
-            leading_zeros = (32'h1f - 16);
-        end
-        if (a[17]) begin
-            leading_zeros = (32'h1f - 17);
-        end
-        if (a[18]) begin
-            leading_zeros = (32'h1f - 18);
-        end
-        if (a[19]) begin
-            leading_zeros = (32'h1f - 19);
-        end
-        if (a[20]) begin
-            leading_zeros = (32'h1f - 20);
-        end
-        if (a[21]) begin
-            leading_zeros = (32'h1f - 21);
-        end
-        if (a[22]) begin
-            leading_zeros = (32'h1f - 22);
-        end
-        if (a[23]) begin
-            leading_zeros = (32'h1f - 23);
-        end
-        if (a[24]) begin
-            leading_zeros = (32'h1f - 24);
-        end
-        if (a[25]) begin
-            leading_zeros = (32'h1f - 25);
-        end
-        if (a[26]) begin
-            leading_zeros = (32'h1f - 26);
-        end
-        if (a[27]) begin
-            leading_zeros = (32'h1f - 27);
-        end
-        if (a[28]) begin
-            leading_zeros = (32'h1f - 28);
-        end
-        if (a[29]) begin
-            leading_zeros = (32'h1f - 29);
-        end
-        if (a[30]) begin
-            leading_zeros = (32'h1f - 30);
-        end
-        if (a[31]) begin
-            leading_zeros = (32'h1f - 31);
+        if (~|a) begin
+            leading_zeros = 32'h20;
         end
         amount = b[(32'h0)+:(6)];
         if (b_negative) begin
@@ -1941,53 +1850,37 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
         wide_a = wide_a << amount;
         power = 32'h1;
         power = power << amount;
+        low_ones = ~(ones_40 << amount);
         addend = power >> 32'h1;
         if ((settings[(64'h0)+:(2)] == tfl) & a_negative & (amount != 32'h0)) begin
-            addend = addend - 32'h1;
+            addend = low_ones >> 32'h1;
         end
         if (settings[(64'h0)+:(2)] == truncate) begin
             addend = 32'h0;
             if (a_negative) begin
-                addend = power - 32'h1;
+                addend = low_ones;
             end
         end
-        rounded = a_40 + addend;
-        shifted = rounded;
-        if (rounded[32'h27]) begin
-            shifted = ~rounded;
-        end
-        shifted = shifted >> amount;
-        if (rounded[32'h27]) begin
-            shifted = ~shifted;
-        end
         value = a_40;
+        second_value = 32'h0;
         scaled = 1'b1;
-        if (mode == mul) begin
-            value = product_a;
-        end
-        else if (mode == add) begin
-            value = product_a + product_b;
-        end
-        else if (mode == sub) begin
-            value = product_a - product_b;
-        end
-        else if ((mode == min) | (mode == max)) begin
+        if ((mode == min) | (mode == max)) begin
             scaled = 1'b0;
             if (((a ^ sign_32) < (b ^ sign_32)) ^ (mode == min)) begin
                 value = b_40;
             end
         end
-        else if (mode == abs) begin
+        if (mode == abs) begin
             value = ((a_magnitude) & 40'hffffffffff);
         end
-        else if (mode == lrelu) begin
+        if (mode == lrelu) begin
             scaled = a_negative;
         end
-        else if (mode == clz) begin
+        if (mode == clz) begin
             scaled = 1'b0;
             value = ((leading_zeros) & 40'hffffffffff);
         end
-        else if (mode == shl) begin
+        if (mode == shl) begin
             scaled = 1'b0;
             value = ((wide_a) & 40'hffffffffff);
             if (~(&wide_a[(32'h1f)+:(33)] | ~|wide_a[(32'h1f)+:(33)])) begin
@@ -1997,8 +1890,12 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
                 end
             end
         end
-        else if (mode == shr) begin
-            value = shifted;
+        if (mode == shr) begin
+            value = a_40 + addend;
+        end
+        if ((mode == mul) | (mode == add) | (mode == sub)) begin
+            value = product_a;
+            second_value = product_b;
         end
         lane_scale = 32'h1;
         lane_shift = 32'h0;
@@ -2007,8 +1904,16 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
             lane_shift = settings[(64'h26)+:(6)];
         end
         values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h28));
+        seconds = seconds | (((second_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h28));
         scales = scales | (((lane_scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h20));
         shifts = shifts | (((lane_shift) & 48'hffffffffffff) << (0 * 32'h6));
+        amounts = amounts | (((amount) & 48'hffffffffffff) << (0 * 32'h6));
+        if (product_a_negative) begin
+            signs = (signs & ~(1 << (32'h2 * 0)) | ((1'b1) << (32'h2 * 0)));
+        end
+        if (b_negative) begin
+            signs = (signs & ~(1 << (32'h2 * 0 + 32'h1)) | ((1'b1) << (32'h2 * 0 + 32'h1)));
+        end
         a = first[(1 * 32'h28)+:(32)];
         b = second[(1 * 32'h20)+:(32)];
         a_negative = a[32'h1f];
@@ -2039,121 +1944,44 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
         low_x = factor_x[(32'h0)+:(16)];
         low_y = factor_y[(32'h0)+:(16)];
         low_product_a = low_x * low_y;
-        product_a = ((low_product_a) & 40'hffffffffff);
+        term_x16 = 32'h0;
         if (factor_x[32'h10]) begin
-            product_a = product_a + (((factor_y) & 40'hffffffffff) << 32'h10);
+            term_x16 = ((factor_y) & 40'hffffffffff) << 32'h10;
         end
+        term_y16 = 32'h0;
         if (factor_y[32'h10]) begin
-            product_a = product_a + (((low_x) & 40'hffffffffff) << 32'h10);
+            term_y16 = ((low_x) & 40'hffffffffff) << 32'h10;
         end
-        if (product_a_negative) begin
-            product_a = ((32'h0) & 40'hffffffffff) - product_a;
-        end
+        product_a = ((low_product_a) & 40'hffffffffff) + term_x16 + term_y16;
         low_b = b_magnitude[(32'h0)+:(16)];
         low_product_b = low_b * opb;
         product_b = ((low_product_b) & 40'hffffffffff);
         if (b_magnitude[32'h10]) begin
             product_b = product_b + (((opb) & 40'hffffffffff) << 32'h10);
         end
-        if (b_negative) begin
-            product_b = ((32'h0) & 40'hffffffffff) - product_b;
+        clz_x = a;
+        leading_zeros = 32'h0;
+        if (clz_x[(32'h10)+:(16)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h10;
+            clz_x = clz_x << 32'h10;
         end
-        leading_zeros = 32'h20;
-        if (a[0]) begin
-            leading_zeros = (32'h1f - 0);
+        if (clz_x[(32'h18)+:(8)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h8;
+            clz_x = clz_x << 32'h8;
         end
-        if (a[1]) begin
-            leading_zeros = (32'h1f - 1);
+        if (clz_x[(32'h1c)+:(4)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h4;
+            clz_x = clz_x << 32'h4;
         end
-        if (a[2]) begin
-            leading_zeros = (32'h1f - 2);
+        if (clz_x[(32'h1e)+:(2)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h2;
+            clz_x = clz_x << 32'h2;
         end
-        if (a[3]) begin
-            leading_zeros = (32'h1f - 3);
+        if (~clz_x[32'h1f]) begin
+            leading_zeros = leading_zeros | 32'h1;
         end
-        if (a[4]) begin
-            leading_zeros = (32'h1f - 4);
-        end
-        if (a[5]) begin
-            leading_zeros = (32'h1f - 5);
-        end
-        if (a[6]) begin
-            leading_zeros = (32'h1f - 6);
-        end
-        if (a[7]) begin
-            leading_zeros = (32'h1f - 7);
-        end
-        if (a[8]) begin
-            leading_zeros = (32'h1f - 8);
-        end
-        if (a[9]) begin
-            leading_zeros = (32'h1f - 9);
-        end
-        if (a[10]) begin
-            leading_zeros = (32'h1f - 10);
-        end
-        if (a[11]) begin
-            leading_zeros = (32'h1f - 11);
-        end
-        if (a[12]) begin
-            leading_zeros = (32'h1f - 12);
-        end
-        if (a[13]) begin
-            leading_zeros = (32'h1f - 13);
-        end
-        if (a[14]) begin
-            leading_zeros = (32'h1f - 14);
-        end
-        if (a[15]) begin
-            leading_zeros = (32'h1f - 15);
-        end
-        if (a[16]) begin
-            leading_zeros = (32'h1f - 16);
-        end
-        if (a[17]) begin
-            leading_zeros = (32'h1f - 17);
-        end
-        if (a[18]) begin
-            leading_zeros = (32'h1f - 18);
-        end
-        if (a[19]) begin
-            leading_zeros = (32'h1f - 19);
-        end
-        if (a[20]) begin
-            leading_zeros = (32'h1f - 20);
-        end
-        if (a[21]) begin
-            leading_zeros = (32'h1f - 21);
-        end
-        if (a[22]) begin
-            leading_zeros = (32'h1f - 22);
-        end
-        if (a[23]) begin
-            leading_zeros = (32'h1f - 23);
-        end
-        if (a[24]) begin
-            leading_zeros = (32'h1f - 24);
-        end
-        if (a[25]) begin
-            leading_zeros = (32'h1f - 25);
-        end
-        if (a[26]) begin
-            leading_zeros = (32'h1f - 26);
-        end
-        if (a[27]) begin
-            leading_zeros = (32'h1f - 27);
-        end
-        if (a[28]) begin
-            leading_zeros = (32'h1f - 28);
-        end
-        if (a[29]) begin
-            leading_zeros = (32'h1f - 29);
-        end
-        if (a[30]) begin
-            leading_zeros = (32'h1f - 30);
-        end
-        if (a[31]) begin
-            leading_zeros = (32'h1f - 31);
+        if (~|a) begin
+            leading_zeros = 32'h20;
         end
         amount = b[(32'h0)+:(6)];
         if (b_negative) begin
@@ -2172,53 +2000,37 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
         wide_a = wide_a << amount;
         power = 32'h1;
         power = power << amount;
+        low_ones = ~(ones_40 << amount);
         addend = power >> 32'h1;
         if ((settings[(64'h0)+:(2)] == tfl) & a_negative & (amount != 32'h0)) begin
-            addend = addend - 32'h1;
+            addend = low_ones >> 32'h1;
         end
         if (settings[(64'h0)+:(2)] == truncate) begin
             addend = 32'h0;
             if (a_negative) begin
-                addend = power - 32'h1;
+                addend = low_ones;
             end
         end
-        rounded = a_40 + addend;
-        shifted = rounded;
-        if (rounded[32'h27]) begin
-            shifted = ~rounded;
-        end
-        shifted = shifted >> amount;
-        if (rounded[32'h27]) begin
-            shifted = ~shifted;
-        end
         value = a_40;
+        second_value = 32'h0;
         scaled = 1'b1;
-        if (mode == mul) begin
-            value = product_a;
-        end
-        else if (mode == add) begin
-            value = product_a + product_b;
-        end
-        else if (mode == sub) begin
-            value = product_a - product_b;
-        end
-        else if ((mode == min) | (mode == max)) begin
+        if ((mode == min) | (mode == max)) begin
             scaled = 1'b0;
             if (((a ^ sign_32) < (b ^ sign_32)) ^ (mode == min)) begin
                 value = b_40;
             end
         end
-        else if (mode == abs) begin
+        if (mode == abs) begin
             value = ((a_magnitude) & 40'hffffffffff);
         end
-        else if (mode == lrelu) begin
+        if (mode == lrelu) begin
             scaled = a_negative;
         end
-        else if (mode == clz) begin
+        if (mode == clz) begin
             scaled = 1'b0;
             value = ((leading_zeros) & 40'hffffffffff);
         end
-        else if (mode == shl) begin
+        if (mode == shl) begin
             scaled = 1'b0;
             value = ((wide_a) & 40'hffffffffff);
             if (~(&wide_a[(32'h1f)+:(33)] | ~|wide_a[(32'h1f)+:(33)])) begin
@@ -2228,8 +2040,12 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
                 end
             end
         end
-        else if (mode == shr) begin
-            value = shifted;
+        if (mode == shr) begin
+            value = a_40 + addend;
+        end
+        if ((mode == mul) | (mode == add) | (mode == sub)) begin
+            value = product_a;
+            second_value = product_b;
         end
         lane_scale = 32'h1;
         lane_shift = 32'h0;
@@ -2238,8 +2054,16 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
             lane_shift = settings[(64'h26)+:(6)];
         end
         values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h28));
+        seconds = seconds | (((second_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h28));
         scales = scales | (((lane_scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h20));
         shifts = shifts | (((lane_shift) & 48'hffffffffffff) << (1 * 32'h6));
+        amounts = amounts | (((amount) & 48'hffffffffffff) << (1 * 32'h6));
+        if (product_a_negative) begin
+            signs = (signs & ~(1 << (32'h2 * 1)) | ((1'b1) << (32'h2 * 1)));
+        end
+        if (b_negative) begin
+            signs = (signs & ~(1 << (32'h2 * 1 + 32'h1)) | ((1'b1) << (32'h2 * 1 + 32'h1)));
+        end
         a = first[(2 * 32'h28)+:(32)];
         b = second[(2 * 32'h20)+:(32)];
         a_negative = a[32'h1f];
@@ -2270,121 +2094,44 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
         low_x = factor_x[(32'h0)+:(16)];
         low_y = factor_y[(32'h0)+:(16)];
         low_product_a = low_x * low_y;
-        product_a = ((low_product_a) & 40'hffffffffff);
+        term_x16 = 32'h0;
         if (factor_x[32'h10]) begin
-            product_a = product_a + (((factor_y) & 40'hffffffffff) << 32'h10);
+            term_x16 = ((factor_y) & 40'hffffffffff) << 32'h10;
         end
+        term_y16 = 32'h0;
         if (factor_y[32'h10]) begin
-            product_a = product_a + (((low_x) & 40'hffffffffff) << 32'h10);
+            term_y16 = ((low_x) & 40'hffffffffff) << 32'h10;
         end
-        if (product_a_negative) begin
-            product_a = ((32'h0) & 40'hffffffffff) - product_a;
-        end
+        product_a = ((low_product_a) & 40'hffffffffff) + term_x16 + term_y16;
         low_b = b_magnitude[(32'h0)+:(16)];
         low_product_b = low_b * opb;
         product_b = ((low_product_b) & 40'hffffffffff);
         if (b_magnitude[32'h10]) begin
             product_b = product_b + (((opb) & 40'hffffffffff) << 32'h10);
         end
-        if (b_negative) begin
-            product_b = ((32'h0) & 40'hffffffffff) - product_b;
+        clz_x = a;
+        leading_zeros = 32'h0;
+        if (clz_x[(32'h10)+:(16)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h10;
+            clz_x = clz_x << 32'h10;
         end
-        leading_zeros = 32'h20;
-        if (a[0]) begin
-            leading_zeros = (32'h1f - 0);
+        if (clz_x[(32'h18)+:(8)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h8;
+            clz_x = clz_x << 32'h8;
         end
-        if (a[1]) begin
-            leading_zeros = (32'h1f - 1);
+        if (clz_x[(32'h1c)+:(4)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h4;
+            clz_x = clz_x << 32'h4;
         end
-        if (a[2]) begin
-            leading_zeros = (32'h1f - 2);
+        if (clz_x[(32'h1e)+:(2)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h2;
+            clz_x = clz_x << 32'h2;
         end
-        if (a[3]) begin
-            leading_zeros = (32'h1f - 3);
+        if (~clz_x[32'h1f]) begin
+            leading_zeros = leading_zeros | 32'h1;
         end
-        if (a[4]) begin
-            leading_zeros = (32'h1f - 4);
-        end
-        if (a[5]) begin
-            leading_zeros = (32'h1f - 5);
-        end
-        if (a[6]) begin
-            leading_zeros = (32'h1f - 6);
-        end
-        if (a[7]) begin
-            leading_zeros = (32'h1f - 7);
-        end
-        if (a[8]) begin
-            leading_zeros = (32'h1f - 8);
-        end
-        if (a[9]) begin
-            leading_zeros = (32'h1f - 9);
-        end
-        if (a[10]) begin
-            leading_zeros = (32'h1f - 10);
-        end
-        if (a[11]) begin
-            leading_zeros = (32'h1f - 11);
-        end
-        if (a[12]) begin
-            leading_zeros = (32'h1f - 12);
-        end
-        if (a[13]) begin
-            leading_zeros = (32'h1f - 13);
-        end
-        if (a[14]) begin
-            leading_zeros = (32'h1f - 14);
-        end
-        if (a[15]) begin
-            leading_zeros = (32'h1f - 15);
-        end
-        if (a[16]) begin
-            leading_zeros = (32'h1f - 16);
-        end
-        if (a[17]) begin
-            leading_zeros = (32'h1f - 17);
-        end
-        if (a[18]) begin
-            leading_zeros = (32'h1f - 18);
-        end
-        if (a[19]) begin
-            leading_zeros = (32'h1f - 19);
-        end
-        if (a[20]) begin
-            leading_zeros = (32'h1f - 20);
-        end
-        if (a[21]) begin
-            leading_zeros = (32'h1f - 21);
-        end
-        if (a[22]) begin
-            leading_zeros = (32'h1f - 22);
-        end
-        if (a[23]) begin
-            leading_zeros = (32'h1f - 23);
-        end
-        if (a[24]) begin
-            leading_zeros = (32'h1f - 24);
-        end
-        if (a[25]) begin
-            leading_zeros = (32'h1f - 25);
-        end
-        if (a[26]) begin
-            leading_zeros = (32'h1f - 26);
-        end
-        if (a[27]) begin
-            leading_zeros = (32'h1f - 27);
-        end
-        if (a[28]) begin
-            leading_zeros = (32'h1f - 28);
-        end
-        if (a[29]) begin
-            leading_zeros = (32'h1f - 29);
-        end
-        if (a[30]) begin
-            leading_zeros = (32'h1f - 30);
-        end
-        if (a[31]) begin
-            leading_zeros = (32'h1f - 31);
+        if (~|a) begin
+            leading_zeros = 32'h20;
         end
         amount = b[(32'h0)+:(6)];
         if (b_negative) begin
@@ -2403,53 +2150,37 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
         wide_a = wide_a << amount;
         power = 32'h1;
         power = power << amount;
+        low_ones = ~(ones_40 << amount);
         addend = power >> 32'h1;
         if ((settings[(64'h0)+:(2)] == tfl) & a_negative & (amount != 32'h0)) begin
-            addend = addend - 32'h1;
+            addend = low_ones >> 32'h1;
         end
         if (settings[(64'h0)+:(2)] == truncate) begin
             addend = 32'h0;
             if (a_negative) begin
-                addend = power - 32'h1;
+                addend = low_ones;
             end
         end
-        rounded = a_40 + addend;
-        shifted = rounded;
-        if (rounded[32'h27]) begin
-            shifted = ~rounded;
-        end
-        shifted = shifted >> amount;
-        if (rounded[32'h27]) begin
-            shifted = ~shifted;
-        end
         value = a_40;
+        second_value = 32'h0;
         scaled = 1'b1;
-        if (mode == mul) begin
-            value = product_a;
-        end
-        else if (mode == add) begin
-            value = product_a + product_b;
-        end
-        else if (mode == sub) begin
-            value = product_a - product_b;
-        end
-        else if ((mode == min) | (mode == max)) begin
+        if ((mode == min) | (mode == max)) begin
             scaled = 1'b0;
             if (((a ^ sign_32) < (b ^ sign_32)) ^ (mode == min)) begin
                 value = b_40;
             end
         end
-        else if (mode == abs) begin
+        if (mode == abs) begin
             value = ((a_magnitude) & 40'hffffffffff);
         end
-        else if (mode == lrelu) begin
+        if (mode == lrelu) begin
             scaled = a_negative;
         end
-        else if (mode == clz) begin
+        if (mode == clz) begin
             scaled = 1'b0;
             value = ((leading_zeros) & 40'hffffffffff);
         end
-        else if (mode == shl) begin
+        if (mode == shl) begin
             scaled = 1'b0;
             value = ((wide_a) & 40'hffffffffff);
             if (~(&wide_a[(32'h1f)+:(33)] | ~|wide_a[(32'h1f)+:(33)])) begin
@@ -2459,8 +2190,12 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
                 end
             end
         end
-        else if (mode == shr) begin
-            value = shifted;
+        if (mode == shr) begin
+            value = a_40 + addend;
+        end
+        if ((mode == mul) | (mode == add) | (mode == sub)) begin
+            value = product_a;
+            second_value = product_b;
         end
         lane_scale = 32'h1;
         lane_shift = 32'h0;
@@ -2469,8 +2204,16 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
             lane_shift = settings[(64'h26)+:(6)];
         end
         values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h28));
+        seconds = seconds | (((second_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h28));
         scales = scales | (((lane_scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h20));
         shifts = shifts | (((lane_shift) & 48'hffffffffffff) << (2 * 32'h6));
+        amounts = amounts | (((amount) & 48'hffffffffffff) << (2 * 32'h6));
+        if (product_a_negative) begin
+            signs = (signs & ~(1 << (32'h2 * 2)) | ((1'b1) << (32'h2 * 2)));
+        end
+        if (b_negative) begin
+            signs = (signs & ~(1 << (32'h2 * 2 + 32'h1)) | ((1'b1) << (32'h2 * 2 + 32'h1)));
+        end
         a = first[(3 * 32'h28)+:(32)];
         b = second[(3 * 32'h20)+:(32)];
         a_negative = a[32'h1f];
@@ -2501,121 +2244,44 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
         low_x = factor_x[(32'h0)+:(16)];
         low_y = factor_y[(32'h0)+:(16)];
         low_product_a = low_x * low_y;
-        product_a = ((low_product_a) & 40'hffffffffff);
+        term_x16 = 32'h0;
         if (factor_x[32'h10]) begin
-            product_a = product_a + (((factor_y) & 40'hffffffffff) << 32'h10);
+            term_x16 = ((factor_y) & 40'hffffffffff) << 32'h10;
         end
+        term_y16 = 32'h0;
         if (factor_y[32'h10]) begin
-            product_a = product_a + (((low_x) & 40'hffffffffff) << 32'h10);
+            term_y16 = ((low_x) & 40'hffffffffff) << 32'h10;
         end
-        if (product_a_negative) begin
-            product_a = ((32'h0) & 40'hffffffffff) - product_a;
-        end
+        product_a = ((low_product_a) & 40'hffffffffff) + term_x16 + term_y16;
         low_b = b_magnitude[(32'h0)+:(16)];
         low_product_b = low_b * opb;
         product_b = ((low_product_b) & 40'hffffffffff);
         if (b_magnitude[32'h10]) begin
             product_b = product_b + (((opb) & 40'hffffffffff) << 32'h10);
         end
-        if (b_negative) begin
-            product_b = ((32'h0) & 40'hffffffffff) - product_b;
+        clz_x = a;
+        leading_zeros = 32'h0;
+        if (clz_x[(32'h10)+:(16)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h10;
+            clz_x = clz_x << 32'h10;
         end
-        leading_zeros = 32'h20;
-        if (a[0]) begin
-            leading_zeros = (32'h1f - 0);
+        if (clz_x[(32'h18)+:(8)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h8;
+            clz_x = clz_x << 32'h8;
         end
-        if (a[1]) begin
-            leading_zeros = (32'h1f - 1);
+        if (clz_x[(32'h1c)+:(4)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h4;
+            clz_x = clz_x << 32'h4;
         end
-        if (a[2]) begin
-            leading_zeros = (32'h1f - 2);
+        if (clz_x[(32'h1e)+:(2)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h2;
+            clz_x = clz_x << 32'h2;
         end
-        if (a[3]) begin
-            leading_zeros = (32'h1f - 3);
+        if (~clz_x[32'h1f]) begin
+            leading_zeros = leading_zeros | 32'h1;
         end
-        if (a[4]) begin
-            leading_zeros = (32'h1f - 4);
-        end
-        if (a[5]) begin
-            leading_zeros = (32'h1f - 5);
-        end
-        if (a[6]) begin
-            leading_zeros = (32'h1f - 6);
-        end
-        if (a[7]) begin
-            leading_zeros = (32'h1f - 7);
-        end
-        if (a[8]) begin
-            leading_zeros = (32'h1f - 8);
-        end
-        if (a[9]) begin
-            leading_zeros = (32'h1f - 9);
-        end
-        if (a[10]) begin
-            leading_zeros = (32'h1f - 10);
-        end
-        if (a[11]) begin
-            leading_zeros = (32'h1f - 11);
-        end
-        if (a[12]) begin
-            leading_zeros = (32'h1f - 12);
-        end
-        if (a[13]) begin
-            leading_zeros = (32'h1f - 13);
-        end
-        if (a[14]) begin
-            leading_zeros = (32'h1f - 14);
-        end
-        if (a[15]) begin
-            leading_zeros = (32'h1f - 15);
-        end
-        if (a[16]) begin
-            leading_zeros = (32'h1f - 16);
-        end
-        if (a[17]) begin
-            leading_zeros = (32'h1f - 17);
-        end
-        if (a[18]) begin
-            leading_zeros = (32'h1f - 18);
-        end
-        if (a[19]) begin
-            leading_zeros = (32'h1f - 19);
-        end
-        if (a[20]) begin
-            leading_zeros = (32'h1f - 20);
-        end
-        if (a[21]) begin
-            leading_zeros = (32'h1f - 21);
-        end
-        if (a[22]) begin
-            leading_zeros = (32'h1f - 22);
-        end
-        if (a[23]) begin
-            leading_zeros = (32'h1f - 23);
-        end
-        if (a[24]) begin
-            leading_zeros = (32'h1f - 24);
-        end
-        if (a[25]) begin
-            leading_zeros = (32'h1f - 25);
-        end
-        if (a[26]) begin
-            leading_zeros = (32'h1f - 26);
-        end
-        if (a[27]) begin
-            leading_zeros = (32'h1f - 27);
-        end
-        if (a[28]) begin
-            leading_zeros = (32'h1f - 28);
-        end
-        if (a[29]) begin
-            leading_zeros = (32'h1f - 29);
-        end
-        if (a[30]) begin
-            leading_zeros = (32'h1f - 30);
-        end
-        if (a[31]) begin
-            leading_zeros = (32'h1f - 31);
+        if (~|a) begin
+            leading_zeros = 32'h20;
         end
         amount = b[(32'h0)+:(6)];
         if (b_negative) begin
@@ -2634,53 +2300,37 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
         wide_a = wide_a << amount;
         power = 32'h1;
         power = power << amount;
+        low_ones = ~(ones_40 << amount);
         addend = power >> 32'h1;
         if ((settings[(64'h0)+:(2)] == tfl) & a_negative & (amount != 32'h0)) begin
-            addend = addend - 32'h1;
+            addend = low_ones >> 32'h1;
         end
         if (settings[(64'h0)+:(2)] == truncate) begin
             addend = 32'h0;
             if (a_negative) begin
-                addend = power - 32'h1;
+                addend = low_ones;
             end
         end
-        rounded = a_40 + addend;
-        shifted = rounded;
-        if (rounded[32'h27]) begin
-            shifted = ~rounded;
-        end
-        shifted = shifted >> amount;
-        if (rounded[32'h27]) begin
-            shifted = ~shifted;
-        end
         value = a_40;
+        second_value = 32'h0;
         scaled = 1'b1;
-        if (mode == mul) begin
-            value = product_a;
-        end
-        else if (mode == add) begin
-            value = product_a + product_b;
-        end
-        else if (mode == sub) begin
-            value = product_a - product_b;
-        end
-        else if ((mode == min) | (mode == max)) begin
+        if ((mode == min) | (mode == max)) begin
             scaled = 1'b0;
             if (((a ^ sign_32) < (b ^ sign_32)) ^ (mode == min)) begin
                 value = b_40;
             end
         end
-        else if (mode == abs) begin
+        if (mode == abs) begin
             value = ((a_magnitude) & 40'hffffffffff);
         end
-        else if (mode == lrelu) begin
+        if (mode == lrelu) begin
             scaled = a_negative;
         end
-        else if (mode == clz) begin
+        if (mode == clz) begin
             scaled = 1'b0;
             value = ((leading_zeros) & 40'hffffffffff);
         end
-        else if (mode == shl) begin
+        if (mode == shl) begin
             scaled = 1'b0;
             value = ((wide_a) & 40'hffffffffff);
             if (~(&wide_a[(32'h1f)+:(33)] | ~|wide_a[(32'h1f)+:(33)])) begin
@@ -2690,8 +2340,12 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
                 end
             end
         end
-        else if (mode == shr) begin
-            value = shifted;
+        if (mode == shr) begin
+            value = a_40 + addend;
+        end
+        if ((mode == mul) | (mode == add) | (mode == sub)) begin
+            value = product_a;
+            second_value = product_b;
         end
         lane_scale = 32'h1;
         lane_shift = 32'h0;
@@ -2700,8 +2354,16 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
             lane_shift = settings[(64'h26)+:(6)];
         end
         values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h28));
+        seconds = seconds | (((second_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h28));
         scales = scales | (((lane_scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h20));
         shifts = shifts | (((lane_shift) & 48'hffffffffffff) << (3 * 32'h6));
+        amounts = amounts | (((amount) & 48'hffffffffffff) << (3 * 32'h6));
+        if (product_a_negative) begin
+            signs = (signs & ~(1 << (32'h2 * 3)) | ((1'b1) << (32'h2 * 3)));
+        end
+        if (b_negative) begin
+            signs = (signs & ~(1 << (32'h2 * 3 + 32'h1)) | ((1'b1) << (32'h2 * 3 + 32'h1)));
+        end
         a = first[(4 * 32'h28)+:(32)];
         b = second[(4 * 32'h20)+:(32)];
         a_negative = a[32'h1f];
@@ -2732,121 +2394,44 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
         low_x = factor_x[(32'h0)+:(16)];
         low_y = factor_y[(32'h0)+:(16)];
         low_product_a = low_x * low_y;
-        product_a = ((low_product_a) & 40'hffffffffff);
+        term_x16 = 32'h0;
         if (factor_x[32'h10]) begin
-            product_a = product_a + (((factor_y) & 40'hffffffffff) << 32'h10);
+            term_x16 = ((factor_y) & 40'hffffffffff) << 32'h10;
         end
+        term_y16 = 32'h0;
         if (factor_y[32'h10]) begin
-            product_a = product_a + (((low_x) & 40'hffffffffff) << 32'h10);
+            term_y16 = ((low_x) & 40'hffffffffff) << 32'h10;
         end
-        if (product_a_negative) begin
-            product_a = ((32'h0) & 40'hffffffffff) - product_a;
-        end
+        product_a = ((low_product_a) & 40'hffffffffff) + term_x16 + term_y16;
         low_b = b_magnitude[(32'h0)+:(16)];
         low_product_b = low_b * opb;
         product_b = ((low_product_b) & 40'hffffffffff);
         if (b_magnitude[32'h10]) begin
             product_b = product_b + (((opb) & 40'hffffffffff) << 32'h10);
         end
-        if (b_negative) begin
-            product_b = ((32'h0) & 40'hffffffffff) - product_b;
+        clz_x = a;
+        leading_zeros = 32'h0;
+        if (clz_x[(32'h10)+:(16)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h10;
+            clz_x = clz_x << 32'h10;
         end
-        leading_zeros = 32'h20;
-        if (a[0]) begin
-            leading_zeros = (32'h1f - 0);
+        if (clz_x[(32'h18)+:(8)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h8;
+            clz_x = clz_x << 32'h8;
         end
-        if (a[1]) begin
-            leading_zeros = (32'h1f - 1);
+        if (clz_x[(32'h1c)+:(4)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h4;
+            clz_x = clz_x << 32'h4;
         end
-        if (a[2]) begin
-            leading_zeros = (32'h1f - 2);
+        if (clz_x[(32'h1e)+:(2)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h2;
+            clz_x = clz_x << 32'h2;
         end
-        if (a[3]) begin
-            leading_zeros = (32'h1f - 3);
+        if (~clz_x[32'h1f]) begin
+            leading_zeros = leading_zeros | 32'h1;
         end
-        if (a[4]) begin
-            leading_zeros = (32'h1f - 4);
-        end
-        if (a[5]) begin
-            leading_zeros = (32'h1f - 5);
-        end
-        if (a[6]) begin
-            leading_zeros = (32'h1f - 6);
-        end
-        if (a[7]) begin
-            leading_zeros = (32'h1f - 7);
-        end
-        if (a[8]) begin
-            leading_zeros = (32'h1f - 8);
-        end
-        if (a[9]) begin
-            leading_zeros = (32'h1f - 9);
-        end
-        if (a[10]) begin
-            leading_zeros = (32'h1f - 10);
-        end
-        if (a[11]) begin
-            leading_zeros = (32'h1f - 11);
-        end
-        if (a[12]) begin
-            leading_zeros = (32'h1f - 12);
-        end
-        if (a[13]) begin
-            leading_zeros = (32'h1f - 13);
-        end
-        if (a[14]) begin
-            leading_zeros = (32'h1f - 14);
-        end
-        if (a[15]) begin
-            leading_zeros = (32'h1f - 15);
-        end
-        if (a[16]) begin
-            leading_zeros = (32'h1f - 16);
-        end
-        if (a[17]) begin
-            leading_zeros = (32'h1f - 17);
-        end
-        if (a[18]) begin
-            leading_zeros = (32'h1f - 18);
-        end
-        if (a[19]) begin
-            leading_zeros = (32'h1f - 19);
-        end
-        if (a[20]) begin
-            leading_zeros = (32'h1f - 20);
-        end
-        if (a[21]) begin
-            leading_zeros = (32'h1f - 21);
-        end
-        if (a[22]) begin
-            leading_zeros = (32'h1f - 22);
-        end
-        if (a[23]) begin
-            leading_zeros = (32'h1f - 23);
-        end
-        if (a[24]) begin
-            leading_zeros = (32'h1f - 24);
-        end
-        if (a[25]) begin
-            leading_zeros = (32'h1f - 25);
-        end
-        if (a[26]) begin
-            leading_zeros = (32'h1f - 26);
-        end
-        if (a[27]) begin
-            leading_zeros = (32'h1f - 27);
-        end
-        if (a[28]) begin
-            leading_zeros = (32'h1f - 28);
-        end
-        if (a[29]) begin
-            leading_zeros = (32'h1f - 29);
-        end
-        if (a[30]) begin
-            leading_zeros = (32'h1f - 30);
-        end
-        if (a[31]) begin
-            leading_zeros = (32'h1f - 31);
+        if (~|a) begin
+            leading_zeros = 32'h20;
         end
         amount = b[(32'h0)+:(6)];
         if (b_negative) begin
@@ -2865,53 +2450,37 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
         wide_a = wide_a << amount;
         power = 32'h1;
         power = power << amount;
+        low_ones = ~(ones_40 << amount);
         addend = power >> 32'h1;
         if ((settings[(64'h0)+:(2)] == tfl) & a_negative & (amount != 32'h0)) begin
-            addend = addend - 32'h1;
+            addend = low_ones >> 32'h1;
         end
         if (settings[(64'h0)+:(2)] == truncate) begin
             addend = 32'h0;
             if (a_negative) begin
-                addend = power - 32'h1;
+                addend = low_ones;
             end
         end
-        rounded = a_40 + addend;
-        shifted = rounded;
-        if (rounded[32'h27]) begin
-            shifted = ~rounded;
-        end
-        shifted = shifted >> amount;
-        if (rounded[32'h27]) begin
-            shifted = ~shifted;
-        end
         value = a_40;
+        second_value = 32'h0;
         scaled = 1'b1;
-        if (mode == mul) begin
-            value = product_a;
-        end
-        else if (mode == add) begin
-            value = product_a + product_b;
-        end
-        else if (mode == sub) begin
-            value = product_a - product_b;
-        end
-        else if ((mode == min) | (mode == max)) begin
+        if ((mode == min) | (mode == max)) begin
             scaled = 1'b0;
             if (((a ^ sign_32) < (b ^ sign_32)) ^ (mode == min)) begin
                 value = b_40;
             end
         end
-        else if (mode == abs) begin
+        if (mode == abs) begin
             value = ((a_magnitude) & 40'hffffffffff);
         end
-        else if (mode == lrelu) begin
+        if (mode == lrelu) begin
             scaled = a_negative;
         end
-        else if (mode == clz) begin
+        if (mode == clz) begin
             scaled = 1'b0;
             value = ((leading_zeros) & 40'hffffffffff);
         end
-        else if (mode == shl) begin
+        if (mode == shl) begin
             scaled = 1'b0;
             value = ((wide_a) & 40'hffffffffff);
             if (~(&wide_a[(32'h1f)+:(33)] | ~|wide_a[(32'h1f)+:(33)])) begin
@@ -2921,8 +2490,12 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
                 end
             end
         end
-        else if (mode == shr) begin
-            value = shifted;
+        if (mode == shr) begin
+            value = a_40 + addend;
+        end
+        if ((mode == mul) | (mode == add) | (mode == sub)) begin
+            value = product_a;
+            second_value = product_b;
         end
         lane_scale = 32'h1;
         lane_shift = 32'h0;
@@ -2931,8 +2504,16 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
             lane_shift = settings[(64'h26)+:(6)];
         end
         values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h28));
+        seconds = seconds | (((second_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h28));
         scales = scales | (((lane_scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h20));
         shifts = shifts | (((lane_shift) & 48'hffffffffffff) << (4 * 32'h6));
+        amounts = amounts | (((amount) & 48'hffffffffffff) << (4 * 32'h6));
+        if (product_a_negative) begin
+            signs = (signs & ~(1 << (32'h2 * 4)) | ((1'b1) << (32'h2 * 4)));
+        end
+        if (b_negative) begin
+            signs = (signs & ~(1 << (32'h2 * 4 + 32'h1)) | ((1'b1) << (32'h2 * 4 + 32'h1)));
+        end
         a = first[(5 * 32'h28)+:(32)];
         b = second[(5 * 32'h20)+:(32)];
         a_negative = a[32'h1f];
@@ -2963,121 +2544,44 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
         low_x = factor_x[(32'h0)+:(16)];
         low_y = factor_y[(32'h0)+:(16)];
         low_product_a = low_x * low_y;
-        product_a = ((low_product_a) & 40'hffffffffff);
+        term_x16 = 32'h0;
         if (factor_x[32'h10]) begin
-            product_a = product_a + (((factor_y) & 40'hffffffffff) << 32'h10);
+            term_x16 = ((factor_y) & 40'hffffffffff) << 32'h10;
         end
+        term_y16 = 32'h0;
         if (factor_y[32'h10]) begin
-            product_a = product_a + (((low_x) & 40'hffffffffff) << 32'h10);
+            term_y16 = ((low_x) & 40'hffffffffff) << 32'h10;
         end
-        if (product_a_negative) begin
-            product_a = ((32'h0) & 40'hffffffffff) - product_a;
-        end
+        product_a = ((low_product_a) & 40'hffffffffff) + term_x16 + term_y16;
         low_b = b_magnitude[(32'h0)+:(16)];
         low_product_b = low_b * opb;
         product_b = ((low_product_b) & 40'hffffffffff);
         if (b_magnitude[32'h10]) begin
             product_b = product_b + (((opb) & 40'hffffffffff) << 32'h10);
         end
-        if (b_negative) begin
-            product_b = ((32'h0) & 40'hffffffffff) - product_b;
+        clz_x = a;
+        leading_zeros = 32'h0;
+        if (clz_x[(32'h10)+:(16)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h10;
+            clz_x = clz_x << 32'h10;
         end
-        leading_zeros = 32'h20;
-        if (a[0]) begin
-            leading_zeros = (32'h1f - 0);
+        if (clz_x[(32'h18)+:(8)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h8;
+            clz_x = clz_x << 32'h8;
         end
-        if (a[1]) begin
-            leading_zeros = (32'h1f - 1);
+        if (clz_x[(32'h1c)+:(4)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h4;
+            clz_x = clz_x << 32'h4;
         end
-        if (a[2]) begin
-            leading_zeros = (32'h1f - 2);
+        if (clz_x[(32'h1e)+:(2)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h2;
+            clz_x = clz_x << 32'h2;
         end
-        if (a[3]) begin
-            leading_zeros = (32'h1f - 3);
+        if (~clz_x[32'h1f]) begin
+            leading_zeros = leading_zeros | 32'h1;
         end
-        if (a[4]) begin
-            leading_zeros = (32'h1f - 4);
-        end
-        if (a[5]) begin
-            leading_zeros = (32'h1f - 5);
-        end
-        if (a[6]) begin
-            leading_zeros = (32'h1f - 6);
-        end
-        if (a[7]) begin
-            leading_zeros = (32'h1f - 7);
-        end
-        if (a[8]) begin
-            leading_zeros = (32'h1f - 8);
-        end
-        if (a[9]) begin
-            leading_zeros = (32'h1f - 9);
-        end
-        if (a[10]) begin
-            leading_zeros = (32'h1f - 10);
-        end
-        if (a[11]) begin
-            leading_zeros = (32'h1f - 11);
-        end
-        if (a[12]) begin
-            leading_zeros = (32'h1f - 12);
-        end
-        if (a[13]) begin
-            leading_zeros = (32'h1f - 13);
-        end
-        if (a[14]) begin
-            leading_zeros = (32'h1f - 14);
-        end
-        if (a[15]) begin
-            leading_zeros = (32'h1f - 15);
-        end
-        if (a[16]) begin
-            leading_zeros = (32'h1f - 16);
-        end
-        if (a[17]) begin
-            leading_zeros = (32'h1f - 17);
-        end
-        if (a[18]) begin
-            leading_zeros = (32'h1f - 18);
-        end
-        if (a[19]) begin
-            leading_zeros = (32'h1f - 19);
-        end
-        if (a[20]) begin
-            leading_zeros = (32'h1f - 20);
-        end
-        if (a[21]) begin
-            leading_zeros = (32'h1f - 21);
-        end
-        if (a[22]) begin
-            leading_zeros = (32'h1f - 22);
-        end
-        if (a[23]) begin
-            leading_zeros = (32'h1f - 23);
-        end
-        if (a[24]) begin
-            leading_zeros = (32'h1f - 24);
-        end
-        if (a[25]) begin
-            leading_zeros = (32'h1f - 25);
-        end
-        if (a[26]) begin
-            leading_zeros = (32'h1f - 26);
-        end
-        if (a[27]) begin
-            leading_zeros = (32'h1f - 27);
-        end
-        if (a[28]) begin
-            leading_zeros = (32'h1f - 28);
-        end
-        if (a[29]) begin
-            leading_zeros = (32'h1f - 29);
-        end
-        if (a[30]) begin
-            leading_zeros = (32'h1f - 30);
-        end
-        if (a[31]) begin
-            leading_zeros = (32'h1f - 31);
+        if (~|a) begin
+            leading_zeros = 32'h20;
         end
         amount = b[(32'h0)+:(6)];
         if (b_negative) begin
@@ -3096,53 +2600,37 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
         wide_a = wide_a << amount;
         power = 32'h1;
         power = power << amount;
+        low_ones = ~(ones_40 << amount);
         addend = power >> 32'h1;
         if ((settings[(64'h0)+:(2)] == tfl) & a_negative & (amount != 32'h0)) begin
-            addend = addend - 32'h1;
+            addend = low_ones >> 32'h1;
         end
         if (settings[(64'h0)+:(2)] == truncate) begin
             addend = 32'h0;
             if (a_negative) begin
-                addend = power - 32'h1;
+                addend = low_ones;
             end
         end
-        rounded = a_40 + addend;
-        shifted = rounded;
-        if (rounded[32'h27]) begin
-            shifted = ~rounded;
-        end
-        shifted = shifted >> amount;
-        if (rounded[32'h27]) begin
-            shifted = ~shifted;
-        end
         value = a_40;
+        second_value = 32'h0;
         scaled = 1'b1;
-        if (mode == mul) begin
-            value = product_a;
-        end
-        else if (mode == add) begin
-            value = product_a + product_b;
-        end
-        else if (mode == sub) begin
-            value = product_a - product_b;
-        end
-        else if ((mode == min) | (mode == max)) begin
+        if ((mode == min) | (mode == max)) begin
             scaled = 1'b0;
             if (((a ^ sign_32) < (b ^ sign_32)) ^ (mode == min)) begin
                 value = b_40;
             end
         end
-        else if (mode == abs) begin
+        if (mode == abs) begin
             value = ((a_magnitude) & 40'hffffffffff);
         end
-        else if (mode == lrelu) begin
+        if (mode == lrelu) begin
             scaled = a_negative;
         end
-        else if (mode == clz) begin
+        if (mode == clz) begin
             scaled = 1'b0;
             value = ((leading_zeros) & 40'hffffffffff);
         end
-        else if (mode == shl) begin
+        if (mode == shl) begin
             scaled = 1'b0;
             value = ((wide_a) & 40'hffffffffff);
             if (~(&wide_a[(32'h1f)+:(33)] | ~|wide_a[(32'h1f)+:(33)])) begin
@@ -3152,8 +2640,12 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
                 end
             end
         end
-        else if (mode == shr) begin
-            value = shifted;
+        if (mode == shr) begin
+            value = a_40 + addend;
+        end
+        if ((mode == mul) | (mode == add) | (mode == sub)) begin
+            value = product_a;
+            second_value = product_b;
         end
         lane_scale = 32'h1;
         lane_shift = 32'h0;
@@ -3162,8 +2654,16 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
             lane_shift = settings[(64'h26)+:(6)];
         end
         values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h28));
+        seconds = seconds | (((second_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h28));
         scales = scales | (((lane_scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h20));
         shifts = shifts | (((lane_shift) & 48'hffffffffffff) << (5 * 32'h6));
+        amounts = amounts | (((amount) & 48'hffffffffffff) << (5 * 32'h6));
+        if (product_a_negative) begin
+            signs = (signs & ~(1 << (32'h2 * 5)) | ((1'b1) << (32'h2 * 5)));
+        end
+        if (b_negative) begin
+            signs = (signs & ~(1 << (32'h2 * 5 + 32'h1)) | ((1'b1) << (32'h2 * 5 + 32'h1)));
+        end
         a = first[(6 * 32'h28)+:(32)];
         b = second[(6 * 32'h20)+:(32)];
         a_negative = a[32'h1f];
@@ -3194,121 +2694,44 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
         low_x = factor_x[(32'h0)+:(16)];
         low_y = factor_y[(32'h0)+:(16)];
         low_product_a = low_x * low_y;
-        product_a = ((low_product_a) & 40'hffffffffff);
+        term_x16 = 32'h0;
         if (factor_x[32'h10]) begin
-            product_a = product_a + (((factor_y) & 40'hffffffffff) << 32'h10);
+            term_x16 = ((factor_y) & 40'hffffffffff) << 32'h10;
         end
+        term_y16 = 32'h0;
         if (factor_y[32'h10]) begin
-            product_a = product_a + (((low_x) & 40'hffffffffff) << 32'h10);
+            term_y16 = ((low_x) & 40'hffffffffff) << 32'h10;
         end
-        if (product_a_negative) begin
-            product_a = ((32'h0) & 40'hffffffffff) - product_a;
-        end
+        product_a = ((low_product_a) & 40'hffffffffff) + term_x16 + term_y16;
         low_b = b_magnitude[(32'h0)+:(16)];
         low_product_b = low_b * opb;
         product_b = ((low_product_b) & 40'hffffffffff);
         if (b_magnitude[32'h10]) begin
             product_b = product_b + (((opb) & 40'hffffffffff) << 32'h10);
         end
-        if (b_negative) begin
-            product_b = ((32'h0) & 40'hffffffffff) - product_b;
+        clz_x = a;
+        leading_zeros = 32'h0;
+        if (clz_x[(32'h10)+:(16)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h10;
+            clz_x = clz_x << 32'h10;
         end
-        leading_zeros = 32'h20;
-        if (a[0]) begin
-            leading_zeros = (32'h1f - 0);
+        if (clz_x[(32'h18)+:(8)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h8;
+            clz_x = clz_x << 32'h8;
         end
-        if (a[1]) begin
-            leading_zeros = (32'h1f - 1);
+        if (clz_x[(32'h1c)+:(4)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h4;
+            clz_x = clz_x << 32'h4;
         end
-        if (a[2]) begin
-            leading_zeros = (32'h1f - 2);
+        if (clz_x[(32'h1e)+:(2)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h2;
+            clz_x = clz_x << 32'h2;
         end
-        if (a[3]) begin
-            leading_zeros = (32'h1f - 3);
+        if (~clz_x[32'h1f]) begin
+            leading_zeros = leading_zeros | 32'h1;
         end
-        if (a[4]) begin
-            leading_zeros = (32'h1f - 4);
-        end
-        if (a[5]) begin
-            leading_zeros = (32'h1f - 5);
-        end
-        if (a[6]) begin
-            leading_zeros = (32'h1f - 6);
-        end
-        if (a[7]) begin
-            leading_zeros = (32'h1f - 7);
-        end
-        if (a[8]) begin
-            leading_zeros = (32'h1f - 8);
-        end
-        if (a[9]) begin
-            leading_zeros = (32'h1f - 9);
-        end
-        if (a[10]) begin
-            leading_zeros = (32'h1f - 10);
-        end
-        if (a[11]) begin
-            leading_zeros = (32'h1f - 11);
-        end
-        if (a[12]) begin
-            leading_zeros = (32'h1f - 12);
-        end
-        if (a[13]) begin
-            leading_zeros = (32'h1f - 13);
-        end
-        if (a[14]) begin
-            leading_zeros = (32'h1f - 14);
-        end
-        if (a[15]) begin
-            leading_zeros = (32'h1f - 15);
-        end
-        if (a[16]) begin
-            leading_zeros = (32'h1f - 16);
-        end
-        if (a[17]) begin
-            leading_zeros = (32'h1f - 17);
-        end
-        if (a[18]) begin
-            leading_zeros = (32'h1f - 18);
-        end
-        if (a[19]) begin
-            leading_zeros = (32'h1f - 19);
-        end
-        if (a[20]) begin
-            leading_zeros = (32'h1f - 20);
-        end
-        if (a[21]) begin
-            leading_zeros = (32'h1f - 21);
-        end
-        if (a[22]) begin
-            leading_zeros = (32'h1f - 22);
-        end
-        if (a[23]) begin
-            leading_zeros = (32'h1f - 23);
-        end
-        if (a[24]) begin
-            leading_zeros = (32'h1f - 24);
-        end
-        if (a[25]) begin
-            leading_zeros = (32'h1f - 25);
-        end
-        if (a[26]) begin
-            leading_zeros = (32'h1f - 26);
-        end
-        if (a[27]) begin
-            leading_zeros = (32'h1f - 27);
-        end
-        if (a[28]) begin
-            leading_zeros = (32'h1f - 28);
-        end
-        if (a[29]) begin
-            leading_zeros = (32'h1f - 29);
-        end
-        if (a[30]) begin
-            leading_zeros = (32'h1f - 30);
-        end
-        if (a[31]) begin
-            leading_zeros = (32'h1f - 31);
+        if (~|a) begin
+            leading_zeros = 32'h20;
         end
         amount = b[(32'h0)+:(6)];
         if (b_negative) begin
@@ -3327,53 +2750,37 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
         wide_a = wide_a << amount;
         power = 32'h1;
         power = power << amount;
+        low_ones = ~(ones_40 << amount);
         addend = power >> 32'h1;
         if ((settings[(64'h0)+:(2)] == tfl) & a_negative & (amount != 32'h0)) begin
-            addend = addend - 32'h1;
+            addend = low_ones >> 32'h1;
         end
         if (settings[(64'h0)+:(2)] == truncate) begin
             addend = 32'h0;
             if (a_negative) begin
-                addend = power - 32'h1;
+                addend = low_ones;
             end
         end
-        rounded = a_40 + addend;
-        shifted = rounded;
-        if (rounded[32'h27]) begin
-            shifted = ~rounded;
-        end
-        shifted = shifted >> amount;
-        if (rounded[32'h27]) begin
-            shifted = ~shifted;
-        end
         value = a_40;
+        second_value = 32'h0;
         scaled = 1'b1;
-        if (mode == mul) begin
-            value = product_a;
-        end
-        else if (mode == add) begin
-            value = product_a + product_b;
-        end
-        else if (mode == sub) begin
-            value = product_a - product_b;
-        end
-        else if ((mode == min) | (mode == max)) begin
+        if ((mode == min) | (mode == max)) begin
             scaled = 1'b0;
             if (((a ^ sign_32) < (b ^ sign_32)) ^ (mode == min)) begin
                 value = b_40;
             end
         end
-        else if (mode == abs) begin
+        if (mode == abs) begin
             value = ((a_magnitude) & 40'hffffffffff);
         end
-        else if (mode == lrelu) begin
+        if (mode == lrelu) begin
             scaled = a_negative;
         end
-        else if (mode == clz) begin
+        if (mode == clz) begin
             scaled = 1'b0;
             value = ((leading_zeros) & 40'hffffffffff);
         end
-        else if (mode == shl) begin
+        if (mode == shl) begin
             scaled = 1'b0;
             value = ((wide_a) & 40'hffffffffff);
             if (~(&wide_a[(32'h1f)+:(33)] | ~|wide_a[(32'h1f)+:(33)])) begin
@@ -3383,8 +2790,12 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
                 end
             end
         end
-        else if (mode == shr) begin
-            value = shifted;
+        if (mode == shr) begin
+            value = a_40 + addend;
+        end
+        if ((mode == mul) | (mode == add) | (mode == sub)) begin
+            value = product_a;
+            second_value = product_b;
         end
         lane_scale = 32'h1;
         lane_shift = 32'h0;
@@ -3393,8 +2804,16 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
             lane_shift = settings[(64'h26)+:(6)];
         end
         values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h28));
+        seconds = seconds | (((second_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h28));
         scales = scales | (((lane_scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h20));
         shifts = shifts | (((lane_shift) & 48'hffffffffffff) << (6 * 32'h6));
+        amounts = amounts | (((amount) & 48'hffffffffffff) << (6 * 32'h6));
+        if (product_a_negative) begin
+            signs = (signs & ~(1 << (32'h2 * 6)) | ((1'b1) << (32'h2 * 6)));
+        end
+        if (b_negative) begin
+            signs = (signs & ~(1 << (32'h2 * 6 + 32'h1)) | ((1'b1) << (32'h2 * 6 + 32'h1)));
+        end
         a = first[(7 * 32'h28)+:(32)];
         b = second[(7 * 32'h20)+:(32)];
         a_negative = a[32'h1f];
@@ -3425,121 +2844,44 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
         low_x = factor_x[(32'h0)+:(16)];
         low_y = factor_y[(32'h0)+:(16)];
         low_product_a = low_x * low_y;
-        product_a = ((low_product_a) & 40'hffffffffff);
+        term_x16 = 32'h0;
         if (factor_x[32'h10]) begin
-            product_a = product_a + (((factor_y) & 40'hffffffffff) << 32'h10);
+            term_x16 = ((factor_y) & 40'hffffffffff) << 32'h10;
         end
+        term_y16 = 32'h0;
         if (factor_y[32'h10]) begin
-            product_a = product_a + (((low_x) & 40'hffffffffff) << 32'h10);
+            term_y16 = ((low_x) & 40'hffffffffff) << 32'h10;
         end
-        if (product_a_negative) begin
-            product_a = ((32'h0) & 40'hffffffffff) - product_a;
-        end
+        product_a = ((low_product_a) & 40'hffffffffff) + term_x16 + term_y16;
         low_b = b_magnitude[(32'h0)+:(16)];
         low_product_b = low_b * opb;
         product_b = ((low_product_b) & 40'hffffffffff);
         if (b_magnitude[32'h10]) begin
             product_b = product_b + (((opb) & 40'hffffffffff) << 32'h10);
         end
-        if (b_negative) begin
-            product_b = ((32'h0) & 40'hffffffffff) - product_b;
+        clz_x = a;
+        leading_zeros = 32'h0;
+        if (clz_x[(32'h10)+:(16)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h10;
+            clz_x = clz_x << 32'h10;
         end
-        leading_zeros = 32'h20;
-        if (a[0]) begin
-            leading_zeros = (32'h1f - 0);
+        if (clz_x[(32'h18)+:(8)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h8;
+            clz_x = clz_x << 32'h8;
         end
-        if (a[1]) begin
-            leading_zeros = (32'h1f - 1);
+        if (clz_x[(32'h1c)+:(4)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h4;
+            clz_x = clz_x << 32'h4;
         end
-        if (a[2]) begin
-            leading_zeros = (32'h1f - 2);
+        if (clz_x[(32'h1e)+:(2)] == 32'h0) begin
+            leading_zeros = leading_zeros | 32'h2;
+            clz_x = clz_x << 32'h2;
         end
-        if (a[3]) begin
-            leading_zeros = (32'h1f - 3);
+        if (~clz_x[32'h1f]) begin
+            leading_zeros = leading_zeros | 32'h1;
         end
-        if (a[4]) begin
-            leading_zeros = (32'h1f - 4);
-        end
-        if (a[5]) begin
-            leading_zeros = (32'h1f - 5);
-        end
-        if (a[6]) begin
-            leading_zeros = (32'h1f - 6);
-        end
-        if (a[7]) begin
-            leading_zeros = (32'h1f - 7);
-        end
-        if (a[8]) begin
-            leading_zeros = (32'h1f - 8);
-        end
-        if (a[9]) begin
-            leading_zeros = (32'h1f - 9);
-        end
-        if (a[10]) begin
-            leading_zeros = (32'h1f - 10);
-        end
-        if (a[11]) begin
-            leading_zeros = (32'h1f - 11);
-        end
-        if (a[12]) begin
-            leading_zeros = (32'h1f - 12);
-        end
-        if (a[13]) begin
-            leading_zeros = (32'h1f - 13);
-        end
-        if (a[14]) begin
-            leading_zeros = (32'h1f - 14);
-        end
-        if (a[15]) begin
-            leading_zeros = (32'h1f - 15);
-        end
-        if (a[16]) begin
-            leading_zeros = (32'h1f - 16);
-        end
-        if (a[17]) begin
-            leading_zeros = (32'h1f - 17);
-        end
-        if (a[18]) begin
-            leading_zeros = (32'h1f - 18);
-        end
-        if (a[19]) begin
-            leading_zeros = (32'h1f - 19);
-        end
-        if (a[20]) begin
-            leading_zeros = (32'h1f - 20);
-        end
-        if (a[21]) begin
-            leading_zeros = (32'h1f - 21);
-        end
-        if (a[22]) begin
-            leading_zeros = (32'h1f - 22);
-        end
-        if (a[23]) begin
-            leading_zeros = (32'h1f - 23);
-        end
-        if (a[24]) begin
-            leading_zeros = (32'h1f - 24);
-        end
-        if (a[25]) begin
-            leading_zeros = (32'h1f - 25);
-        end
-        if (a[26]) begin
-            leading_zeros = (32'h1f - 26);
-        end
-        if (a[27]) begin
-            leading_zeros = (32'h1f - 27);
-        end
-        if (a[28]) begin
-            leading_zeros = (32'h1f - 28);
-        end
-        if (a[29]) begin
-            leading_zeros = (32'h1f - 29);
-        end
-        if (a[30]) begin
-            leading_zeros = (32'h1f - 30);
-        end
-        if (a[31]) begin
-            leading_zeros = (32'h1f - 31);
+        if (~|a) begin
+            leading_zeros = 32'h20;
         end
         amount = b[(32'h0)+:(6)];
         if (b_negative) begin
@@ -3558,53 +2900,37 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
         wide_a = wide_a << amount;
         power = 32'h1;
         power = power << amount;
+        low_ones = ~(ones_40 << amount);
         addend = power >> 32'h1;
         if ((settings[(64'h0)+:(2)] == tfl) & a_negative & (amount != 32'h0)) begin
-            addend = addend - 32'h1;
+            addend = low_ones >> 32'h1;
         end
         if (settings[(64'h0)+:(2)] == truncate) begin
             addend = 32'h0;
             if (a_negative) begin
-                addend = power - 32'h1;
+                addend = low_ones;
             end
         end
-        rounded = a_40 + addend;
-        shifted = rounded;
-        if (rounded[32'h27]) begin
-            shifted = ~rounded;
-        end
-        shifted = shifted >> amount;
-        if (rounded[32'h27]) begin
-            shifted = ~shifted;
-        end
         value = a_40;
+        second_value = 32'h0;
         scaled = 1'b1;
-        if (mode == mul) begin
-            value = product_a;
-        end
-        else if (mode == add) begin
-            value = product_a + product_b;
-        end
-        else if (mode == sub) begin
-            value = product_a - product_b;
-        end
-        else if ((mode == min) | (mode == max)) begin
+        if ((mode == min) | (mode == max)) begin
             scaled = 1'b0;
             if (((a ^ sign_32) < (b ^ sign_32)) ^ (mode == min)) begin
                 value = b_40;
             end
         end
-        else if (mode == abs) begin
+        if (mode == abs) begin
             value = ((a_magnitude) & 40'hffffffffff);
         end
-        else if (mode == lrelu) begin
+        if (mode == lrelu) begin
             scaled = a_negative;
         end
-        else if (mode == clz) begin
+        if (mode == clz) begin
             scaled = 1'b0;
             value = ((leading_zeros) & 40'hffffffffff);
         end
-        else if (mode == shl) begin
+        if (mode == shl) begin
             scaled = 1'b0;
             value = ((wide_a) & 40'hffffffffff);
             if (~(&wide_a[(32'h1f)+:(33)] | ~|wide_a[(32'h1f)+:(33)])) begin
@@ -3614,8 +2940,12 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
                 end
             end
         end
-        else if (mode == shr) begin
-            value = shifted;
+        if (mode == shr) begin
+            value = a_40 + addend;
+        end
+        if ((mode == mul) | (mode == add) | (mode == sub)) begin
+            value = product_a;
+            second_value = product_b;
         end
         lane_scale = 32'h1;
         lane_shift = 32'h0;
@@ -3624,11 +2954,275 @@ module output_unit_core$elementwise(settings,first,second,values,scales,shifts,w
             lane_shift = settings[(64'h26)+:(6)];
         end
         values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
+        seconds = seconds | (((second_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
         scales = scales | (((lane_scale) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h20));
         shifts = shifts | (((lane_shift) & 48'hffffffffffff) << (7 * 32'h6));
+        amounts = amounts | (((amount) & 48'hffffffffffff) << (7 * 32'h6));
+        if (product_a_negative) begin
+            signs = (signs & ~(1 << (32'h2 * 7)) | ((1'b1) << (32'h2 * 7)));
+        end
+        if (b_negative) begin
+            signs = (signs & ~(1 << (32'h2 * 7 + 32'h1)) | ((1'b1) << (32'h2 * 7 + 32'h1)));
+        end
     end
     
 endmodule // output_unit_core$elementwise
+
+
+module output_unit_core$elementwise_finish(finish,firsts,seconds,signs,amounts,values);
+    
+    // Module arguments
+    input wire  [3:0] finish;
+    input wire  [319:0] firsts;
+    input wire  [319:0] seconds;
+    input wire  [15:0] signs;
+    input wire  [47:0] amounts;
+    output reg  [319:0] values;
+    
+    // Local signals
+    reg  [39:0] first;
+    reg  [39:0] second;
+    reg  [5:0] amount;
+    reg  [39:0] value;
+    
+    // Update code
+    always @(*) begin
+        values = 32'h0;
+        first = firsts[(0 * 32'h28)+:(40)];
+        second = seconds[(0 * 32'h28)+:(40)];
+        amount = amounts[(0 * 32'h6)+:(6)];
+        value = first;
+        if (finish[(64'h3)+:(1)]) begin
+            if (first[32'h27]) begin
+                value = ~first;
+            end
+            value = value >> amount;
+            if (first[32'h27]) begin
+                value = ~value;
+            end
+        end
+        if (signs[32'h2 * 0]) begin
+            first = ((32'h0) & 40'hffffffffff) - first;
+        end
+        if (signs[32'h2 * 0 + 32'h1]) begin
+            second = ((32'h0) & 40'hffffffffff) - second;
+        end
+        if (finish[(64'h0)+:(1)]) begin
+            value = first;
+        end
+        if (finish[(64'h1)+:(1)]) begin
+            value = first + second;
+        end
+        if (finish[(64'h2)+:(1)]) begin
+            value = first - second;
+        end
+        values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h28));
+        first = firsts[(1 * 32'h28)+:(40)];
+        second = seconds[(1 * 32'h28)+:(40)];
+        amount = amounts[(1 * 32'h6)+:(6)];
+        value = first;
+        if (finish[(64'h3)+:(1)]) begin
+            if (first[32'h27]) begin
+                value = ~first;
+            end
+            value = value >> amount;
+            if (first[32'h27]) begin
+                value = ~value;
+            end
+        end
+        if (signs[32'h2 * 1]) begin
+            first = ((32'h0) & 40'hffffffffff) - first;
+        end
+        if (signs[32'h2 * 1 + 32'h1]) begin
+            second = ((32'h0) & 40'hffffffffff) - second;
+        end
+        if (finish[(64'h0)+:(1)]) begin
+            value = first;
+        end
+        if (finish[(64'h1)+:(1)]) begin
+            value = first + second;
+        end
+        if (finish[(64'h2)+:(1)]) begin
+            value = first - second;
+        end
+        values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h28));
+        first = firsts[(2 * 32'h28)+:(40)];
+        second = seconds[(2 * 32'h28)+:(40)];
+        amount = amounts[(2 * 32'h6)+:(6)];
+        value = first;
+        if (finish[(64'h3)+:(1)]) begin
+            if (first[32'h27]) begin
+                value = ~first;
+            end
+            value = value >> amount;
+            if (first[32'h27]) begin
+                value = ~value;
+            end
+        end
+        if (signs[32'h2 * 2]) begin
+            first = ((32'h0) & 40'hffffffffff) - first;
+        end
+        if (signs[32'h2 * 2 + 32'h1]) begin
+            second = ((32'h0) & 40'hffffffffff) - second;
+        end
+        if (finish[(64'h0)+:(1)]) begin
+            value = first;
+        end
+        if (finish[(64'h1)+:(1)]) begin
+            value = first + second;
+        end
+        if (finish[(64'h2)+:(1)]) begin
+            value = first - second;
+        end
+        values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h28));
+        first = firsts[(3 * 32'h28)+:(40)];
+        second = seconds[(3 * 32'h28)+:(40)];
+        amount = amounts[(3 * 32'h6)+:(6)];
+        value = first;
+        if (finish[(64'h3)+:(1)]) begin
+            if (first[32'h27]) begin
+                value = ~first;
+            end
+            value = value >> amount;
+            if (first[32'h27]) begin
+                value = ~value;
+            end
+        end
+        if (signs[32'h2 * 3]) begin
+            first = ((32'h0) & 40'hffffffffff) - first;
+        end
+        if (signs[32'h2 * 3 + 32'h1]) begin
+            second = ((32'h0) & 40'hffffffffff) - second;
+        end
+        if (finish[(64'h0)+:(1)]) begin
+            value = first;
+        end
+        if (finish[(64'h1)+:(1)]) begin
+            value = first + second;
+        end
+        if (finish[(64'h2)+:(1)]) begin
+            value = first - second;
+        end
+        values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h28));
+        first = firsts[(4 * 32'h28)+:(40)];
+        second = seconds[(4 * 32'h28)+:(40)];
+        amount = amounts[(4 * 32'h6)+:(6)];
+        value = first;
+        if (finish[(64'h3)+:(1)]) begin
+            if (first[32'h27]) begin
+                value = ~first;
+            end
+            value = value >> amount;
+            if (first[32'h27]) begin
+                value = ~value;
+            end
+        end
+        if (signs[32'h2 * 4]) begin
+            first = ((32'h0) & 40'hffffffffff) - first;
+        end
+        if (signs[32'h2 * 4 + 32'h1]) begin
+            second = ((32'h0) & 40'hffffffffff) - second;
+        end
+        if (finish[(64'h0)+:(1)]) begin
+            value = first;
+        end
+        if (finish[(64'h1)+:(1)]) begin
+            value = first + second;
+        end
+        if (finish[(64'h2)+:(1)]) begin
+            value = first - second;
+        end
+        values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h28));
+        first = firsts[(5 * 32'h28)+:(40)];
+        second = seconds[(5 * 32'h28)+:(40)];
+        amount = amounts[(5 * 32'h6)+:(6)];
+        value = first;
+        if (finish[(64'h3)+:(1)]) begin
+            if (first[32'h27]) begin
+                value = ~first;
+            end
+            value = value >> amount;
+            if (first[32'h27]) begin
+                value = ~value;
+            end
+        end
+        if (signs[32'h2 * 5]) begin
+            first = ((32'h0) & 40'hffffffffff) - first;
+        end
+        if (signs[32'h2 * 5 + 32'h1]) begin
+            second = ((32'h0) & 40'hffffffffff) - second;
+        end
+        if (finish[(64'h0)+:(1)]) begin
+            value = first;
+        end
+        if (finish[(64'h1)+:(1)]) begin
+            value = first + second;
+        end
+        if (finish[(64'h2)+:(1)]) begin
+            value = first - second;
+        end
+        values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h28));
+        first = firsts[(6 * 32'h28)+:(40)];
+        second = seconds[(6 * 32'h28)+:(40)];
+        amount = amounts[(6 * 32'h6)+:(6)];
+        value = first;
+        if (finish[(64'h3)+:(1)]) begin
+            if (first[32'h27]) begin
+                value = ~first;
+            end
+            value = value >> amount;
+            if (first[32'h27]) begin
+                value = ~value;
+            end
+        end
+        if (signs[32'h2 * 6]) begin
+            first = ((32'h0) & 40'hffffffffff) - first;
+        end
+        if (signs[32'h2 * 6 + 32'h1]) begin
+            second = ((32'h0) & 40'hffffffffff) - second;
+        end
+        if (finish[(64'h0)+:(1)]) begin
+            value = first;
+        end
+        if (finish[(64'h1)+:(1)]) begin
+            value = first + second;
+        end
+        if (finish[(64'h2)+:(1)]) begin
+            value = first - second;
+        end
+        values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h28));
+        first = firsts[(7 * 32'h28)+:(40)];
+        second = seconds[(7 * 32'h28)+:(40)];
+        amount = amounts[(7 * 32'h6)+:(6)];
+        value = first;
+        if (finish[(64'h3)+:(1)]) begin
+            if (first[32'h27]) begin
+                value = ~first;
+            end
+            value = value >> amount;
+            if (first[32'h27]) begin
+                value = ~value;
+            end
+        end
+        if (signs[32'h2 * 7]) begin
+            first = ((32'h0) & 40'hffffffffff) - first;
+        end
+        if (signs[32'h2 * 7 + 32'h1]) begin
+            second = ((32'h0) & 40'hffffffffff) - second;
+        end
+        if (finish[(64'h0)+:(1)]) begin
+            value = first;
+        end
+        if (finish[(64'h1)+:(1)]) begin
+            value = first + second;
+        end
+        if (finish[(64'h2)+:(1)]) begin
+            value = first - second;
+        end
+        values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
+    end
+    
+endmodule // output_unit_core$elementwise_finish
 
 
 module output_unit_core$finisher(clock,rst_n,scaled,control,load,results,lanes);
@@ -3662,7 +3256,7 @@ module output_unit_core$finisher(clock,rst_n,scaled,control,load,results,lanes);
     reg  [255:0] lane_results;
     
     // Sub module instances
-    output_unit_core$scaler$scale_1 result(
+    output_unit_core$wide_path$wide_lanes$0$rs result(
         .clock(result$clock),
         .rst_n(result$rst_n),
         .d(result$d),
@@ -3834,6 +3428,27 @@ endmodule // output_unit_core$finisher
 
 
 
+
+
+
+
+module output_unit_core$operands(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1172:0] d;
+    output reg  [1172:0] q;
+    
+    // Constant declarations
+    localparam  init = 1173'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // output_unit_core$operands
 
 
 module output_unit_core$reciprocals(count,scale,shift);
@@ -4135,6 +3750,8 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
     localparam  half_away = 2'b11;
     localparam  sign_73 = 73'h1000000000000000000;
     localparam  ones_73 = 73'h1ffffffffffffffffff;
+    localparam  ones_64 = 64'hffffffffffffffff;
+    localparam  above_31 = 64'hffffffff80000000;
     
     // Stub signals
     reg  x$clock;
@@ -4206,6 +3823,7 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
     reg  [7:0] magnitude_top;
     reg  [71:0] lane_p;
     reg  [63:0] power;
+    reg  [63:0] low_ones;
     reg  [63:0] addend;
     reg  [72:0] v;
     reg  [72:0] shifted;
@@ -4218,13 +3836,13 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
     reg  [271:0] results;
     
     // Sub module instances
-    output_unit_core$scaler$x x(
+    output_unit_core$wide_path$collected x(
         .clock(x$clock),
         .rst_n(x$rst_n),
         .d(x$d),
         .q(x$q)
     );
-    output_unit_core$scaler$scale_1 scale_1(
+    output_unit_core$wide_path$wide_lanes$0$rs scale_1(
         .clock(scale_1$clock),
         .rst_n(scale_1$rst_n),
         .d(scale_1$d),
@@ -4248,7 +3866,7 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
         .d(product$d),
         .q(product$q)
     );
-    output_unit_core$scaler$scale_1 scale_2(
+    output_unit_core$wide_path$wide_lanes$0$rs scale_2(
         .clock(scale_2$clock),
         .rst_n(scale_2$rst_n),
         .d(scale_2$d),
@@ -4633,20 +4251,21 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
         lane_shift = shift_2$q[(0 * 32'h6)+:(6)];
         power = 32'h1;
         power = power << lane_shift;
+        low_ones = ~(ones_64 << lane_shift);
         addend = power >> 32'h1;
         if (control_2$q[(64'h8)+:(2)] == truncate) begin
             addend = 32'h0;
             if (lane_p[32'h47]) begin
-                addend = power - 32'h1;
+                addend = low_ones;
             end
         end
         if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
-            addend = addend - 32'h1;
+            addend = low_ones >> 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
-            addend = addend + 64'h40000000;
+            addend = addend | 64'h40000000;
             if (lane_p[32'h47] & ~&lane_p[(32'h1e)+:(42)]) begin
-                addend = addend - 64'h80000000;
+                addend = ((low_ones >> 32'h1) & above_31) | 64'h40000000;
             end
         end
         v = ((lane_p) & 73'h1ffffffffffffffffff);
@@ -4689,20 +4308,21 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
         lane_shift = shift_2$q[(1 * 32'h6)+:(6)];
         power = 32'h1;
         power = power << lane_shift;
+        low_ones = ~(ones_64 << lane_shift);
         addend = power >> 32'h1;
         if (control_2$q[(64'h8)+:(2)] == truncate) begin
             addend = 32'h0;
             if (lane_p[32'h47]) begin
-                addend = power - 32'h1;
+                addend = low_ones;
             end
         end
         if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
-            addend = addend - 32'h1;
+            addend = low_ones >> 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
-            addend = addend + 64'h40000000;
+            addend = addend | 64'h40000000;
             if (lane_p[32'h47] & ~&lane_p[(32'h1e)+:(42)]) begin
-                addend = addend - 64'h80000000;
+                addend = ((low_ones >> 32'h1) & above_31) | 64'h40000000;
             end
         end
         v = ((lane_p) & 73'h1ffffffffffffffffff);
@@ -4745,20 +4365,21 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
         lane_shift = shift_2$q[(2 * 32'h6)+:(6)];
         power = 32'h1;
         power = power << lane_shift;
+        low_ones = ~(ones_64 << lane_shift);
         addend = power >> 32'h1;
         if (control_2$q[(64'h8)+:(2)] == truncate) begin
             addend = 32'h0;
             if (lane_p[32'h47]) begin
-                addend = power - 32'h1;
+                addend = low_ones;
             end
         end
         if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
-            addend = addend - 32'h1;
+            addend = low_ones >> 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
-            addend = addend + 64'h40000000;
+            addend = addend | 64'h40000000;
             if (lane_p[32'h47] & ~&lane_p[(32'h1e)+:(42)]) begin
-                addend = addend - 64'h80000000;
+                addend = ((low_ones >> 32'h1) & above_31) | 64'h40000000;
             end
         end
         v = ((lane_p) & 73'h1ffffffffffffffffff);
@@ -4801,20 +4422,21 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
         lane_shift = shift_2$q[(3 * 32'h6)+:(6)];
         power = 32'h1;
         power = power << lane_shift;
+        low_ones = ~(ones_64 << lane_shift);
         addend = power >> 32'h1;
         if (control_2$q[(64'h8)+:(2)] == truncate) begin
             addend = 32'h0;
             if (lane_p[32'h47]) begin
-                addend = power - 32'h1;
+                addend = low_ones;
             end
         end
         if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
-            addend = addend - 32'h1;
+            addend = low_ones >> 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
-            addend = addend + 64'h40000000;
+            addend = addend | 64'h40000000;
             if (lane_p[32'h47] & ~&lane_p[(32'h1e)+:(42)]) begin
-                addend = addend - 64'h80000000;
+                addend = ((low_ones >> 32'h1) & above_31) | 64'h40000000;
             end
         end
         v = ((lane_p) & 73'h1ffffffffffffffffff);
@@ -4857,20 +4479,21 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
         lane_shift = shift_2$q[(4 * 32'h6)+:(6)];
         power = 32'h1;
         power = power << lane_shift;
+        low_ones = ~(ones_64 << lane_shift);
         addend = power >> 32'h1;
         if (control_2$q[(64'h8)+:(2)] == truncate) begin
             addend = 32'h0;
             if (lane_p[32'h47]) begin
-                addend = power - 32'h1;
+                addend = low_ones;
             end
         end
         if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
-            addend = addend - 32'h1;
+            addend = low_ones >> 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
-            addend = addend + 64'h40000000;
+            addend = addend | 64'h40000000;
             if (lane_p[32'h47] & ~&lane_p[(32'h1e)+:(42)]) begin
-                addend = addend - 64'h80000000;
+                addend = ((low_ones >> 32'h1) & above_31) | 64'h40000000;
             end
         end
         v = ((lane_p) & 73'h1ffffffffffffffffff);
@@ -4913,20 +4536,21 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
         lane_shift = shift_2$q[(5 * 32'h6)+:(6)];
         power = 32'h1;
         power = power << lane_shift;
+        low_ones = ~(ones_64 << lane_shift);
         addend = power >> 32'h1;
         if (control_2$q[(64'h8)+:(2)] == truncate) begin
             addend = 32'h0;
             if (lane_p[32'h47]) begin
-                addend = power - 32'h1;
+                addend = low_ones;
             end
         end
         if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
-            addend = addend - 32'h1;
+            addend = low_ones >> 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
-            addend = addend + 64'h40000000;
+            addend = addend | 64'h40000000;
             if (lane_p[32'h47] & ~&lane_p[(32'h1e)+:(42)]) begin
-                addend = addend - 64'h80000000;
+                addend = ((low_ones >> 32'h1) & above_31) | 64'h40000000;
             end
         end
         v = ((lane_p) & 73'h1ffffffffffffffffff);
@@ -4969,20 +4593,21 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
         lane_shift = shift_2$q[(6 * 32'h6)+:(6)];
         power = 32'h1;
         power = power << lane_shift;
+        low_ones = ~(ones_64 << lane_shift);
         addend = power >> 32'h1;
         if (control_2$q[(64'h8)+:(2)] == truncate) begin
             addend = 32'h0;
             if (lane_p[32'h47]) begin
-                addend = power - 32'h1;
+                addend = low_ones;
             end
         end
         if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
-            addend = addend - 32'h1;
+            addend = low_ones >> 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
-            addend = addend + 64'h40000000;
+            addend = addend | 64'h40000000;
             if (lane_p[32'h47] & ~&lane_p[(32'h1e)+:(42)]) begin
-                addend = addend - 64'h80000000;
+                addend = ((low_ones >> 32'h1) & above_31) | 64'h40000000;
             end
         end
         v = ((lane_p) & 73'h1ffffffffffffffffff);
@@ -5025,20 +4650,21 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
         lane_shift = shift_2$q[(7 * 32'h6)+:(6)];
         power = 32'h1;
         power = power << lane_shift;
+        low_ones = ~(ones_64 << lane_shift);
         addend = power >> 32'h1;
         if (control_2$q[(64'h8)+:(2)] == truncate) begin
             addend = 32'h0;
             if (lane_p[32'h47]) begin
-                addend = power - 32'h1;
+                addend = low_ones;
             end
         end
         if ((control_2$q[(64'h8)+:(2)] == half_away) & lane_p[32'h47] & (lane_shift != 32'h0)) begin
-            addend = addend - 32'h1;
+            addend = low_ones >> 32'h1;
         end
         if ((control_2$q[(64'h8)+:(2)] == tfl) & (lane_shift > 32'h1f)) begin
-            addend = addend + 64'h40000000;
+            addend = addend | 64'h40000000;
             if (lane_p[32'h47] & ~&lane_p[(32'h1e)+:(42)]) begin
-                addend = addend - 64'h80000000;
+                addend = ((low_ones >> 32'h1) & above_31) | 64'h40000000;
             end
         end
         v = ((lane_p) & 73'h1ffffffffffffffffff);
@@ -5169,23 +4795,6 @@ module output_unit_core$scaler$saturated(clock,rst_n,d,q);
 endmodule // output_unit_core$scaler$saturated
 
 
-module output_unit_core$scaler$scale_1(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [255:0] d;
-    output reg  [255:0] q;
-    
-    // Constant declarations
-    localparam  init = 256'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$scaler$scale_1
 
 
 
@@ -5211,7 +4820,340 @@ endmodule // output_unit_core$scaler$shift_1
 
 
 
-module output_unit_core$scaler$x(clock,rst_n,d,q);
+
+
+module output_unit_core$wide_path(clock,rst_n,settings,offered,first,second,lanes,control,taken,valid,values,values_control,ready,empty);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [179:0] settings;
+    input wire  offered;
+    input wire  [319:0] first;
+    input wire  [255:0] second;
+    input wire  [7:0] lanes;
+    input wire  [158:0] control;
+    output reg  taken;
+    output reg  valid;
+    output reg  [319:0] values;
+    output reg  [158:0] values_control;
+    input wire  ready;
+    output reg  empty;
+    
+    // Stub signals
+    reg  wide_lanes$0$clock;
+    reg  wide_lanes$0$rst_n;
+    reg  wide_lanes$0$advance;
+    reg  [179:0] wide_lanes$0$settings;
+    reg  [31:0] wide_lanes$0$a;
+    reg  [31:0] wide_lanes$0$b;
+    wire  [39:0] wide_lanes$0$value;
+    reg  wide_lanes$1$clock;
+    reg  wide_lanes$1$rst_n;
+    reg  wide_lanes$1$advance;
+    reg  [179:0] wide_lanes$1$settings;
+    reg  [31:0] wide_lanes$1$a;
+    reg  [31:0] wide_lanes$1$b;
+    wire  [39:0] wide_lanes$1$value;
+    reg  step$clock;
+    reg  step$rst_n;
+    reg  [1:0] step$d;
+    wire  [1:0] step$q;
+    reg  tags$0$clock;
+    reg  tags$0$rst_n;
+    reg  [162:0] tags$0$d;
+    wire  [162:0] tags$0$q;
+    reg  tags$1$clock;
+    reg  tags$1$rst_n;
+    reg  [162:0] tags$1$d;
+    wire  [162:0] tags$1$q;
+    reg  tags$2$clock;
+    reg  tags$2$rst_n;
+    reg  [162:0] tags$2$d;
+    wire  [162:0] tags$2$q;
+    reg  tags$3$clock;
+    reg  tags$3$rst_n;
+    reg  [162:0] tags$3$d;
+    wire  [162:0] tags$3$q;
+    reg  tags$4$clock;
+    reg  tags$4$rst_n;
+    reg  [162:0] tags$4$d;
+    wire  [162:0] tags$4$q;
+    reg  tags$5$clock;
+    reg  tags$5$rst_n;
+    reg  [162:0] tags$5$d;
+    wire  [162:0] tags$5$q;
+    reg  tags$6$clock;
+    reg  tags$6$rst_n;
+    reg  [162:0] tags$6$d;
+    wire  [162:0] tags$6$q;
+    reg  tags$7$clock;
+    reg  tags$7$rst_n;
+    reg  [162:0] tags$7$d;
+    wire  [162:0] tags$7$q;
+    reg  collected$clock;
+    reg  collected$rst_n;
+    reg  [319:0] collected$d;
+    wire  [319:0] collected$q;
+    
+    // Local signals
+    reg  advance;
+    reg  last;
+    reg  [162:0] out_tag;
+    reg  [319:0] merged;
+    reg  [39:0] lane_value;
+    reg  [162:0] stage_tag;
+    reg  in_flight;
+    
+    // Sub module instances
+    output_unit_core$wide_path$wide_lanes$0 wide_lanes$0(
+        .clock(wide_lanes$0$clock),
+        .rst_n(wide_lanes$0$rst_n),
+        .advance(wide_lanes$0$advance),
+        .settings(wide_lanes$0$settings),
+        .a(wide_lanes$0$a),
+        .b(wide_lanes$0$b),
+        .value(wide_lanes$0$value)
+    );
+    output_unit_core$wide_path$wide_lanes$0 wide_lanes$1(
+        .clock(wide_lanes$1$clock),
+        .rst_n(wide_lanes$1$rst_n),
+        .advance(wide_lanes$1$advance),
+        .settings(wide_lanes$1$settings),
+        .a(wide_lanes$1$a),
+        .b(wide_lanes$1$b),
+        .value(wide_lanes$1$value)
+    );
+    output_unit_core$wide_path$step step(
+        .clock(step$clock),
+        .rst_n(step$rst_n),
+        .d(step$d),
+        .q(step$q)
+    );
+    output_unit_core$wide_path$tags$0 tags$0(
+        .clock(tags$0$clock),
+        .rst_n(tags$0$rst_n),
+        .d(tags$0$d),
+        .q(tags$0$q)
+    );
+    output_unit_core$wide_path$tags$0 tags$1(
+        .clock(tags$1$clock),
+        .rst_n(tags$1$rst_n),
+        .d(tags$1$d),
+        .q(tags$1$q)
+    );
+    output_unit_core$wide_path$tags$0 tags$2(
+        .clock(tags$2$clock),
+        .rst_n(tags$2$rst_n),
+        .d(tags$2$d),
+        .q(tags$2$q)
+    );
+    output_unit_core$wide_path$tags$0 tags$3(
+        .clock(tags$3$clock),
+        .rst_n(tags$3$rst_n),
+        .d(tags$3$d),
+        .q(tags$3$q)
+    );
+    output_unit_core$wide_path$tags$0 tags$4(
+        .clock(tags$4$clock),
+        .rst_n(tags$4$rst_n),
+        .d(tags$4$d),
+        .q(tags$4$q)
+    );
+    output_unit_core$wide_path$tags$0 tags$5(
+        .clock(tags$5$clock),
+        .rst_n(tags$5$rst_n),
+        .d(tags$5$d),
+        .q(tags$5$q)
+    );
+    output_unit_core$wide_path$tags$0 tags$6(
+        .clock(tags$6$clock),
+        .rst_n(tags$6$rst_n),
+        .d(tags$6$d),
+        .q(tags$6$q)
+    );
+    output_unit_core$wide_path$tags$0 tags$7(
+        .clock(tags$7$clock),
+        .rst_n(tags$7$rst_n),
+        .d(tags$7$d),
+        .q(tags$7$q)
+    );
+    output_unit_core$wide_path$collected collected(
+        .clock(collected$clock),
+        .rst_n(collected$rst_n),
+        .d(collected$d),
+        .q(collected$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        step$clock = clock;
+        collected$clock = clock;
+        step$d = step$q;
+        collected$d = collected$q;
+        step$rst_n = rst_n;
+        collected$rst_n = rst_n;
+        tags$0$clock = clock;
+        tags$0$rst_n = rst_n;
+        tags$0$d = tags$0$q;
+        tags$1$clock = clock;
+        tags$1$rst_n = rst_n;
+        tags$1$d = tags$1$q;
+        tags$2$clock = clock;
+        tags$2$rst_n = rst_n;
+        tags$2$d = tags$2$q;
+        tags$3$clock = clock;
+        tags$3$rst_n = rst_n;
+        tags$3$d = tags$3$q;
+        tags$4$clock = clock;
+        tags$4$rst_n = rst_n;
+        tags$4$d = tags$4$q;
+        tags$5$clock = clock;
+        tags$5$rst_n = rst_n;
+        tags$5$d = tags$5$q;
+        tags$6$clock = clock;
+        tags$6$rst_n = rst_n;
+        tags$6$d = tags$6$q;
+        tags$7$clock = clock;
+        tags$7$rst_n = rst_n;
+        tags$7$d = tags$7$q;
+        out_tag = tags$7$q;
+        valid = out_tag[(64'h0)+:(1)] & out_tag[(64'h3)+:(1)];
+        advance = ~valid | ready;
+        wide_lanes$0$clock = clock;
+        wide_lanes$0$rst_n = rst_n;
+        wide_lanes$0$advance = advance;
+        wide_lanes$0$settings = settings;
+        wide_lanes$0$a = 32'h0;
+        wide_lanes$0$b = 32'h0;
+        wide_lanes$1$clock = clock;
+        wide_lanes$1$rst_n = rst_n;
+        wide_lanes$1$advance = advance;
+        wide_lanes$1$settings = settings;
+        wide_lanes$1$a = 32'h0;
+        wide_lanes$1$b = 32'h0;
+        last = 1'b0;
+        if (step$q == 0) begin
+            wide_lanes$0$a = first[((32'h2 * 0 + 0) * 32'h28)+:(32)];
+            wide_lanes$0$b = second[((32'h2 * 0 + 0) * 32'h20)+:(32)];
+            wide_lanes$1$a = first[((32'h2 * 0 + 1) * 32'h28)+:(32)];
+            wide_lanes$1$b = second[((32'h2 * 0 + 1) * 32'h20)+:(32)];
+            last = (lanes >> (32'h2 * 0 + 32'h2)) == 32'h0;
+        end
+        if (step$q == 1) begin
+            wide_lanes$0$a = first[((32'h2 * 1 + 0) * 32'h28)+:(32)];
+            wide_lanes$0$b = second[((32'h2 * 1 + 0) * 32'h20)+:(32)];
+            wide_lanes$1$a = first[((32'h2 * 1 + 1) * 32'h28)+:(32)];
+            wide_lanes$1$b = second[((32'h2 * 1 + 1) * 32'h20)+:(32)];
+            last = (lanes >> (32'h2 * 1 + 32'h2)) == 32'h0;
+        end
+        if (step$q == 2) begin
+            wide_lanes$0$a = first[((32'h2 * 2 + 0) * 32'h28)+:(32)];
+            wide_lanes$0$b = second[((32'h2 * 2 + 0) * 32'h20)+:(32)];
+            wide_lanes$1$a = first[((32'h2 * 2 + 1) * 32'h28)+:(32)];
+            wide_lanes$1$b = second[((32'h2 * 2 + 1) * 32'h20)+:(32)];
+            last = (lanes >> (32'h2 * 2 + 32'h2)) == 32'h0;
+        end
+        if (step$q == 3) begin
+            wide_lanes$0$a = first[((32'h2 * 3 + 0) * 32'h28)+:(32)];
+            wide_lanes$0$b = second[((32'h2 * 3 + 0) * 32'h20)+:(32)];
+            wide_lanes$1$a = first[((32'h2 * 3 + 1) * 32'h28)+:(32)];
+            wide_lanes$1$b = second[((32'h2 * 3 + 1) * 32'h20)+:(32)];
+            last = (lanes >> (32'h2 * 3 + 32'h2)) == 32'h0;
+        end
+        taken = advance & offered & last;
+        if (advance) begin
+            tags$0$d[(64'h0)+:(1)] = offered;
+            tags$0$d[(64'h1)+:(2)] = step$q;
+            tags$0$d[(64'h3)+:(1)] = last;
+            tags$0$d[(64'h4)+:(159)] = control;
+            tags$1$d = tags$0$q;
+            tags$2$d = tags$1$q;
+            tags$3$d = tags$2$q;
+            tags$4$d = tags$3$q;
+            tags$5$d = tags$4$q;
+            tags$6$d = tags$5$q;
+            tags$7$d = tags$6$q;
+            if (offered) begin
+                step$d = step$q + 32'h1;
+                if (last) begin
+                    step$d = 32'h0;
+                end
+            end
+        end
+        merged = 32'h0;
+        lane_value = collected$q[((32'h2 * 0 + 0) * 32'h28)+:(40)];
+        if (out_tag[(64'h1)+:(2)] == 0) begin
+            lane_value = wide_lanes$0$value;
+        end
+        merged = merged | (((lane_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 0 + 0) * 32'h28));
+        lane_value = collected$q[((32'h2 * 0 + 1) * 32'h28)+:(40)];
+        if (out_tag[(64'h1)+:(2)] == 0) begin
+            lane_value = wide_lanes$1$value;
+        end
+        merged = merged | (((lane_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 0 + 1) * 32'h28));
+        lane_value = collected$q[((32'h2 * 1 + 0) * 32'h28)+:(40)];
+        if (out_tag[(64'h1)+:(2)] == 1) begin
+            lane_value = wide_lanes$0$value;
+        end
+        merged = merged | (((lane_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 1 + 0) * 32'h28));
+        lane_value = collected$q[((32'h2 * 1 + 1) * 32'h28)+:(40)];
+        if (out_tag[(64'h1)+:(2)] == 1) begin
+            lane_value = wide_lanes$1$value;
+        end
+        merged = merged | (((lane_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 1 + 1) * 32'h28));
+        lane_value = collected$q[((32'h2 * 2 + 0) * 32'h28)+:(40)];
+        if (out_tag[(64'h1)+:(2)] == 2) begin
+            lane_value = wide_lanes$0$value;
+        end
+        merged = merged | (((lane_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 2 + 0) * 32'h28));
+        lane_value = collected$q[((32'h2 * 2 + 1) * 32'h28)+:(40)];
+        if (out_tag[(64'h1)+:(2)] == 2) begin
+            lane_value = wide_lanes$1$value;
+        end
+        merged = merged | (((lane_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 2 + 1) * 32'h28));
+        lane_value = collected$q[((32'h2 * 3 + 0) * 32'h28)+:(40)];
+        if (out_tag[(64'h1)+:(2)] == 3) begin
+            lane_value = wide_lanes$0$value;
+        end
+        merged = merged | (((lane_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 3 + 0) * 32'h28));
+        lane_value = collected$q[((32'h2 * 3 + 1) * 32'h28)+:(40)];
+        if (out_tag[(64'h1)+:(2)] == 3) begin
+            lane_value = wide_lanes$1$value;
+        end
+        merged = merged | (((lane_value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((32'h2 * 3 + 1) * 32'h28));
+        if (advance & out_tag[(64'h0)+:(1)]) begin
+            collected$d = merged;
+            if (out_tag[(64'h3)+:(1)]) begin
+                collected$d = 32'h0;
+            end
+        end
+        values = merged;
+        values_control = out_tag[(64'h4)+:(159)];
+        in_flight = 1'b0;
+        stage_tag = tags$0$q;
+        in_flight = in_flight | stage_tag[(64'h0)+:(1)];
+        stage_tag = tags$1$q;
+        in_flight = in_flight | stage_tag[(64'h0)+:(1)];
+        stage_tag = tags$2$q;
+        in_flight = in_flight | stage_tag[(64'h0)+:(1)];
+        stage_tag = tags$3$q;
+        in_flight = in_flight | stage_tag[(64'h0)+:(1)];
+        stage_tag = tags$4$q;
+        in_flight = in_flight | stage_tag[(64'h0)+:(1)];
+        stage_tag = tags$5$q;
+        in_flight = in_flight | stage_tag[(64'h0)+:(1)];
+        stage_tag = tags$6$q;
+        in_flight = in_flight | stage_tag[(64'h0)+:(1)];
+        stage_tag = tags$7$q;
+        in_flight = in_flight | stage_tag[(64'h0)+:(1)];
+        empty = ~in_flight & (step$q == 32'h0);
+    end
+    
+endmodule // output_unit_core$wide_path
+
+
+module output_unit_core$wide_path$collected(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -5227,12 +5169,67 @@ module output_unit_core$scaler$x(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // output_unit_core$scaler$x
+endmodule // output_unit_core$wide_path$collected
 
 
-module output_unit_core$wide_lanes$0(settings,a,b,value);
+module output_unit_core$wide_path$step(clock,rst_n,d,q);
     
     // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // output_unit_core$wide_path$step
+
+
+module output_unit_core$wide_path$tags$0(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [162:0] d;
+    output reg  [162:0] q;
+    
+    // Constant declarations
+    localparam  init = 163'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // output_unit_core$wide_path$tags$0
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+module output_unit_core$wide_path$wide_lanes$0(clock,rst_n,advance,settings,a,b,value);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  advance;
     input wire  [179:0] settings;
     input wire  [31:0] a;
     input wire  [31:0] b;
@@ -5253,16 +5250,150 @@ module output_unit_core$wide_lanes$0(settings,a,b,value);
     localparam  high_98 = 98'h3ffffffff0000000000000000;
     localparam  high_66 = 66'h30000000000000000;
     
+    // Stub signals
+    reg  operation_1$clock;
+    reg  operation_1$rst_n;
+    reg  [53:0] operation_1$d;
+    wire  [53:0] operation_1$q;
+    reg  xy_00$clock;
+    reg  xy_00$rst_n;
+    reg  [31:0] xy_00$d;
+    wire  [31:0] xy_00$q;
+    reg  xy_01$clock;
+    reg  xy_01$rst_n;
+    reg  [31:0] xy_01$d;
+    wire  [31:0] xy_01$q;
+    reg  xy_10$clock;
+    reg  xy_10$rst_n;
+    reg  [31:0] xy_10$d;
+    wire  [31:0] xy_10$q;
+    reg  xy_11$clock;
+    reg  xy_11$rst_n;
+    reg  [31:0] xy_11$d;
+    wire  [31:0] xy_11$q;
+    reg  bo_0$clock;
+    reg  bo_0$rst_n;
+    reg  [31:0] bo_0$d;
+    wire  [31:0] bo_0$q;
+    reg  bo_1$clock;
+    reg  bo_1$rst_n;
+    reg  [31:0] bo_1$d;
+    wire  [31:0] bo_1$q;
+    reg  xy_negative$clock;
+    reg  xy_negative$rst_n;
+    reg  xy_negative$d;
+    wire  xy_negative$q;
+    reg  b_negative$clock;
+    reg  b_negative$rst_n;
+    reg  b_negative$d;
+    wire  b_negative$q;
+    reg  other_1$clock;
+    reg  other_1$rst_n;
+    reg  [63:0] other_1$d;
+    wire  [63:0] other_1$q;
+    reg  operation_2$clock;
+    reg  operation_2$rst_n;
+    reg  [53:0] operation_2$d;
+    wire  [53:0] operation_2$q;
+    reg  term_x_2$clock;
+    reg  term_x_2$rst_n;
+    reg  [63:0] term_x_2$d;
+    wire  [63:0] term_x_2$q;
+    reg  term_b_2$clock;
+    reg  term_b_2$rst_n;
+    reg  [63:0] term_b_2$d;
+    wire  [63:0] term_b_2$q;
+    reg  other_2$clock;
+    reg  other_2$rst_n;
+    reg  [63:0] other_2$d;
+    wire  [63:0] other_2$q;
+    reg  operation_3$clock;
+    reg  operation_3$rst_n;
+    reg  [53:0] operation_3$d;
+    wire  [53:0] operation_3$q;
+    reg  input_v$clock;
+    reg  input_v$rst_n;
+    reg  [95:0] input_v$d;
+    wire  [95:0] input_v$q;
+    reg  term_x_3$clock;
+    reg  term_x_3$rst_n;
+    reg  [63:0] term_x_3$d;
+    wire  [63:0] term_x_3$q;
+    reg  term_b_3$clock;
+    reg  term_b_3$rst_n;
+    reg  [63:0] term_b_3$d;
+    wire  [63:0] term_b_3$q;
+    reg  other_3$clock;
+    reg  other_3$rst_n;
+    reg  [63:0] other_3$d;
+    wire  [63:0] other_3$q;
+    reg  operation_4$clock;
+    reg  operation_4$rst_n;
+    reg  [53:0] operation_4$d;
+    wire  [53:0] operation_4$q;
+    reg  r_4$clock;
+    reg  r_4$rst_n;
+    reg  [63:0] r_4$d;
+    wire  [63:0] r_4$q;
+    reg  operation_5$clock;
+    reg  operation_5$rst_n;
+    reg  [53:0] operation_5$d;
+    wire  [53:0] operation_5$q;
+    reg  rs$clock;
+    reg  rs$rst_n;
+    reg  [255:0] rs$d;
+    wire  [255:0] rs$q;
+    reg  saturated_5$clock;
+    reg  saturated_5$rst_n;
+    reg  saturated_5$d;
+    wire  saturated_5$q;
+    reg  r_5$clock;
+    reg  r_5$rst_n;
+    reg  [63:0] r_5$d;
+    wire  [63:0] r_5$q;
+    reg  operation_6$clock;
+    reg  operation_6$rst_n;
+    reg  [53:0] operation_6$d;
+    wire  [53:0] operation_6$q;
+    reg  product_6$clock;
+    reg  product_6$rst_n;
+    reg  [97:0] product_6$d;
+    wire  [97:0] product_6$q;
+    reg  saturated_6$clock;
+    reg  saturated_6$rst_n;
+    reg  saturated_6$d;
+    wire  saturated_6$q;
+    reg  r_6$clock;
+    reg  r_6$rst_n;
+    reg  [63:0] r_6$d;
+    wire  [63:0] r_6$q;
+    reg  operation_7$clock;
+    reg  operation_7$rst_n;
+    reg  [53:0] operation_7$d;
+    wire  [53:0] operation_7$q;
+    reg  v_7$clock;
+    reg  v_7$rst_n;
+    reg  [97:0] v_7$d;
+    wire  [97:0] v_7$q;
+    reg  shift_7$clock;
+    reg  shift_7$rst_n;
+    reg  [5:0] shift_7$d;
+    wire  [5:0] shift_7$q;
+    reg  saturated_7$clock;
+    reg  saturated_7$rst_n;
+    reg  saturated_7$d;
+    wire  saturated_7$q;
+    reg  value_8$clock;
+    reg  value_8$rst_n;
+    reg  [39:0] value_8$d;
+    wire  [39:0] value_8$q;
+    
     // Local signals
+    reg  [53:0] operation;
     reg  [5:0] mode;
-    reg  advanced;
-    reg  opb_scaled;
     reg  [31:0] opa_scale;
-    reg  [31:0] ofm_scale;
-    reg  [5:0] ofm_shift;
-    reg  [1:0] round_mode;
     reg  a_negative;
-    reg  b_negative;
+    reg  x_negative;
     reg  [31:0] a_magnitude;
     reg  [31:0] b_magnitude;
     reg  [31:0] x;
@@ -5271,52 +5402,32 @@ module output_unit_core$wide_lanes$0(settings,a,b,value);
     reg  [15:0] x_1;
     reg  [15:0] y_0;
     reg  [15:0] y_1;
-    reg  [31:0] xy_00;
-    reg  [31:0] xy_01;
-    reg  [31:0] xy_10;
-    reg  [31:0] xy_11;
-    reg  xy_negative;
-    reg  [63:0] term_x;
     reg  [15:0] b_0;
     reg  [15:0] b_1;
     reg  [15:0] opb;
-    reg  [31:0] bo_0;
-    reg  [31:0] bo_1;
+    reg  [63:0] other;
+    reg  [63:0] term_x;
     reg  [63:0] term_b;
-    reg  [6:0] input_shift;
     reg  [95:0] input_p;
     reg  [95:0] input_addend;
-    reg  [95:0] input_v;
     reg  [95:0] input_shifted;
-    reg  [63:0] other;
     reg  [63:0] first_term;
     reg  [63:0] second_term;
     reg  [63:0] r;
-    reg  r_negative;
     reg  [63:0] r_magnitude;
     reg  [63:0] r_top;
-    reg  [15:0] r_0;
-    reg  [15:0] r_1;
-    reg  [15:0] r_2;
-    reg  [15:0] r_3;
-    reg  [15:0] s_0;
-    reg  [15:0] s_1;
-    reg  [31:0] rs_00;
-    reg  [31:0] rs_01;
-    reg  [31:0] rs_10;
-    reg  [31:0] rs_11;
-    reg  [31:0] rs_20;
-    reg  [31:0] rs_21;
-    reg  [31:0] rs_30;
-    reg  [31:0] rs_31;
+    reg  [31:0] ofm_scale;
+    reg  [255:0] products;
+    reg  [15:0] r_limb;
+    reg  [15:0] s_limb;
+    reg  [31:0] rs_term;
     reg  [97:0] product;
-    reg  saturated;
+    reg  r_negative;
     reg  second_rounding;
     reg  [97:0] p;
     reg  [5:0] shift;
     reg  [97:0] power;
     reg  [97:0] addend;
-    reg  [97:0] v;
     reg  [97:0] shifted;
     reg  [63:0] first;
     reg  [5:0] exponent;
@@ -5324,146 +5435,534 @@ module output_unit_core$wide_lanes$0(settings,a,b,value);
     reg  [65:0] w;
     reg  [65:0] w_shifted;
     reg  [63:0] result;
+    reg  [39:0] lane_value;
+    
+    // Sub module instances
+    output_unit_core$wide_path$wide_lanes$0$operation_1 operation_1(
+        .clock(operation_1$clock),
+        .rst_n(operation_1$rst_n),
+        .d(operation_1$d),
+        .q(operation_1$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$xy_00 xy_00(
+        .clock(xy_00$clock),
+        .rst_n(xy_00$rst_n),
+        .d(xy_00$d),
+        .q(xy_00$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$xy_00 xy_01(
+        .clock(xy_01$clock),
+        .rst_n(xy_01$rst_n),
+        .d(xy_01$d),
+        .q(xy_01$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$xy_00 xy_10(
+        .clock(xy_10$clock),
+        .rst_n(xy_10$rst_n),
+        .d(xy_10$d),
+        .q(xy_10$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$xy_00 xy_11(
+        .clock(xy_11$clock),
+        .rst_n(xy_11$rst_n),
+        .d(xy_11$d),
+        .q(xy_11$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$xy_00 bo_0(
+        .clock(bo_0$clock),
+        .rst_n(bo_0$rst_n),
+        .d(bo_0$d),
+        .q(bo_0$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$xy_00 bo_1(
+        .clock(bo_1$clock),
+        .rst_n(bo_1$rst_n),
+        .d(bo_1$d),
+        .q(bo_1$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$xy_negative xy_negative(
+        .clock(xy_negative$clock),
+        .rst_n(xy_negative$rst_n),
+        .d(xy_negative$d),
+        .q(xy_negative$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$xy_negative b_negative(
+        .clock(b_negative$clock),
+        .rst_n(b_negative$rst_n),
+        .d(b_negative$d),
+        .q(b_negative$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$other_1 other_1(
+        .clock(other_1$clock),
+        .rst_n(other_1$rst_n),
+        .d(other_1$d),
+        .q(other_1$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$operation_1 operation_2(
+        .clock(operation_2$clock),
+        .rst_n(operation_2$rst_n),
+        .d(operation_2$d),
+        .q(operation_2$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$other_1 term_x_2(
+        .clock(term_x_2$clock),
+        .rst_n(term_x_2$rst_n),
+        .d(term_x_2$d),
+        .q(term_x_2$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$other_1 term_b_2(
+        .clock(term_b_2$clock),
+        .rst_n(term_b_2$rst_n),
+        .d(term_b_2$d),
+        .q(term_b_2$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$other_1 other_2(
+        .clock(other_2$clock),
+        .rst_n(other_2$rst_n),
+        .d(other_2$d),
+        .q(other_2$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$operation_1 operation_3(
+        .clock(operation_3$clock),
+        .rst_n(operation_3$rst_n),
+        .d(operation_3$d),
+        .q(operation_3$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$input_v input_v(
+        .clock(input_v$clock),
+        .rst_n(input_v$rst_n),
+        .d(input_v$d),
+        .q(input_v$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$other_1 term_x_3(
+        .clock(term_x_3$clock),
+        .rst_n(term_x_3$rst_n),
+        .d(term_x_3$d),
+        .q(term_x_3$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$other_1 term_b_3(
+        .clock(term_b_3$clock),
+        .rst_n(term_b_3$rst_n),
+        .d(term_b_3$d),
+        .q(term_b_3$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$other_1 other_3(
+        .clock(other_3$clock),
+        .rst_n(other_3$rst_n),
+        .d(other_3$d),
+        .q(other_3$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$operation_1 operation_4(
+        .clock(operation_4$clock),
+        .rst_n(operation_4$rst_n),
+        .d(operation_4$d),
+        .q(operation_4$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$other_1 r_4(
+        .clock(r_4$clock),
+        .rst_n(r_4$rst_n),
+        .d(r_4$d),
+        .q(r_4$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$operation_1 operation_5(
+        .clock(operation_5$clock),
+        .rst_n(operation_5$rst_n),
+        .d(operation_5$d),
+        .q(operation_5$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$rs rs(
+        .clock(rs$clock),
+        .rst_n(rs$rst_n),
+        .d(rs$d),
+        .q(rs$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$xy_negative saturated_5(
+        .clock(saturated_5$clock),
+        .rst_n(saturated_5$rst_n),
+        .d(saturated_5$d),
+        .q(saturated_5$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$other_1 r_5(
+        .clock(r_5$clock),
+        .rst_n(r_5$rst_n),
+        .d(r_5$d),
+        .q(r_5$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$operation_1 operation_6(
+        .clock(operation_6$clock),
+        .rst_n(operation_6$rst_n),
+        .d(operation_6$d),
+        .q(operation_6$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$product_6 product_6(
+        .clock(product_6$clock),
+        .rst_n(product_6$rst_n),
+        .d(product_6$d),
+        .q(product_6$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$xy_negative saturated_6(
+        .clock(saturated_6$clock),
+        .rst_n(saturated_6$rst_n),
+        .d(saturated_6$d),
+        .q(saturated_6$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$other_1 r_6(
+        .clock(r_6$clock),
+        .rst_n(r_6$rst_n),
+        .d(r_6$d),
+        .q(r_6$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$operation_1 operation_7(
+        .clock(operation_7$clock),
+        .rst_n(operation_7$rst_n),
+        .d(operation_7$d),
+        .q(operation_7$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$product_6 v_7(
+        .clock(v_7$clock),
+        .rst_n(v_7$rst_n),
+        .d(v_7$d),
+        .q(v_7$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$shift_7 shift_7(
+        .clock(shift_7$clock),
+        .rst_n(shift_7$rst_n),
+        .d(shift_7$d),
+        .q(shift_7$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$xy_negative saturated_7(
+        .clock(saturated_7$clock),
+        .rst_n(saturated_7$rst_n),
+        .d(saturated_7$d),
+        .q(saturated_7$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$value_8 value_8(
+        .clock(value_8$clock),
+        .rst_n(value_8$rst_n),
+        .d(value_8$d),
+        .q(value_8$q)
+    );
     
     // Update code
     always @(*) begin
+        operation_1$clock = clock;
+        xy_00$clock = clock;
+        xy_01$clock = clock;
+        xy_10$clock = clock;
+        xy_11$clock = clock;
+        bo_0$clock = clock;
+        bo_1$clock = clock;
+        xy_negative$clock = clock;
+        b_negative$clock = clock;
+        other_1$clock = clock;
+        operation_2$clock = clock;
+        term_x_2$clock = clock;
+        term_b_2$clock = clock;
+        other_2$clock = clock;
+        operation_3$clock = clock;
+        input_v$clock = clock;
+        term_x_3$clock = clock;
+        term_b_3$clock = clock;
+        other_3$clock = clock;
+        operation_4$clock = clock;
+        r_4$clock = clock;
+        operation_5$clock = clock;
+        rs$clock = clock;
+        saturated_5$clock = clock;
+        r_5$clock = clock;
+        operation_6$clock = clock;
+        product_6$clock = clock;
+        saturated_6$clock = clock;
+        r_6$clock = clock;
+        operation_7$clock = clock;
+        v_7$clock = clock;
+        shift_7$clock = clock;
+        saturated_7$clock = clock;
+        value_8$clock = clock;
+        operation_1$d = operation_1$q;
+        xy_00$d = xy_00$q;
+        xy_01$d = xy_01$q;
+        xy_10$d = xy_10$q;
+        xy_11$d = xy_11$q;
+        bo_0$d = bo_0$q;
+        bo_1$d = bo_1$q;
+        xy_negative$d = xy_negative$q;
+        b_negative$d = b_negative$q;
+        other_1$d = other_1$q;
+        operation_2$d = operation_2$q;
+        term_x_2$d = term_x_2$q;
+        term_b_2$d = term_b_2$q;
+        other_2$d = other_2$q;
+        operation_3$d = operation_3$q;
+        input_v$d = input_v$q;
+        term_x_3$d = term_x_3$q;
+        term_b_3$d = term_b_3$q;
+        other_3$d = other_3$q;
+        operation_4$d = operation_4$q;
+        r_4$d = r_4$q;
+        operation_5$d = operation_5$q;
+        rs$d = rs$q;
+        saturated_5$d = saturated_5$q;
+        r_5$d = r_5$q;
+        operation_6$d = operation_6$q;
+        product_6$d = product_6$q;
+        saturated_6$d = saturated_6$q;
+        r_6$d = r_6$q;
+        operation_7$d = operation_7$q;
+        v_7$d = v_7$q;
+        shift_7$d = shift_7$q;
+        saturated_7$d = saturated_7$q;
+        value_8$d = value_8$q;
+        operation_1$rst_n = rst_n;
+        xy_00$rst_n = rst_n;
+        xy_01$rst_n = rst_n;
+        xy_10$rst_n = rst_n;
+        xy_11$rst_n = rst_n;
+        bo_0$rst_n = rst_n;
+        bo_1$rst_n = rst_n;
+        xy_negative$rst_n = rst_n;
+        b_negative$rst_n = rst_n;
+        other_1$rst_n = rst_n;
+        operation_2$rst_n = rst_n;
+        term_x_2$rst_n = rst_n;
+        term_b_2$rst_n = rst_n;
+        other_2$rst_n = rst_n;
+        operation_3$rst_n = rst_n;
+        input_v$rst_n = rst_n;
+        term_x_3$rst_n = rst_n;
+        term_b_3$rst_n = rst_n;
+        other_3$rst_n = rst_n;
+        operation_4$rst_n = rst_n;
+        r_4$rst_n = rst_n;
+        operation_5$rst_n = rst_n;
+        rs$rst_n = rst_n;
+        saturated_5$rst_n = rst_n;
+        r_5$rst_n = rst_n;
+        operation_6$rst_n = rst_n;
+        product_6$rst_n = rst_n;
+        saturated_6$rst_n = rst_n;
+        r_6$rst_n = rst_n;
+        operation_7$rst_n = rst_n;
+        v_7$rst_n = rst_n;
+        shift_7$rst_n = rst_n;
+        saturated_7$rst_n = rst_n;
+        value_8$rst_n = rst_n;
         mode = settings[(64'h72)+:(6)];
-        advanced = (settings[(64'h7a)+:(2)] != 32'h0) & (mode != mul);
-        opb_scaled = settings[(64'h7a)+:(2)] == opb_32;
-        opa_scale = settings[(64'h7e)+:(32)];
-        ofm_scale = settings[(64'h6)+:(32)];
-        ofm_shift = settings[(64'h26)+:(6)];
-        round_mode = settings[(64'h0)+:(2)];
+        operation[(64'h0)+:(1)] = mode == mul;
+        operation[(64'h1)+:(1)] = mode == sub;
+        operation[(64'h2)+:(1)] = (settings[(64'h7a)+:(2)] != 32'h0) & (mode != mul);
+        operation[(64'h3)+:(1)] = settings[(64'h7a)+:(2)] == opb_32;
+        operation[(64'h4)+:(1)] = settings[(64'h78)+:(2)] == bits_8;
+        operation[(64'h5)+:(7)] = ((settings[(64'h9e)+:(6)]) & 7'h7f) + 32'hf;
+        if (operation[(64'h4)+:(1)]) begin
+            operation[(64'h5)+:(7)] = operation[(64'h5)+:(7)] + 32'h5;
+        end
+        operation[(64'hc)+:(1)] = settings[(64'h7c)+:(2)] == input_tfl;
+        operation[(64'hd)+:(32)] = settings[(64'h6)+:(32)];
+        operation[(64'h2d)+:(6)] = settings[(64'h26)+:(6)];
+        operation[(64'h33)+:(2)] = settings[(64'h0)+:(2)];
+        operation[(64'h35)+:(1)] = settings[(64'h70)+:(1)];
         a_negative = a[32'h1f];
-        b_negative = b[32'h1f];
         a_magnitude = a;
         if (a_negative) begin
             a_magnitude = ((32'h0) & 32'hffffffff) - a;
         end
         b_magnitude = b;
-        if (b_negative) begin
+        if (b[32'h1f]) begin
             b_magnitude = ((32'h0) & 32'hffffffff) - b;
         end
         x = a_magnitude;
+        opa_scale = settings[(64'h7e)+:(32)];
         y = ((opa_scale[(32'h0)+:(16)]) & 32'hffffffff);
-        xy_negative = a_negative;
-        if (mode == mul) begin
+        x_negative = a_negative;
+        if (operation[(64'h0)+:(1)]) begin
             y = b_magnitude;
-            xy_negative = a_negative ^ b_negative;
+            x_negative = a_negative ^ b[32'h1f];
         end
-        else if (advanced) begin
+        else if (operation[(64'h2)+:(1)]) begin
             y = opa_scale;
-            if (opb_scaled) begin
+            if (operation[(64'h3)+:(1)]) begin
                 x = b_magnitude;
-                xy_negative = b_negative;
+                x_negative = b[32'h1f];
             end
         end
         x_0 = x[(32'h0)+:(16)];
         x_1 = x[(32'h10)+:(16)];
         y_0 = y[(32'h0)+:(16)];
         y_1 = y[(32'h10)+:(16)];
-        xy_00 = x_0 * y_0;
-        xy_01 = x_0 * y_1;
-        xy_10 = x_1 * y_0;
-        xy_11 = x_1 * y_1;
-        term_x = ((xy_00) & 64'hffffffffffffffff) + (((xy_01) & 64'hffffffffffffffff) << 32'h10) + (((xy_10) & 64'hffffffffffffffff) << 32'h10) + (((xy_11) & 64'hffffffffffffffff) << 32'h20);
-        if (xy_negative) begin
-            term_x = ((32'h0) & 64'hffffffffffffffff) - term_x;
-        end
         b_0 = b_magnitude[(32'h0)+:(16)];
         b_1 = b_magnitude[(32'h10)+:(16)];
         opb = settings[(64'ha4)+:(16)];
-        bo_0 = b_0 * opb;
-        bo_1 = b_1 * opb;
-        term_b = ((bo_0) & 64'hffffffffffffffff) + (((bo_1) & 64'hffffffffffffffff) << 32'h10);
-        if (b_negative) begin
-            term_b = ((32'h0) & 64'hffffffffffffffff) - term_b;
-        end
-        input_p = ((term_x) & 96'hffffffffffffffffffffffff);
-        if (term_x[32'h3f]) begin
-            input_p = input_p | high_96;
-        end
-        input_shift = ((settings[(64'h9e)+:(6)]) & 7'h7f) + 32'hf;
         other = ((b) & 64'hffffffffffffffff);
-        if (opb_scaled) begin
+        if (operation[(64'h3)+:(1)]) begin
             other = ((a) & 64'hffffffffffffffff);
         end
         if (other[32'h1f]) begin
             other = other | 64'hffffffff00000000;
         end
-        if (settings[(64'h78)+:(2)] == bits_8) begin
-            input_p = input_p << 32'h14;
-            input_shift = input_shift + 32'h5;
+        if (operation[(64'h4)+:(1)]) begin
             other = other << 32'h13;
         end
         else begin
-            input_p = input_p << 32'hf;
             other = other << 32'he;
         end
-        input_addend = ((32'h1) & 96'hffffffffffffffffffffffff) << (input_shift - 32'h1);
-        if ((settings[(64'h7c)+:(2)] == input_tfl) & (input_shift > 32'h1f)) begin
+        if (advance) begin
+            operation_1$d = operation;
+            xy_00$d = x_0 * y_0;
+            xy_01$d = x_0 * y_1;
+            xy_10$d = x_1 * y_0;
+            xy_11$d = x_1 * y_1;
+            bo_0$d = b_0 * opb;
+            bo_1$d = b_1 * opb;
+            b_negative$d = b[32'h1f];
+            other_1$d = other;
+            xy_negative$d = x_negative;
+        end
+        term_x = ((xy_00$q) & 64'hffffffffffffffff) + (((xy_01$q) & 64'hffffffffffffffff) << 32'h10) + (((xy_10$q) & 64'hffffffffffffffff) << 32'h10) + (((xy_11$q) & 64'hffffffffffffffff) << 32'h20);
+        if (xy_negative$q) begin
+            term_x = ((32'h0) & 64'hffffffffffffffff) - term_x;
+        end
+        term_b = ((bo_0$q) & 64'hffffffffffffffff) + (((bo_1$q) & 64'hffffffffffffffff) << 32'h10);
+        if (b_negative$q) begin
+            term_b = ((32'h0) & 64'hffffffffffffffff) - term_b;
+        end
+        if (advance) begin
+            operation_2$d = operation_1$q;
+            term_x_2$d = term_x;
+            term_b_2$d = term_b;
+            other_2$d = other_1$q;
+        end
+        input_p = ((term_x_2$q) & 96'hffffffffffffffffffffffff);
+        if (term_x_2$q[32'h3f]) begin
+            input_p = input_p | high_96;
+        end
+        if (operation_2$q[(64'h4)+:(1)]) begin
+            input_p = input_p << 32'h14;
+        end
+        else begin
+            input_p = input_p << 32'hf;
+        end
+        input_addend = ((32'h1) & 96'hffffffffffffffffffffffff) << (operation_2$q[(64'h5)+:(7)] - 32'h1);
+        if (operation_2$q[(64'hc)+:(1)] & (operation_2$q[(64'h5)+:(7)] > 32'h1f)) begin
             input_addend = input_addend + 64'h40000000;
             if (input_p[32'h5f] & ~&input_p[(32'h1e)+:(66)]) begin
                 input_addend = input_addend - 64'h80000000;
             end
         end
-        input_v = input_p + input_addend;
-        input_shifted = input_v;
-        if (input_v[32'h5f]) begin
-            input_shifted = input_v ^ ones_96;
+        if (advance) begin
+            operation_3$d = operation_2$q;
+            input_v$d = input_p + input_addend;
+            term_x_3$d = term_x_2$q;
+            term_b_3$d = term_b_2$q;
+            other_3$d = other_2$q;
         end
-        input_shifted = input_shifted >> input_shift;
-        if (input_v[32'h5f]) begin
+        input_shifted = input_v$q;
+        if (input_v$q[32'h5f]) begin
+            input_shifted = input_v$q ^ ones_96;
+        end
+        input_shifted = input_shifted >> operation_3$q[(64'h5)+:(7)];
+        if (input_v$q[32'h5f]) begin
             input_shifted = input_shifted ^ ones_96;
         end
-        first_term = term_x;
-        second_term = term_b;
-        if (advanced) begin
+        first_term = term_x_3$q;
+        second_term = term_b_3$q;
+        if (operation_3$q[(64'h2)+:(1)]) begin
             first_term = input_shifted[(32'h0)+:(64)];
-            second_term = other;
-            if (opb_scaled) begin
-                first_term = other;
+            second_term = other_3$q;
+            if (operation_3$q[(64'h3)+:(1)]) begin
+                first_term = other_3$q;
                 second_term = input_shifted[(32'h0)+:(64)];
             end
         end
         r = first_term + second_term;
-        if (mode == sub) begin
+        if (operation_3$q[(64'h1)+:(1)]) begin
             r = first_term - second_term;
         end
-        if (mode == mul) begin
-            r = term_x;
+        if (operation_3$q[(64'h0)+:(1)]) begin
+            r = term_x_3$q;
         end
-        r_negative = r[32'h3f];
-        r_magnitude = r;
-        r_top = r;
+        if (advance) begin
+            operation_4$d = operation_3$q;
+            r_4$d = r;
+        end
+        r_magnitude = r_4$q;
+        r_top = r_4$q;
+        if (r_4$q[32'h3f]) begin
+            r_magnitude = ((32'h0) & 64'hffffffffffffffff) - r_4$q;
+            r_top = ~r_4$q;
+        end
+        ofm_scale = operation_4$q[(64'hd)+:(32)];
+        products = 32'h0;
+        r_limb = r_magnitude[(32'h10 * 0)+:(16)];
+        s_limb = ofm_scale[(32'h10 * 0)+:(16)];
+        rs_term = r_limb * s_limb;
+        products = products | (((rs_term) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * (32'h2 * 0 + 0)));
+        r_limb = r_magnitude[(32'h10 * 0)+:(16)];
+        s_limb = ofm_scale[(32'h10 * 1)+:(16)];
+        rs_term = r_limb * s_limb;
+        products = products | (((rs_term) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * (32'h2 * 0 + 1)));
+        r_limb = r_magnitude[(32'h10 * 1)+:(16)];
+        s_limb = ofm_scale[(32'h10 * 0)+:(16)];
+        rs_term = r_limb * s_limb;
+        products = products | (((rs_term) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * (32'h2 * 1 + 0)));
+        r_limb = r_magnitude[(32'h10 * 1)+:(16)];
+        s_limb = ofm_scale[(32'h10 * 1)+:(16)];
+        rs_term = r_limb * s_limb;
+        products = products | (((rs_term) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * (32'h2 * 1 + 1)));
+        r_limb = r_magnitude[(32'h10 * 2)+:(16)];
+        s_limb = ofm_scale[(32'h10 * 0)+:(16)];
+        rs_term = r_limb * s_limb;
+        products = products | (((rs_term) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * (32'h2 * 2 + 0)));
+        r_limb = r_magnitude[(32'h10 * 2)+:(16)];
+        s_limb = ofm_scale[(32'h10 * 1)+:(16)];
+        rs_term = r_limb * s_limb;
+        products = products | (((rs_term) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * (32'h2 * 2 + 1)));
+        r_limb = r_magnitude[(32'h10 * 3)+:(16)];
+        s_limb = ofm_scale[(32'h10 * 0)+:(16)];
+        rs_term = r_limb * s_limb;
+        products = products | (((rs_term) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * (32'h2 * 3 + 0)));
+        r_limb = r_magnitude[(32'h10 * 3)+:(16)];
+        s_limb = ofm_scale[(32'h10 * 1)+:(16)];
+        rs_term = r_limb * s_limb;
+        products = products | (((rs_term) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * (32'h2 * 3 + 1)));
+        if (advance) begin
+            operation_5$d = operation_4$q;
+            rs$d = products;
+            saturated_5$d = (operation_4$q[(64'h33)+:(2)] == tfl) & ~operation_4$q[(64'h35)+:(1)] & (operation_4$q[(64'h2d)+:(6)] < 32'h1f) & ((r_top >> (((operation_4$q[(64'h2d)+:(6)]) & 7'h7f) + 32'h20)) != 32'h0);
+            r_5$d = r_4$q;
+        end
+        product = 32'h0;
+        rs_term = rs$q[(32'h20 * (32'h2 * 0 + 0))+:(32)];
+        product = product + (((rs_term) & 98'h3ffffffffffffffffffffffff) << (32'h10 * (0 + 0)));
+        rs_term = rs$q[(32'h20 * (32'h2 * 0 + 1))+:(32)];
+        product = product + (((rs_term) & 98'h3ffffffffffffffffffffffff) << (32'h10 * (0 + 1)));
+        rs_term = rs$q[(32'h20 * (32'h2 * 1 + 0))+:(32)];
+        product = product + (((rs_term) & 98'h3ffffffffffffffffffffffff) << (32'h10 * (1 + 0)));
+        rs_term = rs$q[(32'h20 * (32'h2 * 1 + 1))+:(32)];
+        product = product + (((rs_term) & 98'h3ffffffffffffffffffffffff) << (32'h10 * (1 + 1)));
+        rs_term = rs$q[(32'h20 * (32'h2 * 2 + 0))+:(32)];
+        product = product + (((rs_term) & 98'h3ffffffffffffffffffffffff) << (32'h10 * (2 + 0)));
+        rs_term = rs$q[(32'h20 * (32'h2 * 2 + 1))+:(32)];
+        product = product + (((rs_term) & 98'h3ffffffffffffffffffffffff) << (32'h10 * (2 + 1)));
+        rs_term = rs$q[(32'h20 * (32'h2 * 3 + 0))+:(32)];
+        product = product + (((rs_term) & 98'h3ffffffffffffffffffffffff) << (32'h10 * (3 + 0)));
+        rs_term = rs$q[(32'h20 * (32'h2 * 3 + 1))+:(32)];
+        product = product + (((rs_term) & 98'h3ffffffffffffffffffffffff) << (32'h10 * (3 + 1)));
+        if (advance) begin
+            operation_6$d = operation_5$q;
+            product_6$d = product;
+            saturated_6$d = saturated_5$q;
+            r_6$d = r_5$q;
+        end
+        r_negative = r_6$q[32'h3f];
+        p = product_6$q;
         if (r_negative) begin
-            r_magnitude = ((32'h0) & 64'hffffffffffffffff) - r;
-            r_top = ~r;
+            p = ((32'h0) & 98'h3ffffffffffffffffffffffff) - product_6$q;
         end
-        r_0 = r_magnitude[(32'h0)+:(16)];
-        r_1 = r_magnitude[(32'h10)+:(16)];
-        r_2 = r_magnitude[(32'h20)+:(16)];
-        r_3 = r_magnitude[(32'h30)+:(16)];
-        s_0 = ofm_scale[(32'h0)+:(16)];
-        s_1 = ofm_scale[(32'h10)+:(16)];
-        rs_00 = r_0 * s_0;
-        rs_01 = r_0 * s_1;
-        rs_10 = r_1 * s_0;
-        rs_11 = r_1 * s_1;
-        rs_20 = r_2 * s_0;
-        rs_21 = r_2 * s_1;
-        rs_30 = r_3 * s_0;
-        rs_31 = r_3 * s_1;
-        product = ((rs_00) & 98'h3ffffffffffffffffffffffff) + (((rs_01) & 98'h3ffffffffffffffffffffffff) << 32'h10) + (((rs_10) & 98'h3ffffffffffffffffffffffff) << 32'h10) + (((rs_11) & 98'h3ffffffffffffffffffffffff) << 32'h20) + (((rs_20) & 98'h3ffffffffffffffffffffffff) << 32'h20) + (((rs_21) & 98'h3ffffffffffffffffffffffff) << 32'h30) + (((rs_30) & 98'h3ffffffffffffffffffffffff) << 32'h30) + (((rs_31) & 98'h3ffffffffffffffffffffffff) << 32'h40);
-        if (r_negative) begin
-            product = ((32'h0) & 98'h3ffffffffffffffffffffffff) - product;
-        end
-        p = product;
-        shift = ofm_shift;
-        saturated = (round_mode == tfl) & ~settings[(64'h70)+:(1)] & (ofm_shift < 32'h1f) & ((r_top >> (((ofm_shift) & 7'h7f) + 32'h20)) != 32'h0);
-        second_rounding = (round_mode == tfl) & ~settings[(64'h70)+:(1)] & (ofm_shift >= 32'h1f);
-        if (settings[(64'h70)+:(1)]) begin
-            p = ((r) & 98'h3ffffffffffffffffffffffff);
+        shift = operation_6$q[(64'h2d)+:(6)];
+        second_rounding = (operation_6$q[(64'h33)+:(2)] == tfl) & ~operation_6$q[(64'h35)+:(1)] & (operation_6$q[(64'h2d)+:(6)] >= 32'h1f);
+        if (operation_6$q[(64'h35)+:(1)]) begin
+            p = ((r_6$q) & 98'h3ffffffffffffffffffffffff);
             if (r_negative) begin
                 p = p | high_98;
             end
@@ -5471,36 +5970,41 @@ module output_unit_core$wide_lanes$0(settings,a,b,value);
         if (second_rounding) begin
             shift = 32'h1f;
         end
-        if (saturated) begin
+        if (saturated_6$q) begin
             shift = 32'h1f;
-            p = (((ofm_scale) & 98'h3ffffffffffffffffffffffff) << 32'h3f) - ((ofm_scale) & 98'h3ffffffffffffffffffffffff);
+            p = (((operation_6$q[(64'hd)+:(32)]) & 98'h3ffffffffffffffffffffffff) << 32'h3f) - ((operation_6$q[(64'hd)+:(32)]) & 98'h3ffffffffffffffffffffffff);
             if (r_negative) begin
-                p = ((32'h0) & 98'h3ffffffffffffffffffffffff) - (((ofm_scale) & 98'h3ffffffffffffffffffffffff) << 32'h3f);
+                p = ((32'h0) & 98'h3ffffffffffffffffffffffff) - (((operation_6$q[(64'hd)+:(32)]) & 98'h3ffffffffffffffffffffffff) << 32'h3f);
             end
         end
         power = ((32'h1) & 98'h3ffffffffffffffffffffffff) << shift;
         addend = power >> 32'h1;
-        if (round_mode == truncate) begin
+        if (operation_6$q[(64'h33)+:(2)] == truncate) begin
             addend = 32'h0;
             if (p[32'h61]) begin
                 addend = power - 32'h1;
             end
         end
-        if ((round_mode == tfl) & settings[(64'h70)+:(1)] & p[32'h61] & (shift != 32'h0)) begin
+        if ((operation_6$q[(64'h33)+:(2)] == tfl) & operation_6$q[(64'h35)+:(1)] & p[32'h61] & (shift != 32'h0)) begin
             addend = addend - 32'h1;
         end
-        v = p + addend;
-        shifted = v;
-        if (v[32'h61]) begin
-            shifted = v ^ ones_98;
+        if (advance) begin
+            operation_7$d = operation_6$q;
+            v_7$d = p + addend;
+            shift_7$d = shift;
+            saturated_7$d = saturated_6$q;
         end
-        shifted = shifted >> shift;
-        if (v[32'h61]) begin
+        shifted = v_7$q;
+        if (v_7$q[32'h61]) begin
+            shifted = v_7$q ^ ones_98;
+        end
+        shifted = shifted >> shift_7$q;
+        if (v_7$q[32'h61]) begin
             shifted = shifted ^ ones_98;
         end
         first = shifted[(32'h0)+:(64)];
         result = first;
-        exponent = ofm_shift - 32'h1f;
+        exponent = operation_7$q[(64'h2d)+:(6)] - 32'h1f;
         w = ((first) & 66'h3ffffffffffffffff);
         if (first[32'h3f]) begin
             w = w | high_66;
@@ -5518,46 +6022,318 @@ module output_unit_core$wide_lanes$0(settings,a,b,value);
         if (w[32'h41]) begin
             w_shifted = w_shifted ^ ones_66;
         end
-        if (second_rounding & ~saturated) begin
+        if ((operation_7$q[(64'h33)+:(2)] == tfl) & ~operation_7$q[(64'h35)+:(1)] & (operation_7$q[(64'h2d)+:(6)] >= 32'h1f) & ~saturated_7$q) begin
             result = w_shifted[(32'h0)+:(64)];
         end
-        if (settings[(64'h70)+:(1)] & (ofm_shift == 32'h3f)) begin
+        if (operation_7$q[(64'h35)+:(1)] & (operation_7$q[(64'h2d)+:(6)] == 32'h3f)) begin
             result = 32'h0;
         end
-        value = ((result[(32'h0)+:(34)]) & 40'hffffffffff);
+        lane_value = ((result[(32'h0)+:(34)]) & 40'hffffffffff);
         if (result[32'h21]) begin
-            value = value | 64'hfc00000000;
+            lane_value = lane_value | 64'hfc00000000;
         end
         if (~(&result[(32'h21)+:(31)] | ~|result[(32'h21)+:(31)])) begin
-            value = 64'h1ffffffff;
+            lane_value = 64'h1ffffffff;
             if (result[32'h3f]) begin
-                value = 64'hfe00000000;
+                lane_value = 64'hfe00000000;
             end
         end
+        if (advance) begin
+            value_8$d = lane_value;
+        end
+        value = value_8$q;
     end
     
-endmodule // output_unit_core$wide_lanes$0
+endmodule // output_unit_core$wide_path$wide_lanes$0
 
 
 
 
-module output_unit_core$wide_step(clock,rst_n,d,q);
+
+
+
+
+module output_unit_core$wide_path$wide_lanes$0$input_v(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
+    input wire  [95:0] d;
+    output reg  [95:0] q;
     
     // Constant declarations
-    localparam  init = 2'b0;
+    localparam  init = 96'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // output_unit_core$wide_step
+endmodule // output_unit_core$wide_path$wide_lanes$0$input_v
+
+
+module output_unit_core$wide_path$wide_lanes$0$operation_1(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [53:0] d;
+    output reg  [53:0] q;
+    
+    // Constant declarations
+    localparam  init = 54'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // output_unit_core$wide_path$wide_lanes$0$operation_1
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+module output_unit_core$wide_path$wide_lanes$0$other_1(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    
+    // Constant declarations
+    localparam  init = 64'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // output_unit_core$wide_path$wide_lanes$0$other_1
+
+
+
+
+
+
+module output_unit_core$wide_path$wide_lanes$0$product_6(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [97:0] d;
+    output reg  [97:0] q;
+    
+    // Constant declarations
+    localparam  init = 98'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // output_unit_core$wide_path$wide_lanes$0$product_6
+
+
+
+
+
+
+
+
+module output_unit_core$wide_path$wide_lanes$0$rs(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [255:0] d;
+    output reg  [255:0] q;
+    
+    // Constant declarations
+    localparam  init = 256'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // output_unit_core$wide_path$wide_lanes$0$rs
+
+
+
+
+
+
+
+
+module output_unit_core$wide_path$wide_lanes$0$shift_7(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [5:0] d;
+    output reg  [5:0] q;
+    
+    // Constant declarations
+    localparam  init = 6'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // output_unit_core$wide_path$wide_lanes$0$shift_7
+
+
+
+
+
+
+
+
+
+
+
+
+module output_unit_core$wide_path$wide_lanes$0$value_8(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // output_unit_core$wide_path$wide_lanes$0$value_8
+
+
+module output_unit_core$wide_path$wide_lanes$0$xy_00(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [31:0] d;
+    output reg  [31:0] q;
+    
+    // Constant declarations
+    localparam  init = 32'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // output_unit_core$wide_path$wide_lanes$0$xy_00
+
+
+
+
+
+
+
+
+module output_unit_core$wide_path$wide_lanes$0$xy_negative(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  d;
+    output reg  q;
+    
+    // Constant declarations
+    localparam  init = 1'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // output_unit_core$wide_path$wide_lanes$0$xy_negative
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 
 
 

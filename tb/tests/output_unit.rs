@@ -31,6 +31,7 @@
 
 use npu_hw::output_unit::{
     AccumulatorBeat, LutWrite, OutputSettings, ResultBeat, LANES, LATENCY, LUT_LINES, WIDE_LANES,
+    WIDE_LATENCY,
 };
 use npu_model::fixed::{divide_round_away, shift_only};
 use npu_model::ops::{
@@ -567,7 +568,7 @@ impl Checker {
     /// The last results, with the sink always ready: all must come.
     fn last_results(&mut self, tb: &mut BlockTb, sink: usize) {
         tb.sinks[sink].rate = 1.0;
-        for _ in 0..LATENCY + 8 * 12 + 2 {
+        for _ in 0..LATENCY + WIDE_LATENCY + 8 * 12 + 2 {
             tb.tick();
         }
         self.drain(tb, sink);
@@ -926,7 +927,8 @@ fn elementwise_beats_flow_at_their_rate() {
             "{mode:?} (wide path: {}): {beats} beats offered for {cycles} cycles",
             e.wide()
         );
-        for _ in 0..LATENCY {
+        let latency = LATENCY + if e.wide() { WIDE_LATENCY } else { 0 };
+        for _ in 0..latency {
             tb.tick();
         }
         checker.drain(&mut tb, sink);

@@ -1,8 +1,14 @@
 //! The elementwise stage of the output unit (TRM 3.3.7, 4.8.2 table 4-124,
-//! NPU_OP_ELEMENTWISE), all lanes in one combinational block in front of
-//! the [`super::Scaler`]: each lane's two operands to the value, scale and
+//! NPU_OP_ELEMENTWISE), all lanes at once in front of the
+//! [`super::Scaler`]: each lane's two operands to the value, scale and
 //! shift the Scaler takes, so that the Scaler's output scale completes
-//! `npu_model::ops::ElementwiseArithmetic::apply` bit for bit.
+//! `npu_model::ops::ElementwiseArithmetic::apply` bit for bit. It is two
+//! combinational halves around the output unit's operand stage register:
+//! [`Elementwise`] takes the beat offered and leaves the products'
+//! magnitudes and signs, or SHR's rounded value and amount, or the final
+//! value of every other mode; [`ElementwiseFinish`] signs and sums the
+//! products or shifts, so that neither half is deeper than about one
+//! 32-bit multiply (`make timing`).
 //!
 //! Per lane, with operands `a` and `b` (zero points subtracted, broadcast
 //! and operand order applied before the beat arrives):
@@ -32,13 +38,17 @@
 //! - `first`: lane i's operand A in bits 40i+31..40i (int32); `second`:
 //!   lane i's operand B in bits 32i+31..32i.
 //! - `values`, `scales`, `shifts`: lane i's Scaler input (40-bit two's
-//!   complement), scale and shift, packed as the Scaler's inputs.
+//!   complement), scale and shift, packed as the Scaler's inputs; for
+//!   MUL/ADD/SUB `values` and `seconds` are the magnitudes of the two
+//!   products, `signs` their signs (bits 2i and 2i + 1), and for SHR
+//!   `values` is the rounded value and `amounts` the shift: `finish` says
+//!   what [`ElementwiseFinish`] makes of them.
 //! - `wide`: the beat's lanes are the wide path's instead.
 //!
 //! # Throughput
 //!
-//! Combinational: every lane of every beat the output unit takes, 8 lanes
-//! a cycle in every mode it computes.
+//! Combinational halves: every lane of every beat the output unit takes,
+//! 8 lanes a cycle in every mode they compute.
 
 use super::{OutputSettings, LANES};
 use npu_spec::command::{ActivationPrecision, ElementwiseMode, RoundMode};
@@ -50,8 +60,12 @@ pub struct Elementwise {
     pub first: Signal<In, Bits<{ LANES * 40 }>>,
     pub second: Signal<In, Bits<{ LANES * 32 }>>,
     pub values: Signal<Out, Bits<{ LANES * 40 }>>,
+    pub seconds: Signal<Out, Bits<{ LANES * 40 }>>,
     pub scales: Signal<Out, Bits<{ LANES * 32 }>>,
     pub shifts: Signal<Out, Bits<{ LANES * 6 }>>,
+    pub amounts: Signal<Out, Bits<{ LANES * 6 }>>,
+    pub signs: Signal<Out, Bits<{ LANES * 2 }>>,
+    pub finish: Signal<Out, FinishMode>,
     /// The beat's lanes are the wide path's ([`super::WideLane`]): MUL,
     /// ADD or SUB of 32-bit operands, or ADD/SUB with a 32-bit input scale.
     pub wide: Signal<Out, Bit>,
@@ -71,6 +85,7 @@ pub struct Elementwise {
     bits_32: Constant<Bits<2>>,
     /// 2^31: flips the sign of an int32, for signed comparisons.
     sign_32: Constant<Bits<32>>,
+    ones_40: Constant<Bits<40>>,
     // The operation.
     mode: Signal<Local, Bits<6>>,
     opa_scale: Signal<Local, Bits<32>>,
@@ -92,17 +107,23 @@ pub struct Elementwise {
     low_b: Signal<Local, Bits<16>>,
     low_product_a: Signal<Local, Bits<32>>,
     low_product_b: Signal<Local, Bits<32>>,
+    /// The 17th bits' terms of |a| * y.
+    term_x16: Signal<Local, Bits<40>>,
+    term_y16: Signal<Local, Bits<40>>,
     product_a: Signal<Local, Bits<40>>,
     product_b: Signal<Local, Bits<40>>,
     product_a_negative: Signal<Local, Bit>,
+    /// CLZ: the count so far and the value shifted up by it.
     leading_zeros: Signal<Local, Bits<6>>,
+    clz_x: Signal<Local, Bits<32>>,
     amount: Signal<Local, Bits<6>>,
     wide_a: Signal<Local, Bits<64>>,
     power: Signal<Local, Bits<40>>,
+    /// 2^amount - 1.
+    low_ones: Signal<Local, Bits<40>>,
     addend: Signal<Local, Bits<40>>,
-    rounded: Signal<Local, Bits<40>>,
-    shifted: Signal<Local, Bits<40>>,
     value: Signal<Local, Bits<40>>,
+    second_value: Signal<Local, Bits<40>>,
     scaled: Signal<Local, Bit>,
     lane_scale: Signal<Local, Bits<32>>,
     lane_shift: Signal<Local, Bits<6>>,
@@ -117,8 +138,12 @@ impl Default for Elementwise {
             first: Default::default(),
             second: Default::default(),
             values: Default::default(),
+            seconds: Default::default(),
             scales: Default::default(),
             shifts: Default::default(),
+            amounts: Default::default(),
+            signs: Default::default(),
+            finish: Default::default(),
             wide: Default::default(),
             mul: mode(ElementwiseMode::Mul),
             add: mode(ElementwiseMode::Add),
@@ -134,6 +159,7 @@ impl Default for Elementwise {
             truncate: round(RoundMode::Truncate),
             bits_32: Constant::new(u64::from(ActivationPrecision::Bits32.bits()).into()),
             sign_32: Constant::new(0x8000_0000_u64.into()),
+            ones_40: Constant::new(Bits::<40>::mask()),
             mode: Default::default(),
             opa_scale: Default::default(),
             opa_16: Default::default(),
@@ -153,17 +179,20 @@ impl Default for Elementwise {
             low_b: Default::default(),
             low_product_a: Default::default(),
             low_product_b: Default::default(),
+            term_x16: Default::default(),
+            term_y16: Default::default(),
             product_a: Default::default(),
             product_b: Default::default(),
             product_a_negative: Default::default(),
             leading_zeros: Default::default(),
+            clz_x: Default::default(),
             amount: Default::default(),
             wide_a: Default::default(),
             power: Default::default(),
+            low_ones: Default::default(),
             addend: Default::default(),
-            rounded: Default::default(),
-            shifted: Default::default(),
             value: Default::default(),
+            second_value: Default::default(),
             scaled: Default::default(),
             lane_scale: Default::default(),
             lane_shift: Default::default(),
@@ -184,9 +213,16 @@ impl Logic for Elementwise {
                 | (((self.mode.val() == self.add.val()) | (self.mode.val() == self.sub.val()))
                     & ((self.settings.val().ifm_precision == self.bits_32.val())
                         | (self.settings.val().ifm_scale_mode != 0))));
+        self.finish.next.mul = self.mode.val() == self.mul.val();
+        self.finish.next.add = self.mode.val() == self.add.val();
+        self.finish.next.sub = self.mode.val() == self.sub.val();
+        self.finish.next.shr = self.mode.val() == self.shr.val();
         self.values.next = 0.into();
+        self.seconds.next = 0.into();
         self.scales.next = 0.into();
         self.shifts.next = 0.into();
+        self.amounts.next = 0.into();
+        self.signs.next = 0.into();
         for i in 0..LANES {
             self.a.next = self.first.val().get_bits::<32>(i * 40);
             self.b.next = self.second.val().get_bits::<32>(i * 32);
@@ -210,7 +246,8 @@ impl Logic for Elementwise {
             }
 
             // |a| times |b| (MUL) or OPA's 16-bit scale (ADD/SUB): 17-bit
-            // factors, x * y = xl * yl + (x16 ? y << 16) + (y16 ? xl << 16).
+            // factors, x * y = xl * yl + (x16 ? y << 16) + (y16 ? xl << 16),
+            // one sum; its sign is applied after the operand stage.
             self.factor_x.next = self.a_magnitude.val().get_bits::<17>(0);
             self.factor_y.next = self.opa_16.val();
             self.product_a_negative.next = self.a_negative.val();
@@ -221,19 +258,18 @@ impl Logic for Elementwise {
             self.low_x.next = self.factor_x.val().get_bits::<16>(0);
             self.low_y.next = self.factor_y.val().get_bits::<16>(0);
             self.low_product_a.next = self.low_x.val() * self.low_y.val();
-            self.product_a.next = bit_cast::<40, 32>(self.low_product_a.val());
+            self.term_x16.next = 0.into();
             if self.factor_x.val().get_bit(16) {
-                self.product_a.next =
-                    self.product_a.val() + (bit_cast::<40, 17>(self.factor_y.val()) << 16);
+                self.term_x16.next = bit_cast::<40, 17>(self.factor_y.val()) << 16;
             }
+            self.term_y16.next = 0.into();
             if self.factor_y.val().get_bit(16) {
-                self.product_a.next =
-                    self.product_a.val() + (bit_cast::<40, 16>(self.low_x.val()) << 16);
+                self.term_y16.next = bit_cast::<40, 16>(self.low_x.val()) << 16;
             }
-            if self.product_a_negative.val() {
-                self.product_a.next = bits::<40>(0) - self.product_a.val();
-            }
-            // b * OPB_SCALE (16 bits unsigned).
+            self.product_a.next = bit_cast::<40, 32>(self.low_product_a.val())
+                + self.term_x16.val()
+                + self.term_y16.val();
+            // |b| * OPB_SCALE (16 bits unsigned).
             self.low_b.next = self.b_magnitude.val().get_bits::<16>(0);
             self.low_product_b.next = self.low_b.val() * self.opb.val();
             self.product_b.next = bit_cast::<40, 32>(self.low_product_b.val());
@@ -241,16 +277,32 @@ impl Logic for Elementwise {
                 self.product_b.next =
                     self.product_b.val() + (bit_cast::<40, 16>(self.opb.val()) << 16);
             }
-            if self.b_negative.val() {
-                self.product_b.next = bits::<40>(0) - self.product_b.val();
-            }
 
-            // CLZ: the highest set bit's distance from bit 31 (32 for 0).
-            self.leading_zeros.next = 32.into();
-            for k in 0..32 {
-                if self.a.val().get_bit(k) {
-                    self.leading_zeros.next = (31 - k).to_bits::<6>();
-                }
+            // CLZ: the highest set bit's distance from bit 31 (32 for 0),
+            // found in halves.
+            self.clz_x.next = self.a.val();
+            self.leading_zeros.next = 0.into();
+            if self.clz_x.val().get_bits::<16>(16) == 0 {
+                self.leading_zeros.next = self.leading_zeros.val() | 16;
+                self.clz_x.next = self.clz_x.val() << 16;
+            }
+            if self.clz_x.val().get_bits::<8>(24) == 0 {
+                self.leading_zeros.next = self.leading_zeros.val() | 8;
+                self.clz_x.next = self.clz_x.val() << 8;
+            }
+            if self.clz_x.val().get_bits::<4>(28) == 0 {
+                self.leading_zeros.next = self.leading_zeros.val() | 4;
+                self.clz_x.next = self.clz_x.val() << 4;
+            }
+            if self.clz_x.val().get_bits::<2>(30) == 0 {
+                self.leading_zeros.next = self.leading_zeros.val() | 2;
+                self.clz_x.next = self.clz_x.val() << 2;
+            }
+            if !self.clz_x.val().get_bit(31) {
+                self.leading_zeros.next = self.leading_zeros.val() | 1;
+            }
+            if !self.a.val().any() {
+                self.leading_zeros.next = 32.into();
             }
 
             // SHL and SHR amounts: b clamped to 0..31 (SHL) or 0..33 (SHR:
@@ -269,61 +321,52 @@ impl Logic for Elementwise {
             }
             self.wide_a.next = self.wide_a.val() << self.amount.val();
 
-            // SHR: floor((a + addend) / 2^amount) with the OFM's rounding:
-            // TFL halves away from zero (`fixed::rounding_divide_by_pot`),
-            // natural halves up, truncate toward zero.
+            // SHR: a + addend here, floor(/ 2^amount) after the operand
+            // stage, with the OFM's rounding: TFL halves away from zero
+            // (`fixed::rounding_divide_by_pot`), natural halves up, truncate
+            // toward zero. The addends are masks, not sums.
             self.power.next = 1.into();
             self.power.next = self.power.val() << self.amount.val();
+            self.low_ones.next = !(self.ones_40.val() << self.amount.val());
             self.addend.next = self.power.val() >> 1;
             if (self.settings.val().round_mode == self.tfl.val())
                 & self.a_negative.val()
                 & (self.amount.val() != 0)
             {
-                self.addend.next = self.addend.val() - 1;
+                self.addend.next = self.low_ones.val() >> 1;
             }
             if self.settings.val().round_mode == self.truncate.val() {
                 self.addend.next = 0.into();
                 if self.a_negative.val() {
-                    self.addend.next = self.power.val() - 1;
+                    self.addend.next = self.low_ones.val();
                 }
             }
-            self.rounded.next = self.a_40.val() + self.addend.val();
-            // Arithmetic shift right: a logical one of the value or of its
-            // complement.
-            self.shifted.next = self.rounded.val();
-            if self.rounded.val().get_bit(39) {
-                self.shifted.next = !self.rounded.val();
-            }
-            self.shifted.next = self.shifted.val() >> self.amount.val();
-            if self.rounded.val().get_bit(39) {
-                self.shifted.next = !self.shifted.val();
-            }
 
-            // The lane's value, and whether the output scale applies.
+            // The lane's value, and whether the output scale applies; the
+            // deepest (the products) last.
             self.value.next = self.a_40.val();
+            self.second_value.next = 0.into();
             self.scaled.next = true;
-            if self.mode.val() == self.mul.val() {
-                self.value.next = self.product_a.val();
-            } else if self.mode.val() == self.add.val() {
-                self.value.next = self.product_a.val() + self.product_b.val();
-            } else if self.mode.val() == self.sub.val() {
-                self.value.next = self.product_a.val() - self.product_b.val();
-            } else if (self.mode.val() == self.min.val()) | (self.mode.val() == self.max.val()) {
+            if (self.mode.val() == self.min.val()) | (self.mode.val() == self.max.val()) {
                 self.scaled.next = false;
                 if ((self.a.val() ^ self.sign_32.val()) < (self.b.val() ^ self.sign_32.val()))
                     ^ (self.mode.val() == self.min.val())
                 {
                     self.value.next = self.b_40.val();
                 }
-            } else if self.mode.val() == self.abs.val() {
+            }
+            if self.mode.val() == self.abs.val() {
                 self.value.next = bit_cast::<40, 32>(self.a_magnitude.val());
-            } else if self.mode.val() == self.lrelu.val() {
+            }
+            if self.mode.val() == self.lrelu.val() {
                 // TRM 4.8.2 table 4-124: LReLU scales negative inputs only.
                 self.scaled.next = self.a_negative.val();
-            } else if self.mode.val() == self.clz.val() {
+            }
+            if self.mode.val() == self.clz.val() {
                 self.scaled.next = false;
                 self.value.next = bit_cast::<40, 6>(self.leading_zeros.val());
-            } else if self.mode.val() == self.shl.val() {
+            }
+            if self.mode.val() == self.shl.val() {
                 self.scaled.next = false;
                 self.value.next = bit_cast::<40, 64>(self.wide_a.val());
                 // Saturated to int32: bits 63..31 not all the sign.
@@ -335,8 +378,16 @@ impl Logic for Elementwise {
                         self.value.next = 0xff_8000_0000_u64.into();
                     }
                 }
-            } else if self.mode.val() == self.shr.val() {
-                self.value.next = self.shifted.val();
+            }
+            if self.mode.val() == self.shr.val() {
+                self.value.next = self.a_40.val() + self.addend.val();
+            }
+            if (self.mode.val() == self.mul.val())
+                | (self.mode.val() == self.add.val())
+                | (self.mode.val() == self.sub.val())
+            {
+                self.value.next = self.product_a.val();
+                self.second_value.next = self.product_b.val();
             }
             self.lane_scale.next = 1.into();
             self.lane_shift.next = 0.into();
@@ -346,11 +397,95 @@ impl Logic for Elementwise {
             }
             self.values.next = self.values.val()
                 | (bit_cast::<{ LANES * 40 }, 40>(self.value.val()) << (i * 40).to_bits::<9>());
+            self.seconds.next = self.seconds.val()
+                | (bit_cast::<{ LANES * 40 }, 40>(self.second_value.val())
+                    << (i * 40).to_bits::<9>());
             self.scales.next = self.scales.val()
                 | (bit_cast::<{ LANES * 32 }, 32>(self.lane_scale.val())
                     << (i * 32).to_bits::<8>());
             self.shifts.next = self.shifts.val()
                 | (bit_cast::<{ LANES * 6 }, 6>(self.lane_shift.val()) << (i * 6).to_bits::<6>());
+            self.amounts.next = self.amounts.val()
+                | (bit_cast::<{ LANES * 6 }, 6>(self.amount.val()) << (i * 6).to_bits::<6>());
+            if self.product_a_negative.val() {
+                self.signs.next = self.signs.val().replace_bit(2 * i, true);
+            }
+            if self.b_negative.val() {
+                self.signs.next = self.signs.val().replace_bit(2 * i + 1, true);
+            }
+        }
+    }
+}
+
+/// What [`ElementwiseFinish`] does to an elementwise beat after the operand
+/// stage.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct FinishMode {
+    /// The value is the signed product A.
+    pub mul: Bit,
+    /// The value is the signed product A plus (or minus) the signed B.
+    pub add: Bit,
+    pub sub: Bit,
+    /// The value is shifted right arithmetically by the lane's amount.
+    pub shr: Bit,
+}
+
+/// The elementwise stage's second half, after the output unit's operand
+/// stage register: each lane's products signed and summed (MUL/ADD/SUB)
+/// or its rounded value shifted (SHR), as [`Elementwise`] left them
+/// (`values`, `seconds`, `signs`, `amounts`); other lanes pass.
+/// Combinational.
+#[derive(LogicBlock, Default)]
+pub struct ElementwiseFinish {
+    pub finish: Signal<In, FinishMode>,
+    pub firsts: Signal<In, Bits<{ LANES * 40 }>>,
+    pub seconds: Signal<In, Bits<{ LANES * 40 }>>,
+    pub signs: Signal<In, Bits<{ LANES * 2 }>>,
+    pub amounts: Signal<In, Bits<{ LANES * 6 }>>,
+    pub values: Signal<Out, Bits<{ LANES * 40 }>>,
+    first: Signal<Local, Bits<40>>,
+    second: Signal<Local, Bits<40>>,
+    amount: Signal<Local, Bits<6>>,
+    value: Signal<Local, Bits<40>>,
+}
+
+impl Logic for ElementwiseFinish {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.values.next = 0.into();
+        for i in 0..LANES {
+            self.first.next = self.firsts.val().get_bits::<40>(i * 40);
+            self.second.next = self.seconds.val().get_bits::<40>(i * 40);
+            self.amount.next = self.amounts.val().get_bits::<6>(i * 6);
+            self.value.next = self.first.val();
+            // Arithmetic shift right: a logical one of the value or of its
+            // complement.
+            if self.finish.val().shr {
+                if self.first.val().get_bit(39) {
+                    self.value.next = !self.first.val();
+                }
+                self.value.next = self.value.val() >> self.amount.val();
+                if self.first.val().get_bit(39) {
+                    self.value.next = !self.value.val();
+                }
+            }
+            if self.signs.val().get_bit(2 * i) {
+                self.first.next = bits::<40>(0) - self.first.val();
+            }
+            if self.signs.val().get_bit(2 * i + 1) {
+                self.second.next = bits::<40>(0) - self.second.val();
+            }
+            if self.finish.val().mul {
+                self.value.next = self.first.val();
+            }
+            if self.finish.val().add {
+                self.value.next = self.first.val() + self.second.val();
+            }
+            if self.finish.val().sub {
+                self.value.next = self.first.val() - self.second.val();
+            }
+            self.values.next = self.values.val()
+                | (bit_cast::<{ LANES * 40 }, 40>(self.value.val()) << (i * 40).to_bits::<9>());
         }
     }
 }

@@ -38,14 +38,17 @@
 //!   `results.ready` within the cycle, never on its `valid`.
 //! - `results` (a [`StreamOut`] of [`ResultBeat`]s): one beat per beat
 //!   taken, in order, [`LATENCY`] cycles later when never stalled and
-//!   without an activation function.
+//!   without an activation function ([`WIDE_LATENCY`] more for a wide
+//!   elementwise beat, counted from its last lanes taken).
 //! - `lut_write` ([`LutWrite`]): every shared-buffer write to a core's last
 //!   2 KB (`crate::shram::Shram`'s `lut_write`), mirrored for the LUT. A
 //!   LUT operation's beats read the contents written before them.
 //!
 //! # Throughput
 //!
-//! A pipeline of [`LATENCY`] stages, each taking a new beat when it is
+//! A pipeline of [`LATENCY`] stages (the operand stage, which holds a
+//! beat's Scaler inputs or an elementwise beat part-way; the Scaler's
+//! three; the activation; the finish), each taking a new beat when it is
 //! empty or passes its beat on: one beat per cycle while `results` is
 //! ready, and a stalled pipeline fills its bubbles. A beat with tanh,
 //! sigmoid or a LUT holds the activation stage one cycle per lane up to
@@ -53,10 +56,13 @@
 //!
 //! Elementwise beats flow the same way, 8 lanes a cycle in every mode
 //! [`Elementwise`] computes. A beat for the wide path (MUL/ADD/SUB of
-//! 32-bit operands, ADD/SUB with a 32-bit input scale) is held at the
-//! input [`WIDE_LANES`] lanes a cycle up to its last lane on, each
-//! [`WideLane`] doing the lane's operation and output scale; the Scaler
-//! then passes its values (scale 1, shift 0). TRM 4.8.3 tables 4-130 to
+//! 32-bit operands, ADD/SUB with a 32-bit input scale) goes into the
+//! [`WidePath`] [`WIDE_LANES`] lanes a cycle up to its last lane on (taken
+//! with its last ones) and reaches the Scaler whole [`WIDE_LATENCY`]
+//! cycles later, each [`WideLane`] having done the lane's operation and
+//! output scale; the Scaler passes its values (scale 1, shift 0). A beat
+//! that is not wide waits for the wide path to empty, so results stay in
+//! order. TRM 4.8.3 tables 4-130 to
 //! 4-132 ask at most 8 LReLU/ABS operations a cycle (u65-512), 1.33
 //! advanced ADD/SUB and 0.89 32-bit MUL/ADD/SUB (u65-256): 8 and 2 a
 //! cycle meet them.
@@ -76,7 +82,7 @@ mod wide;
 
 pub use activation::{Activation, LutWrite};
 pub use divide::{reciprocal, Reciprocals, NUMERATOR_LIMIT};
-pub use elementwise::Elementwise;
+pub use elementwise::{Elementwise, ElementwiseFinish, FinishMode};
 pub use finish::Finisher;
 pub use lut_ram::{LutRam, LUT_LINES};
 pub use ofm_writer::{OfmResult, OfmWriter};
@@ -85,7 +91,7 @@ pub use scale_records::{ScaleRecordBeat, ScaleRecords};
 pub use scale_sets::{ScaleSet, ScaleSets};
 pub use settings::{BeatControl, ControlDecoder, OutputSettings};
 pub use sigmoid_table::SigmoidTable;
-pub use wide::WideLane;
+pub use wide::{WideLane, WideOperation, WidePath, WideTag, WIDE_LANES, WIDE_LATENCY};
 
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::ResetReg;
@@ -95,14 +101,7 @@ use rust_hdl::prelude::*;
 /// microblock depth).
 pub const LANES: usize = 8;
 /// Pipeline stages from a beat taken to its result offered.
-pub const LATENCY: usize = 5;
-/// Lanes of a wide elementwise beat ([`WideLane`]) computed per cycle.
-pub const WIDE_LANES: usize = 2;
-/// Steps of a full wide beat.
-const WIDE_STEPS: usize = LANES / WIDE_LANES;
-// `OutputUnit::update` writes step k's lanes as 2k and 2k + 1 (a constant
-// there would be an undeclared Verilog name).
-const _: () = assert!(WIDE_LANES == 2);
+pub const LATENCY: usize = 6;
 
 /// One OFM position's accumulators for up to [`LANES`] channels, with each
 /// channel's scale record (`npu_model::ops::ScaleRecord`). Lane i is in
@@ -141,6 +140,27 @@ pub struct ResultBeat {
     pub lanes: Bits<LANES>,
 }
 
+/// A beat in the operand stage, the first: its Scaler inputs, or an
+/// elementwise beat part-way ([`Elementwise`], finished by
+/// [`ElementwiseFinish`] on its way to the Scaler), and its control.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct OperandStage {
+    /// Lane i in bits 40i+39..40i: the Scaler's input, or an elementwise
+    /// lane's first value.
+    pub values: Bits<{ LANES * 40 }>,
+    /// Lane i's bias, or an elementwise lane's second value.
+    pub biases: Bits<{ LANES * 40 }>,
+    pub scales: Bits<{ LANES * 32 }>,
+    pub shifts: Bits<{ LANES * 6 }>,
+    /// Elementwise: each lane's SHR amount and its values' signs.
+    pub amounts: Bits<{ LANES * 6 }>,
+    pub signs: Bits<{ LANES * 2 }>,
+    pub elementwise: Bit,
+    pub finish: FinishMode,
+    pub acc_int32: Bit,
+    pub control: BeatControl,
+}
+
 #[derive(LogicBlock)]
 pub struct OutputUnit {
     pub clock: Signal<In, Clock>,
@@ -156,20 +176,20 @@ pub struct OutputUnit {
     decoder: ControlDecoder,
     reciprocals: Reciprocals,
     elementwise: Elementwise,
-    wide_lanes: Vec<WideLane>,
+    elementwise_finish: ElementwiseFinish,
+    wide_path: WidePath,
     scaler: Scaler,
     activation: Activation,
     finisher: Finisher,
-    /// A beat in stage 1..3 and 5 (the activation stage knows its own).
+    /// A beat in stage 0..3 and 5 (the activation stage knows its own).
+    full_0: ResetReg<Bit>,
+    operands: ResetReg<OperandStage>,
     full_1: ResetReg<Bit>,
     full_2: ResetReg<Bit>,
     full_3: ResetReg<Bit>,
     full_5: ResetReg<Bit>,
-    /// A wide elementwise beat's step (its lanes 2k and 2k + 1 are
-    /// computed), and the values of its lanes computed in earlier steps.
-    wide_step: ResetReg<Bits<2>>,
-    wide_values: ResetReg<Bits<{ LANES * 40 }>>,
     /// Stage k takes a beat this cycle (it is empty or its beat moves on).
+    take_0: Signal<Local, Bit>,
     take_1: Signal<Local, Bit>,
     take_2: Signal<Local, Bit>,
     take_3: Signal<Local, Bit>,
@@ -185,11 +205,14 @@ pub struct OutputUnit {
     doubled: Signal<Local, Bits<40>>,
     unit_scales: Signal<Local, Bits<{ LANES * 32 }>>,
     wide: Signal<Local, Bit>,
-    wide_last: Signal<Local, Bit>,
-    wide_merged: Signal<Local, Bits<{ LANES * 40 }>>,
-    wide_value: Signal<Local, Bits<40>>,
-    beat_lanes: Signal<Local, Bits<LANES>>,
-    operands_b: Signal<Local, Bits<{ LANES * 32 }>>,
+    /// Stage 1 takes the wide path's finished beat.
+    wide_finished: Signal<Local, Bit>,
+    /// Stage 0 takes the beat offered on `accumulators`; stage 1 takes
+    /// stage 0's.
+    take_offered: Signal<Local, Bit>,
+    operands_move: Signal<Local, Bit>,
+    /// Stage 1's beat: the Scaler's inputs.
+    scaler_values: Signal<Local, Bits<{ LANES * 40 }>>,
 }
 
 impl OutputUnit {
@@ -204,16 +227,18 @@ impl OutputUnit {
             lut_write: Default::default(),
             decoder: Default::default(),
             elementwise: Default::default(),
-            wide_lanes: (0..WIDE_LANES).map(|_| WideLane::default()).collect(),
+            elementwise_finish: Default::default(),
+            wide_path: Default::default(),
             scaler: Default::default(),
             activation: Activation::new(cores),
             finisher: Default::default(),
+            full_0: Default::default(),
+            operands: Default::default(),
             full_1: Default::default(),
             full_2: Default::default(),
             full_3: Default::default(),
             full_5: Default::default(),
-            wide_step: Default::default(),
-            wide_values: Default::default(),
+            take_0: Default::default(),
             take_1: Default::default(),
             take_2: Default::default(),
             take_3: Default::default(),
@@ -230,11 +255,10 @@ impl OutputUnit {
             doubled: Default::default(),
             unit_scales: Default::default(),
             wide: Default::default(),
-            wide_last: Default::default(),
-            wide_merged: Default::default(),
-            wide_value: Default::default(),
-            beat_lanes: Default::default(),
-            operands_b: Default::default(),
+            wide_finished: Default::default(),
+            take_offered: Default::default(),
+            operands_move: Default::default(),
+            scaler_values: Default::default(),
         }
     }
 }
@@ -242,22 +266,13 @@ impl OutputUnit {
 impl Logic for OutputUnit {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            full_1,
-            full_2,
-            full_3,
-            full_5,
-            wide_step,
-            wide_values
-        );
+        dff_setup!(self, clock, full_0, operands, full_1, full_2, full_3, full_5);
+        self.full_0.rst_n.next = self.rst_n.val();
+        self.operands.rst_n.next = self.rst_n.val();
         self.full_1.rst_n.next = self.rst_n.val();
         self.full_2.rst_n.next = self.rst_n.val();
         self.full_3.rst_n.next = self.rst_n.val();
         self.full_5.rst_n.next = self.rst_n.val();
-        self.wide_step.rst_n.next = self.rst_n.val();
-        self.wide_values.rst_n.next = self.rst_n.val();
         self.scaler.clock.next = self.clock.val();
         self.scaler.rst_n.next = self.rst_n.val();
         self.activation.clock.next = self.clock.val();
@@ -266,40 +281,18 @@ impl Logic for OutputUnit {
         self.finisher.rst_n.next = self.rst_n.val();
 
         self.raw_values.next = self.accumulators.data.val().values;
-        // The wide path: lanes 2k and 2k + 1 at step k, each with its
-        // output scale done (scale 1 and shift 0 in the Scaler).
+        // The wide path: its beats go in WIDE_LANES lanes a cycle and come
+        // out whole, each lane with its output scale done (scale 1 and
+        // shift 0 in the Scaler).
         self.wide.next = self.elementwise.wide.val();
-        self.beat_lanes.next = self.accumulators.data.val().lanes;
-        self.operands_b.next = self.accumulators.data.val().second;
-        for j in 0..WIDE_LANES {
-            self.wide_lanes[j].settings.next = self.settings.val();
-            self.wide_lanes[j].a.next = 0.into();
-            self.wide_lanes[j].b.next = 0.into();
-        }
-        self.wide_last.next = false;
-        for k in 0..WIDE_STEPS {
-            if self.wide_step.q.val() == k.to_bits::<2>() {
-                for j in 0..WIDE_LANES {
-                    self.wide_lanes[j].a.next =
-                        self.raw_values.val().get_bits::<32>((2 * k + j) * 40);
-                    self.wide_lanes[j].b.next =
-                        self.operands_b.val().get_bits::<32>((2 * k + j) * 32);
-                }
-                self.wide_last.next = (self.beat_lanes.val() >> (2 * k + 2).to_bits::<4>()) == 0;
-            }
-        }
-        self.wide_merged.next = 0.into();
-        for k in 0..WIDE_STEPS {
-            for j in 0..WIDE_LANES {
-                self.wide_value.next = self.wide_values.q.val().get_bits::<40>((2 * k + j) * 40);
-                if self.wide_step.q.val() == k.to_bits::<2>() {
-                    self.wide_value.next = self.wide_lanes[j].value.val();
-                }
-                self.wide_merged.next = self.wide_merged.val()
-                    | (bit_cast::<{ LANES * 40 }, 40>(self.wide_value.val())
-                        << ((2 * k + j) * 40).to_bits::<9>());
-            }
-        }
+        self.wide_path.clock.next = self.clock.val();
+        self.wide_path.rst_n.next = self.rst_n.val();
+        self.wide_path.settings.next = self.settings.val();
+        self.wide_path.offered.next = self.accumulators.valid.val() & self.wide.val();
+        self.wide_path.first.next = self.raw_values.val();
+        self.wide_path.second.next = self.accumulators.data.val().second;
+        self.wide_path.lanes.next = self.accumulators.data.val().lanes;
+        self.wide_path.control.next = self.decoder.control.val();
 
         // Handshake: each stage moves when the next can take its beat; the
         // activation stage's beat moves when it says `done`.
@@ -308,19 +301,27 @@ impl Logic for OutputUnit {
         self.take_3.next = !self.full_3.q.val() | self.activation.done.val();
         self.take_2.next = !self.full_2.q.val() | self.take_3.val();
         self.take_1.next = !self.full_1.q.val() | self.take_2.val();
-        // A wide elementwise beat is taken with its last step: WIDE_LANES
-        // lanes a cycle up to its last lane on.
+        // Stage 1 takes stage 0's beat, else the wide path's finished one;
+        // a beat goes into stage 0 only behind every wide one, and a wide
+        // beat into the wide path behind stage 0's (beats stay in order). A
+        // wide beat is taken when its last lanes go into the wide path.
+        self.operands_move.next = self.take_1.val() & self.full_0.q.val();
+        self.wide_finished.next =
+            self.take_1.val() & !self.full_0.q.val() & self.wide_path.valid.val();
+        self.wide_path.ready.next = self.take_1.val() & !self.full_0.q.val();
+        self.take_0.next = !self.full_0.q.val() | self.take_1.val();
+        self.take_offered.next = self.take_0.val()
+            & self.accumulators.valid.val()
+            & !self.wide.val()
+            & self.wide_path.empty.val();
         self.accumulators.ready.next =
-            self.take_1.val() & (!self.wide.val() | self.wide_last.val());
-        if self.take_1.val() {
-            self.full_1.d.next = self.accumulators.valid.val() & self.accumulators.ready.val();
+            (self.take_0.val() & !self.wide.val() & self.wide_path.empty.val())
+                | self.wide_path.taken.val();
+        if self.take_0.val() {
+            self.full_0.d.next = self.take_offered.val();
         }
-        if self.take_1.val() & self.accumulators.valid.val() & self.wide.val() {
-            self.wide_step.d.next = self.wide_step.q.val() + 1;
-            self.wide_values.d.next = self.wide_merged.val();
-            if self.wide_last.val() {
-                self.wide_step.d.next = 0.into();
-            }
+        if self.take_1.val() {
+            self.full_1.d.next = self.full_0.q.val() | self.wide_path.valid.val();
         }
         if self.take_2.val() {
             self.full_2.d.next = self.full_1.q.val();
@@ -405,14 +406,9 @@ impl Logic for OutputUnit {
         self.elementwise.second.next = self.accumulators.data.val().second;
         if self.settings.val().elementwise {
             self.values.next = self.elementwise.values.val();
-            self.biases.next = 0.into();
+            self.biases.next = self.elementwise.seconds.val();
             self.scales.next = self.elementwise.scales.val();
             self.shifts.next = self.elementwise.shifts.val();
-        }
-        if self.wide.val() {
-            self.values.next = self.wide_merged.val();
-            self.scales.next = self.unit_scales.val();
-            self.shifts.next = 0.into();
         }
         // A scaled pool or an elementwise operation with a 32-bit OFM
         // shifts only: scale 1.
@@ -423,15 +419,50 @@ impl Logic for OutputUnit {
         self.decoder.lanes.next = self.accumulators.data.val().lanes;
         self.decoder.core.next = self.accumulators.data.val().core;
 
-        self.scaler.accumulators.next = self.values.val();
-        self.scaler.biases.next = self.biases.val();
-        self.scaler.scales.next = self.scales.val();
-        self.scaler.shifts.next = self.shifts.val();
-        // Elementwise values are 40-bit whatever NPU_SET_ACC_FORMAT says.
-        self.scaler.acc_int32.next =
-            self.decoder.acc_int32.val() & !self.settings.val().elementwise;
-        self.scaler.control.next = self.decoder.control.val();
-        self.scaler.load_1.next = self.accumulators.ready.val() & self.accumulators.valid.val();
+        // Stage 0, the operand stage: the beat's Scaler inputs and control,
+        // an elementwise beat's values part-way.
+        if self.take_offered.val() {
+            self.operands.d.next.values = self.values.val();
+            self.operands.d.next.biases = self.biases.val();
+            self.operands.d.next.scales = self.scales.val();
+            self.operands.d.next.shifts = self.shifts.val();
+            self.operands.d.next.amounts = self.elementwise.amounts.val();
+            self.operands.d.next.signs = self.elementwise.signs.val();
+            self.operands.d.next.elementwise = self.settings.val().elementwise;
+            self.operands.d.next.finish = self.elementwise.finish.val();
+            // Elementwise values are 40-bit whatever NPU_SET_ACC_FORMAT says.
+            self.operands.d.next.acc_int32 =
+                self.decoder.acc_int32.val() & !self.settings.val().elementwise;
+            self.operands.d.next.control = self.decoder.control.val();
+        }
+
+        // Into stage 1: stage 0's beat (an elementwise one finished, with no
+        // bias), or the wide path's (scale 1, shift 0, no bias).
+        self.elementwise_finish.finish.next = self.operands.q.val().finish;
+        self.elementwise_finish.firsts.next = self.operands.q.val().values;
+        self.elementwise_finish.seconds.next = self.operands.q.val().biases;
+        self.elementwise_finish.signs.next = self.operands.q.val().signs;
+        self.elementwise_finish.amounts.next = self.operands.q.val().amounts;
+        self.scaler_values.next = self.operands.q.val().values;
+        self.scaler.biases.next = self.operands.q.val().biases;
+        if self.operands.q.val().elementwise {
+            self.scaler_values.next = self.elementwise_finish.values.val();
+            self.scaler.biases.next = 0.into();
+        }
+        self.scaler.scales.next = self.operands.q.val().scales;
+        self.scaler.shifts.next = self.operands.q.val().shifts;
+        self.scaler.acc_int32.next = self.operands.q.val().acc_int32;
+        self.scaler.control.next = self.operands.q.val().control;
+        if !self.full_0.q.val() {
+            self.scaler_values.next = self.wide_path.values.val();
+            self.scaler.biases.next = 0.into();
+            self.scaler.scales.next = self.unit_scales.val();
+            self.scaler.shifts.next = 0.into();
+            self.scaler.acc_int32.next = false;
+            self.scaler.control.next = self.wide_path.values_control.val();
+        }
+        self.scaler.accumulators.next = self.scaler_values.val();
+        self.scaler.load_1.next = self.operands_move.val() | self.wide_finished.val();
         self.scaler.load_2.next = self.take_2.val() & self.full_1.q.val();
         self.scaler.load_3.next = self.take_3.val() & self.full_2.q.val();
 

@@ -73,6 +73,9 @@ pub struct Scaler {
     /// 2^72 (the sign of a 73-bit value) and 2^73 - 1.
     sign_73: Constant<Bits<73>>,
     ones_73: Constant<Bits<73>>,
+    /// All ones, and the ones from bit 31 up.
+    ones_64: Constant<Bits<64>>,
+    above_31: Constant<Bits<64>>,
     // Stage 1.
     x: ResetReg<Bits<{ LANES * 40 }>>,
     scale_1: ResetReg<Bits<{ LANES * 32 }>>,
@@ -108,6 +111,7 @@ pub struct Scaler {
     magnitude_top: Signal<Local, Bits<8>>,
     lane_p: Signal<Local, Bits<72>>,
     power: Signal<Local, Bits<64>>,
+    low_ones: Signal<Local, Bits<64>>,
     addend: Signal<Local, Bits<64>>,
     v: Signal<Local, Bits<73>>,
     shifted: Signal<Local, Bits<73>>,
@@ -142,6 +146,8 @@ impl Default for Scaler {
             half_away: Constant::new(HALF_AWAY_FROM_ZERO.into()),
             sign_73: Constant::new(sign_73),
             ones_73: Constant::new(Bits::<73>::mask()),
+            ones_64: Constant::new(Bits::<64>::mask()),
+            above_31: Constant::new(Bits::<64>::mask() << 31u64),
             x: Default::default(),
             scale_1: Default::default(),
             shift_1: Default::default(),
@@ -173,6 +179,7 @@ impl Default for Scaler {
             magnitude_top: Default::default(),
             lane_p: Default::default(),
             power: Default::default(),
+            low_ones: Default::default(),
             addend: Default::default(),
             v: Default::default(),
             shifted: Default::default(),
@@ -289,13 +296,18 @@ impl Logic for Scaler {
             self.lane_p.next = self.product.q.val().get_bits::<72>(i * 72);
             self.lane_scale.next = self.scale_2.q.val().get_bits::<32>(i * 32);
             self.lane_shift.next = self.shift_2.q.val().get_bits::<6>(i * 6);
+            // The addends are masks, not sums (one adder in the stage): with
+            // h = 2^(shift-1), h - 1 is `low_ones >> 1`, and for shift > 31
+            // h + 2^30 sets bit 30 beside h, h + 2^30 - 2^31 is bits
+            // 31..shift-2 and bit 30.
             self.power.next = 1.into();
             self.power.next = self.power.val() << self.lane_shift.val();
+            self.low_ones.next = !(self.ones_64.val() << self.lane_shift.val());
             self.addend.next = self.power.val() >> 1;
             if self.control_2.q.val().round_mode == self.truncate.val() {
                 self.addend.next = 0.into();
                 if self.lane_p.val().get_bit(71) {
-                    self.addend.next = self.power.val() - 1;
+                    self.addend.next = self.low_ones.val();
                 }
             }
             // Mode 3 (a pool's shift-only TFL rounding): halves away from
@@ -304,14 +316,15 @@ impl Logic for Scaler {
                 & self.lane_p.val().get_bit(71)
                 & (self.lane_shift.val() != 0)
             {
-                self.addend.next = self.addend.val() - 1;
+                self.addend.next = self.low_ones.val() >> 1;
             }
             if (self.control_2.q.val().round_mode == self.tfl.val()) & (self.lane_shift.val() > 31)
             {
-                self.addend.next = self.addend.val() + 0x4000_0000_u64;
+                self.addend.next = self.addend.val() | 0x4000_0000_u64;
                 // p < -2^30: negative and not all ones from bit 30 up.
                 if self.lane_p.val().get_bit(71) & !self.lane_p.val().get_bits::<42>(30).all() {
-                    self.addend.next = self.addend.val() - 0x8000_0000_u64;
+                    self.addend.next =
+                        ((self.low_ones.val() >> 1) & self.above_31.val()) | 0x4000_0000_u64;
                 }
             }
             self.v.next = bit_cast::<73, 72>(self.lane_p.val());
