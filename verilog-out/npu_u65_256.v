@@ -27014,10 +27014,11 @@ module npu_u65_256_core$datapath$output_units$0(clock,rst_n,settings,accumulator
     input wire  [152:0] lut_write;
     
     // Stub signals
+    reg  decoder$clock;
+    reg  decoder$rst_n;
     reg  [179:0] decoder$settings;
-    reg  [7:0] decoder$lanes;
-    reg  decoder$core;
     wire  [158:0] decoder$control;
+    wire  decoder$settled;
     wire  decoder$acc_int32;
     reg  [6:0] reciprocals$count;
     wire  [31:0] reciprocals$scale;
@@ -27047,7 +27048,7 @@ module npu_u65_256_core$datapath$output_units$0(clock,rst_n,settings,accumulator
     reg  [255:0] wide_path$second;
     reg  [7:0] wide_path$lanes;
     reg  [158:0] wide_path$control;
-    wire  wide_path$taken;
+    wire  wide_path$accepts_last;
     wire  wide_path$valid;
     wire  [319:0] wide_path$values;
     wire  [158:0] wide_path$values_control;
@@ -27129,14 +27130,16 @@ module npu_u65_256_core$datapath$output_units$0(clock,rst_n,settings,accumulator
     reg  wide_finished;
     reg  take_offered;
     reg  operands_move;
+    reg  [158:0] beat_control;
     reg  [319:0] scaler_values;
     
     // Sub module instances
     npu_u65_256_core$datapath$output_units$0$decoder decoder(
+        .clock(decoder$clock),
+        .rst_n(decoder$rst_n),
         .settings(decoder$settings),
-        .lanes(decoder$lanes),
-        .core(decoder$core),
         .control(decoder$control),
+        .settled(decoder$settled),
         .acc_int32(decoder$acc_int32)
     );
     npu_u65_256_core$datapath$output_units$0$reciprocals reciprocals(
@@ -27174,7 +27177,7 @@ module npu_u65_256_core$datapath$output_units$0(clock,rst_n,settings,accumulator
         .second(wide_path$second),
         .lanes(wide_path$lanes),
         .control(wide_path$control),
-        .taken(wide_path$taken),
+        .accepts_last(wide_path$accepts_last),
         .valid(wide_path$valid),
         .values(wide_path$values),
         .values_control(wide_path$values_control),
@@ -27281,16 +27284,22 @@ module npu_u65_256_core$datapath$output_units$0(clock,rst_n,settings,accumulator
         activation$rst_n = rst_n;
         finisher$clock = clock;
         finisher$rst_n = rst_n;
+        decoder$clock = clock;
+        decoder$rst_n = rst_n;
+        decoder$settings = settings;
+        beat_control = decoder$control;
+        beat_control[(64'h0)+:(8)] = accumulators$data[(64'h3b0)+:(8)];
+        beat_control[(64'h9e)+:(1)] = accumulators$data[(64'h3b8)+:(1)];
         raw_values = accumulators$data[(64'h0)+:(320)];
         wide = elementwise$wide;
         wide_path$clock = clock;
         wide_path$rst_n = rst_n;
         wide_path$settings = settings;
-        wide_path$offered = accumulators$valid & wide;
+        wide_path$offered = accumulators$valid & wide & decoder$settled;
         wide_path$first = raw_values;
         wide_path$second = accumulators$data[(64'h3c0)+:(256)];
         wide_path$lanes = accumulators$data[(64'h3b0)+:(8)];
-        wide_path$control = decoder$control;
+        wide_path$control = beat_control;
         take_5 = ~full_5$q | results$ready;
         activation$next_ready = take_5;
         take_3 = ~full_3$q | activation$done;
@@ -27300,8 +27309,8 @@ module npu_u65_256_core$datapath$output_units$0(clock,rst_n,settings,accumulator
         wide_finished = take_1 & ~full_0$q & wide_path$valid;
         wide_path$ready = take_1 & ~full_0$q;
         take_0 = ~full_0$q | take_1;
-        take_offered = take_0 & accumulators$valid & ~wide & wide_path$empty;
-        accumulators$ready = (take_0 & ~wide & wide_path$empty) | wide_path$taken;
+        take_offered = take_0 & accumulators$valid & ~wide & wide_path$empty & decoder$settled;
+        accumulators$ready = (take_0 & ~wide & wide_path$empty & decoder$settled) | (wide & wide_path$accepts_last & decoder$settled);
         if (take_0) begin
             full_0$d = take_offered;
         end
@@ -27466,9 +27475,6 @@ module npu_u65_256_core$datapath$output_units$0(clock,rst_n,settings,accumulator
         if (settings[(64'h70)+:(1)]) begin
             scales = unit_scales;
         end
-        decoder$settings = settings;
-        decoder$lanes = accumulators$data[(64'h3b0)+:(8)];
-        decoder$core = accumulators$data[(64'h3b8)+:(1)];
         if (take_offered) begin
             operands$d[(64'h0)+:(320)] = values;
             operands$d[(64'h140)+:(320)] = biases;
@@ -27479,7 +27485,7 @@ module npu_u65_256_core$datapath$output_units$0(clock,rst_n,settings,accumulator
             operands$d[(64'h3f0)+:(1)] = settings[(64'h71)+:(1)];
             operands$d[(64'h3f1)+:(4)] = elementwise$finish;
             operands$d[(64'h3f5)+:(1)] = decoder$acc_int32 & ~settings[(64'h71)+:(1)];
-            operands$d[(64'h3f6)+:(159)] = decoder$control;
+            operands$d[(64'h3f6)+:(159)] = beat_control;
         end
         elementwise_finish$finish = operands$q[(64'h3f1)+:(4)];
         elementwise_finish$firsts = operands$q[(64'h0)+:(320)];
@@ -27676,7 +27682,7 @@ module npu_u65_256_core$datapath$output_units$0$activation(clock,rst_n,scaled,co
         .d(pending_last$d),
         .q(pending_last$q)
     );
-    npu_u65_256_core$datapath$output_units$0$scaler$control_1 pending_control(
+    npu_u65_256_core$datapath$output_units$0$decoder$partial pending_control(
         .clock(pending_control$clock),
         .rst_n(pending_control$rst_n),
         .d(pending_control$d),
@@ -27712,7 +27718,7 @@ module npu_u65_256_core$datapath$output_units$0$activation(clock,rst_n,scaled,co
         .d(out_values$d),
         .q(out_values$q)
     );
-    npu_u65_256_core$datapath$output_units$0$scaler$control_1 out_control(
+    npu_u65_256_core$datapath$output_units$0$decoder$partial out_control(
         .clock(out_control$clock),
         .rst_n(out_control$rst_n),
         .d(out_control$d),
@@ -28415,13 +28421,14 @@ module npu_u65_256_core$datapath$output_units$0$activation$sigmoid_rom(clock,rst
 endmodule // npu_u65_256_core$datapath$output_units$0$activation$sigmoid_rom
 
 
-module npu_u65_256_core$datapath$output_units$0$decoder(settings,lanes,core,control,acc_int32);
+module npu_u65_256_core$datapath$output_units$0$decoder(clock,rst_n,settings,control,settled,acc_int32);
     
     // Module arguments
+    input wire  clock;
+    input wire  rst_n;
     input wire  [179:0] settings;
-    input wire  [7:0] lanes;
-    input wire  core;
     output reg  [158:0] control;
+    output reg  settled;
     output reg  acc_int32;
     
     // Constant declarations
@@ -28440,7 +28447,31 @@ module npu_u65_256_core$datapath$output_units$0$decoder(settings,lanes,core,cont
     localparam  lut_group = 9'b10;
     localparam  sign_35 = 35'h400000000;
     
+    // Stub signals
+    reg  settings_seen$clock;
+    reg  settings_seen$rst_n;
+    reg  [179:0] settings_seen$d;
+    wire  [179:0] settings_seen$q;
+    reg  unsettled$clock;
+    reg  unsettled$rst_n;
+    reg  [1:0] unsettled$d;
+    wire  [1:0] unsettled$q;
+    reg  partial$clock;
+    reg  partial$rst_n;
+    reg  [158:0] partial$d;
+    wire  [158:0] partial$q;
+    reg  bounds$clock;
+    reg  bounds$rst_n;
+    reg  [210:0] bounds$d;
+    wire  [210:0] bounds$q;
+    reg  decoded$clock;
+    reg  decoded$rst_n;
+    reg  [158:0] decoded$d;
+    wire  [158:0] decoded$q;
+    
     // Local signals
+    reg  changed;
+    reg  [158:0] partial_control;
     reg  [34:0] zero_point;
     reg  [11:0] function_code;
     reg  lookup;
@@ -28457,29 +28488,85 @@ module npu_u65_256_core$datapath$output_units$0$decoder(settings,lanes,core,cont
     reg  [34:0] low;
     reg  [34:0] high;
     
+    // Sub module instances
+    npu_u65_256_core$datapath$output_units$0$decoder$settings_seen settings_seen(
+        .clock(settings_seen$clock),
+        .rst_n(settings_seen$rst_n),
+        .d(settings_seen$d),
+        .q(settings_seen$q)
+    );
+    npu_u65_256_core$datapath$output_units$0$decoder$unsettled unsettled(
+        .clock(unsettled$clock),
+        .rst_n(unsettled$rst_n),
+        .d(unsettled$d),
+        .q(unsettled$q)
+    );
+    npu_u65_256_core$datapath$output_units$0$decoder$partial partial(
+        .clock(partial$clock),
+        .rst_n(partial$rst_n),
+        .d(partial$d),
+        .q(partial$q)
+    );
+    npu_u65_256_core$datapath$output_units$0$decoder$bounds bounds(
+        .clock(bounds$clock),
+        .rst_n(bounds$rst_n),
+        .d(bounds$d),
+        .q(bounds$q)
+    );
+    npu_u65_256_core$datapath$output_units$0$decoder$partial decoded(
+        .clock(decoded$clock),
+        .rst_n(decoded$rst_n),
+        .d(decoded$d),
+        .q(decoded$q)
+    );
+    
     // Update code
     always @(*) begin
+        settings_seen$clock = clock;
+        unsettled$clock = clock;
+        partial$clock = clock;
+        bounds$clock = clock;
+        decoded$clock = clock;
+        settings_seen$d = settings_seen$q;
+        unsettled$d = unsettled$q;
+        partial$d = partial$q;
+        bounds$d = bounds$q;
+        decoded$d = decoded$q;
+        settings_seen$rst_n = rst_n;
+        unsettled$rst_n = rst_n;
+        partial$rst_n = rst_n;
+        bounds$rst_n = rst_n;
+        decoded$rst_n = rst_n;
+        changed = settings != settings_seen$q;
+        settings_seen$d = settings;
+        unsettled$d = (unsettled$q << 32'h1) | ((changed) & 2'h3);
+        settled = ~changed & (unsettled$q == 32'h0);
+        control = decoded$q;
         acc_int32 = settings[(64'h3c)+:(2)] == int32;
-        control[(64'h0)+:(8)] = lanes;
-        control[(64'h9e)+:(1)] = core;
-        control[(64'h8)+:(2)] = settings[(64'h0)+:(2)];
+        partial_control[(64'h0)+:(8)] = 32'h0;
+        partial_control[(64'h9e)+:(1)] = 1'b0;
+        partial_control[(64'h2d)+:(35)] = 32'h0;
+        partial_control[(64'h50)+:(35)] = 32'h0;
+        partial_control[(64'h7c)+:(17)] = 32'h0;
+        partial_control[(64'h8d)+:(17)] = 32'h0;
+        partial_control[(64'h8)+:(2)] = settings[(64'h0)+:(2)];
         function_code = settings[(64'h3e)+:(12)];
         lookup = function_code[(32'h3)+:(9)] == lut_group;
-        control[(64'h73)+:(1)] = function_code == tanh;
-        control[(64'h74)+:(1)] = function_code == sigmoid;
-        control[(64'h75)+:(1)] = lookup;
-        control[(64'h79)+:(3)] = function_code[(32'h0)+:(3)];
+        partial_control[(64'h73)+:(1)] = function_code == tanh;
+        partial_control[(64'h74)+:(1)] = function_code == sigmoid;
+        partial_control[(64'h75)+:(1)] = lookup;
+        partial_control[(64'h79)+:(3)] = function_code[(32'h0)+:(3)];
         if (settings[(64'h6f)+:(1)]) begin
-            control[(64'h8)+:(2)] = truncate;
+            partial_control[(64'h8)+:(2)] = truncate;
         end
         if (settings[(64'h70)+:(1)] & (settings[(64'h0)+:(2)] == tfl)) begin
-            control[(64'h8)+:(2)] = half_away;
+            partial_control[(64'h8)+:(2)] = half_away;
         end
         zero_point = ((settings[(64'h2c)+:(16)]) & 35'h7ffffffff);
         if (settings[(64'h2)+:(1)] & zero_point[32'hf]) begin
             zero_point = zero_point | 64'h7ffff0000;
         end
-        control[(64'ha)+:(35)] = zero_point;
+        partial_control[(64'ha)+:(35)] = zero_point;
         if (settings[(64'h3)+:(2)] == bits_8) begin
             ofm_low = 32'h0;
             ofm_high = 32'hff;
@@ -28502,13 +28589,13 @@ module npu_u65_256_core$datapath$output_units$0$decoder(settings,lanes,core,cont
         end
         clamp_enable = 1'b1;
         bound_signed = 1'b1;
-        control[(64'h76)+:(1)] = 1'b0;
-        control[(64'h77)+:(1)] = 1'b1;
+        partial_control[(64'h76)+:(1)] = 1'b0;
+        partial_control[(64'h77)+:(1)] = 1'b1;
         if (settings[(64'h4a)+:(4)] == force_uint8) begin
             clip_low = 32'h0;
             clip_high = 32'hff;
             bound_signed = 1'b0;
-            control[(64'h77)+:(1)] = 1'b0;
+            partial_control[(64'h77)+:(1)] = 1'b0;
         end
         else if (settings[(64'h4a)+:(4)] == force_int8) begin
             clip_low = 64'h7ffffff80;
@@ -28517,18 +28604,16 @@ module npu_u65_256_core$datapath$output_units$0$decoder(settings,lanes,core,cont
         else if (settings[(64'h4a)+:(4)] == force_int16) begin
             clip_low = 64'h7ffff8000;
             clip_high = 32'h7fff;
-            control[(64'h76)+:(1)] = 1'b1;
+            partial_control[(64'h76)+:(1)] = 1'b1;
         end
         else begin
             clamp_enable = 1'b0;
             clip_low = ofm_low;
             clip_high = ofm_high;
-            control[(64'h76)+:(1)] = settings[(64'h3)+:(2)] == bits_16;
-            control[(64'h77)+:(1)] = settings[(64'h2)+:(1)];
+            partial_control[(64'h76)+:(1)] = settings[(64'h3)+:(2)] == bits_16;
+            partial_control[(64'h77)+:(1)] = settings[(64'h2)+:(1)];
         end
-        low = clip_low;
-        high = clip_high;
-        control[(64'h78)+:(1)] = (settings[(64'h3)+:(2)] == int32_ofm) & (settings[(64'h4a)+:(4)] != 32'h0);
+        partial_control[(64'h78)+:(1)] = (settings[(64'h3)+:(2)] == int32_ofm) & (settings[(64'h4a)+:(4)] != 32'h0);
         if ((settings[(64'h3)+:(2)] == bits_8) | (settings[(64'h3)+:(2)] == bits_16)) begin
             bound_signed = settings[(64'h2)+:(1)];
             clamp_enable = 1'b1;
@@ -28541,7 +28626,24 @@ module npu_u65_256_core$datapath$output_units$0$decoder(settings,lanes,core,cont
         if (bound_signed & max[32'hf]) begin
             max = max | 64'h7ffff0000;
         end
-        if (clamp_enable) begin
+        partial$d = partial_control;
+        bounds$d[(64'h0)+:(35)] = ofm_low;
+        bounds$d[(64'h23)+:(35)] = ofm_high;
+        bounds$d[(64'h46)+:(35)] = clip_low;
+        bounds$d[(64'h69)+:(35)] = clip_high;
+        bounds$d[(64'h8c)+:(35)] = min;
+        bounds$d[(64'haf)+:(35)] = max;
+        bounds$d[(64'hd2)+:(1)] = clamp_enable;
+        ofm_low = bounds$q[(64'h0)+:(35)];
+        ofm_high = bounds$q[(64'h23)+:(35)];
+        clip_low = bounds$q[(64'h46)+:(35)];
+        clip_high = bounds$q[(64'h69)+:(35)];
+        min = bounds$q[(64'h8c)+:(35)];
+        max = bounds$q[(64'haf)+:(35)];
+        low = clip_low;
+        high = clip_high;
+        decoded$d = partial$q;
+        if (bounds$q[(64'hd2)+:(1)]) begin
             if ((low ^ sign_35) < (min ^ sign_35)) begin
                 low = min;
             end
@@ -28569,8 +28671,8 @@ module npu_u65_256_core$datapath$output_units$0$decoder(settings,lanes,core,cont
         if ((index_high ^ sign_35) > (clip_high ^ sign_35)) begin
             index_high = clip_high;
         end
-        control[(64'h7c)+:(17)] = index_low[(32'h0)+:(17)];
-        control[(64'h8d)+:(17)] = index_high[(32'h0)+:(17)];
+        decoded$d[(64'h7c)+:(17)] = index_low[(32'h0)+:(17)];
+        decoded$d[(64'h8d)+:(17)] = index_high[(32'h0)+:(17)];
         if ((low ^ sign_35) < (ofm_low ^ sign_35)) begin
             low = ofm_low;
         end
@@ -28583,15 +28685,93 @@ module npu_u65_256_core$datapath$output_units$0$decoder(settings,lanes,core,cont
         if ((high ^ sign_35) > (ofm_high ^ sign_35)) begin
             high = ofm_high;
         end
-        control[(64'h2d)+:(35)] = low;
-        control[(64'h50)+:(35)] = high;
-        if (lookup) begin
-            control[(64'h2d)+:(35)] = ofm_low;
-            control[(64'h50)+:(35)] = ofm_high;
+        decoded$d[(64'h2d)+:(35)] = low;
+        decoded$d[(64'h50)+:(35)] = high;
+        if (partial$q[(64'h75)+:(1)]) begin
+            decoded$d[(64'h2d)+:(35)] = ofm_low;
+            decoded$d[(64'h50)+:(35)] = ofm_high;
         end
     end
     
 endmodule // npu_u65_256_core$datapath$output_units$0$decoder
+
+
+module npu_u65_256_core$datapath$output_units$0$decoder$bounds(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [210:0] d;
+    output reg  [210:0] q;
+    
+    // Constant declarations
+    localparam  init = 211'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$output_units$0$decoder$bounds
+
+
+
+
+module npu_u65_256_core$datapath$output_units$0$decoder$partial(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [158:0] d;
+    output reg  [158:0] q;
+    
+    // Constant declarations
+    localparam  init = 159'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$output_units$0$decoder$partial
+
+
+module npu_u65_256_core$datapath$output_units$0$decoder$settings_seen(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [179:0] d;
+    output reg  [179:0] q;
+    
+    // Constant declarations
+    localparam  init = 180'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$output_units$0$decoder$settings_seen
+
+
+module npu_u65_256_core$datapath$output_units$0$decoder$unsettled(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [1:0] d;
+    output reg  [1:0] q;
+    
+    // Constant declarations
+    localparam  init = 2'b11;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$output_units$0$decoder$unsettled
 
 
 module npu_u65_256_core$datapath$output_units$0$elementwise(settings,first,second,values,seconds,scales,shifts,amounts,signs,finish,wide);
@@ -30771,7 +30951,7 @@ module npu_u65_256_core$datapath$output_units$0$scaler(clock,rst_n,accumulators,
         .d(shift_1$d),
         .q(shift_1$q)
     );
-    npu_u65_256_core$datapath$output_units$0$scaler$control_1 control_1(
+    npu_u65_256_core$datapath$output_units$0$decoder$partial control_1(
         .clock(control_1$clock),
         .rst_n(control_1$rst_n),
         .d(control_1$d),
@@ -30807,7 +30987,7 @@ module npu_u65_256_core$datapath$output_units$0$scaler(clock,rst_n,accumulators,
         .d(negative$d),
         .q(negative$q)
     );
-    npu_u65_256_core$datapath$output_units$0$scaler$control_1 control_2(
+    npu_u65_256_core$datapath$output_units$0$decoder$partial control_2(
         .clock(control_2$clock),
         .rst_n(control_2$rst_n),
         .d(control_2$d),
@@ -30819,7 +30999,7 @@ module npu_u65_256_core$datapath$output_units$0$scaler(clock,rst_n,accumulators,
         .d(result$d),
         .q(result$q)
     );
-    npu_u65_256_core$datapath$output_units$0$scaler$control_1 control_3(
+    npu_u65_256_core$datapath$output_units$0$decoder$partial control_3(
         .clock(control_3$clock),
         .rst_n(control_3$rst_n),
         .d(control_3$d),
@@ -31630,23 +31810,6 @@ module npu_u65_256_core$datapath$output_units$0$scaler(clock,rst_n,accumulators,
 endmodule // npu_u65_256_core$datapath$output_units$0$scaler
 
 
-module npu_u65_256_core$datapath$output_units$0$scaler$control_1(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [158:0] d;
-    output reg  [158:0] q;
-    
-    // Constant declarations
-    localparam  init = 159'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_units$0$scaler$control_1
 
 
 
@@ -31705,7 +31868,7 @@ endmodule // npu_u65_256_core$datapath$output_units$0$scaler$saturated
 
 
 
-module npu_u65_256_core$datapath$output_units$0$wide_path(clock,rst_n,settings,offered,first,second,lanes,control,taken,valid,values,values_control,ready,empty);
+module npu_u65_256_core$datapath$output_units$0$wide_path(clock,rst_n,settings,offered,first,second,lanes,control,accepts_last,valid,values,values_control,ready,empty);
     
     // Module arguments
     input wire  clock;
@@ -31716,7 +31879,7 @@ module npu_u65_256_core$datapath$output_units$0$wide_path(clock,rst_n,settings,o
     input wire  [255:0] second;
     input wire  [7:0] lanes;
     input wire  [158:0] control;
-    output reg  taken;
+    output reg  accepts_last;
     output reg  valid;
     output reg  [319:0] values;
     output reg  [158:0] values_control;
@@ -31944,7 +32107,7 @@ module npu_u65_256_core$datapath$output_units$0$wide_path(clock,rst_n,settings,o
             wide_lanes$1$b = second[((32'h2 * 3 + 1) * 32'h20)+:(32)];
             last = (lanes >> (32'h2 * 3 + 32'h2)) == 32'h0;
         end
-        taken = advance & offered & last;
+        accepts_last = advance & last;
         if (advance) begin
             tags$0$d[(64'h0)+:(1)] = offered;
             tags$0$d[(64'h1)+:(2)] = step$q;

@@ -30,8 +30,8 @@
 //! on the wide path, when nothing stalls.
 
 use npu_hw::output_unit::{
-    AccumulatorBeat, LutWrite, OutputSettings, ResultBeat, LANES, LATENCY, LUT_LINES, WIDE_LANES,
-    WIDE_LATENCY,
+    AccumulatorBeat, LutWrite, OutputSettings, ResultBeat, LANES, LATENCY, LUT_LINES,
+    SETTLE_CYCLES, WIDE_LANES, WIDE_LATENCY,
 };
 use npu_model::fixed::{divide_round_away, shift_only};
 use npu_model::ops::{
@@ -915,6 +915,10 @@ fn elementwise_beats_flow_at_their_rate() {
         let mut e = ElementwiseOp::random(Some(mode), &mut rng);
         e.op.set(Opcode::NpuSetActivation, "activation_function", 0);
         set_settings(&mut tb, settings_port, e.settings());
+        // The new settings' control is decoded before a beat is taken.
+        for _ in 0..SETTLE_CYCLES {
+            tb.tick();
+        }
         let mut checker = Checker::default();
         let cycles = queue_elementwise(&mut tb, source, &mut checker, &e, &luts, beats, &mut rng);
         let taken = tb.sources[source].taken;

@@ -29,9 +29,11 @@
 //! # Ports
 //!
 //! - `settings` ([`OutputSettings`], the fields of the NPU_SET_* values,
-//!   [`OutputSettings::from_commands`]) is sampled with every beat taken, so consecutive
-//!   operations may follow each other beat to beat; it must hold its
-//!   operation's values while that operation's beats are offered.
+//!   [`OutputSettings::from_commands`]): a beat taken carries its
+//!   operation's control on, so consecutive operations may follow each
+//!   other beat to beat; it must hold its operation's values while that
+//!   operation's beats are offered. A change holds the input for
+//!   [`SETTLE_CYCLES`] cycles while [`ControlDecoder`] decodes it.
 //! - `accumulators` (a [`StreamIn`] of [`AccumulatorBeat`]s): lane i's
 //!   accumulator and its channel's scale record, or its two elementwise
 //!   operands (`values` and `second`). Its `ready` depends on
@@ -89,7 +91,7 @@ pub use ofm_writer::{OfmResult, OfmWriter};
 pub use scale::Scaler;
 pub use scale_records::{ScaleRecordBeat, ScaleRecords};
 pub use scale_sets::{ScaleSet, ScaleSets};
-pub use settings::{BeatControl, ControlDecoder, OutputSettings};
+pub use settings::{BeatControl, ClampBounds, ControlDecoder, OutputSettings, SETTLE_CYCLES};
 pub use sigmoid_table::SigmoidTable;
 pub use wide::{WideLane, WideOperation, WidePath, WideTag, WIDE_LANES, WIDE_LATENCY};
 
@@ -211,6 +213,8 @@ pub struct OutputUnit {
     /// stage 0's.
     take_offered: Signal<Local, Bit>,
     operands_move: Signal<Local, Bit>,
+    /// The control of the beat offered.
+    beat_control: Signal<Local, BeatControl>,
     /// Stage 1's beat: the Scaler's inputs.
     scaler_values: Signal<Local, Bits<{ LANES * 40 }>>,
 }
@@ -258,6 +262,7 @@ impl OutputUnit {
             wide_finished: Default::default(),
             take_offered: Default::default(),
             operands_move: Default::default(),
+            beat_control: Default::default(),
             scaler_values: Default::default(),
         }
     }
@@ -280,6 +285,15 @@ impl Logic for OutputUnit {
         self.finisher.clock.next = self.clock.val();
         self.finisher.rst_n.next = self.rst_n.val();
 
+        // The operation's control (decoded in two stages: a beat is taken
+        // once its settings have settled), with the beat's lanes and core.
+        self.decoder.clock.next = self.clock.val();
+        self.decoder.rst_n.next = self.rst_n.val();
+        self.decoder.settings.next = self.settings.val();
+        self.beat_control.next = self.decoder.control.val();
+        self.beat_control.next.lanes = self.accumulators.data.val().lanes;
+        self.beat_control.next.core = self.accumulators.data.val().core;
+
         self.raw_values.next = self.accumulators.data.val().values;
         // The wide path: its beats go in WIDE_LANES lanes a cycle and come
         // out whole, each lane with its output scale done (scale 1 and
@@ -288,11 +302,12 @@ impl Logic for OutputUnit {
         self.wide_path.clock.next = self.clock.val();
         self.wide_path.rst_n.next = self.rst_n.val();
         self.wide_path.settings.next = self.settings.val();
-        self.wide_path.offered.next = self.accumulators.valid.val() & self.wide.val();
+        self.wide_path.offered.next =
+            self.accumulators.valid.val() & self.wide.val() & self.decoder.settled.val();
         self.wide_path.first.next = self.raw_values.val();
         self.wide_path.second.next = self.accumulators.data.val().second;
         self.wide_path.lanes.next = self.accumulators.data.val().lanes;
-        self.wide_path.control.next = self.decoder.control.val();
+        self.wide_path.control.next = self.beat_control.val();
 
         // Handshake: each stage moves when the next can take its beat; the
         // activation stage's beat moves when it says `done`.
@@ -313,10 +328,13 @@ impl Logic for OutputUnit {
         self.take_offered.next = self.take_0.val()
             & self.accumulators.valid.val()
             & !self.wide.val()
-            & self.wide_path.empty.val();
-        self.accumulators.ready.next =
-            (self.take_0.val() & !self.wide.val() & self.wide_path.empty.val())
-                | self.wide_path.taken.val();
+            & self.wide_path.empty.val()
+            & self.decoder.settled.val();
+        self.accumulators.ready.next = (self.take_0.val()
+            & !self.wide.val()
+            & self.wide_path.empty.val()
+            & self.decoder.settled.val())
+            | (self.wide.val() & self.wide_path.accepts_last.val() & self.decoder.settled.val());
         if self.take_0.val() {
             self.full_0.d.next = self.take_offered.val();
         }
@@ -415,9 +433,6 @@ impl Logic for OutputUnit {
         if self.settings.val().shift_only {
             self.scales.next = self.unit_scales.val();
         }
-        self.decoder.settings.next = self.settings.val();
-        self.decoder.lanes.next = self.accumulators.data.val().lanes;
-        self.decoder.core.next = self.accumulators.data.val().core;
 
         // Stage 0, the operand stage: the beat's Scaler inputs and control,
         // an elementwise beat's values part-way.
@@ -433,7 +448,7 @@ impl Logic for OutputUnit {
             // Elementwise values are 40-bit whatever NPU_SET_ACC_FORMAT says.
             self.operands.d.next.acc_int32 =
                 self.decoder.acc_int32.val() & !self.settings.val().elementwise;
-            self.operands.d.next.control = self.decoder.control.val();
+            self.operands.d.next.control = self.beat_control.val();
         }
 
         // Into stage 1: stage 0's beat (an elementwise one finished, with no

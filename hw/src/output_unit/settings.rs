@@ -4,6 +4,7 @@
 //! with each beat ([`BeatControl`], from [`ControlDecoder`]).
 
 use super::LANES;
+use crate::widgets::ResetReg;
 use npu_spec::command::Opcode;
 use rust_hdl::prelude::*;
 
@@ -160,8 +161,29 @@ pub struct BeatControl {
     pub core: Bit,
 }
 
-/// [`OutputSettings`] (and a beat's lanes and core) in, [`BeatControl`]
-/// out: the zero point by the OFM's signedness, and the clip range
+/// The parts of a [`BeatControl`]'s bounds, between the [`ControlDecoder`]'s
+/// stages: the OFM type's range, the clip range, ACTIVATION_MIN/MAX (35-bit
+/// two's complement), and whether MIN/MAX apply.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct ClampBounds {
+    pub ofm_low: Bits<35>,
+    pub ofm_high: Bits<35>,
+    pub clip_low: Bits<35>,
+    pub clip_high: Bits<35>,
+    pub min: Bits<35>,
+    pub max: Bits<35>,
+    pub clamp_enable: Bit,
+}
+
+/// Cycles `settings` must hold before the [`ControlDecoder`]'s `control` is
+/// theirs: the change is seen, then two register stages.
+pub const SETTLE_CYCLES: usize = 3;
+
+/// [`OutputSettings`] in, [`BeatControl`] out (each beat puts in its own
+/// lanes and core) [`SETTLE_CYCLES`] cycles after a change, in two
+/// register stages so that neither is deeper than about one 32-bit
+/// multiply (`make timing`): the fields and the bounds' parts, then the
+/// clamps one after another. The control: the zero point by the OFM's signedness, and the clip range
 /// (NPU_SET_ACTIVATION clip range, if it forces a type), ACTIVATION_MIN/MAX
 /// (with an 8- or 16-bit OFM, or a forced clip range; in the OFM type's
 /// signedness, or the forced type's for a 32-bit OFM) and the OFM type's
@@ -173,10 +195,15 @@ pub struct BeatControl {
 /// entry only to the OFM type (`low/high`).
 #[derive(LogicBlock)]
 pub struct ControlDecoder {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
     pub settings: Signal<In, OutputSettings>,
-    pub lanes: Signal<In, Bits<LANES>>,
-    pub core: Signal<In, Bit>,
+    /// The control of `settings` (its `lanes` and `core` 0: each beat's
+    /// own), valid when `settled`.
     pub control: Signal<Out, BeatControl>,
+    /// `settings` have held for [`SETTLE_CYCLES`] cycles: `control` is
+    /// theirs.
+    pub settled: Signal<Out, Bit>,
     /// NPU_SET_ACC_FORMAT is int32.
     pub acc_int32: Signal<Out, Bit>,
     // Encodings (npu_spec::command).
@@ -195,6 +222,17 @@ pub struct ControlDecoder {
     /// LUT n is function 16 + n: bits 11..3 of LUT 0's code.
     lut_group: Constant<Bits<9>>,
     sign_35: Constant<Bits<35>>,
+    /// The settings of the cycle before, and bit k: they changed k + 1
+    /// cycles before (both set at reset).
+    settings_seen: ResetReg<OutputSettings>,
+    unsettled: ResetReg<Bits<2>>,
+    /// Stage 1: the control without its bounds, and the bounds' parts.
+    partial: ResetReg<BeatControl>,
+    bounds: ResetReg<ClampBounds>,
+    /// Stage 2: the control.
+    decoded: ResetReg<BeatControl>,
+    changed: Signal<Local, Bit>,
+    partial_control: Signal<Local, BeatControl>,
     zero_point: Signal<Local, Bits<35>>,
     function_code: Signal<Local, Bits<12>>,
     lookup: Signal<Local, Bit>,
@@ -222,10 +260,11 @@ impl Default for ControlDecoder {
         let c4 = |v: u32| Constant::new(u64::from(v).into());
         let c12 = |v: u32| Constant::new(u64::from(v).into());
         Self {
+            clock: Default::default(),
+            rst_n: Default::default(),
             settings: Default::default(),
-            lanes: Default::default(),
-            core: Default::default(),
             control: Default::default(),
+            settled: Default::default(),
             acc_int32: Default::default(),
             bits_8: c2(ActivationPrecision::Bits8.bits()),
             bits_16: c2(ActivationPrecision::Bits16.bits()),
@@ -241,6 +280,13 @@ impl Default for ControlDecoder {
             half_away: Constant::new(super::scale::HALF_AWAY_FROM_ZERO.into()),
             lut_group: Constant::new(u64::from(ActivationFunction::Lut0.bits() >> 3).into()),
             sign_35: Constant::new((1u64 << 34).into()),
+            settings_seen: Default::default(),
+            unsettled: ResetReg::new(3.into()),
+            partial: Default::default(),
+            bounds: Default::default(),
+            decoded: Default::default(),
+            changed: Default::default(),
+            partial_control: Default::default(),
             zero_point: Default::default(),
             function_code: Default::default(),
             lookup: Default::default(),
@@ -263,32 +309,59 @@ impl Default for ControlDecoder {
 impl Logic for ControlDecoder {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            settings_seen,
+            unsettled,
+            partial,
+            bounds,
+            decoded
+        );
+        self.settings_seen.rst_n.next = self.rst_n.val();
+        self.unsettled.rst_n.next = self.rst_n.val();
+        self.partial.rst_n.next = self.rst_n.val();
+        self.bounds.rst_n.next = self.rst_n.val();
+        self.decoded.rst_n.next = self.rst_n.val();
+        // The control of settings that held for the two stages.
+        self.changed.next = self.settings.val() != self.settings_seen.q.val();
+        self.settings_seen.d.next = self.settings.val();
+        self.unsettled.d.next =
+            (self.unsettled.q.val() << 1) | bit_cast::<2, 1>(self.changed.val().into());
+        self.settled.next = !self.changed.val() & (self.unsettled.q.val() == 0);
+        self.control.next = self.decoded.q.val();
+
+        // ---- Stage 1: the fields, the bounds' parts ----
         self.acc_int32.next = self.settings.val().acc_format == self.int32.val();
-        self.control.next.lanes = self.lanes.val();
-        self.control.next.core = self.core.val();
-        self.control.next.round_mode = self.settings.val().round_mode;
+        self.partial_control.next.lanes = 0.into();
+        self.partial_control.next.core = false;
+        self.partial_control.next.low = 0.into();
+        self.partial_control.next.high = 0.into();
+        self.partial_control.next.index_low = 0.into();
+        self.partial_control.next.index_high = 0.into();
+        self.partial_control.next.round_mode = self.settings.val().round_mode;
         // TRM 4.6.4 NPU_SET_ACTIVATION: 3 tanh, 4 sigmoid, 16 + n LUT n.
         self.function_code.next = self.settings.val().function;
         self.lookup.next = self.function_code.val().get_bits::<9>(3) == self.lut_group.val();
-        self.control.next.tanh = self.function_code.val() == self.tanh.val();
-        self.control.next.sigmoid = self.function_code.val() == self.sigmoid.val();
-        self.control.next.lookup = self.lookup.val();
-        self.control.next.lut_slot = self.function_code.val().get_bits::<3>(0);
+        self.partial_control.next.tanh = self.function_code.val() == self.tanh.val();
+        self.partial_control.next.sigmoid = self.function_code.val() == self.sigmoid.val();
+        self.partial_control.next.lookup = self.lookup.val();
+        self.partial_control.next.lut_slot = self.function_code.val().get_bits::<3>(0);
         // The padded average pool's division truncates (`super::divide`).
         if self.settings.val().divide {
-            self.control.next.round_mode = self.truncate.val();
+            self.partial_control.next.round_mode = self.truncate.val();
         }
         // A shift-only TFL rounding is one rounding half away from zero:
         // the Scaler's HALF_AWAY_FROM_ZERO (no TRM encoding).
         if self.settings.val().shift_only & (self.settings.val().round_mode == self.tfl.val()) {
-            self.control.next.round_mode = self.half_away.val();
+            self.partial_control.next.round_mode = self.half_away.val();
         }
         // (Bits are read from locals: yosys cannot index a slice.)
         self.zero_point.next = bit_cast::<35, 16>(self.settings.val().zero_point);
         if self.settings.val().ofm_signed & self.zero_point.val().get_bit(15) {
             self.zero_point.next = self.zero_point.val() | 0x7_ffff_0000_u64;
         }
-        self.control.next.zero_point = self.zero_point.val();
+        self.partial_control.next.zero_point = self.zero_point.val();
         // The OFM type's range (35-bit two's complement: 0x7_ffff_ff80 is
         // -128, 0x7_ffff_8000 -32768, 0x7_8000_0000 -2^31).
         if self.settings.val().ofm_precision == self.bits_8.val() {
@@ -313,31 +386,31 @@ impl Logic for ControlDecoder {
         // apply with a forced type.
         self.clamp_enable.next = true;
         self.bound_signed.next = true;
-        self.control.next.wide = false;
-        self.control.next.index_signed = true;
+        self.partial_control.next.wide = false;
+        self.partial_control.next.index_signed = true;
         if self.settings.val().clip_range == self.force_uint8.val() {
             self.clip_low.next = 0.into();
             self.clip_high.next = 255.into();
             self.bound_signed.next = false;
-            self.control.next.index_signed = false;
+            self.partial_control.next.index_signed = false;
         } else if self.settings.val().clip_range == self.force_int8.val() {
             self.clip_low.next = 0x7_ffff_ff80_u64.into();
             self.clip_high.next = 127.into();
         } else if self.settings.val().clip_range == self.force_int16.val() {
             self.clip_low.next = 0x7_ffff_8000_u64.into();
             self.clip_high.next = 32767.into();
-            self.control.next.wide = true;
+            self.partial_control.next.wide = true;
         } else {
             self.clamp_enable.next = false;
             self.clip_low.next = self.ofm_low.val();
             self.clip_high.next = self.ofm_high.val();
-            self.control.next.wide = self.settings.val().ofm_precision == self.bits_16.val();
-            self.control.next.index_signed = self.settings.val().ofm_signed;
+            self.partial_control.next.wide =
+                self.settings.val().ofm_precision == self.bits_16.val();
+            self.partial_control.next.index_signed = self.settings.val().ofm_signed;
         }
-        self.low.next = self.clip_low.val();
-        self.high.next = self.clip_high.val();
         // A 32-bit OFM with an 8-bit clip range: a LUT of 32-bit words.
-        self.control.next.lut_words = (self.settings.val().ofm_precision == self.int32_ofm.val())
+        self.partial_control.next.lut_words = (self.settings.val().ofm_precision
+            == self.int32_ofm.val())
             & (self.settings.val().clip_range != 0);
         // ACTIVATION_MIN/MAX: with an 8- or 16-bit OFM in its signedness;
         // with a 32-bit OFM only when the clip range forces a type, in that
@@ -356,7 +429,26 @@ impl Logic for ControlDecoder {
         if self.bound_signed.val() & self.max.val().get_bit(15) {
             self.max.next = self.max.val() | 0x7_ffff_0000_u64;
         }
-        if self.clamp_enable.val() {
+        self.partial.d.next = self.partial_control.val();
+        self.bounds.d.next.ofm_low = self.ofm_low.val();
+        self.bounds.d.next.ofm_high = self.ofm_high.val();
+        self.bounds.d.next.clip_low = self.clip_low.val();
+        self.bounds.d.next.clip_high = self.clip_high.val();
+        self.bounds.d.next.min = self.min.val();
+        self.bounds.d.next.max = self.max.val();
+        self.bounds.d.next.clamp_enable = self.clamp_enable.val();
+
+        // ---- Stage 2: the clamps, one after another ----
+        self.ofm_low.next = self.bounds.q.val().ofm_low;
+        self.ofm_high.next = self.bounds.q.val().ofm_high;
+        self.clip_low.next = self.bounds.q.val().clip_low;
+        self.clip_high.next = self.bounds.q.val().clip_high;
+        self.min.next = self.bounds.q.val().min;
+        self.max.next = self.bounds.q.val().max;
+        self.low.next = self.clip_low.val();
+        self.high.next = self.clip_high.val();
+        self.decoded.d.next = self.partial.q.val();
+        if self.bounds.q.val().clamp_enable {
             // low = min(max(low, min), max), high likewise.
             if (self.low.val() ^ self.sign_35.val()) < (self.min.val() ^ self.sign_35.val()) {
                 self.low.next = self.min.val();
@@ -391,8 +483,8 @@ impl Logic for ControlDecoder {
         {
             self.index_high.next = self.clip_high.val();
         }
-        self.control.next.index_low = self.index_low.val().get_bits::<17>(0);
-        self.control.next.index_high = self.index_high.val().get_bits::<17>(0);
+        self.decoded.d.next.index_low = self.index_low.val().get_bits::<17>(0);
+        self.decoded.d.next.index_high = self.index_high.val().get_bits::<17>(0);
         // The OFM type's saturation.
         if (self.low.val() ^ self.sign_35.val()) < (self.ofm_low.val() ^ self.sign_35.val()) {
             self.low.next = self.ofm_low.val();
@@ -406,12 +498,12 @@ impl Logic for ControlDecoder {
         if (self.high.val() ^ self.sign_35.val()) > (self.ofm_high.val() ^ self.sign_35.val()) {
             self.high.next = self.ofm_high.val();
         }
-        self.control.next.low = self.low.val();
-        self.control.next.high = self.high.val();
+        self.decoded.d.next.low = self.low.val();
+        self.decoded.d.next.high = self.high.val();
         // A LUT's entry is only saturated to the OFM type.
-        if self.lookup.val() {
-            self.control.next.low = self.ofm_low.val();
-            self.control.next.high = self.ofm_high.val();
+        if self.partial.q.val().lookup {
+            self.decoded.d.next.low = self.ofm_low.val();
+            self.decoded.d.next.high = self.ofm_high.val();
         }
     }
 }

@@ -731,11 +731,12 @@ pub struct WideTag {
 ///   offered: lane i's operand A in bits 40i+31..40i of `first`, operand
 ///   B in bits 32i+31..32i of `second`, bit i of `lanes` set for a lane
 ///   holding a channel, and the control its results carry on.
-/// - `taken`: the offered beat's last lanes go in this cycle.
+/// - `accepts_last`: the offered beat's last lanes go in this cycle, so
+///   the beat is taken (a `ready` that does not depend on `offered`).
 /// - `valid`, `values`, `values_control`, `ready`: a finished beat, lane i
 ///   in bits 40i+39..40i (34-bit two's complement, sign-extended), taken
 ///   when `ready`; every stage waits while it is not (`ready` may depend
-///   on `valid`; `taken` depends on `ready`).
+///   on `valid`; `accepts_last` depends on `ready`).
 /// - `empty`: no beat is on its way or waiting.
 #[derive(LogicBlock)]
 pub struct WidePath {
@@ -747,7 +748,7 @@ pub struct WidePath {
     pub second: Signal<In, Bits<{ LANES * 32 }>>,
     pub lanes: Signal<In, Bits<LANES>>,
     pub control: Signal<In, BeatControl>,
-    pub taken: Signal<Out, Bit>,
+    pub accepts_last: Signal<Out, Bit>,
     pub valid: Signal<Out, Bit>,
     pub values: Signal<Out, Bits<{ LANES * 40 }>>,
     pub values_control: Signal<Out, BeatControl>,
@@ -780,7 +781,7 @@ impl Default for WidePath {
             second: Default::default(),
             lanes: Default::default(),
             control: Default::default(),
-            taken: Default::default(),
+            accepts_last: Default::default(),
             valid: Default::default(),
             values: Default::default(),
             values_control: Default::default(),
@@ -836,7 +837,7 @@ impl Logic for WidePath {
                 self.last.next = (self.lanes.val() >> (2 * k + 2).to_bits::<4>()) == 0;
             }
         }
-        self.taken.next = self.advance.val() & self.offered.val() & self.last.val();
+        self.accepts_last.next = self.advance.val() & self.last.val();
         if self.advance.val() {
             self.tags[0].d.next.valid = self.offered.val();
             self.tags[0].d.next.step = self.step.q.val();
