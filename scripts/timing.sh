@@ -35,7 +35,12 @@ module yardstick(input clk, input signed [31:0] a, input signed [31:0] b,
 endmodule
 EOF
 
-# One measurement: NAME FILE TOP [BLACKBOX...]; writes NAME.ltp and NAME.depth.
+# The gate-level passes, after a design's hierarchy (the measurement, `ltp
+# -noff`, follows them).
+flow="proc; flatten; opt_expr; opt_clean; wreduce; alumacc; opt_expr; opt_clean
+    techmap; opt_expr; opt_clean"
+
+# One measurement: NAME FILE TOP [CUT...]; writes NAME.ltp.
 measure() {
     local name=$1 src=$2 top=$3
     shift 3
@@ -49,17 +54,15 @@ measure() {
         $boxes
         hierarchy -top $top
         $cuts
-        proc; flatten; opt_expr; opt_clean; wreduce; alumacc; opt_expr; opt_clean
-        techmap; opt_expr; opt_clean
+        $flow
         tee -q -o $out/$name.ltp ltp -noff
     " >/dev/null 2>&1; then
         echo "timing: yosys failed on $name; see $out/$name.log" >&2
         return 1
     fi
-    grep -o 'length=[0-9]*' "$out/$name.ltp" | cut -d= -f2 > "$out/$name.depth"
 }
 export -f measure macro_patterns
-export out
+export out flow
 
 # The jobs: NAME FILE TOP BLACKBOXES..., one per line.
 jobs="$out/jobs"
@@ -68,7 +71,7 @@ blocks=$(cargo run -q --release -p npu-gen -- --list-blocks | cut -f1)
 for b in $blocks; do
     echo "$b $root/verilog-out/$b.v $b" >> "$jobs"
 done
-# The datapath's blocks measured on their own, black-boxed in the glue.
+# The datapath's blocks measured on their own, cut out of the glue.
 glue_boxes='*$datapath$ifm_fetch *$datapath$ifm_unit *$datapath$ofm_writer *$datapath$traversal *$datapath$output_units$* *$cores$*$mac *$cores$*$weight_decoder *$cores$*$weight_groups *$cores$*$scale_records *$cores$*$scale_sets'
 for v in "$root"/verilog-out/npu_*.v; do
     config=$(basename "$v" .v)
@@ -84,8 +87,7 @@ done
 grep -E "^[^ ]*($filter)" "$jobs" > "$jobs.run" || { echo "timing: no module matches $filter" >&2; exit 1; }
 
 yosys -q -p "read_verilog $out/yardstick.v; hierarchy -top yardstick
-    proc; flatten; opt_expr; opt_clean; wreduce; alumacc; opt_expr; opt_clean
-    techmap; opt_expr; opt_clean; tee -q -o $out/yardstick.ltp ltp -noff" >/dev/null
+    $flow; tee -q -o $out/yardstick.ltp ltp -noff" >/dev/null
 yardstick=$(grep -o 'length=[0-9]*' "$out/yardstick.ltp" | cut -d= -f2)
 
 echo "timing: $(wc -l < "$jobs.run") modules on $(nproc) cores..."

@@ -32252,15 +32252,9 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0(clock,rst
     localparam  sub = 6'b10;
     localparam  bits_8 = 2'b0;
     localparam  opb_32 = 2'b10;
-    localparam  tfl = 2'b0;
-    localparam  truncate = 2'b1;
     localparam  input_tfl = 2'b0;
     localparam  ones_96 = 96'hffffffffffffffffffffffff;
-    localparam  ones_98 = 98'h3ffffffffffffffffffffffff;
-    localparam  ones_66 = 66'h3ffffffffffffffff;
     localparam  high_96 = 96'hffffffff0000000000000000;
-    localparam  high_98 = 98'h3ffffffff0000000000000000;
-    localparam  high_66 = 66'h30000000000000000;
     
     // Stub signals
     reg  operation_1$clock;
@@ -32347,58 +32341,12 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0(clock,rst
     reg  r_4$rst_n;
     reg  [63:0] r_4$d;
     wire  [63:0] r_4$q;
-    reg  operation_5$clock;
-    reg  operation_5$rst_n;
-    reg  [53:0] operation_5$d;
-    wire  [53:0] operation_5$q;
-    reg  rs$clock;
-    reg  rs$rst_n;
-    reg  [255:0] rs$d;
-    wire  [255:0] rs$q;
-    reg  saturated_5$clock;
-    reg  saturated_5$rst_n;
-    reg  saturated_5$d;
-    wire  saturated_5$q;
-    reg  r_5$clock;
-    reg  r_5$rst_n;
-    reg  [63:0] r_5$d;
-    wire  [63:0] r_5$q;
-    reg  operation_6$clock;
-    reg  operation_6$rst_n;
-    reg  [53:0] operation_6$d;
-    wire  [53:0] operation_6$q;
-    reg  product_6$clock;
-    reg  product_6$rst_n;
-    reg  [97:0] product_6$d;
-    wire  [97:0] product_6$q;
-    reg  saturated_6$clock;
-    reg  saturated_6$rst_n;
-    reg  saturated_6$d;
-    wire  saturated_6$q;
-    reg  r_6$clock;
-    reg  r_6$rst_n;
-    reg  [63:0] r_6$d;
-    wire  [63:0] r_6$q;
-    reg  operation_7$clock;
-    reg  operation_7$rst_n;
-    reg  [53:0] operation_7$d;
-    wire  [53:0] operation_7$q;
-    reg  v_7$clock;
-    reg  v_7$rst_n;
-    reg  [97:0] v_7$d;
-    wire  [97:0] v_7$q;
-    reg  shift_7$clock;
-    reg  shift_7$rst_n;
-    reg  [5:0] shift_7$d;
-    wire  [5:0] shift_7$q;
-    reg  saturated_7$clock;
-    reg  saturated_7$rst_n;
-    reg  saturated_7$d;
-    wire  saturated_7$q;
-    reg  value_8$clock;
-    reg  value_8$rst_n;
-    reg  [39:0] value_8$d;
-    wire  [39:0] value_8$q;
+    reg  output_scale$clock;
+    reg  output_scale$rst_n;
+    reg  output_scale$advance;
+    reg  [53:0] output_scale$operation;
+    reg  [63:0] output_scale$r;
+    wire  [39:0] output_scale$value;
     
     // Local signals
     reg  [53:0] operation;
@@ -32426,28 +32374,6 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0(clock,rst
     reg  [63:0] first_term;
     reg  [63:0] second_term;
     reg  [63:0] r;
-    reg  [63:0] r_magnitude;
-    reg  [63:0] r_top;
-    reg  [31:0] ofm_scale;
-    reg  [255:0] products;
-    reg  [15:0] r_limb;
-    reg  [15:0] s_limb;
-    reg  [31:0] rs_term;
-    reg  [97:0] product;
-    reg  r_negative;
-    reg  second_rounding;
-    reg  [97:0] p;
-    reg  [5:0] shift;
-    reg  [97:0] power;
-    reg  [97:0] addend;
-    reg  [97:0] shifted;
-    reg  [63:0] first;
-    reg  [5:0] exponent;
-    reg  [65:0] half;
-    reg  [65:0] w;
-    reg  [65:0] w_shifted;
-    reg  [63:0] result;
-    reg  [39:0] lane_value;
     
     // Sub module instances
     npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$operation_1 operation_1(
@@ -32576,83 +32502,13 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0(clock,rst
         .d(r_4$d),
         .q(r_4$q)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$operation_1 operation_5(
-        .clock(operation_5$clock),
-        .rst_n(operation_5$rst_n),
-        .d(operation_5$d),
-        .q(operation_5$q)
-    );
-    npu_u65_256_core$datapath$cores$0$scale_records$buffer rs(
-        .clock(rs$clock),
-        .rst_n(rs$rst_n),
-        .d(rs$d),
-        .q(rs$q)
-    );
-    npu_u65_256_core$cpm$reset_sync$stage$0 saturated_5(
-        .clock(saturated_5$clock),
-        .rst_n(saturated_5$rst_n),
-        .d(saturated_5$d),
-        .q(saturated_5$q)
-    );
-    npu_u65_256_core$datapath$operand_reader$read r_5(
-        .clock(r_5$clock),
-        .rst_n(r_5$rst_n),
-        .d(r_5$d),
-        .q(r_5$q)
-    );
-    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$operation_1 operation_6(
-        .clock(operation_6$clock),
-        .rst_n(operation_6$rst_n),
-        .d(operation_6$d),
-        .q(operation_6$q)
-    );
-    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$product_6 product_6(
-        .clock(product_6$clock),
-        .rst_n(product_6$rst_n),
-        .d(product_6$d),
-        .q(product_6$q)
-    );
-    npu_u65_256_core$cpm$reset_sync$stage$0 saturated_6(
-        .clock(saturated_6$clock),
-        .rst_n(saturated_6$rst_n),
-        .d(saturated_6$d),
-        .q(saturated_6$q)
-    );
-    npu_u65_256_core$datapath$operand_reader$read r_6(
-        .clock(r_6$clock),
-        .rst_n(r_6$rst_n),
-        .d(r_6$d),
-        .q(r_6$q)
-    );
-    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$operation_1 operation_7(
-        .clock(operation_7$clock),
-        .rst_n(operation_7$rst_n),
-        .d(operation_7$d),
-        .q(operation_7$q)
-    );
-    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$product_6 v_7(
-        .clock(v_7$clock),
-        .rst_n(v_7$rst_n),
-        .d(v_7$d),
-        .q(v_7$q)
-    );
-    npu_u65_256_core$datapath$traversal$readout_walker$done shift_7(
-        .clock(shift_7$clock),
-        .rst_n(shift_7$rst_n),
-        .d(shift_7$d),
-        .q(shift_7$q)
-    );
-    npu_u65_256_core$cpm$reset_sync$stage$0 saturated_7(
-        .clock(saturated_7$clock),
-        .rst_n(saturated_7$rst_n),
-        .d(saturated_7$d),
-        .q(saturated_7$q)
-    );
-    npu_u65_256_core$datapath$ifm_fetch$channel_term value_8(
-        .clock(value_8$clock),
-        .rst_n(value_8$rst_n),
-        .d(value_8$d),
-        .q(value_8$q)
+    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_scale output_scale(
+        .clock(output_scale$clock),
+        .rst_n(output_scale$rst_n),
+        .advance(output_scale$advance),
+        .operation(output_scale$operation),
+        .r(output_scale$r),
+        .value(output_scale$value)
     );
     
     // Update code
@@ -32678,19 +32534,6 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0(clock,rst
         other_3$clock = clock;
         operation_4$clock = clock;
         r_4$clock = clock;
-        operation_5$clock = clock;
-        rs$clock = clock;
-        saturated_5$clock = clock;
-        r_5$clock = clock;
-        operation_6$clock = clock;
-        product_6$clock = clock;
-        saturated_6$clock = clock;
-        r_6$clock = clock;
-        operation_7$clock = clock;
-        v_7$clock = clock;
-        shift_7$clock = clock;
-        saturated_7$clock = clock;
-        value_8$clock = clock;
         operation_1$d = operation_1$q;
         xy_00$d = xy_00$q;
         xy_01$d = xy_01$q;
@@ -32712,19 +32555,6 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0(clock,rst
         other_3$d = other_3$q;
         operation_4$d = operation_4$q;
         r_4$d = r_4$q;
-        operation_5$d = operation_5$q;
-        rs$d = rs$q;
-        saturated_5$d = saturated_5$q;
-        r_5$d = r_5$q;
-        operation_6$d = operation_6$q;
-        product_6$d = product_6$q;
-        saturated_6$d = saturated_6$q;
-        r_6$d = r_6$q;
-        operation_7$d = operation_7$q;
-        v_7$d = v_7$q;
-        shift_7$d = shift_7$q;
-        saturated_7$d = saturated_7$q;
-        value_8$d = value_8$q;
         operation_1$rst_n = rst_n;
         xy_00$rst_n = rst_n;
         xy_01$rst_n = rst_n;
@@ -32746,19 +32576,6 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0(clock,rst
         other_3$rst_n = rst_n;
         operation_4$rst_n = rst_n;
         r_4$rst_n = rst_n;
-        operation_5$rst_n = rst_n;
-        rs$rst_n = rst_n;
-        saturated_5$rst_n = rst_n;
-        r_5$rst_n = rst_n;
-        operation_6$rst_n = rst_n;
-        product_6$rst_n = rst_n;
-        saturated_6$rst_n = rst_n;
-        r_6$rst_n = rst_n;
-        operation_7$rst_n = rst_n;
-        v_7$rst_n = rst_n;
-        shift_7$rst_n = rst_n;
-        saturated_7$rst_n = rst_n;
-        value_8$rst_n = rst_n;
         mode = settings[(64'h72)+:(6)];
         operation[(64'h0)+:(1)] = mode == mul;
         operation[(64'h1)+:(1)] = mode == sub;
@@ -32897,13 +32714,297 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0(clock,rst
             operation_4$d = operation_3$q;
             r_4$d = r;
         end
-        r_magnitude = r_4$q;
-        r_top = r_4$q;
-        if (r_4$q[32'h3f]) begin
-            r_magnitude = ((32'h0) & 64'hffffffffffffffff) - r_4$q;
-            r_top = ~r_4$q;
+        output_scale$clock = clock;
+        output_scale$rst_n = rst_n;
+        output_scale$advance = advance;
+        output_scale$operation = operation_4$q;
+        output_scale$r = r_4$q;
+        value = output_scale$value;
+    end
+    
+endmodule // npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0
+
+
+
+
+
+
+
+
+module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$input_v(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [95:0] d;
+    output reg  [95:0] q;
+    
+    // Constant declarations
+    localparam  init = 96'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$input_v
+
+
+module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$operation_1(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [53:0] d;
+    output reg  [53:0] q;
+    
+    // Constant declarations
+    localparam  init = 54'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$operation_1
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_scale(clock,rst_n,advance,operation,r,value);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  advance;
+    input wire  [53:0] operation;
+    input wire  [63:0] r;
+    output reg  [39:0] value;
+    
+    // Constant declarations
+    localparam  tfl = 2'b0;
+    localparam  truncate = 2'b1;
+    localparam  ones_98 = 98'h3ffffffffffffffffffffffff;
+    localparam  ones_66 = 66'h3ffffffffffffffff;
+    localparam  high_98 = 98'h3ffffffff0000000000000000;
+    localparam  high_66 = 66'h30000000000000000;
+    
+    // Stub signals
+    reg  operation_5$clock;
+    reg  operation_5$rst_n;
+    reg  [53:0] operation_5$d;
+    wire  [53:0] operation_5$q;
+    reg  rs$clock;
+    reg  rs$rst_n;
+    reg  [255:0] rs$d;
+    wire  [255:0] rs$q;
+    reg  saturated_5$clock;
+    reg  saturated_5$rst_n;
+    reg  saturated_5$d;
+    wire  saturated_5$q;
+    reg  r_5$clock;
+    reg  r_5$rst_n;
+    reg  [63:0] r_5$d;
+    wire  [63:0] r_5$q;
+    reg  operation_6$clock;
+    reg  operation_6$rst_n;
+    reg  [53:0] operation_6$d;
+    wire  [53:0] operation_6$q;
+    reg  product_6$clock;
+    reg  product_6$rst_n;
+    reg  [97:0] product_6$d;
+    wire  [97:0] product_6$q;
+    reg  saturated_6$clock;
+    reg  saturated_6$rst_n;
+    reg  saturated_6$d;
+    wire  saturated_6$q;
+    reg  r_6$clock;
+    reg  r_6$rst_n;
+    reg  [63:0] r_6$d;
+    wire  [63:0] r_6$q;
+    reg  operation_7$clock;
+    reg  operation_7$rst_n;
+    reg  [53:0] operation_7$d;
+    wire  [53:0] operation_7$q;
+    reg  v_7$clock;
+    reg  v_7$rst_n;
+    reg  [97:0] v_7$d;
+    wire  [97:0] v_7$q;
+    reg  shift_7$clock;
+    reg  shift_7$rst_n;
+    reg  [5:0] shift_7$d;
+    wire  [5:0] shift_7$q;
+    reg  saturated_7$clock;
+    reg  saturated_7$rst_n;
+    reg  saturated_7$d;
+    wire  saturated_7$q;
+    reg  value_8$clock;
+    reg  value_8$rst_n;
+    reg  [39:0] value_8$d;
+    wire  [39:0] value_8$q;
+    
+    // Local signals
+    reg  [63:0] r_magnitude;
+    reg  [63:0] r_top;
+    reg  [31:0] ofm_scale;
+    reg  [255:0] products;
+    reg  [15:0] r_limb;
+    reg  [15:0] s_limb;
+    reg  [31:0] rs_term;
+    reg  [97:0] product;
+    reg  r_negative;
+    reg  second_rounding;
+    reg  [97:0] p;
+    reg  [5:0] shift;
+    reg  [97:0] power;
+    reg  [97:0] addend;
+    reg  [97:0] shifted;
+    reg  [63:0] first;
+    reg  [5:0] exponent;
+    reg  [65:0] half;
+    reg  [65:0] w;
+    reg  [65:0] w_shifted;
+    reg  [63:0] result;
+    reg  [39:0] lane_value;
+    
+    // Sub module instances
+    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$operation_1 operation_5(
+        .clock(operation_5$clock),
+        .rst_n(operation_5$rst_n),
+        .d(operation_5$d),
+        .q(operation_5$q)
+    );
+    npu_u65_256_core$datapath$cores$0$scale_records$buffer rs(
+        .clock(rs$clock),
+        .rst_n(rs$rst_n),
+        .d(rs$d),
+        .q(rs$q)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 saturated_5(
+        .clock(saturated_5$clock),
+        .rst_n(saturated_5$rst_n),
+        .d(saturated_5$d),
+        .q(saturated_5$q)
+    );
+    npu_u65_256_core$datapath$operand_reader$read r_5(
+        .clock(r_5$clock),
+        .rst_n(r_5$rst_n),
+        .d(r_5$d),
+        .q(r_5$q)
+    );
+    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$operation_1 operation_6(
+        .clock(operation_6$clock),
+        .rst_n(operation_6$rst_n),
+        .d(operation_6$d),
+        .q(operation_6$q)
+    );
+    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_scale$product_6 product_6(
+        .clock(product_6$clock),
+        .rst_n(product_6$rst_n),
+        .d(product_6$d),
+        .q(product_6$q)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 saturated_6(
+        .clock(saturated_6$clock),
+        .rst_n(saturated_6$rst_n),
+        .d(saturated_6$d),
+        .q(saturated_6$q)
+    );
+    npu_u65_256_core$datapath$operand_reader$read r_6(
+        .clock(r_6$clock),
+        .rst_n(r_6$rst_n),
+        .d(r_6$d),
+        .q(r_6$q)
+    );
+    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$operation_1 operation_7(
+        .clock(operation_7$clock),
+        .rst_n(operation_7$rst_n),
+        .d(operation_7$d),
+        .q(operation_7$q)
+    );
+    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_scale$product_6 v_7(
+        .clock(v_7$clock),
+        .rst_n(v_7$rst_n),
+        .d(v_7$d),
+        .q(v_7$q)
+    );
+    npu_u65_256_core$datapath$traversal$readout_walker$done shift_7(
+        .clock(shift_7$clock),
+        .rst_n(shift_7$rst_n),
+        .d(shift_7$d),
+        .q(shift_7$q)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 saturated_7(
+        .clock(saturated_7$clock),
+        .rst_n(saturated_7$rst_n),
+        .d(saturated_7$d),
+        .q(saturated_7$q)
+    );
+    npu_u65_256_core$datapath$ifm_fetch$channel_term value_8(
+        .clock(value_8$clock),
+        .rst_n(value_8$rst_n),
+        .d(value_8$d),
+        .q(value_8$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        operation_5$clock = clock;
+        rs$clock = clock;
+        saturated_5$clock = clock;
+        r_5$clock = clock;
+        operation_6$clock = clock;
+        product_6$clock = clock;
+        saturated_6$clock = clock;
+        r_6$clock = clock;
+        operation_7$clock = clock;
+        v_7$clock = clock;
+        shift_7$clock = clock;
+        saturated_7$clock = clock;
+        value_8$clock = clock;
+        operation_5$d = operation_5$q;
+        rs$d = rs$q;
+        saturated_5$d = saturated_5$q;
+        r_5$d = r_5$q;
+        operation_6$d = operation_6$q;
+        product_6$d = product_6$q;
+        saturated_6$d = saturated_6$q;
+        r_6$d = r_6$q;
+        operation_7$d = operation_7$q;
+        v_7$d = v_7$q;
+        shift_7$d = shift_7$q;
+        saturated_7$d = saturated_7$q;
+        value_8$d = value_8$q;
+        operation_5$rst_n = rst_n;
+        rs$rst_n = rst_n;
+        saturated_5$rst_n = rst_n;
+        r_5$rst_n = rst_n;
+        operation_6$rst_n = rst_n;
+        product_6$rst_n = rst_n;
+        saturated_6$rst_n = rst_n;
+        r_6$rst_n = rst_n;
+        operation_7$rst_n = rst_n;
+        v_7$rst_n = rst_n;
+        shift_7$rst_n = rst_n;
+        saturated_7$rst_n = rst_n;
+        value_8$rst_n = rst_n;
+        r_magnitude = r;
+        r_top = r;
+        if (r[32'h3f]) begin
+            r_magnitude = ((32'h0) & 64'hffffffffffffffff) - r;
+            r_top = ~r;
         end
-        ofm_scale = operation_4$q[(64'hd)+:(32)];
+        ofm_scale = operation[(64'hd)+:(32)];
         products = 32'h0;
         r_limb = r_magnitude[(32'h10 * 0)+:(16)];
         s_limb = ofm_scale[(32'h10 * 0)+:(16)];
@@ -32938,10 +33039,10 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0(clock,rst
         rs_term = r_limb * s_limb;
         products = products | (((rs_term) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * (32'h2 * 3 + 1)));
         if (advance) begin
-            operation_5$d = operation_4$q;
+            operation_5$d = operation;
             rs$d = products;
-            saturated_5$d = (operation_4$q[(64'h33)+:(2)] == tfl) & ~operation_4$q[(64'h35)+:(1)] & (operation_4$q[(64'h2d)+:(6)] < 32'h1f) & ((r_top >> (((operation_4$q[(64'h2d)+:(6)]) & 7'h7f) + 32'h20)) != 32'h0);
-            r_5$d = r_4$q;
+            saturated_5$d = (operation[(64'h33)+:(2)] == tfl) & ~operation[(64'h35)+:(1)] & (operation[(64'h2d)+:(6)] < 32'h1f) & ((r_top >> (((operation[(64'h2d)+:(6)]) & 7'h7f) + 32'h20)) != 32'h0);
+            r_5$d = r;
         end
         product = 32'h0;
         rs_term = rs$q[(32'h20 * (32'h2 * 0 + 0))+:(32)];
@@ -33056,7 +33157,7 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0(clock,rst
         value = value_8$q;
     end
     
-endmodule // npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0
+endmodule // npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_scale
 
 
 
@@ -33065,63 +33166,7 @@ endmodule // npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0
 
 
 
-module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$input_v(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [95:0] d;
-    output reg  [95:0] q;
-    
-    // Constant declarations
-    localparam  init = 96'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$input_v
-
-
-module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$operation_1(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [53:0] d;
-    output reg  [53:0] q;
-    
-    // Constant declarations
-    localparam  init = 54'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$operation_1
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$product_6(clock,rst_n,d,q);
+module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_scale$product_6(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -33137,7 +33182,9 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$product_6
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$product_6
+endmodule // npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_scale$product_6
+
+
 
 
 
@@ -37745,12 +37792,13 @@ module npu_u65_256_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,strea
     reg  block_filled$rst_n;
     reg  block_filled$d;
     wire  block_filled$q;
-    reg  block_pending$clock;
-    reg  block_pending$rst_n;
-    reg  block_pending$d;
-    wire  block_pending$q;
+    reg  blocks_pending$clock;
+    reg  blocks_pending$rst_n;
+    reg  [4:0] blocks_pending$d;
+    wire  [4:0] blocks_pending$q;
     
     // Local signals
+    reg  block_taken;
     reg  has_bytes;
     reg  [31:0] run_len;
     reg  [97:0] destination;
@@ -37865,23 +37913,23 @@ module npu_u65_256_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,strea
         .d(block_filled$d),
         .q(block_filled$q)
     );
-    npu_u65_256_core$cpm$reset_sync$stage$0 block_pending(
-        .clock(block_pending$clock),
-        .rst_n(block_pending$rst_n),
-        .d(block_pending$d),
-        .q(block_pending$q)
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$dirofs blocks_pending(
+        .clock(blocks_pending$clock),
+        .rst_n(blocks_pending$rst_n),
+        .d(blocks_pending$d),
+        .q(blocks_pending$q)
     );
     
     // Update code
     always @(*) begin
         fill_block_end$clock = clock;
         block_filled$clock = clock;
-        block_pending$clock = clock;
+        blocks_pending$clock = clock;
         fill_block_end$d = fill_block_end$q;
         block_filled$d = block_filled$q;
-        block_pending$d = block_pending$q;
+        blocks_pending$d = blocks_pending$q;
         fill_block_end$rst_n = rst_n;
-        block_pending$rst_n = rst_n;
+        blocks_pending$rst_n = rst_n;
         block_filled$rst_n = rst_n;
         read$clock = clock;
         read$rst_n = rst_n;
@@ -37913,12 +37961,13 @@ module npu_u65_256_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,strea
         read$halt = halt;
         read$cancel = 1'b0;
         has_bytes = (fills$data[(64'h8b)+:(16)] != 32'h0) & (fills$data[(64'h9b)+:(16)] != 32'h0) & (fills$data[(64'h7b)+:(16)] != 32'h0);
-        fills$ready = read$may_start & destinations$tail$ready & (~block_pending$q | streams_issued) & ~halt;
-        if (fills$valid & fills$ready & fills$data[(64'hdb)+:(1)]) begin
-            block_pending$d = 1'b1;
+        fills$ready = read$may_start & destinations$tail$ready & ((blocks_pending$q == 32'h0) | streams_issued) & ~halt;
+        block_taken = fills$valid & fills$ready & fills$data[(64'hdb)+:(1)];
+        if (block_taken & ~block_filled$q) begin
+            blocks_pending$d = blocks_pending$q + 32'h1;
         end
-        if (block_filled$q) begin
-            block_pending$d = 1'b0;
+        if (~block_taken & block_filled$q) begin
+            blocks_pending$d = blocks_pending$q - 32'h1;
         end
         read$start = fills$valid & fills$ready & has_bytes;
         destinations$tail$valid = fills$valid & fills$ready;
@@ -38063,13 +38112,13 @@ module npu_u65_256_core$dma$ifm$destinations(clock,rst_n,tail$valid,tail$data,ta
         .d(reading$d),
         .q(reading$q)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$product_6 first(
+    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_scale$product_6 first(
         .clock(first$clock),
         .rst_n(first$rst_n),
         .d(first$d),
         .q(first$q)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$product_6 second(
+    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_scale$product_6 second(
         .clock(second$clock),
         .rst_n(second$rst_n),
         .d(second$d),

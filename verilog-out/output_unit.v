@@ -3436,7 +3436,7 @@ module output_unit_core$finisher(clock,rst_n,scaled,control,load,results,lanes);
     reg  [255:0] lane_results;
     
     // Sub module instances
-    output_unit_core$wide_path$wide_lanes$0$rs result(
+    output_unit_core$wide_path$wide_lanes$0$output_scale$rs result(
         .clock(result$clock),
         .rst_n(result$rst_n),
         .d(result$d),
@@ -4022,7 +4022,7 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
         .d(x$d),
         .q(x$q)
     );
-    output_unit_core$wide_path$wide_lanes$0$rs scale_1(
+    output_unit_core$wide_path$wide_lanes$0$output_scale$rs scale_1(
         .clock(scale_1$clock),
         .rst_n(scale_1$rst_n),
         .d(scale_1$d),
@@ -4046,7 +4046,7 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
         .d(product$d),
         .q(product$q)
     );
-    output_unit_core$wide_path$wide_lanes$0$rs scale_2(
+    output_unit_core$wide_path$wide_lanes$0$output_scale$rs scale_2(
         .clock(scale_2$clock),
         .rst_n(scale_2$rst_n),
         .d(scale_2$d),
@@ -5403,15 +5403,9 @@ module output_unit_core$wide_path$wide_lanes$0(clock,rst_n,advance,settings,a,b,
     localparam  sub = 6'b10;
     localparam  bits_8 = 2'b0;
     localparam  opb_32 = 2'b10;
-    localparam  tfl = 2'b0;
-    localparam  truncate = 2'b1;
     localparam  input_tfl = 2'b0;
     localparam  ones_96 = 96'hffffffffffffffffffffffff;
-    localparam  ones_98 = 98'h3ffffffffffffffffffffffff;
-    localparam  ones_66 = 66'h3ffffffffffffffff;
     localparam  high_96 = 96'hffffffff0000000000000000;
-    localparam  high_98 = 98'h3ffffffff0000000000000000;
-    localparam  high_66 = 66'h30000000000000000;
     
     // Stub signals
     reg  operation_1$clock;
@@ -5498,58 +5492,12 @@ module output_unit_core$wide_path$wide_lanes$0(clock,rst_n,advance,settings,a,b,
     reg  r_4$rst_n;
     reg  [63:0] r_4$d;
     wire  [63:0] r_4$q;
-    reg  operation_5$clock;
-    reg  operation_5$rst_n;
-    reg  [53:0] operation_5$d;
-    wire  [53:0] operation_5$q;
-    reg  rs$clock;
-    reg  rs$rst_n;
-    reg  [255:0] rs$d;
-    wire  [255:0] rs$q;
-    reg  saturated_5$clock;
-    reg  saturated_5$rst_n;
-    reg  saturated_5$d;
-    wire  saturated_5$q;
-    reg  r_5$clock;
-    reg  r_5$rst_n;
-    reg  [63:0] r_5$d;
-    wire  [63:0] r_5$q;
-    reg  operation_6$clock;
-    reg  operation_6$rst_n;
-    reg  [53:0] operation_6$d;
-    wire  [53:0] operation_6$q;
-    reg  product_6$clock;
-    reg  product_6$rst_n;
-    reg  [97:0] product_6$d;
-    wire  [97:0] product_6$q;
-    reg  saturated_6$clock;
-    reg  saturated_6$rst_n;
-    reg  saturated_6$d;
-    wire  saturated_6$q;
-    reg  r_6$clock;
-    reg  r_6$rst_n;
-    reg  [63:0] r_6$d;
-    wire  [63:0] r_6$q;
-    reg  operation_7$clock;
-    reg  operation_7$rst_n;
-    reg  [53:0] operation_7$d;
-    wire  [53:0] operation_7$q;
-    reg  v_7$clock;
-    reg  v_7$rst_n;
-    reg  [97:0] v_7$d;
-    wire  [97:0] v_7$q;
-    reg  shift_7$clock;
-    reg  shift_7$rst_n;
-    reg  [5:0] shift_7$d;
-    wire  [5:0] shift_7$q;
-    reg  saturated_7$clock;
-    reg  saturated_7$rst_n;
-    reg  saturated_7$d;
-    wire  saturated_7$q;
-    reg  value_8$clock;
-    reg  value_8$rst_n;
-    reg  [39:0] value_8$d;
-    wire  [39:0] value_8$q;
+    reg  output_scale$clock;
+    reg  output_scale$rst_n;
+    reg  output_scale$advance;
+    reg  [53:0] output_scale$operation;
+    reg  [63:0] output_scale$r;
+    wire  [39:0] output_scale$value;
     
     // Local signals
     reg  [53:0] operation;
@@ -5577,28 +5525,6 @@ module output_unit_core$wide_path$wide_lanes$0(clock,rst_n,advance,settings,a,b,
     reg  [63:0] first_term;
     reg  [63:0] second_term;
     reg  [63:0] r;
-    reg  [63:0] r_magnitude;
-    reg  [63:0] r_top;
-    reg  [31:0] ofm_scale;
-    reg  [255:0] products;
-    reg  [15:0] r_limb;
-    reg  [15:0] s_limb;
-    reg  [31:0] rs_term;
-    reg  [97:0] product;
-    reg  r_negative;
-    reg  second_rounding;
-    reg  [97:0] p;
-    reg  [5:0] shift;
-    reg  [97:0] power;
-    reg  [97:0] addend;
-    reg  [97:0] shifted;
-    reg  [63:0] first;
-    reg  [5:0] exponent;
-    reg  [65:0] half;
-    reg  [65:0] w;
-    reg  [65:0] w_shifted;
-    reg  [63:0] result;
-    reg  [39:0] lane_value;
     
     // Sub module instances
     output_unit_core$wide_path$wide_lanes$0$operation_1 operation_1(
@@ -5727,83 +5653,13 @@ module output_unit_core$wide_path$wide_lanes$0(clock,rst_n,advance,settings,a,b,
         .d(r_4$d),
         .q(r_4$q)
     );
-    output_unit_core$wide_path$wide_lanes$0$operation_1 operation_5(
-        .clock(operation_5$clock),
-        .rst_n(operation_5$rst_n),
-        .d(operation_5$d),
-        .q(operation_5$q)
-    );
-    output_unit_core$wide_path$wide_lanes$0$rs rs(
-        .clock(rs$clock),
-        .rst_n(rs$rst_n),
-        .d(rs$d),
-        .q(rs$q)
-    );
-    output_unit_core$wide_path$wide_lanes$0$xy_negative saturated_5(
-        .clock(saturated_5$clock),
-        .rst_n(saturated_5$rst_n),
-        .d(saturated_5$d),
-        .q(saturated_5$q)
-    );
-    output_unit_core$wide_path$wide_lanes$0$other_1 r_5(
-        .clock(r_5$clock),
-        .rst_n(r_5$rst_n),
-        .d(r_5$d),
-        .q(r_5$q)
-    );
-    output_unit_core$wide_path$wide_lanes$0$operation_1 operation_6(
-        .clock(operation_6$clock),
-        .rst_n(operation_6$rst_n),
-        .d(operation_6$d),
-        .q(operation_6$q)
-    );
-    output_unit_core$wide_path$wide_lanes$0$product_6 product_6(
-        .clock(product_6$clock),
-        .rst_n(product_6$rst_n),
-        .d(product_6$d),
-        .q(product_6$q)
-    );
-    output_unit_core$wide_path$wide_lanes$0$xy_negative saturated_6(
-        .clock(saturated_6$clock),
-        .rst_n(saturated_6$rst_n),
-        .d(saturated_6$d),
-        .q(saturated_6$q)
-    );
-    output_unit_core$wide_path$wide_lanes$0$other_1 r_6(
-        .clock(r_6$clock),
-        .rst_n(r_6$rst_n),
-        .d(r_6$d),
-        .q(r_6$q)
-    );
-    output_unit_core$wide_path$wide_lanes$0$operation_1 operation_7(
-        .clock(operation_7$clock),
-        .rst_n(operation_7$rst_n),
-        .d(operation_7$d),
-        .q(operation_7$q)
-    );
-    output_unit_core$wide_path$wide_lanes$0$product_6 v_7(
-        .clock(v_7$clock),
-        .rst_n(v_7$rst_n),
-        .d(v_7$d),
-        .q(v_7$q)
-    );
-    output_unit_core$wide_path$wide_lanes$0$shift_7 shift_7(
-        .clock(shift_7$clock),
-        .rst_n(shift_7$rst_n),
-        .d(shift_7$d),
-        .q(shift_7$q)
-    );
-    output_unit_core$wide_path$wide_lanes$0$xy_negative saturated_7(
-        .clock(saturated_7$clock),
-        .rst_n(saturated_7$rst_n),
-        .d(saturated_7$d),
-        .q(saturated_7$q)
-    );
-    output_unit_core$wide_path$wide_lanes$0$value_8 value_8(
-        .clock(value_8$clock),
-        .rst_n(value_8$rst_n),
-        .d(value_8$d),
-        .q(value_8$q)
+    output_unit_core$wide_path$wide_lanes$0$output_scale output_scale(
+        .clock(output_scale$clock),
+        .rst_n(output_scale$rst_n),
+        .advance(output_scale$advance),
+        .operation(output_scale$operation),
+        .r(output_scale$r),
+        .value(output_scale$value)
     );
     
     // Update code
@@ -5829,19 +5685,6 @@ module output_unit_core$wide_path$wide_lanes$0(clock,rst_n,advance,settings,a,b,
         other_3$clock = clock;
         operation_4$clock = clock;
         r_4$clock = clock;
-        operation_5$clock = clock;
-        rs$clock = clock;
-        saturated_5$clock = clock;
-        r_5$clock = clock;
-        operation_6$clock = clock;
-        product_6$clock = clock;
-        saturated_6$clock = clock;
-        r_6$clock = clock;
-        operation_7$clock = clock;
-        v_7$clock = clock;
-        shift_7$clock = clock;
-        saturated_7$clock = clock;
-        value_8$clock = clock;
         operation_1$d = operation_1$q;
         xy_00$d = xy_00$q;
         xy_01$d = xy_01$q;
@@ -5863,19 +5706,6 @@ module output_unit_core$wide_path$wide_lanes$0(clock,rst_n,advance,settings,a,b,
         other_3$d = other_3$q;
         operation_4$d = operation_4$q;
         r_4$d = r_4$q;
-        operation_5$d = operation_5$q;
-        rs$d = rs$q;
-        saturated_5$d = saturated_5$q;
-        r_5$d = r_5$q;
-        operation_6$d = operation_6$q;
-        product_6$d = product_6$q;
-        saturated_6$d = saturated_6$q;
-        r_6$d = r_6$q;
-        operation_7$d = operation_7$q;
-        v_7$d = v_7$q;
-        shift_7$d = shift_7$q;
-        saturated_7$d = saturated_7$q;
-        value_8$d = value_8$q;
         operation_1$rst_n = rst_n;
         xy_00$rst_n = rst_n;
         xy_01$rst_n = rst_n;
@@ -5897,19 +5727,6 @@ module output_unit_core$wide_path$wide_lanes$0(clock,rst_n,advance,settings,a,b,
         other_3$rst_n = rst_n;
         operation_4$rst_n = rst_n;
         r_4$rst_n = rst_n;
-        operation_5$rst_n = rst_n;
-        rs$rst_n = rst_n;
-        saturated_5$rst_n = rst_n;
-        r_5$rst_n = rst_n;
-        operation_6$rst_n = rst_n;
-        product_6$rst_n = rst_n;
-        saturated_6$rst_n = rst_n;
-        r_6$rst_n = rst_n;
-        operation_7$rst_n = rst_n;
-        v_7$rst_n = rst_n;
-        shift_7$rst_n = rst_n;
-        saturated_7$rst_n = rst_n;
-        value_8$rst_n = rst_n;
         mode = settings[(64'h72)+:(6)];
         operation[(64'h0)+:(1)] = mode == mul;
         operation[(64'h1)+:(1)] = mode == sub;
@@ -6048,13 +5865,314 @@ module output_unit_core$wide_path$wide_lanes$0(clock,rst_n,advance,settings,a,b,
             operation_4$d = operation_3$q;
             r_4$d = r;
         end
-        r_magnitude = r_4$q;
-        r_top = r_4$q;
-        if (r_4$q[32'h3f]) begin
-            r_magnitude = ((32'h0) & 64'hffffffffffffffff) - r_4$q;
-            r_top = ~r_4$q;
+        output_scale$clock = clock;
+        output_scale$rst_n = rst_n;
+        output_scale$advance = advance;
+        output_scale$operation = operation_4$q;
+        output_scale$r = r_4$q;
+        value = output_scale$value;
+    end
+    
+endmodule // output_unit_core$wide_path$wide_lanes$0
+
+
+
+
+
+
+
+
+module output_unit_core$wide_path$wide_lanes$0$input_v(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [95:0] d;
+    output reg  [95:0] q;
+    
+    // Constant declarations
+    localparam  init = 96'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // output_unit_core$wide_path$wide_lanes$0$input_v
+
+
+module output_unit_core$wide_path$wide_lanes$0$operation_1(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [53:0] d;
+    output reg  [53:0] q;
+    
+    // Constant declarations
+    localparam  init = 54'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // output_unit_core$wide_path$wide_lanes$0$operation_1
+
+
+
+
+
+
+
+
+module output_unit_core$wide_path$wide_lanes$0$other_1(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    
+    // Constant declarations
+    localparam  init = 64'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // output_unit_core$wide_path$wide_lanes$0$other_1
+
+
+
+
+
+
+module output_unit_core$wide_path$wide_lanes$0$output_scale(clock,rst_n,advance,operation,r,value);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  advance;
+    input wire  [53:0] operation;
+    input wire  [63:0] r;
+    output reg  [39:0] value;
+    
+    // Constant declarations
+    localparam  tfl = 2'b0;
+    localparam  truncate = 2'b1;
+    localparam  ones_98 = 98'h3ffffffffffffffffffffffff;
+    localparam  ones_66 = 66'h3ffffffffffffffff;
+    localparam  high_98 = 98'h3ffffffff0000000000000000;
+    localparam  high_66 = 66'h30000000000000000;
+    
+    // Stub signals
+    reg  operation_5$clock;
+    reg  operation_5$rst_n;
+    reg  [53:0] operation_5$d;
+    wire  [53:0] operation_5$q;
+    reg  rs$clock;
+    reg  rs$rst_n;
+    reg  [255:0] rs$d;
+    wire  [255:0] rs$q;
+    reg  saturated_5$clock;
+    reg  saturated_5$rst_n;
+    reg  saturated_5$d;
+    wire  saturated_5$q;
+    reg  r_5$clock;
+    reg  r_5$rst_n;
+    reg  [63:0] r_5$d;
+    wire  [63:0] r_5$q;
+    reg  operation_6$clock;
+    reg  operation_6$rst_n;
+    reg  [53:0] operation_6$d;
+    wire  [53:0] operation_6$q;
+    reg  product_6$clock;
+    reg  product_6$rst_n;
+    reg  [97:0] product_6$d;
+    wire  [97:0] product_6$q;
+    reg  saturated_6$clock;
+    reg  saturated_6$rst_n;
+    reg  saturated_6$d;
+    wire  saturated_6$q;
+    reg  r_6$clock;
+    reg  r_6$rst_n;
+    reg  [63:0] r_6$d;
+    wire  [63:0] r_6$q;
+    reg  operation_7$clock;
+    reg  operation_7$rst_n;
+    reg  [53:0] operation_7$d;
+    wire  [53:0] operation_7$q;
+    reg  v_7$clock;
+    reg  v_7$rst_n;
+    reg  [97:0] v_7$d;
+    wire  [97:0] v_7$q;
+    reg  shift_7$clock;
+    reg  shift_7$rst_n;
+    reg  [5:0] shift_7$d;
+    wire  [5:0] shift_7$q;
+    reg  saturated_7$clock;
+    reg  saturated_7$rst_n;
+    reg  saturated_7$d;
+    wire  saturated_7$q;
+    reg  value_8$clock;
+    reg  value_8$rst_n;
+    reg  [39:0] value_8$d;
+    wire  [39:0] value_8$q;
+    
+    // Local signals
+    reg  [63:0] r_magnitude;
+    reg  [63:0] r_top;
+    reg  [31:0] ofm_scale;
+    reg  [255:0] products;
+    reg  [15:0] r_limb;
+    reg  [15:0] s_limb;
+    reg  [31:0] rs_term;
+    reg  [97:0] product;
+    reg  r_negative;
+    reg  second_rounding;
+    reg  [97:0] p;
+    reg  [5:0] shift;
+    reg  [97:0] power;
+    reg  [97:0] addend;
+    reg  [97:0] shifted;
+    reg  [63:0] first;
+    reg  [5:0] exponent;
+    reg  [65:0] half;
+    reg  [65:0] w;
+    reg  [65:0] w_shifted;
+    reg  [63:0] result;
+    reg  [39:0] lane_value;
+    
+    // Sub module instances
+    output_unit_core$wide_path$wide_lanes$0$operation_1 operation_5(
+        .clock(operation_5$clock),
+        .rst_n(operation_5$rst_n),
+        .d(operation_5$d),
+        .q(operation_5$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$output_scale$rs rs(
+        .clock(rs$clock),
+        .rst_n(rs$rst_n),
+        .d(rs$d),
+        .q(rs$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$xy_negative saturated_5(
+        .clock(saturated_5$clock),
+        .rst_n(saturated_5$rst_n),
+        .d(saturated_5$d),
+        .q(saturated_5$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$other_1 r_5(
+        .clock(r_5$clock),
+        .rst_n(r_5$rst_n),
+        .d(r_5$d),
+        .q(r_5$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$operation_1 operation_6(
+        .clock(operation_6$clock),
+        .rst_n(operation_6$rst_n),
+        .d(operation_6$d),
+        .q(operation_6$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$output_scale$product_6 product_6(
+        .clock(product_6$clock),
+        .rst_n(product_6$rst_n),
+        .d(product_6$d),
+        .q(product_6$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$xy_negative saturated_6(
+        .clock(saturated_6$clock),
+        .rst_n(saturated_6$rst_n),
+        .d(saturated_6$d),
+        .q(saturated_6$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$other_1 r_6(
+        .clock(r_6$clock),
+        .rst_n(r_6$rst_n),
+        .d(r_6$d),
+        .q(r_6$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$operation_1 operation_7(
+        .clock(operation_7$clock),
+        .rst_n(operation_7$rst_n),
+        .d(operation_7$d),
+        .q(operation_7$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$output_scale$product_6 v_7(
+        .clock(v_7$clock),
+        .rst_n(v_7$rst_n),
+        .d(v_7$d),
+        .q(v_7$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$output_scale$shift_7 shift_7(
+        .clock(shift_7$clock),
+        .rst_n(shift_7$rst_n),
+        .d(shift_7$d),
+        .q(shift_7$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$xy_negative saturated_7(
+        .clock(saturated_7$clock),
+        .rst_n(saturated_7$rst_n),
+        .d(saturated_7$d),
+        .q(saturated_7$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$output_scale$value_8 value_8(
+        .clock(value_8$clock),
+        .rst_n(value_8$rst_n),
+        .d(value_8$d),
+        .q(value_8$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        operation_5$clock = clock;
+        rs$clock = clock;
+        saturated_5$clock = clock;
+        r_5$clock = clock;
+        operation_6$clock = clock;
+        product_6$clock = clock;
+        saturated_6$clock = clock;
+        r_6$clock = clock;
+        operation_7$clock = clock;
+        v_7$clock = clock;
+        shift_7$clock = clock;
+        saturated_7$clock = clock;
+        value_8$clock = clock;
+        operation_5$d = operation_5$q;
+        rs$d = rs$q;
+        saturated_5$d = saturated_5$q;
+        r_5$d = r_5$q;
+        operation_6$d = operation_6$q;
+        product_6$d = product_6$q;
+        saturated_6$d = saturated_6$q;
+        r_6$d = r_6$q;
+        operation_7$d = operation_7$q;
+        v_7$d = v_7$q;
+        shift_7$d = shift_7$q;
+        saturated_7$d = saturated_7$q;
+        value_8$d = value_8$q;
+        operation_5$rst_n = rst_n;
+        rs$rst_n = rst_n;
+        saturated_5$rst_n = rst_n;
+        r_5$rst_n = rst_n;
+        operation_6$rst_n = rst_n;
+        product_6$rst_n = rst_n;
+        saturated_6$rst_n = rst_n;
+        r_6$rst_n = rst_n;
+        operation_7$rst_n = rst_n;
+        v_7$rst_n = rst_n;
+        shift_7$rst_n = rst_n;
+        saturated_7$rst_n = rst_n;
+        value_8$rst_n = rst_n;
+        r_magnitude = r;
+        r_top = r;
+        if (r[32'h3f]) begin
+            r_magnitude = ((32'h0) & 64'hffffffffffffffff) - r;
+            r_top = ~r;
         end
-        ofm_scale = operation_4$q[(64'hd)+:(32)];
+        ofm_scale = operation[(64'hd)+:(32)];
         products = 32'h0;
         r_limb = r_magnitude[(32'h10 * 0)+:(16)];
         s_limb = ofm_scale[(32'h10 * 0)+:(16)];
@@ -6089,10 +6207,10 @@ module output_unit_core$wide_path$wide_lanes$0(clock,rst_n,advance,settings,a,b,
         rs_term = r_limb * s_limb;
         products = products | (((rs_term) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * (32'h2 * 3 + 1)));
         if (advance) begin
-            operation_5$d = operation_4$q;
+            operation_5$d = operation;
             rs$d = products;
-            saturated_5$d = (operation_4$q[(64'h33)+:(2)] == tfl) & ~operation_4$q[(64'h35)+:(1)] & (operation_4$q[(64'h2d)+:(6)] < 32'h1f) & ((r_top >> (((operation_4$q[(64'h2d)+:(6)]) & 7'h7f) + 32'h20)) != 32'h0);
-            r_5$d = r_4$q;
+            saturated_5$d = (operation[(64'h33)+:(2)] == tfl) & ~operation[(64'h35)+:(1)] & (operation[(64'h2d)+:(6)] < 32'h1f) & ((r_top >> (((operation[(64'h2d)+:(6)]) & 7'h7f) + 32'h20)) != 32'h0);
+            r_5$d = r;
         end
         product = 32'h0;
         rs_term = rs$q[(32'h20 * (32'h2 * 0 + 0))+:(32)];
@@ -6207,7 +6325,7 @@ module output_unit_core$wide_path$wide_lanes$0(clock,rst_n,advance,settings,a,b,
         value = value_8$q;
     end
     
-endmodule // output_unit_core$wide_path$wide_lanes$0
+endmodule // output_unit_core$wide_path$wide_lanes$0$output_scale
 
 
 
@@ -6216,80 +6334,7 @@ endmodule // output_unit_core$wide_path$wide_lanes$0
 
 
 
-module output_unit_core$wide_path$wide_lanes$0$input_v(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [95:0] d;
-    output reg  [95:0] q;
-    
-    // Constant declarations
-    localparam  init = 96'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$wide_path$wide_lanes$0$input_v
-
-
-module output_unit_core$wide_path$wide_lanes$0$operation_1(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [53:0] d;
-    output reg  [53:0] q;
-    
-    // Constant declarations
-    localparam  init = 54'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$wide_path$wide_lanes$0$operation_1
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-module output_unit_core$wide_path$wide_lanes$0$other_1(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [63:0] d;
-    output reg  [63:0] q;
-    
-    // Constant declarations
-    localparam  init = 64'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // output_unit_core$wide_path$wide_lanes$0$other_1
-
-
-
-
-
-
-module output_unit_core$wide_path$wide_lanes$0$product_6(clock,rst_n,d,q);
+module output_unit_core$wide_path$wide_lanes$0$output_scale$product_6(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -6305,16 +6350,14 @@ module output_unit_core$wide_path$wide_lanes$0$product_6(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // output_unit_core$wide_path$wide_lanes$0$product_6
+endmodule // output_unit_core$wide_path$wide_lanes$0$output_scale$product_6
 
 
 
 
 
 
-
-
-module output_unit_core$wide_path$wide_lanes$0$rs(clock,rst_n,d,q);
+module output_unit_core$wide_path$wide_lanes$0$output_scale$rs(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -6330,7 +6373,7 @@ module output_unit_core$wide_path$wide_lanes$0$rs(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // output_unit_core$wide_path$wide_lanes$0$rs
+endmodule // output_unit_core$wide_path$wide_lanes$0$output_scale$rs
 
 
 
@@ -6339,7 +6382,7 @@ endmodule // output_unit_core$wide_path$wide_lanes$0$rs
 
 
 
-module output_unit_core$wide_path$wide_lanes$0$shift_7(clock,rst_n,d,q);
+module output_unit_core$wide_path$wide_lanes$0$output_scale$shift_7(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -6355,20 +6398,12 @@ module output_unit_core$wide_path$wide_lanes$0$shift_7(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // output_unit_core$wide_path$wide_lanes$0$shift_7
+endmodule // output_unit_core$wide_path$wide_lanes$0$output_scale$shift_7
 
 
 
 
-
-
-
-
-
-
-
-
-module output_unit_core$wide_path$wide_lanes$0$value_8(clock,rst_n,d,q);
+module output_unit_core$wide_path$wide_lanes$0$output_scale$value_8(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -6384,7 +6419,17 @@ module output_unit_core$wide_path$wide_lanes$0$value_8(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // output_unit_core$wide_path$wide_lanes$0$value_8
+endmodule // output_unit_core$wide_path$wide_lanes$0$output_scale$value_8
+
+
+
+
+
+
+
+
+
+
 
 
 module output_unit_core$wide_path$wide_lanes$0$xy_00(clock,rst_n,d,q);
@@ -6429,6 +6474,8 @@ module output_unit_core$wide_path$wide_lanes$0$xy_negative(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // output_unit_core$wide_path$wide_lanes$0$xy_negative
+
+
 
 
 

@@ -76,8 +76,11 @@ pub struct IfmChannel {
     /// The copy being written ends its block.
     fill_block_end: ResetReg<Bit>,
     block_filled: ResetReg<Bit>,
-    /// A block's last copy is taken and not yet in the shared buffer.
-    block_pending: ResetReg<Bit>,
+    /// Blocks whose last copy is taken and not yet in the shared buffer
+    /// (at most the 16 destinations queued).
+    blocks_pending: ResetReg<Bits<5>>,
+    /// A block's last copy is taken this cycle.
+    block_taken: Signal<Local, Bit>,
     has_bytes: Signal<Local, Bit>,
     /// A copy's bytes: its rows' length times their count.
     run_len: Signal<Local, Bits<32>>,
@@ -92,9 +95,9 @@ pub struct IfmChannel {
 impl Logic for IfmChannel {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, fill_block_end, block_filled, block_pending);
+        dff_setup!(self, clock, fill_block_end, block_filled, blocks_pending);
         self.fill_block_end.rst_n.next = self.rst_n.val();
-        self.block_pending.rst_n.next = self.rst_n.val();
+        self.blocks_pending.rst_n.next = self.rst_n.val();
         self.block_filled.rst_n.next = self.rst_n.val();
         self.read.clock.next = self.clock.val();
         self.read.rst_n.next = self.rst_n.val();
@@ -138,13 +141,15 @@ impl Logic for IfmChannel {
             & (self.fills.data.val().len != 0);
         self.fills.ready.next = self.read.may_start.val()
             & self.destinations.tail.ready.val()
-            & (!self.block_pending.q.val() | self.streams_issued.val())
+            & ((self.blocks_pending.q.val() == 0) | self.streams_issued.val())
             & !self.halt.val();
-        if self.fills.valid.val() & self.fills.ready.val() & self.fills.data.val().block_end {
-            self.block_pending.d.next = true;
+        self.block_taken.next =
+            self.fills.valid.val() & self.fills.ready.val() & self.fills.data.val().block_end;
+        if self.block_taken.val() & !self.block_filled.q.val() {
+            self.blocks_pending.d.next = self.blocks_pending.q.val() + 1;
         }
-        if self.block_filled.q.val() {
-            self.block_pending.d.next = false;
+        if !self.block_taken.val() & self.block_filled.q.val() {
+            self.blocks_pending.d.next = self.blocks_pending.q.val() - 1;
         }
         self.read.start.next =
             self.fills.valid.val() & self.fills.ready.val() & self.has_bytes.val();

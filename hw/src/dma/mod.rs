@@ -161,8 +161,9 @@ pub struct Dma {
     basep_packed: Signal<Local, Bits<512>>,
     axi_limit_packed: Signal<Local, Bits<128>>,
     register: Signal<Local, Bits<32>>,
-    /// A weight or scale/bias stream is being read; every burst of them is issued.
+    /// A weight or scale/bias stream is being read.
     streams_busy: Signal<Local, Bit>,
+    /// Every burst of the weight and scale/bias streams taken is issued.
     streams_issued: Signal<Local, Bit>,
     ofm: OfmChannel,
     reads: ReadRouter,

@@ -90,16 +90,10 @@ pub struct WideLane {
     sub: Constant<Bits<6>>,
     bits_8: Constant<Bits<2>>,
     opb_32: Constant<Bits<2>>,
-    tfl: Constant<Bits<2>>,
-    truncate: Constant<Bits<2>>,
     input_tfl: Constant<Bits<2>>,
     /// All ones, and the ones above bit 63 (sign extensions).
     ones_96: Constant<Bits<96>>,
-    ones_98: Constant<Bits<98>>,
-    ones_66: Constant<Bits<66>>,
     high_96: Constant<Bits<96>>,
-    high_98: Constant<Bits<98>>,
-    high_66: Constant<Bits<66>>,
     // Stage 1: the operation, the 16x16 products of |x| * y and of
     // |b| * OPB_SCALE, their signs, the unscaled operand of an input scale.
     operation_1: ResetReg<WideOperation>,
@@ -126,24 +120,8 @@ pub struct WideLane {
     // Stage 4: the value before the output scale.
     operation_4: ResetReg<WideOperation>,
     r_4: ResetReg<Bits<64>>,
-    // Stage 5: the 16x16 products of |r| * OFM scale (r_k times s_j at
-    // 32 (2k + j)), and whether the TFL rounding's left shift saturates.
-    operation_5: ResetReg<WideOperation>,
-    rs: ResetReg<Bits<256>>,
-    saturated_5: ResetReg<Bit>,
-    r_5: ResetReg<Bits<64>>,
-    // Stage 6: |r| * OFM scale.
-    operation_6: ResetReg<WideOperation>,
-    product_6: ResetReg<Bits<98>>,
-    saturated_6: ResetReg<Bit>,
-    r_6: ResetReg<Bits<64>>,
-    // Stage 7: p + addend and the shift.
-    operation_7: ResetReg<WideOperation>,
-    v_7: ResetReg<Bits<98>>,
-    shift_7: ResetReg<Bits<6>>,
-    saturated_7: ResetReg<Bit>,
-    // Stage 8: the value.
-    value_8: ResetReg<Bits<40>>,
+    /// Stages 5-8.
+    output_scale: WideOutputScale,
     // Stage 1's logic.
     operation: Signal<Local, WideOperation>,
     mode: Signal<Local, Bits<6>>,
@@ -174,32 +152,6 @@ pub struct WideLane {
     first_term: Signal<Local, Bits<64>>,
     second_term: Signal<Local, Bits<64>>,
     r: Signal<Local, Bits<64>>,
-    // Stage 5's.
-    r_magnitude: Signal<Local, Bits<64>>,
-    r_top: Signal<Local, Bits<64>>,
-    ofm_scale: Signal<Local, Bits<32>>,
-    products: Signal<Local, Bits<256>>,
-    r_limb: Signal<Local, Bits<16>>,
-    s_limb: Signal<Local, Bits<16>>,
-    rs_term: Signal<Local, Bits<32>>,
-    // Stage 6's.
-    product: Signal<Local, Bits<98>>,
-    // Stage 7's.
-    r_negative: Signal<Local, Bit>,
-    second_rounding: Signal<Local, Bit>,
-    p: Signal<Local, Bits<98>>,
-    shift: Signal<Local, Bits<6>>,
-    power: Signal<Local, Bits<98>>,
-    addend: Signal<Local, Bits<98>>,
-    // Stage 8's.
-    shifted: Signal<Local, Bits<98>>,
-    first: Signal<Local, Bits<64>>,
-    exponent: Signal<Local, Bits<6>>,
-    half: Signal<Local, Bits<66>>,
-    w: Signal<Local, Bits<66>>,
-    w_shifted: Signal<Local, Bits<66>>,
-    result: Signal<Local, Bits<64>>,
-    lane_value: Signal<Local, Bits<40>>,
 }
 
 impl Default for WideLane {
@@ -218,15 +170,9 @@ impl Default for WideLane {
             sub: c6(ElementwiseMode::Sub),
             bits_8: c2(ActivationPrecision::Bits8.bits()),
             opb_32: c2(IfmScaleMode::Opb32.bits()),
-            tfl: c2(RoundMode::Tfl.bits()),
-            truncate: c2(RoundMode::Truncate.bits()),
             input_tfl: c2(npu_spec::command::IfmRoundMode::DoubleRounding.bits()),
             ones_96: Constant::new(Bits::<96>::mask()),
-            ones_98: Constant::new(Bits::<98>::mask()),
-            ones_66: Constant::new(Bits::<66>::mask()),
             high_96: Constant::new(Bits::<96>::mask() << 64u64),
-            high_98: Constant::new(Bits::<98>::mask() << 64u64),
-            high_66: Constant::new(Bits::<66>::mask() << 64u64),
             operation_1: Default::default(),
             xy_00: Default::default(),
             xy_01: Default::default(),
@@ -248,19 +194,7 @@ impl Default for WideLane {
             other_3: Default::default(),
             operation_4: Default::default(),
             r_4: Default::default(),
-            operation_5: Default::default(),
-            rs: Default::default(),
-            saturated_5: Default::default(),
-            r_5: Default::default(),
-            operation_6: Default::default(),
-            product_6: Default::default(),
-            saturated_6: Default::default(),
-            r_6: Default::default(),
-            operation_7: Default::default(),
-            v_7: Default::default(),
-            shift_7: Default::default(),
-            saturated_7: Default::default(),
-            value_8: Default::default(),
+            output_scale: Default::default(),
             operation: Default::default(),
             mode: Default::default(),
             opa_scale: Default::default(),
@@ -286,28 +220,6 @@ impl Default for WideLane {
             first_term: Default::default(),
             second_term: Default::default(),
             r: Default::default(),
-            r_magnitude: Default::default(),
-            r_top: Default::default(),
-            ofm_scale: Default::default(),
-            products: Default::default(),
-            r_limb: Default::default(),
-            s_limb: Default::default(),
-            rs_term: Default::default(),
-            product: Default::default(),
-            r_negative: Default::default(),
-            second_rounding: Default::default(),
-            p: Default::default(),
-            shift: Default::default(),
-            power: Default::default(),
-            addend: Default::default(),
-            shifted: Default::default(),
-            first: Default::default(),
-            exponent: Default::default(),
-            half: Default::default(),
-            w: Default::default(),
-            w_shifted: Default::default(),
-            result: Default::default(),
-            lane_value: Default::default(),
         }
     }
 }
@@ -338,20 +250,7 @@ impl Logic for WideLane {
             term_b_3,
             other_3,
             operation_4,
-            r_4,
-            operation_5,
-            rs,
-            saturated_5,
-            r_5,
-            operation_6,
-            product_6,
-            saturated_6,
-            r_6,
-            operation_7,
-            v_7,
-            shift_7,
-            saturated_7,
-            value_8
+            r_4
         );
         self.operation_1.rst_n.next = self.rst_n.val();
         self.xy_00.rst_n.next = self.rst_n.val();
@@ -374,19 +273,6 @@ impl Logic for WideLane {
         self.other_3.rst_n.next = self.rst_n.val();
         self.operation_4.rst_n.next = self.rst_n.val();
         self.r_4.rst_n.next = self.rst_n.val();
-        self.operation_5.rst_n.next = self.rst_n.val();
-        self.rs.rst_n.next = self.rst_n.val();
-        self.saturated_5.rst_n.next = self.rst_n.val();
-        self.r_5.rst_n.next = self.rst_n.val();
-        self.operation_6.rst_n.next = self.rst_n.val();
-        self.product_6.rst_n.next = self.rst_n.val();
-        self.saturated_6.rst_n.next = self.rst_n.val();
-        self.r_6.rst_n.next = self.rst_n.val();
-        self.operation_7.rst_n.next = self.rst_n.val();
-        self.v_7.rst_n.next = self.rst_n.val();
-        self.shift_7.rst_n.next = self.rst_n.val();
-        self.saturated_7.rst_n.next = self.rst_n.val();
-        self.value_8.rst_n.next = self.rst_n.val();
 
         // Stage 1: the operation; |x| * y as four 16x16 products: a * b
         // (MUL), the scaled operand times OPA_SCALE (32-bit input scale),
@@ -544,16 +430,181 @@ impl Logic for WideLane {
             self.r_4.d.next = self.r.val();
         }
 
+        // Stages 5-8: the output scale.
+        self.output_scale.clock.next = self.clock.val();
+        self.output_scale.rst_n.next = self.rst_n.val();
+        self.output_scale.advance.next = self.advance.val();
+        self.output_scale.operation.next = self.operation_4.q.val();
+        self.output_scale.r.next = self.r_4.q.val();
+        self.value.next = self.output_scale.value.val();
+    }
+}
+
+/// Stages 5-8 of a [`WideLane`]: the output scale (`fixed::scale`, or
+/// `fixed::shift_only` for a 32-bit OFM) of the lane's 64-bit value `r`,
+/// saturated to 34 bits, four advances later.
+#[derive(LogicBlock)]
+pub struct WideOutputScale {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    pub advance: Signal<In, Bit>,
+    /// The lane's operation and value before the output scale.
+    pub operation: Signal<In, WideOperation>,
+    pub r: Signal<In, Bits<64>>,
+    /// The result, 34-bit two's complement sign-extended to 40.
+    pub value: Signal<Out, Bits<40>>,
+    tfl: Constant<Bits<2>>,
+    truncate: Constant<Bits<2>>,
+    /// All ones, and the ones above bit 63 (sign extensions).
+    ones_98: Constant<Bits<98>>,
+    ones_66: Constant<Bits<66>>,
+    high_98: Constant<Bits<98>>,
+    high_66: Constant<Bits<66>>,
+    // Stage 5: the 16x16 products of |r| * OFM scale (r_k times s_j at
+    // 32 (2k + j)), and whether the TFL rounding's left shift saturates.
+    operation_5: ResetReg<WideOperation>,
+    rs: ResetReg<Bits<256>>,
+    saturated_5: ResetReg<Bit>,
+    r_5: ResetReg<Bits<64>>,
+    // Stage 6: |r| * OFM scale.
+    operation_6: ResetReg<WideOperation>,
+    product_6: ResetReg<Bits<98>>,
+    saturated_6: ResetReg<Bit>,
+    r_6: ResetReg<Bits<64>>,
+    // Stage 7: p + addend and the shift.
+    operation_7: ResetReg<WideOperation>,
+    v_7: ResetReg<Bits<98>>,
+    shift_7: ResetReg<Bits<6>>,
+    saturated_7: ResetReg<Bit>,
+    // Stage 8: the value.
+    value_8: ResetReg<Bits<40>>,
+    // Stage 5's.
+    r_magnitude: Signal<Local, Bits<64>>,
+    r_top: Signal<Local, Bits<64>>,
+    ofm_scale: Signal<Local, Bits<32>>,
+    products: Signal<Local, Bits<256>>,
+    r_limb: Signal<Local, Bits<16>>,
+    s_limb: Signal<Local, Bits<16>>,
+    rs_term: Signal<Local, Bits<32>>,
+    // Stage 6's.
+    product: Signal<Local, Bits<98>>,
+    // Stage 7's.
+    r_negative: Signal<Local, Bit>,
+    second_rounding: Signal<Local, Bit>,
+    p: Signal<Local, Bits<98>>,
+    shift: Signal<Local, Bits<6>>,
+    power: Signal<Local, Bits<98>>,
+    addend: Signal<Local, Bits<98>>,
+    // Stage 8's.
+    shifted: Signal<Local, Bits<98>>,
+    first: Signal<Local, Bits<64>>,
+    exponent: Signal<Local, Bits<6>>,
+    half: Signal<Local, Bits<66>>,
+    w: Signal<Local, Bits<66>>,
+    w_shifted: Signal<Local, Bits<66>>,
+    result: Signal<Local, Bits<64>>,
+    lane_value: Signal<Local, Bits<40>>,
+}
+
+impl Default for WideOutputScale {
+    fn default() -> Self {
+        let c2 = |v: u32| Constant::new(u64::from(v).into());
+        Self {
+            clock: Default::default(),
+            rst_n: Default::default(),
+            advance: Default::default(),
+            operation: Default::default(),
+            r: Default::default(),
+            value: Default::default(),
+            tfl: c2(RoundMode::Tfl.bits()),
+            truncate: c2(RoundMode::Truncate.bits()),
+            ones_98: Constant::new(Bits::<98>::mask()),
+            ones_66: Constant::new(Bits::<66>::mask()),
+            high_98: Constant::new(Bits::<98>::mask() << 64u64),
+            high_66: Constant::new(Bits::<66>::mask() << 64u64),
+            operation_5: Default::default(),
+            rs: Default::default(),
+            saturated_5: Default::default(),
+            r_5: Default::default(),
+            operation_6: Default::default(),
+            product_6: Default::default(),
+            saturated_6: Default::default(),
+            r_6: Default::default(),
+            operation_7: Default::default(),
+            v_7: Default::default(),
+            shift_7: Default::default(),
+            saturated_7: Default::default(),
+            value_8: Default::default(),
+            r_magnitude: Default::default(),
+            r_top: Default::default(),
+            ofm_scale: Default::default(),
+            products: Default::default(),
+            r_limb: Default::default(),
+            s_limb: Default::default(),
+            rs_term: Default::default(),
+            product: Default::default(),
+            r_negative: Default::default(),
+            second_rounding: Default::default(),
+            p: Default::default(),
+            shift: Default::default(),
+            power: Default::default(),
+            addend: Default::default(),
+            shifted: Default::default(),
+            first: Default::default(),
+            exponent: Default::default(),
+            half: Default::default(),
+            w: Default::default(),
+            w_shifted: Default::default(),
+            result: Default::default(),
+            lane_value: Default::default(),
+        }
+    }
+}
+
+impl Logic for WideOutputScale {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            operation_5,
+            rs,
+            saturated_5,
+            r_5,
+            operation_6,
+            product_6,
+            saturated_6,
+            r_6,
+            operation_7,
+            v_7,
+            shift_7,
+            saturated_7,
+            value_8
+        );
+        self.operation_5.rst_n.next = self.rst_n.val();
+        self.rs.rst_n.next = self.rst_n.val();
+        self.saturated_5.rst_n.next = self.rst_n.val();
+        self.r_5.rst_n.next = self.rst_n.val();
+        self.operation_6.rst_n.next = self.rst_n.val();
+        self.product_6.rst_n.next = self.rst_n.val();
+        self.saturated_6.rst_n.next = self.rst_n.val();
+        self.r_6.rst_n.next = self.rst_n.val();
+        self.operation_7.rst_n.next = self.rst_n.val();
+        self.v_7.rst_n.next = self.rst_n.val();
+        self.shift_7.rst_n.next = self.rst_n.val();
+        self.saturated_7.rst_n.next = self.rst_n.val();
+        self.value_8.rst_n.next = self.rst_n.val();
+
         // Stage 5: |r| * OFM scale as eight 16x16 products, and whether
         // x << (31 - shift) leaves the i64 range (the golden model's
         // i64::MAX or i64::MIN times the scale then).
-        self.r_magnitude.next = self.r_4.q.val();
-        self.r_top.next = self.r_4.q.val();
-        if self.r_4.q.val().get_bit(63) {
-            self.r_magnitude.next = bits::<64>(0) - self.r_4.q.val();
-            self.r_top.next = !self.r_4.q.val();
+        self.r_magnitude.next = self.r.val();
+        self.r_top.next = self.r.val();
+        if self.r.val().get_bit(63) {
+            self.r_magnitude.next = bits::<64>(0) - self.r.val();
+            self.r_top.next = !self.r.val();
         }
-        self.ofm_scale.next = self.operation_4.q.val().ofm_scale;
+        self.ofm_scale.next = self.operation.val().ofm_scale;
         self.products.next = 0.into();
         for k in 0..4 {
             for j in 0..2 {
@@ -566,15 +617,14 @@ impl Logic for WideLane {
             }
         }
         if self.advance.val() {
-            self.operation_5.d.next = self.operation_4.q.val();
+            self.operation_5.d.next = self.operation.val();
             self.rs.d.next = self.products.val();
-            self.saturated_5.d.next = (self.operation_4.q.val().round_mode == self.tfl.val())
-                & !self.operation_4.q.val().shift_only
-                & (self.operation_4.q.val().ofm_shift < 31)
-                & ((self.r_top.val()
-                    >> (bit_cast::<7, 6>(self.operation_4.q.val().ofm_shift) + 32))
+            self.saturated_5.d.next = (self.operation.val().round_mode == self.tfl.val())
+                & !self.operation.val().shift_only
+                & (self.operation.val().ofm_shift < 31)
+                & ((self.r_top.val() >> (bit_cast::<7, 6>(self.operation.val().ofm_shift) + 32))
                     != 0);
-            self.r_5.d.next = self.r_4.q.val();
+            self.r_5.d.next = self.r.val();
         }
 
         // Stage 6: the products summed.
