@@ -139,13 +139,8 @@ fn main() {
             writeln!(out, "        self.{r}.{port}.next = self.{port}.val();").unwrap();
         }
     }
-    writeln!(out, "        self.known.next = {};", hits.join(" | ")).unwrap();
-    writeln!(
-        out,
-        "        self.reserved.next = {};",
-        reserved.join(" | ")
-    )
-    .unwrap();
+    writeln!(out, "        self.known.next = {};", or_tree(&hits)).unwrap();
+    writeln!(out, "        self.reserved.next = {};", or_tree(&reserved)).unwrap();
     for (unit, fields) in &units {
         let target = unit.name();
         for f in fields {
@@ -173,4 +168,20 @@ fn main() {
         PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("op_state.rs");
     std::fs::write(&path, out).expect("write the generated operation state");
     println!("cargo:rerun-if-changed=build.rs");
+}
+
+/// `terms` ORed as a balanced tree: yosys keeps an expression's grouping,
+/// and a flat `a | b | ...` of 80 hits would be 80 gates deep.
+fn or_tree(terms: &[String]) -> String {
+    let group = |half: &[String]| match half {
+        [one] => one.clone(),
+        _ => format!("({})", or_tree(half)),
+    };
+    match terms {
+        [one] => one.clone(),
+        _ => {
+            let (low, high) = terms.split_at(terms.len() / 2);
+            format!("{} | {}", group(low), group(high))
+        }
+    }
 }

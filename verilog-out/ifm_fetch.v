@@ -23,6 +23,14 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
     reg  [15:0] multiply$a;
     reg  [39:0] multiply$b;
     wire  [39:0] multiply$product;
+    reg  multiply_a$clock;
+    reg  multiply_a$rst_n;
+    reg  [15:0] multiply_a$d;
+    wire  [15:0] multiply_a$q;
+    reg  multiply_b$clock;
+    reg  multiply_b$rst_n;
+    reg  [39:0] multiply_b$d;
+    wire  [39:0] multiply_b$q;
     reg  active$clock;
     reg  active$rst_n;
     reg  active$d;
@@ -67,6 +75,22 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
     reg  dest_lower_b$rst_n;
     reg  [15:0] dest_lower_b$d;
     wire  [15:0] dest_lower_b$q;
+    reg  pieces$clock;
+    reg  pieces$rst_n;
+    reg  [198:0] pieces$d;
+    wire  [198:0] pieces$q;
+    reg  fill$clock;
+    reg  fill$rst_n;
+    reg  [219:0] fill$d;
+    wire  [219:0] fill$q;
+    reg  fill_full$clock;
+    reg  fill_full$rst_n;
+    reg  fill_full$d;
+    wire  fill_full$q;
+    reg  sent_last$clock;
+    reg  sent_last$rst_n;
+    reg  sent_last$d;
+    wire  sent_last$q;
     reg  piece_b$clock;
     reg  piece_b$rst_n;
     reg  piece_b$d;
@@ -85,7 +109,9 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
     wire  [15:0] group_base$q;
     
     // Local signals
+    reg  [3:0] load_step;
     reg  [276:0] job;
+    reg  [198:0] job_pieces;
     reg  [15:0] precision;
     reg  [3:0] element_shift;
     reg  nhcwb16;
@@ -131,6 +157,10 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
     reg  block_end;
     reg  [15:0] fill_len;
     reg  [15:0] fill_rows;
+    reg  generating;
+    reg  [219:0] generated;
+    reg  accept;
+    reg  [219:0] offered;
     reg  [31:0] plane_bytes;
     reg  [15:0] channel_skip;
     reg  [15:0] block_skip;
@@ -141,6 +171,18 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
         .a(multiply$a),
         .b(multiply$b),
         .product(multiply$product)
+    );
+    ifm_fetch_core$multiply_a multiply_a(
+        .clock(multiply_a$clock),
+        .rst_n(multiply_a$rst_n),
+        .d(multiply_a$d),
+        .q(multiply_a$q)
+    );
+    ifm_fetch_core$multiply_b multiply_b(
+        .clock(multiply_b$clock),
+        .rst_n(multiply_b$rst_n),
+        .d(multiply_b$d),
+        .q(multiply_b$q)
     );
     ifm_fetch_core$active active(
         .clock(active$clock),
@@ -154,59 +196,83 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
         .d(step$d),
         .q(step$q)
     );
-    ifm_fetch_core$channel_term channel_term(
+    ifm_fetch_core$multiply_b channel_term(
         .clock(channel_term$clock),
         .rst_n(channel_term$rst_n),
         .d(channel_term$d),
         .q(channel_term$q)
     );
-    ifm_fetch_core$channel_term inner_a(
+    ifm_fetch_core$multiply_b inner_a(
         .clock(inner_a$clock),
         .rst_n(inner_a$rst_n),
         .d(inner_a$d),
         .q(inner_a$q)
     );
-    ifm_fetch_core$channel_term inner_b(
+    ifm_fetch_core$multiply_b inner_b(
         .clock(inner_b$clock),
         .rst_n(inner_b$rst_n),
         .d(inner_b$d),
         .q(inner_b$q)
     );
-    ifm_fetch_core$channel_term row_a(
+    ifm_fetch_core$multiply_b row_a(
         .clock(row_a$clock),
         .rst_n(row_a$rst_n),
         .d(row_a$d),
         .q(row_a$q)
     );
-    ifm_fetch_core$channel_term row_b(
+    ifm_fetch_core$multiply_b row_b(
         .clock(row_b$clock),
         .rst_n(row_b$rst_n),
         .d(row_b$d),
         .q(row_b$q)
     );
-    ifm_fetch_core$dest_row_step dest_row_step(
+    ifm_fetch_core$multiply_a dest_row_step(
         .clock(dest_row_step$clock),
         .rst_n(dest_row_step$rst_n),
         .d(dest_row_step$d),
         .q(dest_row_step$q)
     );
-    ifm_fetch_core$dest_row_step dest_b_offset(
+    ifm_fetch_core$multiply_a dest_b_offset(
         .clock(dest_b_offset$clock),
         .rst_n(dest_b_offset$rst_n),
         .d(dest_b_offset$d),
         .q(dest_b_offset$q)
     );
-    ifm_fetch_core$dest_row_step dest_lower_a(
+    ifm_fetch_core$multiply_a dest_lower_a(
         .clock(dest_lower_a$clock),
         .rst_n(dest_lower_a$rst_n),
         .d(dest_lower_a$d),
         .q(dest_lower_a$q)
     );
-    ifm_fetch_core$dest_row_step dest_lower_b(
+    ifm_fetch_core$multiply_a dest_lower_b(
         .clock(dest_lower_b$clock),
         .rst_n(dest_lower_b$rst_n),
         .d(dest_lower_b$d),
         .q(dest_lower_b$q)
+    );
+    ifm_fetch_core$pieces pieces(
+        .clock(pieces$clock),
+        .rst_n(pieces$rst_n),
+        .d(pieces$d),
+        .q(pieces$q)
+    );
+    ifm_fetch_core$fill fill(
+        .clock(fill$clock),
+        .rst_n(fill$rst_n),
+        .d(fill$d),
+        .q(fill$q)
+    );
+    ifm_fetch_core$active fill_full(
+        .clock(fill_full$clock),
+        .rst_n(fill_full$rst_n),
+        .d(fill_full$d),
+        .q(fill_full$q)
+    );
+    ifm_fetch_core$active sent_last(
+        .clock(sent_last$clock),
+        .rst_n(sent_last$rst_n),
+        .d(sent_last$d),
+        .q(sent_last$q)
     );
     ifm_fetch_core$active piece_b(
         .clock(piece_b$clock),
@@ -220,13 +286,13 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
         .d(lower$d),
         .q(lower$q)
     );
-    ifm_fetch_core$channel_term group_offset(
+    ifm_fetch_core$multiply_b group_offset(
         .clock(group_offset$clock),
         .rst_n(group_offset$rst_n),
         .d(group_offset$d),
         .q(group_offset$q)
     );
-    ifm_fetch_core$dest_row_step group_base(
+    ifm_fetch_core$multiply_a group_base(
         .clock(group_base$clock),
         .rst_n(group_base$rst_n),
         .d(group_base$d),
@@ -237,6 +303,8 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
     always @(*) begin
         active$clock = clock;
         step$clock = clock;
+        multiply_a$clock = clock;
+        multiply_b$clock = clock;
         channel_term$clock = clock;
         inner_a$clock = clock;
         inner_b$clock = clock;
@@ -246,12 +314,18 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
         dest_b_offset$clock = clock;
         dest_lower_a$clock = clock;
         dest_lower_b$clock = clock;
+        pieces$clock = clock;
+        fill$clock = clock;
+        fill_full$clock = clock;
+        sent_last$clock = clock;
         piece_b$clock = clock;
         lower$clock = clock;
         group_offset$clock = clock;
         group_base$clock = clock;
         active$d = active$q;
         step$d = step$q;
+        multiply_a$d = multiply_a$q;
+        multiply_b$d = multiply_b$q;
         channel_term$d = channel_term$q;
         inner_a$d = inner_a$q;
         inner_b$d = inner_b$q;
@@ -261,12 +335,18 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
         dest_b_offset$d = dest_b_offset$q;
         dest_lower_a$d = dest_lower_a$q;
         dest_lower_b$d = dest_lower_b$q;
+        pieces$d = pieces$q;
+        fill$d = fill$q;
+        fill_full$d = fill_full$q;
+        sent_last$d = sent_last$q;
         piece_b$d = piece_b$q;
         lower$d = lower$q;
         group_offset$d = group_offset$q;
         group_base$d = group_base$q;
         active$rst_n = rst_n;
         step$rst_n = rst_n;
+        multiply_a$rst_n = rst_n;
+        multiply_b$rst_n = rst_n;
         channel_term$rst_n = rst_n;
         inner_a$rst_n = rst_n;
         inner_b$rst_n = rst_n;
@@ -276,6 +356,10 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
         dest_b_offset$rst_n = rst_n;
         dest_lower_a$rst_n = rst_n;
         dest_lower_b$rst_n = rst_n;
+        pieces$rst_n = rst_n;
+        fill$rst_n = rst_n;
+        fill_full$rst_n = rst_n;
+        sent_last$rst_n = rst_n;
         piece_b$rst_n = rst_n;
         lower$rst_n = rst_n;
         group_offset$rst_n = rst_n;
@@ -350,69 +434,121 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
         end
         channel_end = job[(64'ha0)+:(16)] + job[(64'hb0)+:(16)];
         empty = (job[(64'h80)+:(16)] == 32'h0) | (job[(64'h90)+:(16)] == 32'h0);
-        multiply$a = 32'h0;
-        multiply$b = 32'h0;
+        job_pieces = pieces$q;
+        if (active$q & (step$q == 32'h0)) begin
+            pieces$d[(64'h0)+:(1)] = has_a;
+            pieces$d[(64'h1)+:(1)] = has_b;
+            pieces$d[(64'h2)+:(16)] = width_a;
+            pieces$d[(64'h12)+:(16)] = width_b;
+            pieces$d[(64'h22)+:(17)] = x_b;
+            pieces$d[(64'h33)+:(17)] = y_a;
+            pieces$d[(64'h44)+:(17)] = y_b;
+            pieces$d[(64'h55)+:(40)] = base_a;
+            pieces$d[(64'h7d)+:(40)] = base_b;
+            pieces$d[(64'ha5)+:(16)] = upper_a;
+            pieces$d[(64'hb5)+:(16)] = upper_b;
+            pieces$d[(64'hc5)+:(1)] = split_a;
+            pieces$d[(64'hc6)+:(1)] = split_b;
+        end
+        load_step = step$q + 32'h1;
+        if (~active$q) begin
+            load_step = 32'h0;
+        end
+        case (load_step)
+            0:
+                begin
+                    multiply_a$d = job[(64'ha0)+:(16)];
+                    multiply_b$d = ((32'h1) & 40'hffffffffff) << element_shift;
+                    if (nhcwb16) begin
+                        multiply_a$d = job[(64'ha0)+:(16)] >> 32'h4;
+                        multiply_b$d = stride_c;
+                    end
+                end
+            1:
+                begin
+                    multiply_a$d = ((x0) & 16'hffff);
+                    multiply_b$d = x_step;
+                end
+            2:
+                begin
+                    multiply_a$d = ((job_pieces[(64'h22)+:(17)]) & 16'hffff);
+                    multiply_b$d = x_step;
+                end
+            3:
+                begin
+                    multiply_a$d = ((job_pieces[(64'h33)+:(17)]) & 16'hffff);
+                    multiply_b$d = stride_y;
+                end
+            4:
+                begin
+                    multiply_a$d = ((job_pieces[(64'h44)+:(17)]) & 16'hffff);
+                    multiply_b$d = stride_y;
+                end
+            5:
+                begin
+                    multiply_a$d = job[(64'h90)+:(16)];
+                    multiply_b$d = ((position_bytes) & 40'hffffffffff);
+                end
+            6:
+                begin
+                    multiply_a$d = job_pieces[(64'h2)+:(16)];
+                    multiply_b$d = ((position_bytes) & 40'hffffffffff);
+                end
+            7:
+                begin
+                    multiply_a$d = job_pieces[(64'ha5)+:(16)];
+                    multiply_b$d = ((dest_row_step$q) & 40'hffffffffff);
+                end
+            8:
+                begin
+                    multiply_a$d = job_pieces[(64'hb5)+:(16)];
+                    multiply_b$d = ((dest_row_step$q) & 40'hffffffffff);
+                end
+            default:
+                begin
+                end
+        endcase
+        multiply$a = multiply_a$q;
+        multiply$b = multiply_b$q;
         case (step$q)
             0:
                 begin
-                    multiply$a = job[(64'ha0)+:(16)];
-                    multiply$b = ((32'h1) & 40'hffffffffff) << element_shift;
-                    if (nhcwb16) begin
-                        multiply$a = job[(64'ha0)+:(16)] >> 32'h4;
-                        multiply$b = stride_c;
-                    end
                     channel_term$d = multiply$product;
                 end
             1:
                 begin
-                    multiply$a = ((x0) & 16'hffff);
-                    multiply$b = x_step;
                     inner_a$d = multiply$product + channel_term$q;
                 end
             2:
                 begin
-                    multiply$a = ((x_b) & 16'hffff);
-                    multiply$b = x_step;
                     inner_b$d = multiply$product + channel_term$q;
                 end
             3:
                 begin
-                    multiply$a = ((y_a) & 16'hffff);
-                    multiply$b = stride_y;
-                    row_a$d = multiply$product + base_a + inner_a$q;
+                    row_a$d = multiply$product + job_pieces[(64'h55)+:(40)] + inner_a$q;
                 end
             4:
                 begin
-                    multiply$a = ((y_b) & 16'hffff);
-                    multiply$b = stride_y;
-                    row_b$d = multiply$product + base_b + inner_b$q;
+                    row_b$d = multiply$product + job_pieces[(64'h7d)+:(40)] + inner_b$q;
                 end
             5:
                 begin
-                    multiply$a = job[(64'h90)+:(16)];
-                    multiply$b = ((position_bytes) & 40'hffffffffff);
                     dest_row_step$d = multiply$product[(32'h0)+:(16)];
                 end
             6:
                 begin
-                    multiply$a = width_a;
-                    multiply$b = ((position_bytes) & 40'hffffffffff);
                     dest_b_offset$d = multiply$product[(32'h0)+:(16)];
-                    piece_b$d = ~has_a;
+                    piece_b$d = ~job_pieces[(64'h0)+:(1)];
                     lower$d = 1'b0;
                     group_offset$d = 32'h0;
                     group_base$d = first_group;
                 end
             7:
                 begin
-                    multiply$a = upper_a;
-                    multiply$b = ((dest_row_step$q) & 40'hffffffffff);
                     dest_lower_a$d = multiply$product[(32'h0)+:(16)];
                 end
             8:
                 begin
-                    multiply$a = upper_b;
-                    multiply$b = ((dest_row_step$q) & 40'hffffffffff);
                     dest_lower_b$d = multiply$product[(32'h0)+:(16)];
                 end
             default:
@@ -436,56 +572,70 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
             last_group = 1'b0;
             group_end = group_base$q + 32'h10;
         end
-        last_piece = piece_b$q | ~has_b;
-        last_tile = lower$q | ~split_a;
+        last_piece = piece_b$q | ~job_pieces[(64'h1)+:(1)];
+        last_tile = lower$q | ~job_pieces[(64'hc5)+:(1)];
         if (piece_b$q) begin
-            last_tile = lower$q | ~split_b;
+            last_tile = lower$q | ~job_pieces[(64'hc6)+:(1)];
         end
         fill_len = (group_end - group_low) << element_shift;
         channel_skip = (group_low - group_base$q) << element_shift;
         block_skip = (group_low - job[(64'ha0)+:(16)]) << element_shift;
-        fills$valid = active$q & (step$q == 32'h9);
-        fills$data[(64'h0)+:(3)] = view[(64'h86)+:(3)];
-        fills$data[(64'h7b)+:(16)] = fill_len;
-        fills$data[(64'h2b)+:(40)] = x_step - ((fill_len) & 40'hffffffffff);
-        fills$data[(64'hbb)+:(16)] = position_bytes - fill_len;
-        fill_rows = width_a;
-        fills$data[(64'h9b)+:(16)] = upper_a;
-        fills$data[(64'h3)+:(40)] = row_a$q;
-        fills$data[(64'hab)+:(16)] = ib_base;
+        generating = active$q & (step$q == 32'h9) & ~sent_last$q;
+        accept = ~fill_full$q | fills$ready;
+        generated[(64'h0)+:(3)] = view[(64'h86)+:(3)];
+        generated[(64'h7b)+:(16)] = fill_len;
+        generated[(64'h2b)+:(40)] = x_step - ((fill_len) & 40'hffffffffff);
+        generated[(64'hbb)+:(16)] = position_bytes - fill_len;
+        fill_rows = job_pieces[(64'h2)+:(16)];
+        generated[(64'h9b)+:(16)] = job_pieces[(64'ha5)+:(16)];
+        generated[(64'h3)+:(40)] = row_a$q;
+        generated[(64'hab)+:(16)] = ib_base;
         if (lower$q) begin
-            fills$data[(64'h9b)+:(16)] = job[(64'h80)+:(16)] - upper_a;
-            fills$data[(64'h3)+:(40)] = base_2 + inner_a$q;
-            fills$data[(64'hab)+:(16)] = ib_base + dest_lower_a$q;
+            generated[(64'h9b)+:(16)] = job[(64'h80)+:(16)] - job_pieces[(64'ha5)+:(16)];
+            generated[(64'h3)+:(40)] = base_2 + inner_a$q;
+            generated[(64'hab)+:(16)] = ib_base + dest_lower_a$q;
         end
         if (piece_b$q) begin
-            fill_rows = width_b;
-            fills$data[(64'h9b)+:(16)] = upper_b;
-            fills$data[(64'h3)+:(40)] = row_b$q;
-            fills$data[(64'hab)+:(16)] = ib_base + dest_b_offset$q;
+            fill_rows = job_pieces[(64'h12)+:(16)];
+            generated[(64'h9b)+:(16)] = job_pieces[(64'hb5)+:(16)];
+            generated[(64'h3)+:(40)] = row_b$q;
+            generated[(64'hab)+:(16)] = ib_base + dest_b_offset$q;
             if (lower$q) begin
-                fills$data[(64'h9b)+:(16)] = job[(64'h80)+:(16)] - upper_b;
-                fills$data[(64'h3)+:(40)] = base_3 + inner_b$q;
-                fills$data[(64'hab)+:(16)] = ib_base + dest_b_offset$q + dest_lower_b$q;
+                generated[(64'h9b)+:(16)] = job[(64'h80)+:(16)] - job_pieces[(64'hb5)+:(16)];
+                generated[(64'h3)+:(40)] = base_3 + inner_b$q;
+                generated[(64'hab)+:(16)] = ib_base + dest_b_offset$q + dest_lower_b$q;
             end
         end
-        fills$data[(64'h3)+:(40)] = fills$data[(64'h3)+:(40)] + group_offset$q + ((channel_skip) & 40'hffffffffff);
-        fills$data[(64'hab)+:(16)] = fills$data[(64'hab)+:(16)] + block_skip;
-        fills$data[(64'h8b)+:(16)] = fill_rows;
-        plane_bytes = fill_rows * fill_len;
-        fills$data[(64'h53)+:(40)] = stride_y - ((plane_bytes) & 40'hffffffffff);
-        fills$data[(64'hcb)+:(16)] = dest_row_step$q - plane_bytes[(32'h0)+:(16)];
+        generated[(64'h3)+:(40)] = generated[(64'h3)+:(40)] + group_offset$q + ((channel_skip) & 40'hffffffffff);
+        generated[(64'hab)+:(16)] = generated[(64'hab)+:(16)] + block_skip;
+        generated[(64'h8b)+:(16)] = fill_rows;
+        generated[(64'h53)+:(40)] = stride_y;
+        generated[(64'hcb)+:(16)] = dest_row_step$q;
         block_end = last_group & last_tile & last_piece;
         if (empty) begin
-            fills$data[(64'h8b)+:(16)] = 32'h0;
+            generated[(64'h8b)+:(16)] = 32'h0;
             block_end = 1'b1;
         end
-        fills$data[(64'hdb)+:(1)] = block_end;
-        taken = fills$valid & fills$ready;
-        jobs$ready = taken & block_end;
+        generated[(64'hdb)+:(1)] = block_end;
+        taken = generating & accept;
+        if (accept) begin
+            fill_full$d = generating;
+            fill$d = generated;
+        end
+        offered = fill$q;
+        plane_bytes = offered[(64'h8b)+:(16)] * offered[(64'h7b)+:(16)];
+        fills$valid = fill_full$q;
+        jobs$ready = fill_full$q & fills$ready & offered[(64'hdb)+:(1)];
+        if (jobs$ready) begin
+            active$d = 1'b0;
+            sent_last$d = 1'b0;
+        end
+        fills$data = offered;
+        fills$data[(64'h53)+:(40)] = offered[(64'h53)+:(40)] - ((plane_bytes) & 40'hffffffffff);
+        fills$data[(64'hcb)+:(16)] = offered[(64'hcb)+:(16)] - plane_bytes[(32'h0)+:(16)];
         if (taken) begin
             if (block_end) begin
-                active$d = 1'b0;
+                sent_last$d = 1'b1;
             end
             else if (~last_group) begin
                 group_offset$d = group_offset$q + stride_c;
@@ -527,48 +677,35 @@ module ifm_fetch_core$active(clock,rst_n,d,q);
 endmodule // ifm_fetch_core$active
 
 
-module ifm_fetch_core$channel_term(clock,rst_n,d,q);
+
+
+
+
+
+
+
+
+
+
+module ifm_fetch_core$fill(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
+    input wire  [219:0] d;
+    output reg  [219:0] q;
     
     // Constant declarations
-    localparam  init = 40'h0;
+    localparam  init = 220'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // ifm_fetch_core$channel_term
+endmodule // ifm_fetch_core$fill
 
 
-
-
-
-
-
-
-module ifm_fetch_core$dest_row_step(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
-    
-    // Constant declarations
-    localparam  init = 16'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // ifm_fetch_core$dest_row_step
 
 
 
@@ -608,6 +745,65 @@ module ifm_fetch_core$multiply(a,b,product);
     end
     
 endmodule // ifm_fetch_core$multiply
+
+
+module ifm_fetch_core$multiply_a(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // ifm_fetch_core$multiply_a
+
+
+module ifm_fetch_core$multiply_b(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // ifm_fetch_core$multiply_b
+
+
+
+
+module ifm_fetch_core$pieces(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [198:0] d;
+    output reg  [198:0] q;
+    
+    // Constant declarations
+    localparam  init = 199'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // ifm_fetch_core$pieces
 
 
 

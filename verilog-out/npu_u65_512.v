@@ -105,6 +105,16 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     input wire  MBISTREQ;
     input wire  nMBISTRESET;
     
+    // Enums
+    localparam CommandClass$Stop = 0;
+    localparam CommandClass$Irq = 1;
+    localparam CommandClass$DmaStart = 2;
+    localparam CommandClass$DmaWait = 3;
+    localparam CommandClass$KernelWait = 4;
+    localparam CommandClass$PmuMask = 5;
+    localparam CommandClass$Kernel = 6;
+    localparam CommandClass$Other = 7;
+    
     // Stub signals
     reg  cpm$clock;
     reg  cpm$n_reset;
@@ -1246,8 +1256,26 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     localparam Step$Decode = 0;
     localparam Step$Payload = 1;
     localparam Step$Execute = 2;
+    localparam CommandClass$Stop = 0;
+    localparam CommandClass$Irq = 1;
+    localparam CommandClass$DmaStart = 2;
+    localparam CommandClass$DmaWait = 3;
+    localparam CommandClass$KernelWait = 4;
+    localparam CommandClass$PmuMask = 5;
+    localparam CommandClass$Kernel = 6;
+    localparam CommandClass$Other = 7;
     
     // Stub signals
+    reg  kernel_allowed$clock;
+    reg  kernel_allowed$rst_n;
+    reg  kernel_allowed$d;
+    wire  kernel_allowed$q;
+    reg  kernel_checked$clock;
+    reg  kernel_checked$rst_n;
+    reg  kernel_checked$d;
+    wire  kernel_checked$q;
+    reg  rules$clock;
+    reg  rules$rst_n;
     reg  [9:0] rules$code;
     reg  [15:0] rules$param;
     reg  [1895:0] rules$state;
@@ -1270,6 +1298,14 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  step$rst_n;
     reg  [1:0] step$d;
     wire  [1:0] step$q;
+    reg  command_key$clock;
+    reg  command_key$rst_n;
+    reg  [10:0] command_key$d;
+    wire  [10:0] command_key$q;
+    reg  command_class$clock;
+    reg  command_class$rst_n;
+    reg  [2:0] command_class$d;
+    wire  [2:0] command_class$q;
     reg  words_taken$clock;
     reg  words_taken$rst_n;
     reg  [1:0] words_taken$d;
@@ -1332,7 +1368,6 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  [10:0] key;
     reg  [5:0] word_format;
     reg  [5:0] first_format;
-    reg  kernel_op;
     reg  kernel_supported;
     reg  [54:0] kernel_view;
     reg  parallel_mode;
@@ -1344,9 +1379,25 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  fail;
     reg  halt;
     reg  start_run;
+    reg  [10:0] word_key;
+    reg  [2:0] word_class;
     
     // Sub module instances
+    npu_u65_512_core$cpm$reset_sync$stage$0 kernel_allowed(
+        .clock(kernel_allowed$clock),
+        .rst_n(kernel_allowed$rst_n),
+        .d(kernel_allowed$d),
+        .q(kernel_allowed$q)
+    );
+    npu_u65_512_core$cpm$reset_sync$stage$0 kernel_checked(
+        .clock(kernel_checked$clock),
+        .rst_n(kernel_checked$rst_n),
+        .d(kernel_checked$d),
+        .q(kernel_checked$q)
+    );
     npu_u65_512_core$control$rules rules(
+        .clock(rules$clock),
+        .rst_n(rules$rst_n),
         .code(rules$code),
         .param(rules$param),
         .state(rules$state),
@@ -1380,6 +1431,18 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         .rst_n(step$rst_n),
         .d(step$d),
         .q(step$q)
+    );
+    npu_u65_512_core$control$command_key command_key(
+        .clock(command_key$clock),
+        .rst_n(command_key$rst_n),
+        .d(command_key$d),
+        .q(command_key$q)
+    );
+    npu_u65_512_core$control$command_class command_class(
+        .clock(command_class$clock),
+        .rst_n(command_class$rst_n),
+        .d(command_class$d),
+        .q(command_class$q)
     );
     npu_u65_512_core$cpm$prot_state words_taken(
         .clock(words_taken$clock),
@@ -1459,12 +1522,16 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         running$clock = clock;
         fetching$clock = clock;
         step$clock = clock;
+        command_key$clock = clock;
+        command_class$clock = clock;
         words_taken$clock = clock;
         offset$clock = clock;
         qread_offset$clock = clock;
         first_word$clock = clock;
         payload$clock = clock;
         irq_raised$clock = clock;
+        kernel_allowed$clock = clock;
+        kernel_checked$clock = clock;
         irq_history$clock = clock;
         parse_error$clock = clock;
         end_reached$clock = clock;
@@ -1474,12 +1541,16 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         running$d = running$q;
         fetching$d = fetching$q;
         step$d = step$q;
+        command_key$d = command_key$q;
+        command_class$d = command_class$q;
         words_taken$d = words_taken$q;
         offset$d = offset$q;
         qread_offset$d = qread_offset$q;
         first_word$d = first_word$q;
         payload$d = payload$q;
         irq_raised$d = irq_raised$q;
+        kernel_allowed$d = kernel_allowed$q;
+        kernel_checked$d = kernel_checked$q;
         irq_history$d = irq_history$q;
         parse_error$d = parse_error$q;
         end_reached$d = end_reached$q;
@@ -1489,12 +1560,16 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         running$rst_n = rst_n;
         fetching$rst_n = rst_n;
         step$rst_n = rst_n;
+        command_key$rst_n = rst_n;
+        command_class$rst_n = rst_n;
         words_taken$rst_n = rst_n;
         offset$rst_n = rst_n;
         qread_offset$rst_n = rst_n;
         first_word$rst_n = rst_n;
         payload$rst_n = rst_n;
         irq_raised$rst_n = rst_n;
+        kernel_allowed$rst_n = rst_n;
+        kernel_checked$rst_n = rst_n;
         irq_history$rst_n = rst_n;
         parse_error$rst_n = rst_n;
         end_reached$rst_n = rst_n;
@@ -1535,15 +1610,38 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         first_format = ((first_word$q >> format_shift) & 6'h3f);
         op_code = ((first_word$q & opcode_mask) & 10'h3ff);
         op_param = ((first_word$q >> param_shift) & 16'hffff);
-        key = ((op_code) & 11'h7ff);
+        key = command_key$q;
         kernel_queue$tail$data[(64'h0)+:(10)] = op_code;
         kernel_queue$tail$data[(64'ha)+:(16)] = op_param;
         kernel_queue$tail$data[(64'h1a)+:(1896)] = operation;
         kernel_queue$tail$data[(64'h782)+:(32)] = offset$q - 32'h4;
-        if (first_format == cmd1_format) begin
-            key = key | cmd1_key;
-        end
         set_key = key;
+        word_key = ((word & opcode_mask) & 11'h7ff);
+        if (word_format == cmd1_format) begin
+            word_key = word_key | cmd1_key;
+        end
+        word_class = CommandClass$Other;
+        if (word_key == stop_key) begin
+            word_class = CommandClass$Stop;
+        end
+        if (word_key == irq_key) begin
+            word_class = CommandClass$Irq;
+        end
+        if (word_key == dma_start_key) begin
+            word_class = CommandClass$DmaStart;
+        end
+        if (word_key == dma_wait_key) begin
+            word_class = CommandClass$DmaWait;
+        end
+        if (word_key == kernel_wait_key) begin
+            word_class = CommandClass$KernelWait;
+        end
+        if (word_key == pmu_mask_key) begin
+            word_class = CommandClass$PmuMask;
+        end
+        if ((word_key == conv_key) | (word_key == depthwise_key) | (word_key == pool_key) | (word_key == elementwise_key)) begin
+            word_class = CommandClass$Kernel;
+        end
         set_value = ((payload$q) & 48'hffffffffffff) | (((op_param) & 48'hffffffffffff) << 32'h20);
         if (first_format == cmd0_format) begin
             set_value = ((op_param) & 48'hffffffffffff);
@@ -1557,9 +1655,10 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         else if (((dma[(64'hb)+:(11)]) & 8'hff) > dma_region_max) begin
             dma_descriptor_bad = 1'b1;
         end
-        kernel_op = (key == conv_key) | (key == depthwise_key) | (key == pool_key) | (key == elementwise_key);
         kernel_view = operation[(64'h577)+:(55)];
         parallel_mode = kernel_view[(64'h2c)+:(1)] != 32'h0;
+        rules$clock = clock;
+        rules$rst_n = rst_n;
         rules$code = op_code;
         rules$param = op_param;
         rules$state = operation;
@@ -1567,6 +1666,7 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         if (~rules$allowed) begin
             kernel_supported = 1'b0;
         end
+        kernel_allowed$d = kernel_supported;
         case (step$q)
             Step$Decode:
                 begin
@@ -1577,6 +1677,8 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                         end
                         else if (word_valid) begin
                             first_word$d = word;
+                            command_key$d = word_key;
+                            command_class$d = word_class;
                             if (word_format == cmd1_format) begin
                                 take_word = 1'b1;
                                 step$d = Step$Payload;
@@ -1605,78 +1707,94 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                 end
             Step$Execute:
                 begin
-                    if (key == stop_key) begin
-                        if ((descriptors_active == 32'h0) & (kernels_outstanding == 32'h0)) begin
-                            irq_history$d = irq_history$q | op_param;
-                            irq_raised$d = 1'b1;
-                            complete = 1'b1;
-                            halt = 1'b1;
-                        end
-                    end
-                    else if (key == irq_key) begin
-                        if ((descriptors_active == 32'h0) & (kernels_outstanding == 32'h0)) begin
-                            irq_history$d = irq_history$q | op_param;
-                            irq_raised$d = 1'b1;
-                            complete = 1'b1;
-                        end
-                    end
-                    else if (key == dma_start_key) begin
-                        if ((op_param != 32'h0) | dma_descriptor_bad) begin
-                            fail = 1'b1;
-                        end
-                        else if (((kernels_outstanding) & 16'hffff) <= dma_kernels_ahead) begin
-                            descriptors$valid = 1'b1;
-                            complete = descriptors$ready;
-                        end
-                    end
-                    else if (key == dma_wait_key) begin
-                        if (op_param > dma_wait_max) begin
-                            fail = 1'b1;
-                        end
-                        else if (((descriptors_active) & 16'hffff) <= (op_param & 32'hf)) begin
-                            complete = 1'b1;
-                        end
-                    end
-                    else if (key == kernel_wait_key) begin
-                        if (op_param > kernel_wait_max) begin
-                            fail = 1'b1;
-                        end
-                        else if (((kernels_outstanding) & 16'hffff) <= op_param) begin
-                            complete = 1'b1;
-                        end
-                    end
-                    else if (key == pmu_mask_key) begin
-                        if (op_param > pmu_mask_max) begin
-                            fail = 1'b1;
-                        end
-                        else begin
-                            pmu_enabled$d = (op_param & pmu_mask_enable) != 32'h0;
-                            complete = 1'b1;
-                        end
-                    end
-                    else if (kernel_op) begin
-                        if (~kernel_supported) begin
-                            fail = 1'b1;
-                        end
-                        else begin
-                            kernel_queue$tail$valid = 1'b1;
-                            complete = kernel_queue$tail$ready;
-                        end
-                    end
-                    else if (set_known) begin
-                        if (set_reserved) begin
-                            fail = 1'b1;
-                        end
-                        else begin
-                            set_write = 1'b1;
-                            complete = 1'b1;
-                        end
-                    end
-                    else begin
-                        fail = 1'b1;
-                    end
+                    case (command_class$q)
+                        CommandClass$Stop:
+                            begin
+                                if ((descriptors_active == 32'h0) & (kernels_outstanding == 32'h0)) begin
+                                    irq_history$d = irq_history$q | op_param;
+                                    irq_raised$d = 1'b1;
+                                    complete = 1'b1;
+                                    halt = 1'b1;
+                                end
+                            end
+                        CommandClass$Irq:
+                            begin
+                                if ((descriptors_active == 32'h0) & (kernels_outstanding == 32'h0)) begin
+                                    irq_history$d = irq_history$q | op_param;
+                                    irq_raised$d = 1'b1;
+                                    complete = 1'b1;
+                                end
+                            end
+                        CommandClass$DmaStart:
+                            begin
+                                if ((op_param != 32'h0) | dma_descriptor_bad) begin
+                                    fail = 1'b1;
+                                end
+                                else if (((kernels_outstanding) & 16'hffff) <= dma_kernels_ahead) begin
+                                    descriptors$valid = 1'b1;
+                                    complete = descriptors$ready;
+                                end
+                            end
+                        CommandClass$DmaWait:
+                            begin
+                                if (op_param > dma_wait_max) begin
+                                    fail = 1'b1;
+                                end
+                                else if (((descriptors_active) & 16'hffff) <= (op_param & 32'hf)) begin
+                                    complete = 1'b1;
+                                end
+                            end
+                        CommandClass$KernelWait:
+                            begin
+                                if (op_param > kernel_wait_max) begin
+                                    fail = 1'b1;
+                                end
+                                else if (((kernels_outstanding) & 16'hffff) <= op_param) begin
+                                    complete = 1'b1;
+                                end
+                            end
+                        CommandClass$PmuMask:
+                            begin
+                                if (op_param > pmu_mask_max) begin
+                                    fail = 1'b1;
+                                end
+                                else begin
+                                    pmu_enabled$d = (op_param & pmu_mask_enable) != 32'h0;
+                                    complete = 1'b1;
+                                end
+                            end
+                        CommandClass$Kernel:
+                            begin
+                                if (~kernel_checked$q) begin
+                                    kernel_checked$d = 1'b1;
+                                end
+                                else if (~kernel_allowed$q) begin
+                                    fail = 1'b1;
+                                end
+                                else begin
+                                    kernel_queue$tail$valid = 1'b1;
+                                    complete = kernel_queue$tail$ready;
+                                end
+                            end
+                        CommandClass$Other:
+                            begin
+                                if (set_known) begin
+                                    if (set_reserved) begin
+                                        fail = 1'b1;
+                                    end
+                                    else begin
+                                        set_write = 1'b1;
+                                        complete = 1'b1;
+                                    end
+                                end
+                                else begin
+                                    fail = 1'b1;
+                                end
+                            end
+                    endcase
                     if (complete) begin
                         step$d = Step$Decode;
+                        kernel_checked$d = 1'b0;
                     end
                 end
         endcase
@@ -1709,6 +1827,7 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
             halt = 1'b1;
         end
         if (halt) begin
+            kernel_checked$d = 1'b0;
             running$d = 1'b0;
             fetching$d = 1'b0;
             command_cancel = 1'b1;
@@ -1771,6 +1890,54 @@ endmodule // npu_u65_512_core$control
 
 
 
+module npu_u65_512_core$control$command_class(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
+    
+    // Constant declarations
+    localparam  init = 64'h7;
+    
+    // Enums
+    localparam CommandClass$Stop = 0;
+    localparam CommandClass$Irq = 1;
+    localparam CommandClass$DmaStart = 2;
+    localparam CommandClass$DmaWait = 3;
+    localparam CommandClass$KernelWait = 4;
+    localparam CommandClass$PmuMask = 5;
+    localparam CommandClass$Kernel = 6;
+    localparam CommandClass$Other = 7;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$control$command_class
+
+
+module npu_u65_512_core$control$command_key(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [10:0] d;
+    output reg  [10:0] q;
+    
+    // Constant declarations
+    localparam  init = 11'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$control$command_key
+
+
 
 
 
@@ -1794,6 +1961,10 @@ module npu_u65_512_core$control$irq_history(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_512_core$control$irq_history
+
+
+
+
 
 
 
@@ -1926,9 +2097,11 @@ endmodule // npu_u65_512_core$control$kernel_queue$words
 
 
 
-module npu_u65_512_core$control$rules(code,param,state,allowed);
+module npu_u65_512_core$control$rules(clock,rst_n,code,param,state,allowed);
     
     // Module arguments
+    input wire  clock;
+    input wire  rst_n;
     input wire  [9:0] code;
     input wire  [15:0] param;
     input wire  [1895:0] state;
@@ -2014,6 +2187,30 @@ module npu_u65_512_core$control$rules(code,param,state,allowed);
     reg  [1:0] elementwise_types$ofm_precision;
     reg  elementwise_types$ofm_signed;
     wire  elementwise_types$allowed;
+    reg  dilated_area$clock;
+    reg  dilated_area$rst_n;
+    reg  [31:0] dilated_area$d;
+    wire  [31:0] dilated_area$q;
+    reg  pool_area$clock;
+    reg  pool_area$rst_n;
+    reg  [31:0] pool_area$d;
+    wire  [31:0] pool_area$q;
+    reg  window_rows$clock;
+    reg  window_rows$rst_n;
+    reg  [31:0] window_rows$d;
+    wire  [31:0] window_rows$q;
+    reg  window_columns$clock;
+    reg  window_columns$rst_n;
+    reg  [31:0] window_columns$d;
+    wire  [31:0] window_columns$q;
+    reg  scale_bytes$clock;
+    reg  scale_bytes$rst_n;
+    reg  [31:0] scale_bytes$d;
+    wire  [31:0] scale_bytes$q;
+    reg  scale1_bytes$clock;
+    reg  scale1_bytes$rst_n;
+    reg  [31:0] scale1_bytes$d;
+    wire  [31:0] scale1_bytes$q;
     
     // Local signals
     reg  [472:0] ifm;
@@ -2038,11 +2235,7 @@ module npu_u65_512_core$control$rules(code,param,state,allowed);
     reg  [15:0] dilated_height;
     reg  [15:0] dilated_width_m1;
     reg  [15:0] dilated_height_m1;
-    reg  [31:0] dilated_area;
     reg  [15:0] pool_height;
-    reg  [31:0] pool_area;
-    reg  [31:0] window_rows;
-    reg  [31:0] window_columns;
     reg  [31:0] padding_rows;
     reg  [31:0] padding_columns;
     reg  [7:0] pad_top;
@@ -2065,8 +2258,6 @@ module npu_u65_512_core$control$rules(code,param,state,allowed);
     reg  parallel;
     reg  [15:0] scale_channels_m1;
     reg  [15:0] scale1_channels;
-    reg  [31:0] scale_bytes;
-    reg  [31:0] scale1_bytes;
     
     // Sub module instances
     npu_u65_512_core$control$rules$ifm_type ifm_type(
@@ -2107,9 +2298,63 @@ module npu_u65_512_core$control$rules(code,param,state,allowed);
         .ofm_signed(elementwise_types$ofm_signed),
         .allowed(elementwise_types$allowed)
     );
+    npu_u65_512_core$apb$rdata dilated_area(
+        .clock(dilated_area$clock),
+        .rst_n(dilated_area$rst_n),
+        .d(dilated_area$d),
+        .q(dilated_area$q)
+    );
+    npu_u65_512_core$apb$rdata pool_area(
+        .clock(pool_area$clock),
+        .rst_n(pool_area$rst_n),
+        .d(pool_area$d),
+        .q(pool_area$q)
+    );
+    npu_u65_512_core$apb$rdata window_rows(
+        .clock(window_rows$clock),
+        .rst_n(window_rows$rst_n),
+        .d(window_rows$d),
+        .q(window_rows$q)
+    );
+    npu_u65_512_core$apb$rdata window_columns(
+        .clock(window_columns$clock),
+        .rst_n(window_columns$rst_n),
+        .d(window_columns$d),
+        .q(window_columns$q)
+    );
+    npu_u65_512_core$apb$rdata scale_bytes(
+        .clock(scale_bytes$clock),
+        .rst_n(scale_bytes$rst_n),
+        .d(scale_bytes$d),
+        .q(scale_bytes$q)
+    );
+    npu_u65_512_core$apb$rdata scale1_bytes(
+        .clock(scale1_bytes$clock),
+        .rst_n(scale1_bytes$rst_n),
+        .d(scale1_bytes$d),
+        .q(scale1_bytes$q)
+    );
     
     // Update code
     always @(*) begin
+        dilated_area$clock = clock;
+        pool_area$clock = clock;
+        window_rows$clock = clock;
+        window_columns$clock = clock;
+        scale_bytes$clock = clock;
+        scale1_bytes$clock = clock;
+        dilated_area$d = dilated_area$q;
+        pool_area$d = pool_area$q;
+        window_rows$d = window_rows$q;
+        window_columns$d = window_columns$q;
+        scale_bytes$d = scale_bytes$q;
+        scale1_bytes$d = scale1_bytes$q;
+        dilated_area$rst_n = rst_n;
+        pool_area$rst_n = rst_n;
+        window_rows$rst_n = rst_n;
+        window_columns$rst_n = rst_n;
+        scale_bytes$rst_n = rst_n;
+        scale1_bytes$rst_n = rst_n;
         ifm = state[(64'h0)+:(473)];
         ifm2 = state[(64'h1d9)+:(441)];
         ofm = state[(64'h392)+:(485)];
@@ -2153,11 +2398,11 @@ module npu_u65_512_core$control$rules(code,param,state,allowed);
         dilated_height = kernel[(64'h10)+:(16)] + 32'h1;
         dilated_width_m1 = kernel[(64'h0)+:(16)];
         dilated_height_m1 = kernel[(64'h10)+:(16)];
-        dilated_area = kernel[(64'h0)+:(16)] * dilated_height + ((dilated_height) & 32'hffffffff);
+        dilated_area$d = kernel[(64'h0)+:(16)] * dilated_height + ((dilated_height) & 32'hffffffff);
         pool_height = ((kernel_height) & 16'hffff);
-        pool_area = ((kernel_width - 32'h1) & 16'hffff) * pool_height + ((pool_height) & 32'hffffffff);
-        window_rows = ofm[(64'h10)+:(16)] * (((kernel_stride$stride_y_m1) & 16'hffff) + 32'h1) + ((kernel[(64'h10)+:(16)]) & 32'hffffffff) + 32'h1;
-        window_columns = ofm[(64'h0)+:(16)] * (((kernel_stride$stride_x_m1) & 16'hffff) + 32'h1) + ((kernel[(64'h0)+:(16)]) & 32'hffffffff) + 32'h1;
+        pool_area$d = ((kernel_width - 32'h1) & 16'hffff) * pool_height + ((pool_height) & 32'hffffffff);
+        window_rows$d = ofm[(64'h10)+:(16)] * (((kernel_stride$stride_y_m1) & 16'hffff) + 32'h1) + ((kernel[(64'h10)+:(16)]) & 32'hffffffff) + 32'h1;
+        window_columns$d = ofm[(64'h0)+:(16)] * (((kernel_stride$stride_x_m1) & 16'hffff) + 32'h1) + ((kernel[(64'h0)+:(16)]) & 32'hffffffff) + 32'h1;
         padding_rows = ((pad_top) & 32'hffffffff) + ((pad_bottom) & 32'hffffffff);
         padding_columns = ((pad_left) & 32'hffffffff) + ((pad_right) & 32'hffffffff);
         activation_function = activation[(64'h0)+:(16)] & function_mask;
@@ -2178,8 +2423,8 @@ module npu_u65_512_core$control$rules(code,param,state,allowed);
             scale_channels_m1 = ofm[(64'h20)+:(16)] >> 32'h1;
             scale1_channels = (((((ofm[(64'h20)+:(16)]) & 17'h1ffff) + 32'h1) >> 32'h1) & 16'hffff);
         end
-        scale_bytes = scale_channels_m1 * record_bytes + ((record_bytes) & 32'hffffffff);
-        scale1_bytes = scale1_channels * record_bytes;
+        scale_bytes$d = scale_channels_m1 * record_bytes + ((record_bytes) & 32'hffffffff);
+        scale1_bytes$d = scale1_channels * record_bytes;
         allowed = 1'b1;
         if (~((activation_function == 32'h0) | (activation_function == tanh) | (activation_function == sigmoid) | lut) | ~((clip == clip_ofm) | (clip == clip_uint8) | (clip == clip_int8) | (clip == clip_int16)) | (ifm[(64'h3e)+:(2)] > upscale_zeros) | (kernel[(64'h2d)+:(2)] > acc_s5_10) | (((ofm[(64'h30)+:(16)] >> ofm_round_lsb) & 2'h3) > ofm_round_max) | ifm_type$reserved | ofm_type$reserved) begin
             allowed = 1'b0;
@@ -2187,10 +2432,10 @@ module npu_u65_512_core$control$rules(code,param,state,allowed);
         if ((pool & (kernel[(64'h2d)+:(2)] == acc_s5_10)) | ((max_pool | (average_pool & padded)) & (kernel[(64'h2d)+:(2)] == acc_int40))) begin
             allowed = 1'b0;
         end
-        if (~elementwise & ((kernel_stride$stride_x_m1 > stride_m1_max) | (kernel_stride$stride_y_m1 > stride_m1_max) | (kernel_stride$dilation_x & dilated_width_m1[32'h0]) | (kernel_stride$dilation_y & dilated_height_m1[32'h0]) | ((ifm[(64'h3e)+:(2)] != 32'h0) & ((kernel_stride$stride_x_m1 | kernel_stride$stride_y_m1) != 32'h0)) | (window_rows <= padding_rows) | (window_columns <= padding_columns))) begin
+        if (~elementwise & ((kernel_stride$stride_x_m1 > stride_m1_max) | (kernel_stride$stride_y_m1 > stride_m1_max) | (kernel_stride$dilation_x & dilated_width_m1[32'h0]) | (kernel_stride$dilation_y & dilated_height_m1[32'h0]) | ((ifm[(64'h3e)+:(2)] != 32'h0) & ((kernel_stride$stride_x_m1 | kernel_stride$stride_y_m1) != 32'h0)) | (window_rows$q <= padding_rows) | (window_columns$q <= padding_columns))) begin
             allowed = 1'b0;
         end
-        if (conv_like & (~ifm_narrow | ~(ofm_narrow | ofm_type$int32) | (kernel_height > conv_kernel_height_max) | (dilated_area > conv_kernel_area_max) | (pad_top > conv_pad_top_left_max) | (pad_left > conv_pad_top_left_max) | (pad_bottom > conv_pad_bottom_right_max) | (pad_right > conv_pad_bottom_right_max))) begin
+        if (conv_like & (~ifm_narrow | ~(ofm_narrow | ofm_type$int32) | (kernel_height > conv_kernel_height_max) | (dilated_area$q > conv_kernel_area_max) | (pad_top > conv_pad_top_left_max) | (pad_left > conv_pad_top_left_max) | (pad_bottom > conv_pad_bottom_right_max) | (pad_right > conv_pad_bottom_right_max))) begin
             allowed = 1'b0;
         end
         if (max_pool | average_pool) begin
@@ -2202,7 +2447,7 @@ module npu_u65_512_core$control$rules(code,param,state,allowed);
                     allowed = 1'b0;
                 end
             end
-            else if ((kernel_height > pool_kernel_height_max) | (pool_area > pool_kernel_area_max)) begin
+            else if ((kernel_height > pool_kernel_height_max) | (pool_area$q > pool_kernel_area_max)) begin
                 allowed = 1'b0;
             end
         end
@@ -2217,7 +2462,7 @@ module npu_u65_512_core$control$rules(code,param,state,allowed);
                 allowed = 1'b0;
             end
         end
-        if (channel_scales & ((((weights[(64'h86)+:(20)]) & 32'hffffffff) < scale_bytes) | (((weights[(64'h11a)+:(20)]) & 32'hffffffff) < scale1_bytes))) begin
+        if (channel_scales & ((((weights[(64'h86)+:(20)]) & 32'hffffffff) < scale_bytes$q) | (((weights[(64'h11a)+:(20)]) & 32'hffffffff) < scale1_bytes$q))) begin
             allowed = 1'b0;
         end
         if (ifm_type$int32 & (ifm[(64'h40)+:(16)] != 32'h0)) begin
@@ -2229,6 +2474,8 @@ module npu_u65_512_core$control$rules(code,param,state,allowed);
     end
     
 endmodule // npu_u65_512_core$control$rules
+
+
 
 
 module npu_u65_512_core$control$rules$elementwise_types(mode,ifm_precision,ifm_signed,ofm_precision,ofm_signed,allowed);
@@ -2362,6 +2609,16 @@ module npu_u65_512_core$control$rules$ofm_type(precision,width,is_signed,reserve
     end
     
 endmodule // npu_u65_512_core$control$rules$ofm_type
+
+
+
+
+
+
+
+
+
+
 
 
 
@@ -3336,6 +3593,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [576:0] ofm_writer$results$data;
     wire  ofm_writer$results$ready;
     reg  [484:0] ofm_writer$view;
+    wire  ofm_writer$busy;
     reg  operation$clock;
     reg  operation$rst_n;
     reg  [1953:0] operation$d;
@@ -3741,7 +3999,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .view(ofm_writer$view),
         .writes$valid(ofm_writes$valid),
         .writes$data(ofm_writes$data),
-        .writes$ready(ofm_writes$ready)
+        .writes$ready(ofm_writes$ready),
+        .busy(ofm_writer$busy)
     );
     npu_u65_512_core$datapath$operation operation(
         .clock(operation$clock),
@@ -4292,7 +4551,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         cores_idle = 1'b1;
         cores_idle = cores_idle & cores$0$idle;
         cores_idle = cores_idle & cores$1$idle;
-        writes_done = ~starting$q & ~traversal$busy & (fetched$count == 32'h0) & cores_idle & (beat_tags$count == 32'h0) & (readout_tags$count == 32'h0) & (output_tags$count == 32'h0) & ~operand_reader$busy & ~ofm_writes$valid;
+        writes_done = ~starting$q & ~traversal$busy & (fetched$count == 32'h0) & cores_idle & (beat_tags$count == 32'h0) & (readout_tags$count == 32'h0) & (output_tags$count == 32'h0) & ~operand_reader$busy & ~ofm_writer$busy;
         idle = writes_done & ~dma_busy;
         if (active$q & idle) begin
             active$d = 1'b0;
@@ -21155,6 +21414,18 @@ endmodule // npu_u65_512_core$datapath$fetched$words
 
 
 
+
+
+
+
+
+
+
+
+
+
+
+
 module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,fills$valid,fills$data,fills$ready);
     
     // Module arguments
@@ -21177,6 +21448,14 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
     reg  [15:0] multiply$a;
     reg  [39:0] multiply$b;
     wire  [39:0] multiply$product;
+    reg  multiply_a$clock;
+    reg  multiply_a$rst_n;
+    reg  [15:0] multiply_a$d;
+    wire  [15:0] multiply_a$q;
+    reg  multiply_b$clock;
+    reg  multiply_b$rst_n;
+    reg  [39:0] multiply_b$d;
+    wire  [39:0] multiply_b$q;
     reg  active$clock;
     reg  active$rst_n;
     reg  active$d;
@@ -21221,6 +21500,22 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
     reg  dest_lower_b$rst_n;
     reg  [15:0] dest_lower_b$d;
     wire  [15:0] dest_lower_b$q;
+    reg  pieces$clock;
+    reg  pieces$rst_n;
+    reg  [198:0] pieces$d;
+    wire  [198:0] pieces$q;
+    reg  fill$clock;
+    reg  fill$rst_n;
+    reg  [219:0] fill$d;
+    wire  [219:0] fill$q;
+    reg  fill_full$clock;
+    reg  fill_full$rst_n;
+    reg  fill_full$d;
+    wire  fill_full$q;
+    reg  sent_last$clock;
+    reg  sent_last$rst_n;
+    reg  sent_last$d;
+    wire  sent_last$q;
     reg  piece_b$clock;
     reg  piece_b$rst_n;
     reg  piece_b$d;
@@ -21239,7 +21534,9 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
     wire  [15:0] group_base$q;
     
     // Local signals
+    reg  [3:0] load_step;
     reg  [276:0] job;
+    reg  [198:0] job_pieces;
     reg  [15:0] precision;
     reg  [3:0] element_shift;
     reg  nhcwb16;
@@ -21285,6 +21582,10 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
     reg  block_end;
     reg  [15:0] fill_len;
     reg  [15:0] fill_rows;
+    reg  generating;
+    reg  [219:0] generated;
+    reg  accept;
+    reg  [219:0] offered;
     reg  [31:0] plane_bytes;
     reg  [15:0] channel_skip;
     reg  [15:0] block_skip;
@@ -21295,6 +21596,18 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         .a(multiply$a),
         .b(multiply$b),
         .product(multiply$product)
+    );
+    npu_u65_512_core$control$irq_history multiply_a(
+        .clock(multiply_a$clock),
+        .rst_n(multiply_a$rst_n),
+        .d(multiply_a$d),
+        .q(multiply_a$q)
+    );
+    npu_u65_512_core$datapath$ifm_fetch$multiply_b multiply_b(
+        .clock(multiply_b$clock),
+        .rst_n(multiply_b$rst_n),
+        .d(multiply_b$d),
+        .q(multiply_b$q)
     );
     npu_u65_512_core$cpm$reset_sync$stage$0 active(
         .clock(active$clock),
@@ -21308,31 +21621,31 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         .d(step$d),
         .q(step$q)
     );
-    npu_u65_512_core$datapath$ifm_fetch$channel_term channel_term(
+    npu_u65_512_core$datapath$ifm_fetch$multiply_b channel_term(
         .clock(channel_term$clock),
         .rst_n(channel_term$rst_n),
         .d(channel_term$d),
         .q(channel_term$q)
     );
-    npu_u65_512_core$datapath$ifm_fetch$channel_term inner_a(
+    npu_u65_512_core$datapath$ifm_fetch$multiply_b inner_a(
         .clock(inner_a$clock),
         .rst_n(inner_a$rst_n),
         .d(inner_a$d),
         .q(inner_a$q)
     );
-    npu_u65_512_core$datapath$ifm_fetch$channel_term inner_b(
+    npu_u65_512_core$datapath$ifm_fetch$multiply_b inner_b(
         .clock(inner_b$clock),
         .rst_n(inner_b$rst_n),
         .d(inner_b$d),
         .q(inner_b$q)
     );
-    npu_u65_512_core$datapath$ifm_fetch$channel_term row_a(
+    npu_u65_512_core$datapath$ifm_fetch$multiply_b row_a(
         .clock(row_a$clock),
         .rst_n(row_a$rst_n),
         .d(row_a$d),
         .q(row_a$q)
     );
-    npu_u65_512_core$datapath$ifm_fetch$channel_term row_b(
+    npu_u65_512_core$datapath$ifm_fetch$multiply_b row_b(
         .clock(row_b$clock),
         .rst_n(row_b$rst_n),
         .d(row_b$d),
@@ -21362,6 +21675,30 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         .d(dest_lower_b$d),
         .q(dest_lower_b$q)
     );
+    npu_u65_512_core$datapath$ifm_fetch$pieces pieces(
+        .clock(pieces$clock),
+        .rst_n(pieces$rst_n),
+        .d(pieces$d),
+        .q(pieces$q)
+    );
+    npu_u65_512_core$datapath$ifm_fetch$fill fill(
+        .clock(fill$clock),
+        .rst_n(fill$rst_n),
+        .d(fill$d),
+        .q(fill$q)
+    );
+    npu_u65_512_core$cpm$reset_sync$stage$0 fill_full(
+        .clock(fill_full$clock),
+        .rst_n(fill_full$rst_n),
+        .d(fill_full$d),
+        .q(fill_full$q)
+    );
+    npu_u65_512_core$cpm$reset_sync$stage$0 sent_last(
+        .clock(sent_last$clock),
+        .rst_n(sent_last$rst_n),
+        .d(sent_last$d),
+        .q(sent_last$q)
+    );
     npu_u65_512_core$cpm$reset_sync$stage$0 piece_b(
         .clock(piece_b$clock),
         .rst_n(piece_b$rst_n),
@@ -21374,7 +21711,7 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         .d(lower$d),
         .q(lower$q)
     );
-    npu_u65_512_core$datapath$ifm_fetch$channel_term group_offset(
+    npu_u65_512_core$datapath$ifm_fetch$multiply_b group_offset(
         .clock(group_offset$clock),
         .rst_n(group_offset$rst_n),
         .d(group_offset$d),
@@ -21391,6 +21728,8 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
     always @(*) begin
         active$clock = clock;
         step$clock = clock;
+        multiply_a$clock = clock;
+        multiply_b$clock = clock;
         channel_term$clock = clock;
         inner_a$clock = clock;
         inner_b$clock = clock;
@@ -21400,12 +21739,18 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         dest_b_offset$clock = clock;
         dest_lower_a$clock = clock;
         dest_lower_b$clock = clock;
+        pieces$clock = clock;
+        fill$clock = clock;
+        fill_full$clock = clock;
+        sent_last$clock = clock;
         piece_b$clock = clock;
         lower$clock = clock;
         group_offset$clock = clock;
         group_base$clock = clock;
         active$d = active$q;
         step$d = step$q;
+        multiply_a$d = multiply_a$q;
+        multiply_b$d = multiply_b$q;
         channel_term$d = channel_term$q;
         inner_a$d = inner_a$q;
         inner_b$d = inner_b$q;
@@ -21415,12 +21760,18 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         dest_b_offset$d = dest_b_offset$q;
         dest_lower_a$d = dest_lower_a$q;
         dest_lower_b$d = dest_lower_b$q;
+        pieces$d = pieces$q;
+        fill$d = fill$q;
+        fill_full$d = fill_full$q;
+        sent_last$d = sent_last$q;
         piece_b$d = piece_b$q;
         lower$d = lower$q;
         group_offset$d = group_offset$q;
         group_base$d = group_base$q;
         active$rst_n = rst_n;
         step$rst_n = rst_n;
+        multiply_a$rst_n = rst_n;
+        multiply_b$rst_n = rst_n;
         channel_term$rst_n = rst_n;
         inner_a$rst_n = rst_n;
         inner_b$rst_n = rst_n;
@@ -21430,6 +21781,10 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         dest_b_offset$rst_n = rst_n;
         dest_lower_a$rst_n = rst_n;
         dest_lower_b$rst_n = rst_n;
+        pieces$rst_n = rst_n;
+        fill$rst_n = rst_n;
+        fill_full$rst_n = rst_n;
+        sent_last$rst_n = rst_n;
         piece_b$rst_n = rst_n;
         lower$rst_n = rst_n;
         group_offset$rst_n = rst_n;
@@ -21504,69 +21859,121 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         end
         channel_end = job[(64'ha0)+:(16)] + job[(64'hb0)+:(16)];
         empty = (job[(64'h80)+:(16)] == 32'h0) | (job[(64'h90)+:(16)] == 32'h0);
-        multiply$a = 32'h0;
-        multiply$b = 32'h0;
+        job_pieces = pieces$q;
+        if (active$q & (step$q == 32'h0)) begin
+            pieces$d[(64'h0)+:(1)] = has_a;
+            pieces$d[(64'h1)+:(1)] = has_b;
+            pieces$d[(64'h2)+:(16)] = width_a;
+            pieces$d[(64'h12)+:(16)] = width_b;
+            pieces$d[(64'h22)+:(17)] = x_b;
+            pieces$d[(64'h33)+:(17)] = y_a;
+            pieces$d[(64'h44)+:(17)] = y_b;
+            pieces$d[(64'h55)+:(40)] = base_a;
+            pieces$d[(64'h7d)+:(40)] = base_b;
+            pieces$d[(64'ha5)+:(16)] = upper_a;
+            pieces$d[(64'hb5)+:(16)] = upper_b;
+            pieces$d[(64'hc5)+:(1)] = split_a;
+            pieces$d[(64'hc6)+:(1)] = split_b;
+        end
+        load_step = step$q + 32'h1;
+        if (~active$q) begin
+            load_step = 32'h0;
+        end
+        case (load_step)
+            0:
+                begin
+                    multiply_a$d = job[(64'ha0)+:(16)];
+                    multiply_b$d = ((32'h1) & 40'hffffffffff) << element_shift;
+                    if (nhcwb16) begin
+                        multiply_a$d = job[(64'ha0)+:(16)] >> 32'h4;
+                        multiply_b$d = stride_c;
+                    end
+                end
+            1:
+                begin
+                    multiply_a$d = ((x0) & 16'hffff);
+                    multiply_b$d = x_step;
+                end
+            2:
+                begin
+                    multiply_a$d = ((job_pieces[(64'h22)+:(17)]) & 16'hffff);
+                    multiply_b$d = x_step;
+                end
+            3:
+                begin
+                    multiply_a$d = ((job_pieces[(64'h33)+:(17)]) & 16'hffff);
+                    multiply_b$d = stride_y;
+                end
+            4:
+                begin
+                    multiply_a$d = ((job_pieces[(64'h44)+:(17)]) & 16'hffff);
+                    multiply_b$d = stride_y;
+                end
+            5:
+                begin
+                    multiply_a$d = job[(64'h90)+:(16)];
+                    multiply_b$d = ((position_bytes) & 40'hffffffffff);
+                end
+            6:
+                begin
+                    multiply_a$d = job_pieces[(64'h2)+:(16)];
+                    multiply_b$d = ((position_bytes) & 40'hffffffffff);
+                end
+            7:
+                begin
+                    multiply_a$d = job_pieces[(64'ha5)+:(16)];
+                    multiply_b$d = ((dest_row_step$q) & 40'hffffffffff);
+                end
+            8:
+                begin
+                    multiply_a$d = job_pieces[(64'hb5)+:(16)];
+                    multiply_b$d = ((dest_row_step$q) & 40'hffffffffff);
+                end
+            default:
+                begin
+                end
+        endcase
+        multiply$a = multiply_a$q;
+        multiply$b = multiply_b$q;
         case (step$q)
             0:
                 begin
-                    multiply$a = job[(64'ha0)+:(16)];
-                    multiply$b = ((32'h1) & 40'hffffffffff) << element_shift;
-                    if (nhcwb16) begin
-                        multiply$a = job[(64'ha0)+:(16)] >> 32'h4;
-                        multiply$b = stride_c;
-                    end
                     channel_term$d = multiply$product;
                 end
             1:
                 begin
-                    multiply$a = ((x0) & 16'hffff);
-                    multiply$b = x_step;
                     inner_a$d = multiply$product + channel_term$q;
                 end
             2:
                 begin
-                    multiply$a = ((x_b) & 16'hffff);
-                    multiply$b = x_step;
                     inner_b$d = multiply$product + channel_term$q;
                 end
             3:
                 begin
-                    multiply$a = ((y_a) & 16'hffff);
-                    multiply$b = stride_y;
-                    row_a$d = multiply$product + base_a + inner_a$q;
+                    row_a$d = multiply$product + job_pieces[(64'h55)+:(40)] + inner_a$q;
                 end
             4:
                 begin
-                    multiply$a = ((y_b) & 16'hffff);
-                    multiply$b = stride_y;
-                    row_b$d = multiply$product + base_b + inner_b$q;
+                    row_b$d = multiply$product + job_pieces[(64'h7d)+:(40)] + inner_b$q;
                 end
             5:
                 begin
-                    multiply$a = job[(64'h90)+:(16)];
-                    multiply$b = ((position_bytes) & 40'hffffffffff);
                     dest_row_step$d = multiply$product[(32'h0)+:(16)];
                 end
             6:
                 begin
-                    multiply$a = width_a;
-                    multiply$b = ((position_bytes) & 40'hffffffffff);
                     dest_b_offset$d = multiply$product[(32'h0)+:(16)];
-                    piece_b$d = ~has_a;
+                    piece_b$d = ~job_pieces[(64'h0)+:(1)];
                     lower$d = 1'b0;
                     group_offset$d = 32'h0;
                     group_base$d = first_group;
                 end
             7:
                 begin
-                    multiply$a = upper_a;
-                    multiply$b = ((dest_row_step$q) & 40'hffffffffff);
                     dest_lower_a$d = multiply$product[(32'h0)+:(16)];
                 end
             8:
                 begin
-                    multiply$a = upper_b;
-                    multiply$b = ((dest_row_step$q) & 40'hffffffffff);
                     dest_lower_b$d = multiply$product[(32'h0)+:(16)];
                 end
             default:
@@ -21590,56 +21997,70 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
             last_group = 1'b0;
             group_end = group_base$q + 32'h10;
         end
-        last_piece = piece_b$q | ~has_b;
-        last_tile = lower$q | ~split_a;
+        last_piece = piece_b$q | ~job_pieces[(64'h1)+:(1)];
+        last_tile = lower$q | ~job_pieces[(64'hc5)+:(1)];
         if (piece_b$q) begin
-            last_tile = lower$q | ~split_b;
+            last_tile = lower$q | ~job_pieces[(64'hc6)+:(1)];
         end
         fill_len = (group_end - group_low) << element_shift;
         channel_skip = (group_low - group_base$q) << element_shift;
         block_skip = (group_low - job[(64'ha0)+:(16)]) << element_shift;
-        fills$valid = active$q & (step$q == 32'h9);
-        fills$data[(64'h0)+:(3)] = view[(64'h86)+:(3)];
-        fills$data[(64'h7b)+:(16)] = fill_len;
-        fills$data[(64'h2b)+:(40)] = x_step - ((fill_len) & 40'hffffffffff);
-        fills$data[(64'hbb)+:(16)] = position_bytes - fill_len;
-        fill_rows = width_a;
-        fills$data[(64'h9b)+:(16)] = upper_a;
-        fills$data[(64'h3)+:(40)] = row_a$q;
-        fills$data[(64'hab)+:(16)] = ib_base;
+        generating = active$q & (step$q == 32'h9) & ~sent_last$q;
+        accept = ~fill_full$q | fills$ready;
+        generated[(64'h0)+:(3)] = view[(64'h86)+:(3)];
+        generated[(64'h7b)+:(16)] = fill_len;
+        generated[(64'h2b)+:(40)] = x_step - ((fill_len) & 40'hffffffffff);
+        generated[(64'hbb)+:(16)] = position_bytes - fill_len;
+        fill_rows = job_pieces[(64'h2)+:(16)];
+        generated[(64'h9b)+:(16)] = job_pieces[(64'ha5)+:(16)];
+        generated[(64'h3)+:(40)] = row_a$q;
+        generated[(64'hab)+:(16)] = ib_base;
         if (lower$q) begin
-            fills$data[(64'h9b)+:(16)] = job[(64'h80)+:(16)] - upper_a;
-            fills$data[(64'h3)+:(40)] = base_2 + inner_a$q;
-            fills$data[(64'hab)+:(16)] = ib_base + dest_lower_a$q;
+            generated[(64'h9b)+:(16)] = job[(64'h80)+:(16)] - job_pieces[(64'ha5)+:(16)];
+            generated[(64'h3)+:(40)] = base_2 + inner_a$q;
+            generated[(64'hab)+:(16)] = ib_base + dest_lower_a$q;
         end
         if (piece_b$q) begin
-            fill_rows = width_b;
-            fills$data[(64'h9b)+:(16)] = upper_b;
-            fills$data[(64'h3)+:(40)] = row_b$q;
-            fills$data[(64'hab)+:(16)] = ib_base + dest_b_offset$q;
+            fill_rows = job_pieces[(64'h12)+:(16)];
+            generated[(64'h9b)+:(16)] = job_pieces[(64'hb5)+:(16)];
+            generated[(64'h3)+:(40)] = row_b$q;
+            generated[(64'hab)+:(16)] = ib_base + dest_b_offset$q;
             if (lower$q) begin
-                fills$data[(64'h9b)+:(16)] = job[(64'h80)+:(16)] - upper_b;
-                fills$data[(64'h3)+:(40)] = base_3 + inner_b$q;
-                fills$data[(64'hab)+:(16)] = ib_base + dest_b_offset$q + dest_lower_b$q;
+                generated[(64'h9b)+:(16)] = job[(64'h80)+:(16)] - job_pieces[(64'hb5)+:(16)];
+                generated[(64'h3)+:(40)] = base_3 + inner_b$q;
+                generated[(64'hab)+:(16)] = ib_base + dest_b_offset$q + dest_lower_b$q;
             end
         end
-        fills$data[(64'h3)+:(40)] = fills$data[(64'h3)+:(40)] + group_offset$q + ((channel_skip) & 40'hffffffffff);
-        fills$data[(64'hab)+:(16)] = fills$data[(64'hab)+:(16)] + block_skip;
-        fills$data[(64'h8b)+:(16)] = fill_rows;
-        plane_bytes = fill_rows * fill_len;
-        fills$data[(64'h53)+:(40)] = stride_y - ((plane_bytes) & 40'hffffffffff);
-        fills$data[(64'hcb)+:(16)] = dest_row_step$q - plane_bytes[(32'h0)+:(16)];
+        generated[(64'h3)+:(40)] = generated[(64'h3)+:(40)] + group_offset$q + ((channel_skip) & 40'hffffffffff);
+        generated[(64'hab)+:(16)] = generated[(64'hab)+:(16)] + block_skip;
+        generated[(64'h8b)+:(16)] = fill_rows;
+        generated[(64'h53)+:(40)] = stride_y;
+        generated[(64'hcb)+:(16)] = dest_row_step$q;
         block_end = last_group & last_tile & last_piece;
         if (empty) begin
-            fills$data[(64'h8b)+:(16)] = 32'h0;
+            generated[(64'h8b)+:(16)] = 32'h0;
             block_end = 1'b1;
         end
-        fills$data[(64'hdb)+:(1)] = block_end;
-        taken = fills$valid & fills$ready;
-        jobs$ready = taken & block_end;
+        generated[(64'hdb)+:(1)] = block_end;
+        taken = generating & accept;
+        if (accept) begin
+            fill_full$d = generating;
+            fill$d = generated;
+        end
+        offered = fill$q;
+        plane_bytes = offered[(64'h8b)+:(16)] * offered[(64'h7b)+:(16)];
+        fills$valid = fill_full$q;
+        jobs$ready = fill_full$q & fills$ready & offered[(64'hdb)+:(1)];
+        if (jobs$ready) begin
+            active$d = 1'b0;
+            sent_last$d = 1'b0;
+        end
+        fills$data = offered;
+        fills$data[(64'h53)+:(40)] = offered[(64'h53)+:(40)] - ((plane_bytes) & 40'hffffffffff);
+        fills$data[(64'hcb)+:(16)] = offered[(64'hcb)+:(16)] - plane_bytes[(32'h0)+:(16)];
         if (taken) begin
             if (block_end) begin
-                active$d = 1'b0;
+                sent_last$d = 1'b1;
             end
             else if (~last_group) begin
                 group_offset$d = group_offset$q + stride_c;
@@ -21664,29 +22085,33 @@ endmodule // npu_u65_512_core$datapath$ifm_fetch
 
 
 
-module npu_u65_512_core$datapath$ifm_fetch$channel_term(clock,rst_n,d,q);
+
+
+
+
+
+
+
+
+
+
+module npu_u65_512_core$datapath$ifm_fetch$fill(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
+    input wire  [219:0] d;
+    output reg  [219:0] q;
     
     // Constant declarations
-    localparam  init = 40'h0;
+    localparam  init = 220'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_512_core$datapath$ifm_fetch$channel_term
-
-
-
-
-
-
+endmodule // npu_u65_512_core$datapath$ifm_fetch$fill
 
 
 
@@ -21728,6 +22153,48 @@ module npu_u65_512_core$datapath$ifm_fetch$multiply(a,b,product);
     end
     
 endmodule // npu_u65_512_core$datapath$ifm_fetch$multiply
+
+
+
+
+module npu_u65_512_core$datapath$ifm_fetch$multiply_b(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$ifm_fetch$multiply_b
+
+
+
+
+module npu_u65_512_core$datapath$ifm_fetch$pieces(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [198:0] d;
+    output reg  [198:0] q;
+    
+    // Constant declarations
+    localparam  init = 199'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$ifm_fetch$pieces
 
 
 
@@ -26509,7 +26976,7 @@ endmodule // npu_u65_512_core$datapath$ifm_unit$reading
 
 
 
-module npu_u65_512_core$datapath$ofm_writer(clock,rst_n,results$valid,results$data,results$ready,view,writes$valid,writes$data,writes$ready);
+module npu_u65_512_core$datapath$ofm_writer(clock,rst_n,results$valid,results$data,results$ready,view,writes$valid,writes$data,writes$ready,busy);
     
     // Module arguments
     input wire  clock;
@@ -26521,6 +26988,7 @@ module npu_u65_512_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
     output reg  writes$valid;
     output reg  [336:0] writes$data;
     input wire  writes$ready;
+    output reg  busy;
     
     // Constant declarations
     localparam  precision_lsb = 6'b1;
@@ -26534,6 +27002,30 @@ module npu_u65_512_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
     reg  [15:0] column_product$a;
     reg  [39:0] column_product$b;
     wire  [39:0] column_product$product;
+    reg  located_full$clock;
+    reg  located_full$rst_n;
+    reg  located_full$d;
+    wire  located_full$q;
+    reg  located$clock;
+    reg  located$rst_n;
+    reg  [336:0] located$d;
+    wire  [336:0] located$q;
+    reg  row_factor$clock;
+    reg  row_factor$rst_n;
+    reg  [15:0] row_factor$d;
+    wire  [15:0] row_factor$q;
+    reg  row_stride$clock;
+    reg  row_stride$rst_n;
+    reg  [39:0] row_stride$d;
+    wire  [39:0] row_stride$q;
+    reg  column_factor$clock;
+    reg  column_factor$rst_n;
+    reg  [15:0] column_factor$d;
+    wire  [15:0] column_factor$q;
+    reg  column_stride$clock;
+    reg  column_stride$rst_n;
+    reg  [39:0] column_stride$d;
+    wire  [39:0] column_stride$q;
     reg  full$clock;
     reg  full$rst_n;
     reg  full$d;
@@ -26549,6 +27041,7 @@ module npu_u65_512_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
     
     // Local signals
     reg  take;
+    reg  locate;
     reg  split;
     reg  [576:0] result;
     reg  [255:0] values;
@@ -26593,13 +27086,49 @@ module npu_u65_512_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
         .b(column_product$b),
         .product(column_product$product)
     );
+    npu_u65_512_core$cpm$reset_sync$stage$0 located_full(
+        .clock(located_full$clock),
+        .rst_n(located_full$rst_n),
+        .d(located_full$d),
+        .q(located_full$q)
+    );
+    npu_u65_512_core$datapath$ofm_writer$located located(
+        .clock(located$clock),
+        .rst_n(located$rst_n),
+        .d(located$d),
+        .q(located$q)
+    );
+    npu_u65_512_core$control$irq_history row_factor(
+        .clock(row_factor$clock),
+        .rst_n(row_factor$rst_n),
+        .d(row_factor$d),
+        .q(row_factor$q)
+    );
+    npu_u65_512_core$datapath$ifm_fetch$multiply_b row_stride(
+        .clock(row_stride$clock),
+        .rst_n(row_stride$rst_n),
+        .d(row_stride$d),
+        .q(row_stride$q)
+    );
+    npu_u65_512_core$control$irq_history column_factor(
+        .clock(column_factor$clock),
+        .rst_n(column_factor$rst_n),
+        .d(column_factor$d),
+        .q(column_factor$q)
+    );
+    npu_u65_512_core$datapath$ifm_fetch$multiply_b column_stride(
+        .clock(column_stride$clock),
+        .rst_n(column_stride$rst_n),
+        .d(column_stride$d),
+        .q(column_stride$q)
+    );
     npu_u65_512_core$cpm$reset_sync$stage$0 full(
         .clock(full$clock),
         .rst_n(full$rst_n),
         .d(full$d),
         .q(full$q)
     );
-    npu_u65_512_core$datapath$ofm_writer$write write(
+    npu_u65_512_core$datapath$ofm_writer$located write(
         .clock(write$clock),
         .rst_n(write$rst_n),
         .d(write$d),
@@ -26614,23 +27143,43 @@ module npu_u65_512_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
     
     // Update code
     always @(*) begin
+        located_full$clock = clock;
+        located$clock = clock;
+        row_factor$clock = clock;
+        row_stride$clock = clock;
+        column_factor$clock = clock;
+        column_stride$clock = clock;
         full$clock = clock;
         write$clock = clock;
         upper$clock = clock;
+        located_full$d = located_full$q;
+        located$d = located$q;
+        row_factor$d = row_factor$q;
+        row_stride$d = row_stride$q;
+        column_factor$d = column_factor$q;
+        column_stride$d = column_stride$q;
         full$d = full$q;
         write$d = write$q;
         upper$d = upper$q;
+        located_full$rst_n = rst_n;
+        located$rst_n = rst_n;
+        row_factor$rst_n = rst_n;
+        row_stride$rst_n = rst_n;
+        column_factor$rst_n = rst_n;
+        column_stride$rst_n = rst_n;
         full$rst_n = rst_n;
         write$rst_n = rst_n;
         upper$rst_n = rst_n;
         take = ~full$q | writes$ready;
+        locate = ~located_full$q | take;
         writes$valid = full$q;
+        busy = located_full$q | full$q;
         writes$data = write$q;
         result = results$data;
         precision = view[(64'h30)+:(16)];
         element_shift = ((precision >> precision_lsb) & 2'h3);
         split = result[(64'h240)+:(1)] & (element_shift == 32'h2) & ((result[(64'h100)+:(8)] & 32'h10) != 32'h0);
-        results$ready = take & (~split | upper$q);
+        results$ready = locate & (~split | upper$q);
         values = result[(64'h0)+:(256)];
         lanes = result[(64'h100)+:(8)];
         paired_values = result[(64'h108)+:(256)];
@@ -26666,14 +27215,8 @@ module npu_u65_512_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
             y = ((result[(64'h210)+:(16)]) & 17'h1ffff) - height0;
             base = view[(64'hf5)+:(48)];
         end
-        row_product$a = ((y) & 16'hffff);
-        row_product$b = ((view[(64'h185)+:(48)]) & 40'hffffffffff);
-        column_product$a = ((x) & 16'hffff);
-        column_product$b = ((view[(64'h155)+:(48)]) & 40'hffffffffff);
         in_row = ((channel) & 40'hffffffffff) << element_shift;
         if (nhcwb16) begin
-            column_product$a = channel >> 32'h4;
-            column_product$b = ((view[(64'h1b5)+:(48)]) & 40'hffffffffff);
             in_row = ((((x) & 40'hffffffffff) << 32'h4) + ((channel & 32'hf) & 40'hffffffffff)) << element_shift;
         end
         lane_count = 32'h0;
@@ -26890,35 +27433,52 @@ module npu_u65_512_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
         if ((paired_count << 32'h1) > spread_elements) begin
             spread_elements = paired_count << 32'h1;
         end
-        if (take) begin
-            full$d = results$valid;
-            write$d[(64'h0)+:(3)] = view[(64'h92)+:(3)];
-            write$d[(64'h3)+:(40)] = ((base) & 40'hffffffffff) + row_product$product + column_product$product + in_row;
-            write$d[(64'h12b)+:(6)] = lane_count << element_shift;
-            write$d[(64'h131)+:(32)] = every_byte;
-            write$d[(64'h2b)+:(256)] = values;
+        if (locate) begin
+            located_full$d = results$valid;
+            row_factor$d = ((y) & 16'hffff);
+            row_stride$d = ((view[(64'h185)+:(48)]) & 40'hffffffffff);
+            column_factor$d = ((x) & 16'hffff);
+            column_stride$d = ((view[(64'h155)+:(48)]) & 40'hffffffffff);
+            if (nhcwb16) begin
+                column_factor$d = channel >> 32'h4;
+                column_stride$d = ((view[(64'h1b5)+:(48)]) & 40'hffffffffff);
+            end
+            located$d[(64'h0)+:(3)] = view[(64'h92)+:(3)];
+            located$d[(64'h3)+:(40)] = ((base) & 40'hffffffffff) + in_row;
+            located$d[(64'h12b)+:(6)] = lane_count << element_shift;
+            located$d[(64'h131)+:(32)] = every_byte;
+            located$d[(64'h2b)+:(256)] = values;
             if (element_shift == 32'h0) begin
-                write$d[(64'h2b)+:(256)] = packed_8;
+                located$d[(64'h2b)+:(256)] = packed_8;
             end
             if (element_shift == 32'h1) begin
-                write$d[(64'h2b)+:(256)] = packed_16;
+                located$d[(64'h2b)+:(256)] = packed_16;
             end
             if (result[(64'h240)+:(1)]) begin
-                write$d[(64'h12b)+:(6)] = spread_elements << element_shift;
-                write$d[(64'h2b)+:(256)] = spread_32;
-                write$d[(64'h131)+:(32)] = mask_32;
+                located$d[(64'h12b)+:(6)] = spread_elements << element_shift;
+                located$d[(64'h2b)+:(256)] = spread_32;
+                located$d[(64'h131)+:(32)] = mask_32;
                 if (element_shift == 32'h0) begin
-                    write$d[(64'h2b)+:(256)] = spread_8;
-                    write$d[(64'h131)+:(32)] = mask_8;
+                    located$d[(64'h2b)+:(256)] = spread_8;
+                    located$d[(64'h131)+:(32)] = mask_8;
                 end
                 if (element_shift == 32'h1) begin
-                    write$d[(64'h2b)+:(256)] = spread_16;
-                    write$d[(64'h131)+:(32)] = mask_16;
+                    located$d[(64'h2b)+:(256)] = spread_16;
+                    located$d[(64'h131)+:(32)] = mask_16;
                 end
             end
             if (results$valid & split) begin
                 upper$d = ~upper$q;
             end
+        end
+        row_product$a = row_factor$q;
+        row_product$b = row_stride$q;
+        column_product$a = column_factor$q;
+        column_product$b = column_stride$q;
+        if (take) begin
+            full$d = located_full$q;
+            write$d = located$q;
+            write$d[(64'h3)+:(40)] = located$q[(64'h3)+:(40)] + row_product$product + column_product$product;
         end
     end
     
@@ -26933,7 +27493,7 @@ endmodule // npu_u65_512_core$datapath$ofm_writer
 
 
 
-module npu_u65_512_core$datapath$ofm_writer$write(clock,rst_n,d,q);
+module npu_u65_512_core$datapath$ofm_writer$located(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -26949,7 +27509,19 @@ module npu_u65_512_core$datapath$ofm_writer$write(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_512_core$datapath$ofm_writer$write
+endmodule // npu_u65_512_core$datapath$ofm_writer$located
+
+
+
+
+
+
+
+
+
+
+
+
 
 
 module npu_u65_512_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers,ifm2_buffers,jobs$valid,jobs$data,jobs$ready,released,busy,operands$valid,operands$data,operands$ready,shram_read_enable,shram_read_address,shram_read_data);
@@ -28500,6 +29072,18 @@ module npu_u65_512_core$datapath$output_units$0$activation(clock,rst_n,scaled,co
     reg  pending_byte$rst_n;
     reg  [3:0] pending_byte$d;
     wire  [3:0] pending_byte$q;
+    reg  read_full$clock;
+    reg  read_full$rst_n;
+    reg  read_full$d;
+    wire  read_full$q;
+    reg  read$clock;
+    reg  read$rst_n;
+    reg  [111:0] read$d;
+    wire  [111:0] read$q;
+    reg  read_control$clock;
+    reg  read_control$rst_n;
+    reg  [158:0] read_control$d;
+    wire  [158:0] read_control$q;
     reg  out_values$clock;
     reg  out_values$rst_n;
     reg  [271:0] out_values$d;
@@ -28516,6 +29100,7 @@ module npu_u65_512_core$datapath$output_units$0$activation(clock,rst_n,scaled,co
     // Local signals
     reg  free;
     reg  nonlinear;
+    reg  advance;
     reg  collect;
     reg  pass;
     reg  issue;
@@ -28528,14 +29113,21 @@ module npu_u65_512_core$datapath$output_units$0$activation(clock,rst_n,scaled,co
     reg  [34:0] index_low;
     reg  [34:0] index_high;
     reg  [15:0] index;
+    reg  below;
+    reg  above;
+    reg  raised_above;
     reg  [10:0] address;
     reg  [1:0] cores_written;
     reg  [1:0] lut_select;
-    reg  [158:0] held;
+    reg  [158:0] reading;
     reg  [127:0] line;
     reg  [31:0] word;
     reg  [7:0] entry_byte;
     reg  [25:0] interpolated;
+    reg  [158:0] held;
+    reg  [111:0] lane_read;
+    reg  [31:0] lut_word;
+    reg  [7:0] lut_byte;
     reg  [25:0] magnitude_out;
     reg  [25:0] rounded;
     reg  [31:0] slope_product;
@@ -28624,6 +29216,24 @@ module npu_u65_512_core$datapath$output_units$0$activation(clock,rst_n,scaled,co
         .d(pending_byte$d),
         .q(pending_byte$q)
     );
+    npu_u65_512_core$cpm$reset_sync$stage$0 read_full(
+        .clock(read_full$clock),
+        .rst_n(read_full$rst_n),
+        .d(read_full$d),
+        .q(read_full$q)
+    );
+    npu_u65_512_core$datapath$output_units$0$activation$read read(
+        .clock(read$clock),
+        .rst_n(read$rst_n),
+        .d(read$d),
+        .q(read$q)
+    );
+    npu_u65_512_core$datapath$output_units$0$decoder$partial read_control(
+        .clock(read_control$clock),
+        .rst_n(read_control$rst_n),
+        .d(read_control$d),
+        .q(read_control$q)
+    );
     npu_u65_512_core$datapath$output_units$0$scaler$result out_values(
         .clock(out_values$clock),
         .rst_n(out_values$rst_n),
@@ -28654,6 +29264,9 @@ module npu_u65_512_core$datapath$output_units$0$activation(clock,rst_n,scaled,co
         pending_saturated$clock = clock;
         pending_fraction$clock = clock;
         pending_byte$clock = clock;
+        read_full$clock = clock;
+        read$clock = clock;
+        read_control$clock = clock;
         out_values$clock = clock;
         out_control$clock = clock;
         out_full$clock = clock;
@@ -28666,6 +29279,9 @@ module npu_u65_512_core$datapath$output_units$0$activation(clock,rst_n,scaled,co
         pending_saturated$d = pending_saturated$q;
         pending_fraction$d = pending_fraction$q;
         pending_byte$d = pending_byte$q;
+        read_full$d = read_full$q;
+        read$d = read$q;
+        read_control$d = read_control$q;
         out_values$d = out_values$q;
         out_control$d = out_control$q;
         out_full$d = out_full$q;
@@ -28678,6 +29294,9 @@ module npu_u65_512_core$datapath$output_units$0$activation(clock,rst_n,scaled,co
         pending_saturated$rst_n = rst_n;
         pending_fraction$rst_n = rst_n;
         pending_byte$rst_n = rst_n;
+        read_full$rst_n = rst_n;
+        read$rst_n = rst_n;
+        read_control$rst_n = rst_n;
         out_values$rst_n = rst_n;
         out_control$rst_n = rst_n;
         out_full$rst_n = rst_n;
@@ -28686,9 +29305,10 @@ module npu_u65_512_core$datapath$output_units$0$activation(clock,rst_n,scaled,co
         beat = control;
         nonlinear = beat[(64'h73)+:(1)] | beat[(64'h74)+:(1)] | beat[(64'h75)+:(1)];
         free = ~out_full$q | next_ready;
-        collect = pending$q & free;
-        pass = full & ~nonlinear & ~pending$q & free;
-        issue = full & nonlinear & (~pending$q | collect);
+        collect = read_full$q & free;
+        advance = pending$q & (~read_full$q | collect);
+        pass = full & ~nonlinear & ~pending$q & ~read_full$q & free;
+        issue = full & nonlinear & (~pending$q | advance);
         lanes_in = beat[(64'h0)+:(8)];
         last_lane = 32'h0;
         if (lanes_in[0]) begin
@@ -28722,8 +29342,11 @@ module npu_u65_512_core$datapath$output_units$0$activation(clock,rst_n,scaled,co
                 lane$d = 32'h0;
             end
         end
-        if (collect) begin
+        if (advance) begin
             pending$d = 1'b0;
+        end
+        if (collect) begin
+            read_full$d = 1'b0;
         end
         if (out_full$q & next_ready) begin
             out_full$d = 1'b0;
@@ -28778,10 +29401,14 @@ module npu_u65_512_core$datapath$output_units$0$activation(clock,rst_n,scaled,co
         if (index_high[32'h10]) begin
             index_high = index_high | 64'h7fffe0000;
         end
-        if ((v ^ sign_35) < (index_low ^ sign_35)) begin
+        below = (v ^ sign_35) < (index_low ^ sign_35);
+        above = (v ^ sign_35) > (index_high ^ sign_35);
+        raised_above = (index_low ^ sign_35) > (index_high ^ sign_35);
+        if (below) begin
             v = index_low;
+            above = raised_above;
         end
-        if ((v ^ sign_35) > (index_high ^ sign_35)) begin
+        if (above) begin
             v = index_high;
         end
         index = v[(32'h0)+:(16)];
@@ -28833,49 +29460,19 @@ module npu_u65_512_core$datapath$output_units$0$activation(clock,rst_n,scaled,co
             pending_fraction$d = pending_fraction$q;
             pending_saturated$d = pending_saturated$q;
         end
-        held = pending_control$q;
+        reading = pending_control$q;
         interpolated = (((sigmoid_rom$entry) & 26'h3ffffff) << 32'h8) + ((((pending_fraction$q) & 16'hffff) * ((sigmoid_rom$step) & 16'hffff)) & 26'h3ffffff) - 32'h800000;
         if (pending_saturated$q) begin
             interpolated = 32'h7fff00;
         end
-        if (held[(64'h74)+:(1)]) begin
+        if (reading[(64'h74)+:(1)]) begin
             interpolated = (((sigmoid_rom$entry) & 26'h3ffffff) << 32'h9) + ((((pending_fraction$q) & 16'hffff) * ((sigmoid_rom$step) & 16'hffff)) & 26'h3ffffff);
             if (pending_saturated$q) begin
                 interpolated = 32'h1fffc00;
             end
         end
-        magnitude_out = interpolated;
-        if (held[(64'h74)+:(1)] & pending_negative$q) begin
-            magnitude_out = ((32'h2000000) & 26'h3ffffff) - interpolated;
-        end
-        if (held[(64'h74)+:(1)]) begin
-            if (held[(64'h76)+:(1)]) begin
-                rounded = (magnitude_out + 32'h200) >> 32'ha;
-            end
-            else begin
-                rounded = (magnitude_out + 32'h10000) >> 32'h11;
-            end
-            if (pending_negative$q) begin
-                if (held[(64'h76)+:(1)]) begin
-                    rounded = (magnitude_out + 32'h1ff) >> 32'ha;
-                end
-                else begin
-                    rounded = (magnitude_out + 32'hffff) >> 32'h11;
-                end
-            end
-        end
-        else if (held[(64'h76)+:(1)]) begin
-            rounded = (magnitude_out + 32'h80) >> 32'h8;
-        end
-        else begin
-            rounded = (magnitude_out + 32'h8000) >> 32'h10;
-        end
-        result = ((rounded) & 34'h3ffffffff);
-        if (held[(64'h73)+:(1)] & pending_negative$q) begin
-            result = ~((rounded) & 34'h3ffffffff) + 32'h1;
-        end
         line = luts$0$read_data;
-        if (held[(64'h9e)+:(1)]) begin
+        if (reading[(64'h9e)+:(1)]) begin
             line = luts$1$read_data;
         end
         word = line[(32'h0)+:(32)];
@@ -28944,29 +29541,75 @@ module npu_u65_512_core$datapath$output_units$0$activation(clock,rst_n,scaled,co
         if (word[32'h1f]) begin
             slope_product = slope_product - (((pending_fraction$q) & 32'hffffffff) << 32'h10);
         end
+        if (advance) begin
+            read_full$d = 1'b1;
+            read$d[(64'h48)+:(32)] = slope_product;
+            read$d[(64'h0)+:(3)] = pending_lane$q;
+            read$d[(64'h3)+:(1)] = pending_last$q;
+            read$d[(64'h4)+:(1)] = pending_negative$q;
+            read$d[(64'h5)+:(9)] = pending_fraction$q;
+            read$d[(64'he)+:(26)] = interpolated;
+            read$d[(64'h28)+:(32)] = word;
+            read$d[(64'h68)+:(8)] = entry_byte;
+            read_control$d = pending_control$q;
+        end
+        held = read_control$q;
+        lane_read = read$q;
+        lut_word = lane_read[(64'h28)+:(32)];
+        lut_byte = lane_read[(64'h68)+:(8)];
+        magnitude_out = lane_read[(64'he)+:(26)];
+        if (held[(64'h74)+:(1)] & lane_read[(64'h4)+:(1)]) begin
+            magnitude_out = ((32'h2000000) & 26'h3ffffff) - lane_read[(64'he)+:(26)];
+        end
+        if (held[(64'h74)+:(1)]) begin
+            if (held[(64'h76)+:(1)]) begin
+                rounded = (magnitude_out + 32'h200) >> 32'ha;
+            end
+            else begin
+                rounded = (magnitude_out + 32'h10000) >> 32'h11;
+            end
+            if (lane_read[(64'h4)+:(1)]) begin
+                if (held[(64'h76)+:(1)]) begin
+                    rounded = (magnitude_out + 32'h1ff) >> 32'ha;
+                end
+                else begin
+                    rounded = (magnitude_out + 32'hffff) >> 32'h11;
+                end
+            end
+        end
+        else if (held[(64'h76)+:(1)]) begin
+            rounded = (magnitude_out + 32'h80) >> 32'h8;
+        end
+        else begin
+            rounded = (magnitude_out + 32'h8000) >> 32'h10;
+        end
+        result = ((rounded) & 34'h3ffffffff);
+        if (held[(64'h73)+:(1)] & lane_read[(64'h4)+:(1)]) begin
+            result = ~((rounded) & 34'h3ffffffff) + 32'h1;
+        end
         if (held[(64'h75)+:(1)]) begin
             if (held[(64'h76)+:(1)]) begin
-                slope_product = slope_product + 32'h40;
+                slope_product = lane_read[(64'h48)+:(32)] + 32'h40;
                 result = ((slope_product[(32'h7)+:(25)]) & 34'h3ffffffff);
                 if (slope_product[32'h1f]) begin
                     result = result | 64'h3fe000000;
                 end
-                if (word[32'hf]) begin
-                    result = result + (((word[(32'h0)+:(16)]) & 34'h3ffffffff) | 64'h3ffff0000);
+                if (lut_word[32'hf]) begin
+                    result = result + (((lut_word[(32'h0)+:(16)]) & 34'h3ffffffff) | 64'h3ffff0000);
                 end
                 else begin
-                    result = result + ((word[(32'h0)+:(16)]) & 34'h3ffffffff);
+                    result = result + ((lut_word[(32'h0)+:(16)]) & 34'h3ffffffff);
                 end
             end
             else if (held[(64'h78)+:(1)]) begin
-                result = ((word) & 34'h3ffffffff);
-                if (word[32'h1f]) begin
+                result = ((lut_word) & 34'h3ffffffff);
+                if (lut_word[32'h1f]) begin
                     result = result | 64'h300000000;
                 end
             end
             else begin
-                result = ((entry_byte) & 34'h3ffffffff);
-                if (held[(64'h77)+:(1)] & entry_byte[32'h7]) begin
+                result = ((lut_byte) & 34'h3ffffffff);
+                if (held[(64'h77)+:(1)] & lut_byte[32'h7]) begin
                     result = result | 64'h3ffffff00;
                 end
             end
@@ -28977,31 +29620,31 @@ module npu_u65_512_core$datapath$output_units$0$activation(clock,rst_n,scaled,co
             out_full$d = 1'b1;
         end
         if (collect) begin
-            if (pending_lane$q == 0) begin
+            if (lane_read[(64'h0)+:(3)] == 0) begin
                 out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h22));
             end
-            if (pending_lane$q == 1) begin
+            if (lane_read[(64'h0)+:(3)] == 1) begin
                 out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h22));
             end
-            if (pending_lane$q == 2) begin
+            if (lane_read[(64'h0)+:(3)] == 2) begin
                 out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h22));
             end
-            if (pending_lane$q == 3) begin
+            if (lane_read[(64'h0)+:(3)] == 3) begin
                 out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h22));
             end
-            if (pending_lane$q == 4) begin
+            if (lane_read[(64'h0)+:(3)] == 4) begin
                 out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h22));
             end
-            if (pending_lane$q == 5) begin
+            if (lane_read[(64'h0)+:(3)] == 5) begin
                 out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h22));
             end
-            if (pending_lane$q == 6) begin
+            if (lane_read[(64'h0)+:(3)] == 6) begin
                 out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h22));
             end
-            if (pending_lane$q == 7) begin
+            if (lane_read[(64'h0)+:(3)] == 7) begin
                 out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h22));
             end
-            if (pending_last$q) begin
+            if (lane_read[(64'h3)+:(1)]) begin
                 out_control$d = held;
                 if (held[(64'h75)+:(1)]) begin
                     out_control$d[(64'ha)+:(35)] = 32'h0;
@@ -29060,6 +29703,29 @@ endmodule // npu_u65_512_core$datapath$output_units$0$activation$luts$0
 
 
 
+
+
+
+
+
+
+module npu_u65_512_core$datapath$output_units$0$activation$read(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    
+    // Constant declarations
+    localparam  init = 112'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$output_units$0$activation$read
 
 
 
@@ -29378,8 +30044,8 @@ module npu_u65_512_core$datapath$output_units$0$decoder(clock,rst_n,settings,con
     wire  [179:0] settings_seen$q;
     reg  unsettled$clock;
     reg  unsettled$rst_n;
-    reg  [1:0] unsettled$d;
-    wire  [1:0] unsettled$q;
+    reg  [2:0] unsettled$d;
+    wire  [2:0] unsettled$q;
     reg  partial$clock;
     reg  partial$rst_n;
     reg  [158:0] partial$d;
@@ -29388,12 +30054,21 @@ module npu_u65_512_core$datapath$output_units$0$decoder(clock,rst_n,settings,con
     reg  bounds$rst_n;
     reg  [210:0] bounds$d;
     wire  [210:0] bounds$q;
+    reg  inner_control$clock;
+    reg  inner_control$rst_n;
+    reg  [158:0] inner_control$d;
+    wire  [158:0] inner_control$q;
+    reg  inner$clock;
+    reg  inner$rst_n;
+    reg  [209:0] inner$d;
+    wire  [209:0] inner$q;
     reg  decoded$clock;
     reg  decoded$rst_n;
     reg  [158:0] decoded$d;
     wire  [158:0] decoded$q;
     
     // Local signals
+    reg  [209:0] inner_bounds;
     reg  changed;
     reg  [158:0] partial_control;
     reg  [34:0] zero_point;
@@ -29437,6 +30112,18 @@ module npu_u65_512_core$datapath$output_units$0$decoder(clock,rst_n,settings,con
         .d(bounds$d),
         .q(bounds$q)
     );
+    npu_u65_512_core$datapath$output_units$0$decoder$partial inner_control(
+        .clock(inner_control$clock),
+        .rst_n(inner_control$rst_n),
+        .d(inner_control$d),
+        .q(inner_control$q)
+    );
+    npu_u65_512_core$datapath$output_units$0$decoder$inner inner(
+        .clock(inner$clock),
+        .rst_n(inner$rst_n),
+        .d(inner$d),
+        .q(inner$q)
+    );
     npu_u65_512_core$datapath$output_units$0$decoder$partial decoded(
         .clock(decoded$clock),
         .rst_n(decoded$rst_n),
@@ -29450,20 +30137,26 @@ module npu_u65_512_core$datapath$output_units$0$decoder(clock,rst_n,settings,con
         unsettled$clock = clock;
         partial$clock = clock;
         bounds$clock = clock;
+        inner_control$clock = clock;
+        inner$clock = clock;
         decoded$clock = clock;
         settings_seen$d = settings_seen$q;
         unsettled$d = unsettled$q;
         partial$d = partial$q;
         bounds$d = bounds$q;
+        inner_control$d = inner_control$q;
+        inner$d = inner$q;
         decoded$d = decoded$q;
         settings_seen$rst_n = rst_n;
         unsettled$rst_n = rst_n;
         partial$rst_n = rst_n;
         bounds$rst_n = rst_n;
+        inner_control$rst_n = rst_n;
+        inner$rst_n = rst_n;
         decoded$rst_n = rst_n;
         changed = settings != settings_seen$q;
         settings_seen$d = settings;
-        unsettled$d = (unsettled$q << 32'h1) | ((changed) & 2'h3);
+        unsettled$d = (unsettled$q << 32'h1) | ((changed) & 3'h7);
         settled = ~changed & (unsettled$q == 32'h0);
         control = decoded$q;
         acc_int32 = settings[(64'h3c)+:(2)] == int32;
@@ -29558,15 +30251,12 @@ module npu_u65_512_core$datapath$output_units$0$decoder(clock,rst_n,settings,con
         bounds$d[(64'h8c)+:(35)] = min;
         bounds$d[(64'haf)+:(35)] = max;
         bounds$d[(64'hd2)+:(1)] = clamp_enable;
-        ofm_low = bounds$q[(64'h0)+:(35)];
-        ofm_high = bounds$q[(64'h23)+:(35)];
         clip_low = bounds$q[(64'h46)+:(35)];
         clip_high = bounds$q[(64'h69)+:(35)];
         min = bounds$q[(64'h8c)+:(35)];
         max = bounds$q[(64'haf)+:(35)];
         low = clip_low;
         high = clip_high;
-        decoded$d = partial$q;
         if (bounds$q[(64'hd2)+:(1)]) begin
             if ((low ^ sign_35) < (min ^ sign_35)) begin
                 low = min;
@@ -29581,6 +30271,21 @@ module npu_u65_512_core$datapath$output_units$0$decoder(clock,rst_n,settings,con
                 high = max;
             end
         end
+        inner_control$d = partial$q;
+        inner$d[(64'h0)+:(35)] = low;
+        inner$d[(64'h23)+:(35)] = high;
+        inner$d[(64'h46)+:(35)] = bounds$q[(64'h0)+:(35)];
+        inner$d[(64'h69)+:(35)] = bounds$q[(64'h23)+:(35)];
+        inner$d[(64'h8c)+:(35)] = clip_low;
+        inner$d[(64'haf)+:(35)] = clip_high;
+        inner_bounds = inner$q;
+        decoded$d = inner_control$q;
+        low = inner_bounds[(64'h0)+:(35)];
+        high = inner_bounds[(64'h23)+:(35)];
+        ofm_low = inner_bounds[(64'h46)+:(35)];
+        ofm_high = inner_bounds[(64'h69)+:(35)];
+        clip_low = inner_bounds[(64'h8c)+:(35)];
+        clip_high = inner_bounds[(64'haf)+:(35)];
         index_low = low;
         if ((index_low ^ sign_35) < (clip_low ^ sign_35)) begin
             index_low = clip_low;
@@ -29611,7 +30316,7 @@ module npu_u65_512_core$datapath$output_units$0$decoder(clock,rst_n,settings,con
         end
         decoded$d[(64'h2d)+:(35)] = low;
         decoded$d[(64'h50)+:(35)] = high;
-        if (partial$q[(64'h75)+:(1)]) begin
+        if (inner_control$q[(64'h75)+:(1)]) begin
             decoded$d[(64'h2d)+:(35)] = ofm_low;
             decoded$d[(64'h50)+:(35)] = ofm_high;
         end
@@ -29637,6 +30342,27 @@ module npu_u65_512_core$datapath$output_units$0$decoder$bounds(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_512_core$datapath$output_units$0$decoder$bounds
+
+
+
+
+module npu_u65_512_core$datapath$output_units$0$decoder$inner(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [209:0] d;
+    output reg  [209:0] q;
+    
+    // Constant declarations
+    localparam  init = 210'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$output_units$0$decoder$inner
 
 
 
@@ -29684,11 +30410,11 @@ module npu_u65_512_core$datapath$output_units$0$decoder$unsettled(clock,rst_n,d,
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
     
     // Constant declarations
-    localparam  init = 2'b11;
+    localparam  init = 3'b111;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -31483,265 +32209,17 @@ module npu_u65_512_core$datapath$output_units$0$reciprocals(count,scale,shift);
     localparam  scales = 2048'h8000000041041042421084224325c53f44444445456c797e469ee58547dc11f84924924a4a7904a84bda12f74d4873ed4ec4ec4f5050505151eb851f5397829d55555556572620af590b21655b05b05c5d1745d25f417d066186186263e7063f666666676906906a6bca1af36eb3e45471c71c7275075076787878797c1f07c2800000004210842244444445469ee5854924924a4bda12f74ec4ec4f51eb851f55555556590b21655d1745d261861862666666676bca1af371c71c727878787980000000444444454924924a4ec4ec4f555555565d1745d26666666771c71c72800000004924924a555555566666666780000000555555568000000080000000;
     localparam  shifts = 384'h9a59659659659659659659659659659659659659659659659649249249249249249249249238e38e38e38e28a28a1860;
     
+    // Local signals
+    reg  [10:0] entry;
+    
     // Update code
     always @(*) begin
+        entry = ((count - 32'h1) & 11'h7ff);
         scale = 32'h0;
         shift = 32'h0;
-        if (count == 1) begin
-            scale = scales[(32'h20 * (1 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (1 - 32'h1))+:(6)];
-        end
-        if (count == 2) begin
-            scale = scales[(32'h20 * (2 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (2 - 32'h1))+:(6)];
-        end
-        if (count == 3) begin
-            scale = scales[(32'h20 * (3 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (3 - 32'h1))+:(6)];
-        end
-        if (count == 4) begin
-            scale = scales[(32'h20 * (4 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (4 - 32'h1))+:(6)];
-        end
-        if (count == 5) begin
-            scale = scales[(32'h20 * (5 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (5 - 32'h1))+:(6)];
-        end
-        if (count == 6) begin
-            scale = scales[(32'h20 * (6 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (6 - 32'h1))+:(6)];
-        end
-        if (count == 7) begin
-            scale = scales[(32'h20 * (7 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (7 - 32'h1))+:(6)];
-        end
-        if (count == 8) begin
-            scale = scales[(32'h20 * (8 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (8 - 32'h1))+:(6)];
-        end
-        if (count == 9) begin
-            scale = scales[(32'h20 * (9 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (9 - 32'h1))+:(6)];
-        end
-        if (count == 10) begin
-            scale = scales[(32'h20 * (10 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (10 - 32'h1))+:(6)];
-        end
-        if (count == 11) begin
-            scale = scales[(32'h20 * (11 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (11 - 32'h1))+:(6)];
-        end
-        if (count == 12) begin
-            scale = scales[(32'h20 * (12 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (12 - 32'h1))+:(6)];
-        end
-        if (count == 13) begin
-            scale = scales[(32'h20 * (13 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (13 - 32'h1))+:(6)];
-        end
-        if (count == 14) begin
-            scale = scales[(32'h20 * (14 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (14 - 32'h1))+:(6)];
-        end
-        if (count == 15) begin
-            scale = scales[(32'h20 * (15 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (15 - 32'h1))+:(6)];
-        end
-        if (count == 16) begin
-            scale = scales[(32'h20 * (16 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (16 - 32'h1))+:(6)];
-        end
-        if (count == 17) begin
-            scale = scales[(32'h20 * (17 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (17 - 32'h1))+:(6)];
-        end
-        if (count == 18) begin
-            scale = scales[(32'h20 * (18 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (18 - 32'h1))+:(6)];
-        end
-        if (count == 19) begin
-            scale = scales[(32'h20 * (19 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (19 - 32'h1))+:(6)];
-        end
-        if (count == 20) begin
-            scale = scales[(32'h20 * (20 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (20 - 32'h1))+:(6)];
-        end
-        if (count == 21) begin
-            scale = scales[(32'h20 * (21 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (21 - 32'h1))+:(6)];
-        end
-        if (count == 22) begin
-            scale = scales[(32'h20 * (22 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (22 - 32'h1))+:(6)];
-        end
-        if (count == 23) begin
-            scale = scales[(32'h20 * (23 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (23 - 32'h1))+:(6)];
-        end
-        if (count == 24) begin
-            scale = scales[(32'h20 * (24 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (24 - 32'h1))+:(6)];
-        end
-        if (count == 25) begin
-            scale = scales[(32'h20 * (25 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (25 - 32'h1))+:(6)];
-        end
-        if (count == 26) begin
-            scale = scales[(32'h20 * (26 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (26 - 32'h1))+:(6)];
-        end
-        if (count == 27) begin
-            scale = scales[(32'h20 * (27 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (27 - 32'h1))+:(6)];
-        end
-        if (count == 28) begin
-            scale = scales[(32'h20 * (28 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (28 - 32'h1))+:(6)];
-        end
-        if (count == 29) begin
-            scale = scales[(32'h20 * (29 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (29 - 32'h1))+:(6)];
-        end
-        if (count == 30) begin
-            scale = scales[(32'h20 * (30 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (30 - 32'h1))+:(6)];
-        end
-        if (count == 31) begin
-            scale = scales[(32'h20 * (31 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (31 - 32'h1))+:(6)];
-        end
-        if (count == 32) begin
-            scale = scales[(32'h20 * (32 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (32 - 32'h1))+:(6)];
-        end
-        if (count == 33) begin
-            scale = scales[(32'h20 * (33 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (33 - 32'h1))+:(6)];
-        end
-        if (count == 34) begin
-            scale = scales[(32'h20 * (34 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (34 - 32'h1))+:(6)];
-        end
-        if (count == 35) begin
-            scale = scales[(32'h20 * (35 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (35 - 32'h1))+:(6)];
-        end
-        if (count == 36) begin
-            scale = scales[(32'h20 * (36 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (36 - 32'h1))+:(6)];
-        end
-        if (count == 37) begin
-            scale = scales[(32'h20 * (37 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (37 - 32'h1))+:(6)];
-        end
-        if (count == 38) begin
-            scale = scales[(32'h20 * (38 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (38 - 32'h1))+:(6)];
-        end
-        if (count == 39) begin
-            scale = scales[(32'h20 * (39 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (39 - 32'h1))+:(6)];
-        end
-        if (count == 40) begin
-            scale = scales[(32'h20 * (40 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (40 - 32'h1))+:(6)];
-        end
-        if (count == 41) begin
-            scale = scales[(32'h20 * (41 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (41 - 32'h1))+:(6)];
-        end
-        if (count == 42) begin
-            scale = scales[(32'h20 * (42 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (42 - 32'h1))+:(6)];
-        end
-        if (count == 43) begin
-            scale = scales[(32'h20 * (43 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (43 - 32'h1))+:(6)];
-        end
-        if (count == 44) begin
-            scale = scales[(32'h20 * (44 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (44 - 32'h1))+:(6)];
-        end
-        if (count == 45) begin
-            scale = scales[(32'h20 * (45 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (45 - 32'h1))+:(6)];
-        end
-        if (count == 46) begin
-            scale = scales[(32'h20 * (46 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (46 - 32'h1))+:(6)];
-        end
-        if (count == 47) begin
-            scale = scales[(32'h20 * (47 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (47 - 32'h1))+:(6)];
-        end
-        if (count == 48) begin
-            scale = scales[(32'h20 * (48 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (48 - 32'h1))+:(6)];
-        end
-        if (count == 49) begin
-            scale = scales[(32'h20 * (49 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (49 - 32'h1))+:(6)];
-        end
-        if (count == 50) begin
-            scale = scales[(32'h20 * (50 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (50 - 32'h1))+:(6)];
-        end
-        if (count == 51) begin
-            scale = scales[(32'h20 * (51 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (51 - 32'h1))+:(6)];
-        end
-        if (count == 52) begin
-            scale = scales[(32'h20 * (52 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (52 - 32'h1))+:(6)];
-        end
-        if (count == 53) begin
-            scale = scales[(32'h20 * (53 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (53 - 32'h1))+:(6)];
-        end
-        if (count == 54) begin
-            scale = scales[(32'h20 * (54 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (54 - 32'h1))+:(6)];
-        end
-        if (count == 55) begin
-            scale = scales[(32'h20 * (55 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (55 - 32'h1))+:(6)];
-        end
-        if (count == 56) begin
-            scale = scales[(32'h20 * (56 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (56 - 32'h1))+:(6)];
-        end
-        if (count == 57) begin
-            scale = scales[(32'h20 * (57 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (57 - 32'h1))+:(6)];
-        end
-        if (count == 58) begin
-            scale = scales[(32'h20 * (58 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (58 - 32'h1))+:(6)];
-        end
-        if (count == 59) begin
-            scale = scales[(32'h20 * (59 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (59 - 32'h1))+:(6)];
-        end
-        if (count == 60) begin
-            scale = scales[(32'h20 * (60 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (60 - 32'h1))+:(6)];
-        end
-        if (count == 61) begin
-            scale = scales[(32'h20 * (61 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (61 - 32'h1))+:(6)];
-        end
-        if (count == 62) begin
-            scale = scales[(32'h20 * (62 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (62 - 32'h1))+:(6)];
-        end
-        if (count == 63) begin
-            scale = scales[(32'h20 * (63 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (63 - 32'h1))+:(6)];
-        end
-        if (count == 64) begin
-            scale = scales[(32'h20 * (64 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (64 - 32'h1))+:(6)];
+        if ((count != 32'h0) & (count <= 32'h40)) begin
+            scale = ((scales >> (entry << 32'h5)) & 32'hffffffff);
+            shift = ((shifts >> ((entry << 32'h2) + (entry << 32'h1))) & 6'h3f);
         end
     end
     
@@ -31841,6 +32319,10 @@ module npu_u65_512_core$datapath$output_units$0$scaler(clock,rst_n,accumulators,
     reg  [31:0] pp_20;
     reg  [31:0] pp_21;
     reg  [71:0] p;
+    reg  [71:0] sum_low;
+    reg  [71:0] sum_middle;
+    reg  [71:0] sum_high;
+    reg  [71:0] correction;
     reg  [7:0] magnitude_top;
     reg  [71:0] lane_p;
     reg  [63:0] power;
@@ -32056,12 +32538,16 @@ module npu_u65_512_core$datapath$output_units$0$scaler(clock,rst_n,accumulators,
         pp_11 = limb_1 * scale_hi;
         pp_20 = limb_2 * scale_lo;
         pp_21 = limb_2 * scale_hi;
-        p = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10) + (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20) + (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        sum_low = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10);
+        sum_middle = (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20);
+        sum_high = (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        correction = 32'h0;
         magnitude_top = lane_x[(32'h20)+:(8)];
         if (lane_x[32'h27]) begin
-            p = p - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
+            correction = ((32'h0) & 72'hffffffffffffffffff) - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
             magnitude_top = ~magnitude_top;
         end
+        p = (sum_low + sum_middle) + (sum_high + correction);
         products = products | (((p) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h48));
         if ((control_1$q[(64'h8)+:(2)] == tfl) & (lane_shift < 32'h1f) & ((magnitude_top >> lane_shift) != 32'h0)) begin
             saturations = (saturations & ~(1 << (0)) | ((1'b1) << (0)));
@@ -32083,12 +32569,16 @@ module npu_u65_512_core$datapath$output_units$0$scaler(clock,rst_n,accumulators,
         pp_11 = limb_1 * scale_hi;
         pp_20 = limb_2 * scale_lo;
         pp_21 = limb_2 * scale_hi;
-        p = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10) + (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20) + (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        sum_low = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10);
+        sum_middle = (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20);
+        sum_high = (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        correction = 32'h0;
         magnitude_top = lane_x[(32'h20)+:(8)];
         if (lane_x[32'h27]) begin
-            p = p - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
+            correction = ((32'h0) & 72'hffffffffffffffffff) - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
             magnitude_top = ~magnitude_top;
         end
+        p = (sum_low + sum_middle) + (sum_high + correction);
         products = products | (((p) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h48));
         if ((control_1$q[(64'h8)+:(2)] == tfl) & (lane_shift < 32'h1f) & ((magnitude_top >> lane_shift) != 32'h0)) begin
             saturations = (saturations & ~(1 << (1)) | ((1'b1) << (1)));
@@ -32110,12 +32600,16 @@ module npu_u65_512_core$datapath$output_units$0$scaler(clock,rst_n,accumulators,
         pp_11 = limb_1 * scale_hi;
         pp_20 = limb_2 * scale_lo;
         pp_21 = limb_2 * scale_hi;
-        p = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10) + (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20) + (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        sum_low = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10);
+        sum_middle = (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20);
+        sum_high = (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        correction = 32'h0;
         magnitude_top = lane_x[(32'h20)+:(8)];
         if (lane_x[32'h27]) begin
-            p = p - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
+            correction = ((32'h0) & 72'hffffffffffffffffff) - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
             magnitude_top = ~magnitude_top;
         end
+        p = (sum_low + sum_middle) + (sum_high + correction);
         products = products | (((p) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h48));
         if ((control_1$q[(64'h8)+:(2)] == tfl) & (lane_shift < 32'h1f) & ((magnitude_top >> lane_shift) != 32'h0)) begin
             saturations = (saturations & ~(1 << (2)) | ((1'b1) << (2)));
@@ -32137,12 +32631,16 @@ module npu_u65_512_core$datapath$output_units$0$scaler(clock,rst_n,accumulators,
         pp_11 = limb_1 * scale_hi;
         pp_20 = limb_2 * scale_lo;
         pp_21 = limb_2 * scale_hi;
-        p = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10) + (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20) + (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        sum_low = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10);
+        sum_middle = (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20);
+        sum_high = (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        correction = 32'h0;
         magnitude_top = lane_x[(32'h20)+:(8)];
         if (lane_x[32'h27]) begin
-            p = p - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
+            correction = ((32'h0) & 72'hffffffffffffffffff) - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
             magnitude_top = ~magnitude_top;
         end
+        p = (sum_low + sum_middle) + (sum_high + correction);
         products = products | (((p) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h48));
         if ((control_1$q[(64'h8)+:(2)] == tfl) & (lane_shift < 32'h1f) & ((magnitude_top >> lane_shift) != 32'h0)) begin
             saturations = (saturations & ~(1 << (3)) | ((1'b1) << (3)));
@@ -32164,12 +32662,16 @@ module npu_u65_512_core$datapath$output_units$0$scaler(clock,rst_n,accumulators,
         pp_11 = limb_1 * scale_hi;
         pp_20 = limb_2 * scale_lo;
         pp_21 = limb_2 * scale_hi;
-        p = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10) + (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20) + (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        sum_low = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10);
+        sum_middle = (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20);
+        sum_high = (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        correction = 32'h0;
         magnitude_top = lane_x[(32'h20)+:(8)];
         if (lane_x[32'h27]) begin
-            p = p - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
+            correction = ((32'h0) & 72'hffffffffffffffffff) - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
             magnitude_top = ~magnitude_top;
         end
+        p = (sum_low + sum_middle) + (sum_high + correction);
         products = products | (((p) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h48));
         if ((control_1$q[(64'h8)+:(2)] == tfl) & (lane_shift < 32'h1f) & ((magnitude_top >> lane_shift) != 32'h0)) begin
             saturations = (saturations & ~(1 << (4)) | ((1'b1) << (4)));
@@ -32191,12 +32693,16 @@ module npu_u65_512_core$datapath$output_units$0$scaler(clock,rst_n,accumulators,
         pp_11 = limb_1 * scale_hi;
         pp_20 = limb_2 * scale_lo;
         pp_21 = limb_2 * scale_hi;
-        p = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10) + (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20) + (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        sum_low = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10);
+        sum_middle = (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20);
+        sum_high = (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        correction = 32'h0;
         magnitude_top = lane_x[(32'h20)+:(8)];
         if (lane_x[32'h27]) begin
-            p = p - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
+            correction = ((32'h0) & 72'hffffffffffffffffff) - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
             magnitude_top = ~magnitude_top;
         end
+        p = (sum_low + sum_middle) + (sum_high + correction);
         products = products | (((p) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h48));
         if ((control_1$q[(64'h8)+:(2)] == tfl) & (lane_shift < 32'h1f) & ((magnitude_top >> lane_shift) != 32'h0)) begin
             saturations = (saturations & ~(1 << (5)) | ((1'b1) << (5)));
@@ -32218,12 +32724,16 @@ module npu_u65_512_core$datapath$output_units$0$scaler(clock,rst_n,accumulators,
         pp_11 = limb_1 * scale_hi;
         pp_20 = limb_2 * scale_lo;
         pp_21 = limb_2 * scale_hi;
-        p = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10) + (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20) + (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        sum_low = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10);
+        sum_middle = (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20);
+        sum_high = (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        correction = 32'h0;
         magnitude_top = lane_x[(32'h20)+:(8)];
         if (lane_x[32'h27]) begin
-            p = p - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
+            correction = ((32'h0) & 72'hffffffffffffffffff) - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
             magnitude_top = ~magnitude_top;
         end
+        p = (sum_low + sum_middle) + (sum_high + correction);
         products = products | (((p) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h48));
         if ((control_1$q[(64'h8)+:(2)] == tfl) & (lane_shift < 32'h1f) & ((magnitude_top >> lane_shift) != 32'h0)) begin
             saturations = (saturations & ~(1 << (6)) | ((1'b1) << (6)));
@@ -32245,12 +32755,16 @@ module npu_u65_512_core$datapath$output_units$0$scaler(clock,rst_n,accumulators,
         pp_11 = limb_1 * scale_hi;
         pp_20 = limb_2 * scale_lo;
         pp_21 = limb_2 * scale_hi;
-        p = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10) + (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20) + (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        sum_low = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10);
+        sum_middle = (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20);
+        sum_high = (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        correction = 32'h0;
         magnitude_top = lane_x[(32'h20)+:(8)];
         if (lane_x[32'h27]) begin
-            p = p - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
+            correction = ((32'h0) & 72'hffffffffffffffffff) - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
             magnitude_top = ~magnitude_top;
         end
+        p = (sum_low + sum_middle) + (sum_high + correction);
         products = products | (((p) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h48));
         if ((control_1$q[(64'h8)+:(2)] == tfl) & (lane_shift < 32'h1f) & ((magnitude_top >> lane_shift) != 32'h0)) begin
             saturations = (saturations & ~(1 << (7)) | ((1'b1) << (7)));
@@ -33788,6 +34302,7 @@ module npu_u65_512_core$datapath$output_units$0$wide_path$wide_lanes$0$output_sc
     reg  [97:0] product;
     reg  r_negative;
     reg  second_rounding;
+    reg  [97:0] low_ones;
     reg  [97:0] p;
     reg  [5:0] shift;
     reg  [97:0] power;
@@ -33874,7 +34389,7 @@ module npu_u65_512_core$datapath$output_units$0$wide_path$wide_lanes$0$output_sc
         .d(saturated_7$d),
         .q(saturated_7$q)
     );
-    npu_u65_512_core$datapath$ifm_fetch$channel_term value_8(
+    npu_u65_512_core$datapath$ifm_fetch$multiply_b value_8(
         .clock(value_8$clock),
         .rst_n(value_8$rst_n),
         .d(value_8$d),
@@ -34015,15 +34530,16 @@ module npu_u65_512_core$datapath$output_units$0$wide_path$wide_lanes$0$output_sc
             end
         end
         power = ((32'h1) & 98'h3ffffffffffffffffffffffff) << shift;
+        low_ones = ~(ones_98 << shift);
         addend = power >> 32'h1;
         if (operation_6$q[(64'h33)+:(2)] == truncate) begin
             addend = 32'h0;
             if (p[32'h61]) begin
-                addend = power - 32'h1;
+                addend = low_ones;
             end
         end
         if ((operation_6$q[(64'h33)+:(2)] == tfl) & operation_6$q[(64'h35)+:(1)] & p[32'h61] & (shift != 32'h0)) begin
-            addend = addend - 32'h1;
+            addend = low_ones >> 32'h1;
         end
         if (advance) begin
             operation_7$d = operation_6$q;
@@ -34107,6 +34623,16 @@ module npu_u65_512_core$datapath$output_units$0$wide_path$wide_lanes$0$output_sc
        else q <= d;
     end
 endmodule // npu_u65_512_core$datapath$output_units$0$wide_path$wide_lanes$0$output_scale$product_6
+
+
+
+
+
+
+
+
+
+
 
 
 
@@ -35229,6 +35755,14 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
     output reg  busy;
     
     // Stub signals
+    reg  geometry$clock;
+    reg  geometry$rst_n;
+    reg  [289:0] geometry$d;
+    wire  [289:0] geometry$q;
+    reg  settling$clock;
+    reg  settling$rst_n;
+    reg  settling$d;
+    wire  settling$q;
     reg  running$clock;
     reg  running$rst_n;
     reg  running$d;
@@ -35301,8 +35835,21 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
     reg  last_sub_y;
     reg  last_chunk;
     reg  take;
+    reg  [289:0] job_geometry;
     
     // Sub module instances
+    npu_u65_512_core$datapath$traversal$block_walker$geometry geometry(
+        .clock(geometry$clock),
+        .rst_n(geometry$rst_n),
+        .d(geometry$d),
+        .q(geometry$q)
+    );
+    npu_u65_512_core$cpm$reset_sync$stage$0 settling(
+        .clock(settling$clock),
+        .rst_n(settling$rst_n),
+        .d(settling$d),
+        .q(settling$q)
+    );
     npu_u65_512_core$cpm$reset_sync$stage$0 running(
         .clock(running$clock),
         .rst_n(running$rst_n),
@@ -35360,6 +35907,8 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
     
     // Update code
     always @(*) begin
+        geometry$clock = clock;
+        settling$clock = clock;
         running$clock = clock;
         y$clock = clock;
         x$clock = clock;
@@ -35369,6 +35918,8 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
         sub_x$clock = clock;
         ib_half$clock = clock;
         held$clock = clock;
+        geometry$d = geometry$q;
+        settling$d = settling$q;
         running$d = running$q;
         y$d = y$q;
         x$d = x$q;
@@ -35378,6 +35929,8 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
         sub_x$d = sub_x$q;
         ib_half$d = ib_half$q;
         held$d = held$q;
+        geometry$rst_n = rst_n;
+        settling$rst_n = rst_n;
         running$rst_n = rst_n;
         y$rst_n = rst_n;
         x$rst_n = rst_n;
@@ -35436,6 +35989,26 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
                 channel_end = s[(64'h30)+:(16)];
             end
         end
+        oy_first = y$q;
+        oy_last = y$q + block_height - 32'h1;
+        if (s[(64'h82)+:(2)] == 32'h2) begin
+            oy_first = y$q << 32'h1;
+            oy_last = (y$q + block_height - 32'h1) << 32'h1;
+        end
+        if (s[(64'h82)+:(2)] == 32'h3) begin
+            oy_first = (y$q << 32'h1) + y$q;
+            oy_last = ((y$q + block_height - 32'h1) << 32'h1) + y$q + block_height - 32'h1;
+        end
+        ox_first = x$q;
+        ox_last = x$q + block_width - 32'h1;
+        if (s[(64'h80)+:(2)] == 32'h2) begin
+            ox_first = x$q << 32'h1;
+            ox_last = (x$q + block_width - 32'h1) << 32'h1;
+        end
+        if (s[(64'h80)+:(2)] == 32'h3) begin
+            ox_first = (x$q << 32'h1) + x$q;
+            ox_last = ((x$q + block_width - 32'h1) << 32'h1) + x$q + block_width - 32'h1;
+        end
         split_height = 32'h8;
         split_width = 32'h8;
         if (s[(64'hab)+:(1)]) begin
@@ -35456,31 +36029,11 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
         if (s[(64'h70)+:(16)] - sub_x$q < split_width) begin
             sub_width = s[(64'h70)+:(16)] - sub_x$q;
         end
-        oy_first = y$q;
-        oy_last = y$q + block_height - 32'h1;
-        if (s[(64'h82)+:(2)] == 32'h2) begin
-            oy_first = y$q << 32'h1;
-            oy_last = (y$q + block_height - 32'h1) << 32'h1;
-        end
-        if (s[(64'h82)+:(2)] == 32'h3) begin
-            oy_first = (y$q << 32'h1) + y$q;
-            oy_last = ((y$q + block_height - 32'h1) << 32'h1) + y$q + block_height - 32'h1;
-        end
         ky_first = sub_y$q;
         ky_last = sub_y$q + sub_height - 32'h1;
         if (s[(64'h86)+:(2)] == 32'h2) begin
             ky_first = sub_y$q << 32'h1;
             ky_last = (sub_y$q + sub_height - 32'h1) << 32'h1;
-        end
-        ox_first = x$q;
-        ox_last = x$q + block_width - 32'h1;
-        if (s[(64'h80)+:(2)] == 32'h2) begin
-            ox_first = x$q << 32'h1;
-            ox_last = (x$q + block_width - 32'h1) << 32'h1;
-        end
-        if (s[(64'h80)+:(2)] == 32'h3) begin
-            ox_first = (x$q << 32'h1) + x$q;
-            ox_last = ((x$q + block_width - 32'h1) << 32'h1) + x$q + block_width - 32'h1;
         end
         kx_first = sub_x$q;
         kx_last = sub_x$q + sub_width - 32'h1;
@@ -35488,24 +36041,46 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
             kx_first = sub_x$q << 32'h1;
             kx_last = (sub_x$q + sub_width - 32'h1) << 32'h1;
         end
+        geometry$d[(64'h0)+:(16)] = sub_height;
+        geometry$d[(64'h10)+:(16)] = sub_width;
+        geometry$d[(64'h20)+:(16)] = ky_first;
+        geometry$d[(64'h30)+:(16)] = ky_last;
+        geometry$d[(64'h40)+:(16)] = kx_first;
+        geometry$d[(64'h50)+:(16)] = kx_last;
+        geometry$d[(64'hc0)+:(16)] = block_depth;
+        geometry$d[(64'h80)+:(16)] = oy_first;
+        geometry$d[(64'h90)+:(16)] = oy_last;
+        geometry$d[(64'ha0)+:(16)] = ox_first;
+        geometry$d[(64'hb0)+:(16)] = ox_last;
+        geometry$d[(64'h60)+:(16)] = block_height;
+        geometry$d[(64'h70)+:(16)] = block_width;
+        geometry$d[(64'hd0)+:(16)] = core_block_depth;
+        geometry$d[(64'he0)+:(1)] = last_z;
+        geometry$d[(64'he1)+:(16)] = paired_block_depth;
+        geometry$d[(64'hf1)+:(1)] = z$q + (s[(64'hcf)+:(16)] >> 32'h1) >= paired_core_depth;
+        geometry$d[(64'hf2)+:(16)] = channel_start;
+        geometry$d[(64'h102)+:(16)] = channel_end;
+        geometry$d[(64'h112)+:(16)] = ifm_block_depth;
+        job_geometry = geometry$q;
+        settling$d = 1'b0;
         uy_first = 32'h0;
-        if (oy_first + ky_first > s[(64'h88)+:(16)]) begin
-            uy_first = oy_first + ky_first - s[(64'h88)+:(16)];
+        if (job_geometry[(64'h80)+:(16)] + job_geometry[(64'h20)+:(16)] > s[(64'h88)+:(16)]) begin
+            uy_first = job_geometry[(64'h80)+:(16)] + job_geometry[(64'h20)+:(16)] - s[(64'h88)+:(16)];
         end
-        uy_last = oy_last + ky_last - s[(64'h88)+:(16)];
+        uy_last = job_geometry[(64'h90)+:(16)] + job_geometry[(64'h30)+:(16)] - s[(64'h88)+:(16)];
         if (uy_last >= s[(64'h40)+:(16)]) begin
             uy_last = s[(64'h40)+:(16)] - 32'h1;
         end
-        rows_empty = (oy_last + ky_last < s[(64'h88)+:(16)]) | (uy_first >= s[(64'h40)+:(16)]);
+        rows_empty = (job_geometry[(64'h90)+:(16)] + job_geometry[(64'h30)+:(16)] < s[(64'h88)+:(16)]) | (uy_first >= s[(64'h40)+:(16)]);
         ux_first = 32'h0;
-        if (ox_first + kx_first > s[(64'h98)+:(16)]) begin
-            ux_first = ox_first + kx_first - s[(64'h98)+:(16)];
+        if (job_geometry[(64'ha0)+:(16)] + job_geometry[(64'h40)+:(16)] > s[(64'h98)+:(16)]) begin
+            ux_first = job_geometry[(64'ha0)+:(16)] + job_geometry[(64'h40)+:(16)] - s[(64'h98)+:(16)];
         end
-        ux_last = ox_last + kx_last - s[(64'h98)+:(16)];
+        ux_last = job_geometry[(64'hb0)+:(16)] + job_geometry[(64'h50)+:(16)] - s[(64'h98)+:(16)];
         if (ux_last >= s[(64'h50)+:(16)]) begin
             ux_last = s[(64'h50)+:(16)] - 32'h1;
         end
-        columns_empty = (ox_last + kx_last < s[(64'h98)+:(16)]) | (ux_first >= s[(64'h50)+:(16)]);
+        columns_empty = (job_geometry[(64'hb0)+:(16)] + job_geometry[(64'h50)+:(16)] < s[(64'h98)+:(16)]) | (ux_first >= s[(64'h50)+:(16)]);
         if (s[(64'ha8)+:(1)]) begin
             uy_first = uy_first >> 32'h1;
             uy_last = uy_last >> 32'h1;
@@ -35515,9 +36090,9 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
         jobs$data[(64'h0)+:(16)] = y$q;
         jobs$data[(64'h10)+:(16)] = x$q;
         jobs$data[(64'h20)+:(16)] = z$q;
-        jobs$data[(64'h30)+:(16)] = block_height;
-        jobs$data[(64'h40)+:(16)] = block_width;
-        jobs$data[(64'h50)+:(16)] = block_depth;
+        jobs$data[(64'h30)+:(16)] = job_geometry[(64'h60)+:(16)];
+        jobs$data[(64'h40)+:(16)] = job_geometry[(64'h70)+:(16)];
+        jobs$data[(64'h50)+:(16)] = job_geometry[(64'hc0)+:(16)];
         jobs$data[(64'h60)+:(16)] = uy_first;
         jobs$data[(64'h70)+:(16)] = ux_first;
         jobs$data[(64'h80)+:(16)] = uy_last - uy_first + 32'h1;
@@ -35529,24 +36104,24 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
             jobs$data[(64'h90)+:(16)] = 32'h0;
         end
         jobs$data[(64'ha0)+:(16)] = channel0$q;
-        jobs$data[(64'hb0)+:(16)] = ifm_block_depth;
-        if (channel_end - channel0$q < ifm_block_depth) begin
-            jobs$data[(64'hb0)+:(16)] = channel_end - channel0$q;
+        jobs$data[(64'hb0)+:(16)] = job_geometry[(64'h112)+:(16)];
+        if (job_geometry[(64'h102)+:(16)] - channel0$q < job_geometry[(64'h112)+:(16)]) begin
+            jobs$data[(64'hb0)+:(16)] = job_geometry[(64'h102)+:(16)] - channel0$q;
         end
         jobs$data[(64'hc0)+:(16)] = sub_y$q;
         jobs$data[(64'hd0)+:(16)] = sub_x$q;
-        jobs$data[(64'he0)+:(16)] = sub_height;
-        jobs$data[(64'hf0)+:(16)] = sub_width;
+        jobs$data[(64'he0)+:(16)] = job_geometry[(64'h0)+:(16)];
+        jobs$data[(64'hf0)+:(16)] = job_geometry[(64'h10)+:(16)];
         last_sub_x = sub_x$q + split_width >= s[(64'h70)+:(16)];
         last_sub_y = sub_y$q + split_height >= s[(64'h60)+:(16)];
-        last_chunk = channel0$q + ifm_block_depth >= channel_end;
-        jobs$data[(64'h100)+:(1)] = (channel0$q == channel_start) & (sub_y$q == 32'h0) & (sub_x$q == 32'h0);
+        last_chunk = channel0$q + job_geometry[(64'h112)+:(16)] >= job_geometry[(64'h102)+:(16)];
+        jobs$data[(64'h100)+:(1)] = (channel0$q == job_geometry[(64'hf2)+:(16)]) & (sub_y$q == 32'h0) & (sub_x$q == 32'h0);
         jobs$data[(64'h101)+:(1)] = last_sub_x & last_sub_y & last_chunk;
         jobs$data[(64'h102)+:(1)] = ib_half$q;
-        jobs$data[(64'h103)+:(1)] = last_z;
-        jobs$data[(64'h104)+:(16)] = paired_block_depth;
-        jobs$data[(64'h114)+:(1)] = z$q + (s[(64'hcf)+:(16)] >> 32'h1) >= paired_core_depth;
-        jobs$valid = running$q & (held$q != 32'h2);
+        jobs$data[(64'h103)+:(1)] = job_geometry[(64'he0)+:(1)];
+        jobs$data[(64'h104)+:(16)] = job_geometry[(64'he1)+:(16)];
+        jobs$data[(64'h114)+:(1)] = job_geometry[(64'hf1)+:(1)];
+        jobs$valid = running$q & ~settling$q & (held$q != 32'h2);
         take = jobs$valid & jobs$ready;
         if (take & ~ib_release) begin
             held$d = held$q + 32'h1;
@@ -35555,6 +36130,7 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
             held$d = held$q - 32'h1;
         end
         if (take) begin
+            settling$d = 1'b1;
             ib_half$d = ~ib_half$q;
             sub_x$d = sub_x$q + split_width;
             if (last_sub_x) begin
@@ -35562,11 +36138,11 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
                 sub_y$d = sub_y$q + split_height;
                 if (last_sub_y) begin
                     sub_y$d = 32'h0;
-                    channel0$d = channel0$q + ifm_block_depth;
+                    channel0$d = channel0$q + job_geometry[(64'h112)+:(16)];
                     if (last_chunk) begin
                         channel0$d = 32'h0;
-                        z$d = z$q + core_block_depth;
-                        if (last_z) begin
+                        z$d = z$q + job_geometry[(64'hd0)+:(16)];
+                        if (job_geometry[(64'he0)+:(1)]) begin
                             z$d = 32'h0;
                             x$d = x$q + s[(64'hbf)+:(16)];
                             if (x$q + s[(64'hbf)+:(16)] >= s[(64'h10)+:(16)]) begin
@@ -35577,10 +36153,10 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
                                 end
                             end
                         end
-                        if (s[(64'ha9)+:(1)] & ~last_z) begin
-                            channel0$d = z$q + core_block_depth;
+                        if (s[(64'ha9)+:(1)] & ~job_geometry[(64'he0)+:(1)]) begin
+                            channel0$d = z$q + job_geometry[(64'hd0)+:(16)];
                             if (s[(64'hdf)+:(1)]) begin
-                                channel0$d = (z$q + core_block_depth) << 32'h1;
+                                channel0$d = (z$q + job_geometry[(64'hd0)+:(16)]) << 32'h1;
                             end
                         end
                     end
@@ -35589,6 +36165,7 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
         end
         if (start & ~running$q) begin
             running$d = 1'b1;
+            settling$d = 1'b1;
             y$d = 32'h0;
             x$d = 32'h0;
             z$d = 32'h0;
@@ -35600,6 +36177,27 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
     end
     
 endmodule // npu_u65_512_core$datapath$traversal$block_walker
+
+
+
+
+module npu_u65_512_core$datapath$traversal$block_walker$geometry(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [289:0] d;
+    output reg  [289:0] q;
+    
+    // Constant declarations
+    localparam  init = 290'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$traversal$block_walker$geometry
 
 
 
@@ -38955,7 +39553,7 @@ module npu_u65_512_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
         .d(active$d),
         .q(active$q)
     );
-    npu_u65_512_core$datapath$ifm_fetch$channel_term current(
+    npu_u65_512_core$datapath$ifm_fetch$multiply_b current(
         .clock(current$clock),
         .rst_n(current$rst_n),
         .d(current$d),
@@ -38967,13 +39565,13 @@ module npu_u65_512_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
         .d(row_left$d),
         .q(row_left$q)
     );
-    npu_u65_512_core$datapath$ifm_fetch$channel_term row_start(
+    npu_u65_512_core$datapath$ifm_fetch$multiply_b row_start(
         .clock(row_start$clock),
         .rst_n(row_start$rst_n),
         .d(row_start$d),
         .q(row_start$q)
     );
-    npu_u65_512_core$datapath$ifm_fetch$channel_term packed_row_start(
+    npu_u65_512_core$datapath$ifm_fetch$multiply_b packed_row_start(
         .clock(packed_row_start$clock),
         .rst_n(packed_row_start$rst_n),
         .d(packed_row_start$d),
@@ -39009,13 +39607,13 @@ module npu_u65_512_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
         .d(rows$d),
         .q(rows$q)
     );
-    npu_u65_512_core$datapath$ifm_fetch$channel_term row_stride(
+    npu_u65_512_core$datapath$ifm_fetch$multiply_b row_stride(
         .clock(row_stride$clock),
         .rst_n(row_stride$rst_n),
         .d(row_stride$d),
         .q(row_stride$q)
     );
-    npu_u65_512_core$datapath$ifm_fetch$channel_term plane_gap(
+    npu_u65_512_core$datapath$ifm_fetch$multiply_b plane_gap(
         .clock(plane_gap$clock),
         .rst_n(plane_gap$rst_n),
         .d(plane_gap$d),
@@ -41144,7 +41742,7 @@ module npu_u65_512_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
         .d(aw_valid$d),
         .q(aw_valid$q)
     );
-    npu_u65_512_core$datapath$ifm_fetch$channel_term aw_addr(
+    npu_u65_512_core$datapath$ifm_fetch$multiply_b aw_addr(
         .clock(aw_addr$clock),
         .rst_n(aw_addr$rst_n),
         .d(aw_addr$d),
@@ -41627,7 +42225,7 @@ module npu_u65_512_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
         .d(open_valid$d),
         .q(open_valid$q)
     );
-    npu_u65_512_core$datapath$ifm_fetch$channel_term open_address(
+    npu_u65_512_core$datapath$ifm_fetch$multiply_b open_address(
         .clock(open_address$clock),
         .rst_n(open_address$rst_n),
         .d(open_address$d),
@@ -41663,7 +42261,7 @@ module npu_u65_512_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
         .d(open_max_beats$d),
         .q(open_max_beats$q)
     );
-    npu_u65_512_core$datapath$ifm_fetch$channel_term burst_address(
+    npu_u65_512_core$datapath$ifm_fetch$multiply_b burst_address(
         .clock(burst_address$clock),
         .rst_n(burst_address$rst_n),
         .d(burst_address$d),
@@ -41715,7 +42313,7 @@ module npu_u65_512_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
         .d(aw_valid$d),
         .q(aw_valid$q)
     );
-    npu_u65_512_core$datapath$ifm_fetch$channel_term aw_address(
+    npu_u65_512_core$datapath$ifm_fetch$multiply_b aw_address(
         .clock(aw_address$clock),
         .rst_n(aw_address$rst_n),
         .d(aw_address$d),
@@ -43480,7 +44078,7 @@ module npu_u65_512_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
         .d(id$d),
         .q(id$q)
     );
-    npu_u65_512_core$datapath$ifm_fetch$channel_term address(
+    npu_u65_512_core$datapath$ifm_fetch$multiply_b address(
         .clock(address$clock),
         .rst_n(address$rst_n),
         .d(address$d),
@@ -46842,8 +47440,8 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma,
         activation_opb_scale$write = write;
         activation_opb_scale$key = key;
         activation_opb_scale$value = value;
-        known = dma_src_region$hit | dma_dst_region$hit | dma_size0$hit | dma_size1$hit | dma_src$hit | dma_dst$hit | dma_len$hit | dma_skip0$hit | dma_skip1$hit | ifm_pad_top$hit | ifm_pad_left$hit | ifm_pad_right$hit | ifm_pad_bottom$hit | ifm_depth_m1$hit | ifm_precision$hit | ifm_upscale$hit | ifm_zero_point$hit | ifm_width0_m1$hit | ifm_height0_m1$hit | ifm_height1_m1$hit | ifm_ib_end$hit | ifm_region$hit | ifm_base0$hit | ifm_base1$hit | ifm_base2$hit | ifm_base3$hit | ifm_stride_x$hit | ifm_stride_y$hit | ifm_stride_c$hit | ifm2_broadcast$hit | ifm2_scalar$hit | ifm2_precision$hit | ifm2_zero_point$hit | ifm2_width0_m1$hit | ifm2_height0_m1$hit | ifm2_height1_m1$hit | ifm2_ib_start$hit | ifm2_region$hit | ifm2_base0$hit | ifm2_base1$hit | ifm2_base2$hit | ifm2_base3$hit | ifm2_stride_x$hit | ifm2_stride_y$hit | ifm2_stride_c$hit | ofm_width_m1$hit | ofm_height_m1$hit | ofm_depth_m1$hit | ofm_precision$hit | ofm_blk_width_m1$hit | ofm_blk_height_m1$hit | ofm_blk_depth_m1$hit | ofm_zero_point$hit | ofm_width0_m1$hit | ofm_height0_m1$hit | ofm_height1_m1$hit | ofm_region$hit | ofm_base0$hit | ofm_base1$hit | ofm_base2$hit | ofm_base3$hit | ofm_stride_x$hit | ofm_stride_y$hit | ofm_stride_c$hit | kernel_width_m1$hit | kernel_height_m1$hit | kernel_stride$hit | kernel_parallel_mode$hit | kernel_acc_format$hit | kernel_ab_start$hit | kernel_blockdep$hit | weights_weight_region$hit | weights_scale_region$hit | weights_weight_base$hit | weights_weight_length$hit | weights_scale_base$hit | weights_scale_length$hit | weights_weight1_base$hit | weights_weight1_length$hit | weights_scale1_base$hit | weights_scale1_length$hit | activation_activation$hit | activation_activation_min$hit | activation_activation_max$hit | activation_ofm_scale$hit | activation_opa_scale$hit | activation_opb_scale$hit;
-        reserved = dma_src_region$reserved | dma_dst_region$reserved | dma_size0$reserved | dma_size1$reserved | dma_src$reserved | dma_dst$reserved | dma_len$reserved | dma_skip0$reserved | dma_skip1$reserved | ifm_pad_top$reserved | ifm_pad_left$reserved | ifm_pad_right$reserved | ifm_pad_bottom$reserved | ifm_depth_m1$reserved | ifm_precision$reserved | ifm_upscale$reserved | ifm_zero_point$reserved | ifm_width0_m1$reserved | ifm_height0_m1$reserved | ifm_height1_m1$reserved | ifm_ib_end$reserved | ifm_region$reserved | ifm_base0$reserved | ifm_base1$reserved | ifm_base2$reserved | ifm_base3$reserved | ifm_stride_x$reserved | ifm_stride_y$reserved | ifm_stride_c$reserved | ifm2_broadcast$reserved | ifm2_scalar$reserved | ifm2_precision$reserved | ifm2_zero_point$reserved | ifm2_width0_m1$reserved | ifm2_height0_m1$reserved | ifm2_height1_m1$reserved | ifm2_ib_start$reserved | ifm2_region$reserved | ifm2_base0$reserved | ifm2_base1$reserved | ifm2_base2$reserved | ifm2_base3$reserved | ifm2_stride_x$reserved | ifm2_stride_y$reserved | ifm2_stride_c$reserved | ofm_width_m1$reserved | ofm_height_m1$reserved | ofm_depth_m1$reserved | ofm_precision$reserved | ofm_blk_width_m1$reserved | ofm_blk_height_m1$reserved | ofm_blk_depth_m1$reserved | ofm_zero_point$reserved | ofm_width0_m1$reserved | ofm_height0_m1$reserved | ofm_height1_m1$reserved | ofm_region$reserved | ofm_base0$reserved | ofm_base1$reserved | ofm_base2$reserved | ofm_base3$reserved | ofm_stride_x$reserved | ofm_stride_y$reserved | ofm_stride_c$reserved | kernel_width_m1$reserved | kernel_height_m1$reserved | kernel_stride$reserved | kernel_parallel_mode$reserved | kernel_acc_format$reserved | kernel_ab_start$reserved | kernel_blockdep$reserved | weights_weight_region$reserved | weights_scale_region$reserved | weights_weight_base$reserved | weights_weight_length$reserved | weights_scale_base$reserved | weights_scale_length$reserved | weights_weight1_base$reserved | weights_weight1_length$reserved | weights_scale1_base$reserved | weights_scale1_length$reserved | activation_activation$reserved | activation_activation_min$reserved | activation_activation_max$reserved | activation_ofm_scale$reserved | activation_opa_scale$reserved | activation_opb_scale$reserved;
+        known = (((((dma_src_region$hit | dma_dst_region$hit) | (dma_size0$hit | (dma_size1$hit | dma_src$hit))) | ((dma_dst$hit | dma_len$hit) | (dma_skip0$hit | (dma_skip1$hit | ifm_pad_top$hit)))) | (((ifm_pad_left$hit | ifm_pad_right$hit) | (ifm_pad_bottom$hit | (ifm_depth_m1$hit | ifm_precision$hit))) | ((ifm_upscale$hit | (ifm_zero_point$hit | ifm_width0_m1$hit)) | (ifm_height0_m1$hit | (ifm_height1_m1$hit | ifm_ib_end$hit))))) | ((((ifm_region$hit | ifm_base0$hit) | (ifm_base1$hit | (ifm_base2$hit | ifm_base3$hit))) | ((ifm_stride_x$hit | (ifm_stride_y$hit | ifm_stride_c$hit)) | (ifm2_broadcast$hit | (ifm2_scalar$hit | ifm2_precision$hit)))) | (((ifm2_zero_point$hit | ifm2_width0_m1$hit) | (ifm2_height0_m1$hit | (ifm2_height1_m1$hit | ifm2_ib_start$hit))) | ((ifm2_region$hit | (ifm2_base0$hit | ifm2_base1$hit)) | (ifm2_base2$hit | (ifm2_base3$hit | ifm2_stride_x$hit)))))) | (((((ifm2_stride_y$hit | ifm2_stride_c$hit) | (ofm_width_m1$hit | (ofm_height_m1$hit | ofm_depth_m1$hit))) | ((ofm_precision$hit | (ofm_blk_width_m1$hit | ofm_blk_height_m1$hit)) | (ofm_blk_depth_m1$hit | (ofm_zero_point$hit | ofm_width0_m1$hit)))) | (((ofm_height0_m1$hit | ofm_height1_m1$hit) | (ofm_region$hit | (ofm_base0$hit | ofm_base1$hit))) | ((ofm_base2$hit | (ofm_base3$hit | ofm_stride_x$hit)) | (ofm_stride_y$hit | (ofm_stride_c$hit | kernel_width_m1$hit))))) | ((((kernel_height_m1$hit | kernel_stride$hit) | (kernel_parallel_mode$hit | (kernel_acc_format$hit | kernel_ab_start$hit))) | ((kernel_blockdep$hit | (weights_weight_region$hit | weights_scale_region$hit)) | (weights_weight_base$hit | (weights_weight_length$hit | weights_scale_base$hit)))) | (((weights_scale_length$hit | weights_weight1_base$hit) | (weights_weight1_length$hit | (weights_scale1_base$hit | weights_scale1_length$hit))) | ((activation_activation$hit | (activation_activation_min$hit | activation_activation_max$hit)) | (activation_ofm_scale$hit | (activation_opa_scale$hit | activation_opb_scale$hit))))));
+        reserved = (((((dma_src_region$reserved | dma_dst_region$reserved) | (dma_size0$reserved | (dma_size1$reserved | dma_src$reserved))) | ((dma_dst$reserved | dma_len$reserved) | (dma_skip0$reserved | (dma_skip1$reserved | ifm_pad_top$reserved)))) | (((ifm_pad_left$reserved | ifm_pad_right$reserved) | (ifm_pad_bottom$reserved | (ifm_depth_m1$reserved | ifm_precision$reserved))) | ((ifm_upscale$reserved | (ifm_zero_point$reserved | ifm_width0_m1$reserved)) | (ifm_height0_m1$reserved | (ifm_height1_m1$reserved | ifm_ib_end$reserved))))) | ((((ifm_region$reserved | ifm_base0$reserved) | (ifm_base1$reserved | (ifm_base2$reserved | ifm_base3$reserved))) | ((ifm_stride_x$reserved | (ifm_stride_y$reserved | ifm_stride_c$reserved)) | (ifm2_broadcast$reserved | (ifm2_scalar$reserved | ifm2_precision$reserved)))) | (((ifm2_zero_point$reserved | ifm2_width0_m1$reserved) | (ifm2_height0_m1$reserved | (ifm2_height1_m1$reserved | ifm2_ib_start$reserved))) | ((ifm2_region$reserved | (ifm2_base0$reserved | ifm2_base1$reserved)) | (ifm2_base2$reserved | (ifm2_base3$reserved | ifm2_stride_x$reserved)))))) | (((((ifm2_stride_y$reserved | ifm2_stride_c$reserved) | (ofm_width_m1$reserved | (ofm_height_m1$reserved | ofm_depth_m1$reserved))) | ((ofm_precision$reserved | (ofm_blk_width_m1$reserved | ofm_blk_height_m1$reserved)) | (ofm_blk_depth_m1$reserved | (ofm_zero_point$reserved | ofm_width0_m1$reserved)))) | (((ofm_height0_m1$reserved | ofm_height1_m1$reserved) | (ofm_region$reserved | (ofm_base0$reserved | ofm_base1$reserved))) | ((ofm_base2$reserved | (ofm_base3$reserved | ofm_stride_x$reserved)) | (ofm_stride_y$reserved | (ofm_stride_c$reserved | kernel_width_m1$reserved))))) | ((((kernel_height_m1$reserved | kernel_stride$reserved) | (kernel_parallel_mode$reserved | (kernel_acc_format$reserved | kernel_ab_start$reserved))) | ((kernel_blockdep$reserved | (weights_weight_region$reserved | weights_scale_region$reserved)) | (weights_weight_base$reserved | (weights_weight_length$reserved | weights_scale_base$reserved)))) | (((weights_scale_length$reserved | weights_weight1_base$reserved) | (weights_weight1_length$reserved | (weights_scale1_base$reserved | weights_scale1_length$reserved))) | ((activation_activation$reserved | (activation_activation_min$reserved | activation_activation_max$reserved)) | (activation_ofm_scale$reserved | (activation_opa_scale$reserved | activation_opb_scale$reserved))))));
         dma[(64'h0)+:(11)] = dma_src_region$q[(32'h0)+:(11)];
         dma[(64'hb)+:(11)] = dma_dst_region$q[(32'h0)+:(11)];
         dma[(64'h16)+:(16)] = dma_size0$q[(32'h0)+:(16)];
@@ -52677,7 +53275,7 @@ module npu_u65_512_core$pmu$latency(clock,rst_n,m0_events$enabled,m0_events$read
         .d(ahead$d),
         .q(ahead$q)
     );
-    npu_u65_512_core$pmu$latency$age age(
+    npu_u65_512_core$control$command_key age(
         .clock(age$clock),
         .rst_n(age$rst_n),
         .d(age$d),
@@ -52763,23 +53361,6 @@ module npu_u65_512_core$pmu$latency(clock,rst_n,m0_events$enabled,m0_events$read
 endmodule // npu_u65_512_core$pmu$latency
 
 
-module npu_u65_512_core$pmu$latency$age(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [10:0] d;
-    output reg  [10:0] q;
-    
-    // Constant declarations
-    localparam  init = 11'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_512_core$pmu$latency$age
 
 
 

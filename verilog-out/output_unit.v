@@ -608,6 +608,18 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
     reg  pending_byte$rst_n;
     reg  [3:0] pending_byte$d;
     wire  [3:0] pending_byte$q;
+    reg  read_full$clock;
+    reg  read_full$rst_n;
+    reg  read_full$d;
+    wire  read_full$q;
+    reg  read$clock;
+    reg  read$rst_n;
+    reg  [111:0] read$d;
+    wire  [111:0] read$q;
+    reg  read_control$clock;
+    reg  read_control$rst_n;
+    reg  [158:0] read_control$d;
+    wire  [158:0] read_control$q;
     reg  out_values$clock;
     reg  out_values$rst_n;
     reg  [271:0] out_values$d;
@@ -624,6 +636,7 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
     // Local signals
     reg  free;
     reg  nonlinear;
+    reg  advance;
     reg  collect;
     reg  pass;
     reg  issue;
@@ -636,14 +649,21 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
     reg  [34:0] index_low;
     reg  [34:0] index_high;
     reg  [15:0] index;
+    reg  below;
+    reg  above;
+    reg  raised_above;
     reg  [10:0] address;
     reg  [1:0] cores_written;
     reg  [1:0] lut_select;
-    reg  [158:0] held;
+    reg  [158:0] reading;
     reg  [127:0] line;
     reg  [31:0] word;
     reg  [7:0] entry_byte;
     reg  [25:0] interpolated;
+    reg  [158:0] held;
+    reg  [111:0] lane_read;
+    reg  [31:0] lut_word;
+    reg  [7:0] lut_byte;
     reg  [25:0] magnitude_out;
     reg  [25:0] rounded;
     reg  [31:0] slope_product;
@@ -732,6 +752,24 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
         .d(pending_byte$d),
         .q(pending_byte$q)
     );
+    output_unit_core$wide_path$wide_lanes$0$xy_negative read_full(
+        .clock(read_full$clock),
+        .rst_n(read_full$rst_n),
+        .d(read_full$d),
+        .q(read_full$q)
+    );
+    output_unit_core$activation$read read(
+        .clock(read$clock),
+        .rst_n(read$rst_n),
+        .d(read$d),
+        .q(read$q)
+    );
+    output_unit_core$decoder$partial read_control(
+        .clock(read_control$clock),
+        .rst_n(read_control$rst_n),
+        .d(read_control$d),
+        .q(read_control$q)
+    );
     output_unit_core$scaler$result out_values(
         .clock(out_values$clock),
         .rst_n(out_values$rst_n),
@@ -762,6 +800,9 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
         pending_saturated$clock = clock;
         pending_fraction$clock = clock;
         pending_byte$clock = clock;
+        read_full$clock = clock;
+        read$clock = clock;
+        read_control$clock = clock;
         out_values$clock = clock;
         out_control$clock = clock;
         out_full$clock = clock;
@@ -774,6 +815,9 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
         pending_saturated$d = pending_saturated$q;
         pending_fraction$d = pending_fraction$q;
         pending_byte$d = pending_byte$q;
+        read_full$d = read_full$q;
+        read$d = read$q;
+        read_control$d = read_control$q;
         out_values$d = out_values$q;
         out_control$d = out_control$q;
         out_full$d = out_full$q;
@@ -786,6 +830,9 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
         pending_saturated$rst_n = rst_n;
         pending_fraction$rst_n = rst_n;
         pending_byte$rst_n = rst_n;
+        read_full$rst_n = rst_n;
+        read$rst_n = rst_n;
+        read_control$rst_n = rst_n;
         out_values$rst_n = rst_n;
         out_control$rst_n = rst_n;
         out_full$rst_n = rst_n;
@@ -794,9 +841,10 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
         beat = control;
         nonlinear = beat[(64'h73)+:(1)] | beat[(64'h74)+:(1)] | beat[(64'h75)+:(1)];
         free = ~out_full$q | next_ready;
-        collect = pending$q & free;
-        pass = full & ~nonlinear & ~pending$q & free;
-        issue = full & nonlinear & (~pending$q | collect);
+        collect = read_full$q & free;
+        advance = pending$q & (~read_full$q | collect);
+        pass = full & ~nonlinear & ~pending$q & ~read_full$q & free;
+        issue = full & nonlinear & (~pending$q | advance);
         lanes_in = beat[(64'h0)+:(8)];
         last_lane = 32'h0;
         if (lanes_in[0]) begin
@@ -830,8 +878,11 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
                 lane$d = 32'h0;
             end
         end
-        if (collect) begin
+        if (advance) begin
             pending$d = 1'b0;
+        end
+        if (collect) begin
+            read_full$d = 1'b0;
         end
         if (out_full$q & next_ready) begin
             out_full$d = 1'b0;
@@ -886,10 +937,14 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
         if (index_high[32'h10]) begin
             index_high = index_high | 64'h7fffe0000;
         end
-        if ((v ^ sign_35) < (index_low ^ sign_35)) begin
+        below = (v ^ sign_35) < (index_low ^ sign_35);
+        above = (v ^ sign_35) > (index_high ^ sign_35);
+        raised_above = (index_low ^ sign_35) > (index_high ^ sign_35);
+        if (below) begin
             v = index_low;
+            above = raised_above;
         end
-        if ((v ^ sign_35) > (index_high ^ sign_35)) begin
+        if (above) begin
             v = index_high;
         end
         index = v[(32'h0)+:(16)];
@@ -941,49 +996,19 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
             pending_fraction$d = pending_fraction$q;
             pending_saturated$d = pending_saturated$q;
         end
-        held = pending_control$q;
+        reading = pending_control$q;
         interpolated = (((sigmoid_rom$entry) & 26'h3ffffff) << 32'h8) + ((((pending_fraction$q) & 16'hffff) * ((sigmoid_rom$step) & 16'hffff)) & 26'h3ffffff) - 32'h800000;
         if (pending_saturated$q) begin
             interpolated = 32'h7fff00;
         end
-        if (held[(64'h74)+:(1)]) begin
+        if (reading[(64'h74)+:(1)]) begin
             interpolated = (((sigmoid_rom$entry) & 26'h3ffffff) << 32'h9) + ((((pending_fraction$q) & 16'hffff) * ((sigmoid_rom$step) & 16'hffff)) & 26'h3ffffff);
             if (pending_saturated$q) begin
                 interpolated = 32'h1fffc00;
             end
         end
-        magnitude_out = interpolated;
-        if (held[(64'h74)+:(1)] & pending_negative$q) begin
-            magnitude_out = ((32'h2000000) & 26'h3ffffff) - interpolated;
-        end
-        if (held[(64'h74)+:(1)]) begin
-            if (held[(64'h76)+:(1)]) begin
-                rounded = (magnitude_out + 32'h200) >> 32'ha;
-            end
-            else begin
-                rounded = (magnitude_out + 32'h10000) >> 32'h11;
-            end
-            if (pending_negative$q) begin
-                if (held[(64'h76)+:(1)]) begin
-                    rounded = (magnitude_out + 32'h1ff) >> 32'ha;
-                end
-                else begin
-                    rounded = (magnitude_out + 32'hffff) >> 32'h11;
-                end
-            end
-        end
-        else if (held[(64'h76)+:(1)]) begin
-            rounded = (magnitude_out + 32'h80) >> 32'h8;
-        end
-        else begin
-            rounded = (magnitude_out + 32'h8000) >> 32'h10;
-        end
-        result = ((rounded) & 34'h3ffffffff);
-        if (held[(64'h73)+:(1)] & pending_negative$q) begin
-            result = ~((rounded) & 34'h3ffffffff) + 32'h1;
-        end
         line = luts$0$read_data;
-        if (held[(64'h9e)+:(1)]) begin
+        if (reading[(64'h9e)+:(1)]) begin
             line = luts$1$read_data;
         end
         word = line[(32'h0)+:(32)];
@@ -1052,29 +1077,75 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
         if (word[32'h1f]) begin
             slope_product = slope_product - (((pending_fraction$q) & 32'hffffffff) << 32'h10);
         end
+        if (advance) begin
+            read_full$d = 1'b1;
+            read$d[(64'h48)+:(32)] = slope_product;
+            read$d[(64'h0)+:(3)] = pending_lane$q;
+            read$d[(64'h3)+:(1)] = pending_last$q;
+            read$d[(64'h4)+:(1)] = pending_negative$q;
+            read$d[(64'h5)+:(9)] = pending_fraction$q;
+            read$d[(64'he)+:(26)] = interpolated;
+            read$d[(64'h28)+:(32)] = word;
+            read$d[(64'h68)+:(8)] = entry_byte;
+            read_control$d = pending_control$q;
+        end
+        held = read_control$q;
+        lane_read = read$q;
+        lut_word = lane_read[(64'h28)+:(32)];
+        lut_byte = lane_read[(64'h68)+:(8)];
+        magnitude_out = lane_read[(64'he)+:(26)];
+        if (held[(64'h74)+:(1)] & lane_read[(64'h4)+:(1)]) begin
+            magnitude_out = ((32'h2000000) & 26'h3ffffff) - lane_read[(64'he)+:(26)];
+        end
+        if (held[(64'h74)+:(1)]) begin
+            if (held[(64'h76)+:(1)]) begin
+                rounded = (magnitude_out + 32'h200) >> 32'ha;
+            end
+            else begin
+                rounded = (magnitude_out + 32'h10000) >> 32'h11;
+            end
+            if (lane_read[(64'h4)+:(1)]) begin
+                if (held[(64'h76)+:(1)]) begin
+                    rounded = (magnitude_out + 32'h1ff) >> 32'ha;
+                end
+                else begin
+                    rounded = (magnitude_out + 32'hffff) >> 32'h11;
+                end
+            end
+        end
+        else if (held[(64'h76)+:(1)]) begin
+            rounded = (magnitude_out + 32'h80) >> 32'h8;
+        end
+        else begin
+            rounded = (magnitude_out + 32'h8000) >> 32'h10;
+        end
+        result = ((rounded) & 34'h3ffffffff);
+        if (held[(64'h73)+:(1)] & lane_read[(64'h4)+:(1)]) begin
+            result = ~((rounded) & 34'h3ffffffff) + 32'h1;
+        end
         if (held[(64'h75)+:(1)]) begin
             if (held[(64'h76)+:(1)]) begin
-                slope_product = slope_product + 32'h40;
+                slope_product = lane_read[(64'h48)+:(32)] + 32'h40;
                 result = ((slope_product[(32'h7)+:(25)]) & 34'h3ffffffff);
                 if (slope_product[32'h1f]) begin
                     result = result | 64'h3fe000000;
                 end
-                if (word[32'hf]) begin
-                    result = result + (((word[(32'h0)+:(16)]) & 34'h3ffffffff) | 64'h3ffff0000);
+                if (lut_word[32'hf]) begin
+                    result = result + (((lut_word[(32'h0)+:(16)]) & 34'h3ffffffff) | 64'h3ffff0000);
                 end
                 else begin
-                    result = result + ((word[(32'h0)+:(16)]) & 34'h3ffffffff);
+                    result = result + ((lut_word[(32'h0)+:(16)]) & 34'h3ffffffff);
                 end
             end
             else if (held[(64'h78)+:(1)]) begin
-                result = ((word) & 34'h3ffffffff);
-                if (word[32'h1f]) begin
+                result = ((lut_word) & 34'h3ffffffff);
+                if (lut_word[32'h1f]) begin
                     result = result | 64'h300000000;
                 end
             end
             else begin
-                result = ((entry_byte) & 34'h3ffffffff);
-                if (held[(64'h77)+:(1)] & entry_byte[32'h7]) begin
+                result = ((lut_byte) & 34'h3ffffffff);
+                if (held[(64'h77)+:(1)] & lut_byte[32'h7]) begin
                     result = result | 64'h3ffffff00;
                 end
             end
@@ -1085,31 +1156,31 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
             out_full$d = 1'b1;
         end
         if (collect) begin
-            if (pending_lane$q == 0) begin
+            if (lane_read[(64'h0)+:(3)] == 0) begin
                 out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h22));
             end
-            if (pending_lane$q == 1) begin
+            if (lane_read[(64'h0)+:(3)] == 1) begin
                 out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h22));
             end
-            if (pending_lane$q == 2) begin
+            if (lane_read[(64'h0)+:(3)] == 2) begin
                 out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h22));
             end
-            if (pending_lane$q == 3) begin
+            if (lane_read[(64'h0)+:(3)] == 3) begin
                 out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h22));
             end
-            if (pending_lane$q == 4) begin
+            if (lane_read[(64'h0)+:(3)] == 4) begin
                 out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h22));
             end
-            if (pending_lane$q == 5) begin
+            if (lane_read[(64'h0)+:(3)] == 5) begin
                 out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h22));
             end
-            if (pending_lane$q == 6) begin
+            if (lane_read[(64'h0)+:(3)] == 6) begin
                 out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h22));
             end
-            if (pending_lane$q == 7) begin
+            if (lane_read[(64'h0)+:(3)] == 7) begin
                 out_values$d = (out_values$q & ~(((ones_34) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h22))) | (((result) & 272'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h22));
             end
-            if (pending_last$q) begin
+            if (lane_read[(64'h3)+:(1)]) begin
                 out_control$d = held;
                 if (held[(64'h75)+:(1)]) begin
                     out_control$d[(64'ha)+:(35)] = 32'h0;
@@ -1219,6 +1290,29 @@ endmodule // output_unit_core$activation$pending_fraction
 
 
 
+
+
+
+
+
+
+module output_unit_core$activation$read(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [111:0] d;
+    output reg  [111:0] q;
+    
+    // Constant declarations
+    localparam  init = 112'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // output_unit_core$activation$read
 
 
 
@@ -1537,8 +1631,8 @@ module output_unit_core$decoder(clock,rst_n,settings,control,settled,acc_int32);
     wire  [179:0] settings_seen$q;
     reg  unsettled$clock;
     reg  unsettled$rst_n;
-    reg  [1:0] unsettled$d;
-    wire  [1:0] unsettled$q;
+    reg  [2:0] unsettled$d;
+    wire  [2:0] unsettled$q;
     reg  partial$clock;
     reg  partial$rst_n;
     reg  [158:0] partial$d;
@@ -1547,12 +1641,21 @@ module output_unit_core$decoder(clock,rst_n,settings,control,settled,acc_int32);
     reg  bounds$rst_n;
     reg  [210:0] bounds$d;
     wire  [210:0] bounds$q;
+    reg  inner_control$clock;
+    reg  inner_control$rst_n;
+    reg  [158:0] inner_control$d;
+    wire  [158:0] inner_control$q;
+    reg  inner$clock;
+    reg  inner$rst_n;
+    reg  [209:0] inner$d;
+    wire  [209:0] inner$q;
     reg  decoded$clock;
     reg  decoded$rst_n;
     reg  [158:0] decoded$d;
     wire  [158:0] decoded$q;
     
     // Local signals
+    reg  [209:0] inner_bounds;
     reg  changed;
     reg  [158:0] partial_control;
     reg  [34:0] zero_point;
@@ -1596,6 +1699,18 @@ module output_unit_core$decoder(clock,rst_n,settings,control,settled,acc_int32);
         .d(bounds$d),
         .q(bounds$q)
     );
+    output_unit_core$decoder$partial inner_control(
+        .clock(inner_control$clock),
+        .rst_n(inner_control$rst_n),
+        .d(inner_control$d),
+        .q(inner_control$q)
+    );
+    output_unit_core$decoder$inner inner(
+        .clock(inner$clock),
+        .rst_n(inner$rst_n),
+        .d(inner$d),
+        .q(inner$q)
+    );
     output_unit_core$decoder$partial decoded(
         .clock(decoded$clock),
         .rst_n(decoded$rst_n),
@@ -1609,20 +1724,26 @@ module output_unit_core$decoder(clock,rst_n,settings,control,settled,acc_int32);
         unsettled$clock = clock;
         partial$clock = clock;
         bounds$clock = clock;
+        inner_control$clock = clock;
+        inner$clock = clock;
         decoded$clock = clock;
         settings_seen$d = settings_seen$q;
         unsettled$d = unsettled$q;
         partial$d = partial$q;
         bounds$d = bounds$q;
+        inner_control$d = inner_control$q;
+        inner$d = inner$q;
         decoded$d = decoded$q;
         settings_seen$rst_n = rst_n;
         unsettled$rst_n = rst_n;
         partial$rst_n = rst_n;
         bounds$rst_n = rst_n;
+        inner_control$rst_n = rst_n;
+        inner$rst_n = rst_n;
         decoded$rst_n = rst_n;
         changed = settings != settings_seen$q;
         settings_seen$d = settings;
-        unsettled$d = (unsettled$q << 32'h1) | ((changed) & 2'h3);
+        unsettled$d = (unsettled$q << 32'h1) | ((changed) & 3'h7);
         settled = ~changed & (unsettled$q == 32'h0);
         control = decoded$q;
         acc_int32 = settings[(64'h3c)+:(2)] == int32;
@@ -1717,15 +1838,12 @@ module output_unit_core$decoder(clock,rst_n,settings,control,settled,acc_int32);
         bounds$d[(64'h8c)+:(35)] = min;
         bounds$d[(64'haf)+:(35)] = max;
         bounds$d[(64'hd2)+:(1)] = clamp_enable;
-        ofm_low = bounds$q[(64'h0)+:(35)];
-        ofm_high = bounds$q[(64'h23)+:(35)];
         clip_low = bounds$q[(64'h46)+:(35)];
         clip_high = bounds$q[(64'h69)+:(35)];
         min = bounds$q[(64'h8c)+:(35)];
         max = bounds$q[(64'haf)+:(35)];
         low = clip_low;
         high = clip_high;
-        decoded$d = partial$q;
         if (bounds$q[(64'hd2)+:(1)]) begin
             if ((low ^ sign_35) < (min ^ sign_35)) begin
                 low = min;
@@ -1740,6 +1858,21 @@ module output_unit_core$decoder(clock,rst_n,settings,control,settled,acc_int32);
                 high = max;
             end
         end
+        inner_control$d = partial$q;
+        inner$d[(64'h0)+:(35)] = low;
+        inner$d[(64'h23)+:(35)] = high;
+        inner$d[(64'h46)+:(35)] = bounds$q[(64'h0)+:(35)];
+        inner$d[(64'h69)+:(35)] = bounds$q[(64'h23)+:(35)];
+        inner$d[(64'h8c)+:(35)] = clip_low;
+        inner$d[(64'haf)+:(35)] = clip_high;
+        inner_bounds = inner$q;
+        decoded$d = inner_control$q;
+        low = inner_bounds[(64'h0)+:(35)];
+        high = inner_bounds[(64'h23)+:(35)];
+        ofm_low = inner_bounds[(64'h46)+:(35)];
+        ofm_high = inner_bounds[(64'h69)+:(35)];
+        clip_low = inner_bounds[(64'h8c)+:(35)];
+        clip_high = inner_bounds[(64'haf)+:(35)];
         index_low = low;
         if ((index_low ^ sign_35) < (clip_low ^ sign_35)) begin
             index_low = clip_low;
@@ -1770,7 +1903,7 @@ module output_unit_core$decoder(clock,rst_n,settings,control,settled,acc_int32);
         end
         decoded$d[(64'h2d)+:(35)] = low;
         decoded$d[(64'h50)+:(35)] = high;
-        if (partial$q[(64'h75)+:(1)]) begin
+        if (inner_control$q[(64'h75)+:(1)]) begin
             decoded$d[(64'h2d)+:(35)] = ofm_low;
             decoded$d[(64'h50)+:(35)] = ofm_high;
         end
@@ -1796,6 +1929,27 @@ module output_unit_core$decoder$bounds(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // output_unit_core$decoder$bounds
+
+
+
+
+module output_unit_core$decoder$inner(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [209:0] d;
+    output reg  [209:0] q;
+    
+    // Constant declarations
+    localparam  init = 210'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // output_unit_core$decoder$inner
 
 
 
@@ -1843,11 +1997,11 @@ module output_unit_core$decoder$unsettled(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [1:0] d;
-    output reg  [1:0] q;
+    input wire  [2:0] d;
+    output reg  [2:0] q;
     
     // Constant declarations
-    localparam  init = 2'b11;
+    localparam  init = 3'b111;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -3642,265 +3796,17 @@ module output_unit_core$reciprocals(count,scale,shift);
     localparam  scales = 2048'h8000000041041042421084224325c53f44444445456c797e469ee58547dc11f84924924a4a7904a84bda12f74d4873ed4ec4ec4f5050505151eb851f5397829d55555556572620af590b21655b05b05c5d1745d25f417d066186186263e7063f666666676906906a6bca1af36eb3e45471c71c7275075076787878797c1f07c2800000004210842244444445469ee5854924924a4bda12f74ec4ec4f51eb851f55555556590b21655d1745d261861862666666676bca1af371c71c727878787980000000444444454924924a4ec4ec4f555555565d1745d26666666771c71c72800000004924924a555555566666666780000000555555568000000080000000;
     localparam  shifts = 384'h9a59659659659659659659659659659659659659659659659649249249249249249249249238e38e38e38e28a28a1860;
     
+    // Local signals
+    reg  [10:0] entry;
+    
     // Update code
     always @(*) begin
+        entry = ((count - 32'h1) & 11'h7ff);
         scale = 32'h0;
         shift = 32'h0;
-        if (count == 1) begin
-            scale = scales[(32'h20 * (1 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (1 - 32'h1))+:(6)];
-        end
-        if (count == 2) begin
-            scale = scales[(32'h20 * (2 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (2 - 32'h1))+:(6)];
-        end
-        if (count == 3) begin
-            scale = scales[(32'h20 * (3 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (3 - 32'h1))+:(6)];
-        end
-        if (count == 4) begin
-            scale = scales[(32'h20 * (4 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (4 - 32'h1))+:(6)];
-        end
-        if (count == 5) begin
-            scale = scales[(32'h20 * (5 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (5 - 32'h1))+:(6)];
-        end
-        if (count == 6) begin
-            scale = scales[(32'h20 * (6 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (6 - 32'h1))+:(6)];
-        end
-        if (count == 7) begin
-            scale = scales[(32'h20 * (7 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (7 - 32'h1))+:(6)];
-        end
-        if (count == 8) begin
-            scale = scales[(32'h20 * (8 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (8 - 32'h1))+:(6)];
-        end
-        if (count == 9) begin
-            scale = scales[(32'h20 * (9 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (9 - 32'h1))+:(6)];
-        end
-        if (count == 10) begin
-            scale = scales[(32'h20 * (10 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (10 - 32'h1))+:(6)];
-        end
-        if (count == 11) begin
-            scale = scales[(32'h20 * (11 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (11 - 32'h1))+:(6)];
-        end
-        if (count == 12) begin
-            scale = scales[(32'h20 * (12 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (12 - 32'h1))+:(6)];
-        end
-        if (count == 13) begin
-            scale = scales[(32'h20 * (13 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (13 - 32'h1))+:(6)];
-        end
-        if (count == 14) begin
-            scale = scales[(32'h20 * (14 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (14 - 32'h1))+:(6)];
-        end
-        if (count == 15) begin
-            scale = scales[(32'h20 * (15 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (15 - 32'h1))+:(6)];
-        end
-        if (count == 16) begin
-            scale = scales[(32'h20 * (16 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (16 - 32'h1))+:(6)];
-        end
-        if (count == 17) begin
-            scale = scales[(32'h20 * (17 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (17 - 32'h1))+:(6)];
-        end
-        if (count == 18) begin
-            scale = scales[(32'h20 * (18 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (18 - 32'h1))+:(6)];
-        end
-        if (count == 19) begin
-            scale = scales[(32'h20 * (19 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (19 - 32'h1))+:(6)];
-        end
-        if (count == 20) begin
-            scale = scales[(32'h20 * (20 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (20 - 32'h1))+:(6)];
-        end
-        if (count == 21) begin
-            scale = scales[(32'h20 * (21 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (21 - 32'h1))+:(6)];
-        end
-        if (count == 22) begin
-            scale = scales[(32'h20 * (22 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (22 - 32'h1))+:(6)];
-        end
-        if (count == 23) begin
-            scale = scales[(32'h20 * (23 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (23 - 32'h1))+:(6)];
-        end
-        if (count == 24) begin
-            scale = scales[(32'h20 * (24 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (24 - 32'h1))+:(6)];
-        end
-        if (count == 25) begin
-            scale = scales[(32'h20 * (25 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (25 - 32'h1))+:(6)];
-        end
-        if (count == 26) begin
-            scale = scales[(32'h20 * (26 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (26 - 32'h1))+:(6)];
-        end
-        if (count == 27) begin
-            scale = scales[(32'h20 * (27 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (27 - 32'h1))+:(6)];
-        end
-        if (count == 28) begin
-            scale = scales[(32'h20 * (28 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (28 - 32'h1))+:(6)];
-        end
-        if (count == 29) begin
-            scale = scales[(32'h20 * (29 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (29 - 32'h1))+:(6)];
-        end
-        if (count == 30) begin
-            scale = scales[(32'h20 * (30 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (30 - 32'h1))+:(6)];
-        end
-        if (count == 31) begin
-            scale = scales[(32'h20 * (31 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (31 - 32'h1))+:(6)];
-        end
-        if (count == 32) begin
-            scale = scales[(32'h20 * (32 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (32 - 32'h1))+:(6)];
-        end
-        if (count == 33) begin
-            scale = scales[(32'h20 * (33 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (33 - 32'h1))+:(6)];
-        end
-        if (count == 34) begin
-            scale = scales[(32'h20 * (34 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (34 - 32'h1))+:(6)];
-        end
-        if (count == 35) begin
-            scale = scales[(32'h20 * (35 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (35 - 32'h1))+:(6)];
-        end
-        if (count == 36) begin
-            scale = scales[(32'h20 * (36 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (36 - 32'h1))+:(6)];
-        end
-        if (count == 37) begin
-            scale = scales[(32'h20 * (37 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (37 - 32'h1))+:(6)];
-        end
-        if (count == 38) begin
-            scale = scales[(32'h20 * (38 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (38 - 32'h1))+:(6)];
-        end
-        if (count == 39) begin
-            scale = scales[(32'h20 * (39 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (39 - 32'h1))+:(6)];
-        end
-        if (count == 40) begin
-            scale = scales[(32'h20 * (40 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (40 - 32'h1))+:(6)];
-        end
-        if (count == 41) begin
-            scale = scales[(32'h20 * (41 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (41 - 32'h1))+:(6)];
-        end
-        if (count == 42) begin
-            scale = scales[(32'h20 * (42 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (42 - 32'h1))+:(6)];
-        end
-        if (count == 43) begin
-            scale = scales[(32'h20 * (43 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (43 - 32'h1))+:(6)];
-        end
-        if (count == 44) begin
-            scale = scales[(32'h20 * (44 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (44 - 32'h1))+:(6)];
-        end
-        if (count == 45) begin
-            scale = scales[(32'h20 * (45 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (45 - 32'h1))+:(6)];
-        end
-        if (count == 46) begin
-            scale = scales[(32'h20 * (46 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (46 - 32'h1))+:(6)];
-        end
-        if (count == 47) begin
-            scale = scales[(32'h20 * (47 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (47 - 32'h1))+:(6)];
-        end
-        if (count == 48) begin
-            scale = scales[(32'h20 * (48 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (48 - 32'h1))+:(6)];
-        end
-        if (count == 49) begin
-            scale = scales[(32'h20 * (49 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (49 - 32'h1))+:(6)];
-        end
-        if (count == 50) begin
-            scale = scales[(32'h20 * (50 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (50 - 32'h1))+:(6)];
-        end
-        if (count == 51) begin
-            scale = scales[(32'h20 * (51 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (51 - 32'h1))+:(6)];
-        end
-        if (count == 52) begin
-            scale = scales[(32'h20 * (52 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (52 - 32'h1))+:(6)];
-        end
-        if (count == 53) begin
-            scale = scales[(32'h20 * (53 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (53 - 32'h1))+:(6)];
-        end
-        if (count == 54) begin
-            scale = scales[(32'h20 * (54 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (54 - 32'h1))+:(6)];
-        end
-        if (count == 55) begin
-            scale = scales[(32'h20 * (55 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (55 - 32'h1))+:(6)];
-        end
-        if (count == 56) begin
-            scale = scales[(32'h20 * (56 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (56 - 32'h1))+:(6)];
-        end
-        if (count == 57) begin
-            scale = scales[(32'h20 * (57 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (57 - 32'h1))+:(6)];
-        end
-        if (count == 58) begin
-            scale = scales[(32'h20 * (58 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (58 - 32'h1))+:(6)];
-        end
-        if (count == 59) begin
-            scale = scales[(32'h20 * (59 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (59 - 32'h1))+:(6)];
-        end
-        if (count == 60) begin
-            scale = scales[(32'h20 * (60 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (60 - 32'h1))+:(6)];
-        end
-        if (count == 61) begin
-            scale = scales[(32'h20 * (61 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (61 - 32'h1))+:(6)];
-        end
-        if (count == 62) begin
-            scale = scales[(32'h20 * (62 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (62 - 32'h1))+:(6)];
-        end
-        if (count == 63) begin
-            scale = scales[(32'h20 * (63 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (63 - 32'h1))+:(6)];
-        end
-        if (count == 64) begin
-            scale = scales[(32'h20 * (64 - 32'h1))+:(32)];
-            shift = shifts[(32'h6 * (64 - 32'h1))+:(6)];
+        if ((count != 32'h0) & (count <= 32'h40)) begin
+            scale = ((scales >> (entry << 32'h5)) & 32'hffffffff);
+            shift = ((shifts >> ((entry << 32'h2) + (entry << 32'h1))) & 6'h3f);
         end
     end
     
@@ -4000,6 +3906,10 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
     reg  [31:0] pp_20;
     reg  [31:0] pp_21;
     reg  [71:0] p;
+    reg  [71:0] sum_low;
+    reg  [71:0] sum_middle;
+    reg  [71:0] sum_high;
+    reg  [71:0] correction;
     reg  [7:0] magnitude_top;
     reg  [71:0] lane_p;
     reg  [63:0] power;
@@ -4215,12 +4125,16 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
         pp_11 = limb_1 * scale_hi;
         pp_20 = limb_2 * scale_lo;
         pp_21 = limb_2 * scale_hi;
-        p = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10) + (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20) + (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        sum_low = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10);
+        sum_middle = (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20);
+        sum_high = (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        correction = 32'h0;
         magnitude_top = lane_x[(32'h20)+:(8)];
         if (lane_x[32'h27]) begin
-            p = p - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
+            correction = ((32'h0) & 72'hffffffffffffffffff) - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
             magnitude_top = ~magnitude_top;
         end
+        p = (sum_low + sum_middle) + (sum_high + correction);
         products = products | (((p) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h48));
         if ((control_1$q[(64'h8)+:(2)] == tfl) & (lane_shift < 32'h1f) & ((magnitude_top >> lane_shift) != 32'h0)) begin
             saturations = (saturations & ~(1 << (0)) | ((1'b1) << (0)));
@@ -4242,12 +4156,16 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
         pp_11 = limb_1 * scale_hi;
         pp_20 = limb_2 * scale_lo;
         pp_21 = limb_2 * scale_hi;
-        p = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10) + (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20) + (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        sum_low = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10);
+        sum_middle = (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20);
+        sum_high = (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        correction = 32'h0;
         magnitude_top = lane_x[(32'h20)+:(8)];
         if (lane_x[32'h27]) begin
-            p = p - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
+            correction = ((32'h0) & 72'hffffffffffffffffff) - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
             magnitude_top = ~magnitude_top;
         end
+        p = (sum_low + sum_middle) + (sum_high + correction);
         products = products | (((p) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h48));
         if ((control_1$q[(64'h8)+:(2)] == tfl) & (lane_shift < 32'h1f) & ((magnitude_top >> lane_shift) != 32'h0)) begin
             saturations = (saturations & ~(1 << (1)) | ((1'b1) << (1)));
@@ -4269,12 +4187,16 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
         pp_11 = limb_1 * scale_hi;
         pp_20 = limb_2 * scale_lo;
         pp_21 = limb_2 * scale_hi;
-        p = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10) + (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20) + (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        sum_low = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10);
+        sum_middle = (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20);
+        sum_high = (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        correction = 32'h0;
         magnitude_top = lane_x[(32'h20)+:(8)];
         if (lane_x[32'h27]) begin
-            p = p - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
+            correction = ((32'h0) & 72'hffffffffffffffffff) - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
             magnitude_top = ~magnitude_top;
         end
+        p = (sum_low + sum_middle) + (sum_high + correction);
         products = products | (((p) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h48));
         if ((control_1$q[(64'h8)+:(2)] == tfl) & (lane_shift < 32'h1f) & ((magnitude_top >> lane_shift) != 32'h0)) begin
             saturations = (saturations & ~(1 << (2)) | ((1'b1) << (2)));
@@ -4296,12 +4218,16 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
         pp_11 = limb_1 * scale_hi;
         pp_20 = limb_2 * scale_lo;
         pp_21 = limb_2 * scale_hi;
-        p = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10) + (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20) + (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        sum_low = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10);
+        sum_middle = (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20);
+        sum_high = (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        correction = 32'h0;
         magnitude_top = lane_x[(32'h20)+:(8)];
         if (lane_x[32'h27]) begin
-            p = p - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
+            correction = ((32'h0) & 72'hffffffffffffffffff) - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
             magnitude_top = ~magnitude_top;
         end
+        p = (sum_low + sum_middle) + (sum_high + correction);
         products = products | (((p) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h48));
         if ((control_1$q[(64'h8)+:(2)] == tfl) & (lane_shift < 32'h1f) & ((magnitude_top >> lane_shift) != 32'h0)) begin
             saturations = (saturations & ~(1 << (3)) | ((1'b1) << (3)));
@@ -4323,12 +4249,16 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
         pp_11 = limb_1 * scale_hi;
         pp_20 = limb_2 * scale_lo;
         pp_21 = limb_2 * scale_hi;
-        p = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10) + (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20) + (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        sum_low = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10);
+        sum_middle = (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20);
+        sum_high = (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        correction = 32'h0;
         magnitude_top = lane_x[(32'h20)+:(8)];
         if (lane_x[32'h27]) begin
-            p = p - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
+            correction = ((32'h0) & 72'hffffffffffffffffff) - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
             magnitude_top = ~magnitude_top;
         end
+        p = (sum_low + sum_middle) + (sum_high + correction);
         products = products | (((p) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h48));
         if ((control_1$q[(64'h8)+:(2)] == tfl) & (lane_shift < 32'h1f) & ((magnitude_top >> lane_shift) != 32'h0)) begin
             saturations = (saturations & ~(1 << (4)) | ((1'b1) << (4)));
@@ -4350,12 +4280,16 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
         pp_11 = limb_1 * scale_hi;
         pp_20 = limb_2 * scale_lo;
         pp_21 = limb_2 * scale_hi;
-        p = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10) + (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20) + (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        sum_low = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10);
+        sum_middle = (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20);
+        sum_high = (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        correction = 32'h0;
         magnitude_top = lane_x[(32'h20)+:(8)];
         if (lane_x[32'h27]) begin
-            p = p - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
+            correction = ((32'h0) & 72'hffffffffffffffffff) - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
             magnitude_top = ~magnitude_top;
         end
+        p = (sum_low + sum_middle) + (sum_high + correction);
         products = products | (((p) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h48));
         if ((control_1$q[(64'h8)+:(2)] == tfl) & (lane_shift < 32'h1f) & ((magnitude_top >> lane_shift) != 32'h0)) begin
             saturations = (saturations & ~(1 << (5)) | ((1'b1) << (5)));
@@ -4377,12 +4311,16 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
         pp_11 = limb_1 * scale_hi;
         pp_20 = limb_2 * scale_lo;
         pp_21 = limb_2 * scale_hi;
-        p = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10) + (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20) + (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        sum_low = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10);
+        sum_middle = (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20);
+        sum_high = (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        correction = 32'h0;
         magnitude_top = lane_x[(32'h20)+:(8)];
         if (lane_x[32'h27]) begin
-            p = p - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
+            correction = ((32'h0) & 72'hffffffffffffffffff) - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
             magnitude_top = ~magnitude_top;
         end
+        p = (sum_low + sum_middle) + (sum_high + correction);
         products = products | (((p) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h48));
         if ((control_1$q[(64'h8)+:(2)] == tfl) & (lane_shift < 32'h1f) & ((magnitude_top >> lane_shift) != 32'h0)) begin
             saturations = (saturations & ~(1 << (6)) | ((1'b1) << (6)));
@@ -4404,12 +4342,16 @@ module output_unit_core$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc
         pp_11 = limb_1 * scale_hi;
         pp_20 = limb_2 * scale_lo;
         pp_21 = limb_2 * scale_hi;
-        p = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10) + (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20) + (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        sum_low = ((pp_00) & 72'hffffffffffffffffff) + (((pp_01) & 72'hffffffffffffffffff) << 32'h10);
+        sum_middle = (((pp_10) & 72'hffffffffffffffffff) << 32'h10) + (((pp_11) & 72'hffffffffffffffffff) << 32'h20);
+        sum_high = (((pp_20) & 72'hffffffffffffffffff) << 32'h20) + (((pp_21) & 72'hffffffffffffffffff) << 32'h30);
+        correction = 32'h0;
         magnitude_top = lane_x[(32'h20)+:(8)];
         if (lane_x[32'h27]) begin
-            p = p - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
+            correction = ((32'h0) & 72'hffffffffffffffffff) - (((lane_scale) & 72'hffffffffffffffffff) << 32'h28);
             magnitude_top = ~magnitude_top;
         end
+        p = (sum_low + sum_middle) + (sum_high + correction);
         products = products | (((p) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h48));
         if ((control_1$q[(64'h8)+:(2)] == tfl) & (lane_shift < 32'h1f) & ((magnitude_top >> lane_shift) != 32'h0)) begin
             saturations = (saturations & ~(1 << (7)) | ((1'b1) << (7)));
@@ -6032,6 +5974,7 @@ module output_unit_core$wide_path$wide_lanes$0$output_scale(clock,rst_n,advance,
     reg  [97:0] product;
     reg  r_negative;
     reg  second_rounding;
+    reg  [97:0] low_ones;
     reg  [97:0] p;
     reg  [5:0] shift;
     reg  [97:0] power;
@@ -6259,15 +6202,16 @@ module output_unit_core$wide_path$wide_lanes$0$output_scale(clock,rst_n,advance,
             end
         end
         power = ((32'h1) & 98'h3ffffffffffffffffffffffff) << shift;
+        low_ones = ~(ones_98 << shift);
         addend = power >> 32'h1;
         if (operation_6$q[(64'h33)+:(2)] == truncate) begin
             addend = 32'h0;
             if (p[32'h61]) begin
-                addend = power - 32'h1;
+                addend = low_ones;
             end
         end
         if ((operation_6$q[(64'h33)+:(2)] == tfl) & operation_6$q[(64'h35)+:(1)] & p[32'h61] & (shift != 32'h0)) begin
-            addend = addend - 32'h1;
+            addend = low_ones >> 32'h1;
         end
         if (advance) begin
             operation_7$d = operation_6$q;

@@ -256,7 +256,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
     reg  start_job;
     
     // Sub module instances
-    traversal_core$block_walker$running active(
+    traversal_core$block_walker$settling active(
         .clock(active$clock),
         .rst_n(active$rst_n),
         .d(active$d),
@@ -334,7 +334,7 @@ module traversal_core$beat_walker(clock,rst_n,shape,jobs$valid,jobs$data,jobs$re
         .d(group_base$d),
         .q(group_base$q)
     );
-    traversal_core$block_walker$running ab_half(
+    traversal_core$block_walker$settling ab_half(
         .clock(ab_half$clock),
         .rst_n(ab_half$rst_n),
         .d(ab_half$d),
@@ -627,6 +627,14 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
     output reg  busy;
     
     // Stub signals
+    reg  geometry$clock;
+    reg  geometry$rst_n;
+    reg  [289:0] geometry$d;
+    wire  [289:0] geometry$q;
+    reg  settling$clock;
+    reg  settling$rst_n;
+    reg  settling$d;
+    wire  settling$q;
     reg  running$clock;
     reg  running$rst_n;
     reg  running$d;
@@ -699,9 +707,22 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
     reg  last_sub_y;
     reg  last_chunk;
     reg  take;
+    reg  [289:0] job_geometry;
     
     // Sub module instances
-    traversal_core$block_walker$running running(
+    traversal_core$block_walker$geometry geometry(
+        .clock(geometry$clock),
+        .rst_n(geometry$rst_n),
+        .d(geometry$d),
+        .q(geometry$q)
+    );
+    traversal_core$block_walker$settling settling(
+        .clock(settling$clock),
+        .rst_n(settling$rst_n),
+        .d(settling$d),
+        .q(settling$q)
+    );
+    traversal_core$block_walker$settling running(
         .clock(running$clock),
         .rst_n(running$rst_n),
         .d(running$d),
@@ -743,7 +764,7 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
         .d(sub_x$d),
         .q(sub_x$q)
     );
-    traversal_core$block_walker$running ib_half(
+    traversal_core$block_walker$settling ib_half(
         .clock(ib_half$clock),
         .rst_n(ib_half$rst_n),
         .d(ib_half$d),
@@ -758,6 +779,8 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
     
     // Update code
     always @(*) begin
+        geometry$clock = clock;
+        settling$clock = clock;
         running$clock = clock;
         y$clock = clock;
         x$clock = clock;
@@ -767,6 +790,8 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
         sub_x$clock = clock;
         ib_half$clock = clock;
         held$clock = clock;
+        geometry$d = geometry$q;
+        settling$d = settling$q;
         running$d = running$q;
         y$d = y$q;
         x$d = x$q;
@@ -776,6 +801,8 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
         sub_x$d = sub_x$q;
         ib_half$d = ib_half$q;
         held$d = held$q;
+        geometry$rst_n = rst_n;
+        settling$rst_n = rst_n;
         running$rst_n = rst_n;
         y$rst_n = rst_n;
         x$rst_n = rst_n;
@@ -834,6 +861,26 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
                 channel_end = s[(64'h30)+:(16)];
             end
         end
+        oy_first = y$q;
+        oy_last = y$q + block_height - 32'h1;
+        if (s[(64'h82)+:(2)] == 32'h2) begin
+            oy_first = y$q << 32'h1;
+            oy_last = (y$q + block_height - 32'h1) << 32'h1;
+        end
+        if (s[(64'h82)+:(2)] == 32'h3) begin
+            oy_first = (y$q << 32'h1) + y$q;
+            oy_last = ((y$q + block_height - 32'h1) << 32'h1) + y$q + block_height - 32'h1;
+        end
+        ox_first = x$q;
+        ox_last = x$q + block_width - 32'h1;
+        if (s[(64'h80)+:(2)] == 32'h2) begin
+            ox_first = x$q << 32'h1;
+            ox_last = (x$q + block_width - 32'h1) << 32'h1;
+        end
+        if (s[(64'h80)+:(2)] == 32'h3) begin
+            ox_first = (x$q << 32'h1) + x$q;
+            ox_last = ((x$q + block_width - 32'h1) << 32'h1) + x$q + block_width - 32'h1;
+        end
         split_height = 32'h8;
         split_width = 32'h8;
         if (s[(64'hab)+:(1)]) begin
@@ -854,31 +901,11 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
         if (s[(64'h70)+:(16)] - sub_x$q < split_width) begin
             sub_width = s[(64'h70)+:(16)] - sub_x$q;
         end
-        oy_first = y$q;
-        oy_last = y$q + block_height - 32'h1;
-        if (s[(64'h82)+:(2)] == 32'h2) begin
-            oy_first = y$q << 32'h1;
-            oy_last = (y$q + block_height - 32'h1) << 32'h1;
-        end
-        if (s[(64'h82)+:(2)] == 32'h3) begin
-            oy_first = (y$q << 32'h1) + y$q;
-            oy_last = ((y$q + block_height - 32'h1) << 32'h1) + y$q + block_height - 32'h1;
-        end
         ky_first = sub_y$q;
         ky_last = sub_y$q + sub_height - 32'h1;
         if (s[(64'h86)+:(2)] == 32'h2) begin
             ky_first = sub_y$q << 32'h1;
             ky_last = (sub_y$q + sub_height - 32'h1) << 32'h1;
-        end
-        ox_first = x$q;
-        ox_last = x$q + block_width - 32'h1;
-        if (s[(64'h80)+:(2)] == 32'h2) begin
-            ox_first = x$q << 32'h1;
-            ox_last = (x$q + block_width - 32'h1) << 32'h1;
-        end
-        if (s[(64'h80)+:(2)] == 32'h3) begin
-            ox_first = (x$q << 32'h1) + x$q;
-            ox_last = ((x$q + block_width - 32'h1) << 32'h1) + x$q + block_width - 32'h1;
         end
         kx_first = sub_x$q;
         kx_last = sub_x$q + sub_width - 32'h1;
@@ -886,24 +913,46 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
             kx_first = sub_x$q << 32'h1;
             kx_last = (sub_x$q + sub_width - 32'h1) << 32'h1;
         end
+        geometry$d[(64'h0)+:(16)] = sub_height;
+        geometry$d[(64'h10)+:(16)] = sub_width;
+        geometry$d[(64'h20)+:(16)] = ky_first;
+        geometry$d[(64'h30)+:(16)] = ky_last;
+        geometry$d[(64'h40)+:(16)] = kx_first;
+        geometry$d[(64'h50)+:(16)] = kx_last;
+        geometry$d[(64'hc0)+:(16)] = block_depth;
+        geometry$d[(64'h80)+:(16)] = oy_first;
+        geometry$d[(64'h90)+:(16)] = oy_last;
+        geometry$d[(64'ha0)+:(16)] = ox_first;
+        geometry$d[(64'hb0)+:(16)] = ox_last;
+        geometry$d[(64'h60)+:(16)] = block_height;
+        geometry$d[(64'h70)+:(16)] = block_width;
+        geometry$d[(64'hd0)+:(16)] = core_block_depth;
+        geometry$d[(64'he0)+:(1)] = last_z;
+        geometry$d[(64'he1)+:(16)] = paired_block_depth;
+        geometry$d[(64'hf1)+:(1)] = z$q + (s[(64'hcf)+:(16)] >> 32'h1) >= paired_core_depth;
+        geometry$d[(64'hf2)+:(16)] = channel_start;
+        geometry$d[(64'h102)+:(16)] = channel_end;
+        geometry$d[(64'h112)+:(16)] = ifm_block_depth;
+        job_geometry = geometry$q;
+        settling$d = 1'b0;
         uy_first = 32'h0;
-        if (oy_first + ky_first > s[(64'h88)+:(16)]) begin
-            uy_first = oy_first + ky_first - s[(64'h88)+:(16)];
+        if (job_geometry[(64'h80)+:(16)] + job_geometry[(64'h20)+:(16)] > s[(64'h88)+:(16)]) begin
+            uy_first = job_geometry[(64'h80)+:(16)] + job_geometry[(64'h20)+:(16)] - s[(64'h88)+:(16)];
         end
-        uy_last = oy_last + ky_last - s[(64'h88)+:(16)];
+        uy_last = job_geometry[(64'h90)+:(16)] + job_geometry[(64'h30)+:(16)] - s[(64'h88)+:(16)];
         if (uy_last >= s[(64'h40)+:(16)]) begin
             uy_last = s[(64'h40)+:(16)] - 32'h1;
         end
-        rows_empty = (oy_last + ky_last < s[(64'h88)+:(16)]) | (uy_first >= s[(64'h40)+:(16)]);
+        rows_empty = (job_geometry[(64'h90)+:(16)] + job_geometry[(64'h30)+:(16)] < s[(64'h88)+:(16)]) | (uy_first >= s[(64'h40)+:(16)]);
         ux_first = 32'h0;
-        if (ox_first + kx_first > s[(64'h98)+:(16)]) begin
-            ux_first = ox_first + kx_first - s[(64'h98)+:(16)];
+        if (job_geometry[(64'ha0)+:(16)] + job_geometry[(64'h40)+:(16)] > s[(64'h98)+:(16)]) begin
+            ux_first = job_geometry[(64'ha0)+:(16)] + job_geometry[(64'h40)+:(16)] - s[(64'h98)+:(16)];
         end
-        ux_last = ox_last + kx_last - s[(64'h98)+:(16)];
+        ux_last = job_geometry[(64'hb0)+:(16)] + job_geometry[(64'h50)+:(16)] - s[(64'h98)+:(16)];
         if (ux_last >= s[(64'h50)+:(16)]) begin
             ux_last = s[(64'h50)+:(16)] - 32'h1;
         end
-        columns_empty = (ox_last + kx_last < s[(64'h98)+:(16)]) | (ux_first >= s[(64'h50)+:(16)]);
+        columns_empty = (job_geometry[(64'hb0)+:(16)] + job_geometry[(64'h50)+:(16)] < s[(64'h98)+:(16)]) | (ux_first >= s[(64'h50)+:(16)]);
         if (s[(64'ha8)+:(1)]) begin
             uy_first = uy_first >> 32'h1;
             uy_last = uy_last >> 32'h1;
@@ -913,9 +962,9 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
         jobs$data[(64'h0)+:(16)] = y$q;
         jobs$data[(64'h10)+:(16)] = x$q;
         jobs$data[(64'h20)+:(16)] = z$q;
-        jobs$data[(64'h30)+:(16)] = block_height;
-        jobs$data[(64'h40)+:(16)] = block_width;
-        jobs$data[(64'h50)+:(16)] = block_depth;
+        jobs$data[(64'h30)+:(16)] = job_geometry[(64'h60)+:(16)];
+        jobs$data[(64'h40)+:(16)] = job_geometry[(64'h70)+:(16)];
+        jobs$data[(64'h50)+:(16)] = job_geometry[(64'hc0)+:(16)];
         jobs$data[(64'h60)+:(16)] = uy_first;
         jobs$data[(64'h70)+:(16)] = ux_first;
         jobs$data[(64'h80)+:(16)] = uy_last - uy_first + 32'h1;
@@ -927,24 +976,24 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
             jobs$data[(64'h90)+:(16)] = 32'h0;
         end
         jobs$data[(64'ha0)+:(16)] = channel0$q;
-        jobs$data[(64'hb0)+:(16)] = ifm_block_depth;
-        if (channel_end - channel0$q < ifm_block_depth) begin
-            jobs$data[(64'hb0)+:(16)] = channel_end - channel0$q;
+        jobs$data[(64'hb0)+:(16)] = job_geometry[(64'h112)+:(16)];
+        if (job_geometry[(64'h102)+:(16)] - channel0$q < job_geometry[(64'h112)+:(16)]) begin
+            jobs$data[(64'hb0)+:(16)] = job_geometry[(64'h102)+:(16)] - channel0$q;
         end
         jobs$data[(64'hc0)+:(16)] = sub_y$q;
         jobs$data[(64'hd0)+:(16)] = sub_x$q;
-        jobs$data[(64'he0)+:(16)] = sub_height;
-        jobs$data[(64'hf0)+:(16)] = sub_width;
+        jobs$data[(64'he0)+:(16)] = job_geometry[(64'h0)+:(16)];
+        jobs$data[(64'hf0)+:(16)] = job_geometry[(64'h10)+:(16)];
         last_sub_x = sub_x$q + split_width >= s[(64'h70)+:(16)];
         last_sub_y = sub_y$q + split_height >= s[(64'h60)+:(16)];
-        last_chunk = channel0$q + ifm_block_depth >= channel_end;
-        jobs$data[(64'h100)+:(1)] = (channel0$q == channel_start) & (sub_y$q == 32'h0) & (sub_x$q == 32'h0);
+        last_chunk = channel0$q + job_geometry[(64'h112)+:(16)] >= job_geometry[(64'h102)+:(16)];
+        jobs$data[(64'h100)+:(1)] = (channel0$q == job_geometry[(64'hf2)+:(16)]) & (sub_y$q == 32'h0) & (sub_x$q == 32'h0);
         jobs$data[(64'h101)+:(1)] = last_sub_x & last_sub_y & last_chunk;
         jobs$data[(64'h102)+:(1)] = ib_half$q;
-        jobs$data[(64'h103)+:(1)] = last_z;
-        jobs$data[(64'h104)+:(16)] = paired_block_depth;
-        jobs$data[(64'h114)+:(1)] = z$q + (s[(64'hcf)+:(16)] >> 32'h1) >= paired_core_depth;
-        jobs$valid = running$q & (held$q != 32'h2);
+        jobs$data[(64'h103)+:(1)] = job_geometry[(64'he0)+:(1)];
+        jobs$data[(64'h104)+:(16)] = job_geometry[(64'he1)+:(16)];
+        jobs$data[(64'h114)+:(1)] = job_geometry[(64'hf1)+:(1)];
+        jobs$valid = running$q & ~settling$q & (held$q != 32'h2);
         take = jobs$valid & jobs$ready;
         if (take & ~ib_release) begin
             held$d = held$q + 32'h1;
@@ -953,6 +1002,7 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
             held$d = held$q - 32'h1;
         end
         if (take) begin
+            settling$d = 1'b1;
             ib_half$d = ~ib_half$q;
             sub_x$d = sub_x$q + split_width;
             if (last_sub_x) begin
@@ -960,11 +1010,11 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
                 sub_y$d = sub_y$q + split_height;
                 if (last_sub_y) begin
                     sub_y$d = 32'h0;
-                    channel0$d = channel0$q + ifm_block_depth;
+                    channel0$d = channel0$q + job_geometry[(64'h112)+:(16)];
                     if (last_chunk) begin
                         channel0$d = 32'h0;
-                        z$d = z$q + core_block_depth;
-                        if (last_z) begin
+                        z$d = z$q + job_geometry[(64'hd0)+:(16)];
+                        if (job_geometry[(64'he0)+:(1)]) begin
                             z$d = 32'h0;
                             x$d = x$q + s[(64'hbf)+:(16)];
                             if (x$q + s[(64'hbf)+:(16)] >= s[(64'h10)+:(16)]) begin
@@ -975,10 +1025,10 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
                                 end
                             end
                         end
-                        if (s[(64'ha9)+:(1)] & ~last_z) begin
-                            channel0$d = z$q + core_block_depth;
+                        if (s[(64'ha9)+:(1)] & ~job_geometry[(64'he0)+:(1)]) begin
+                            channel0$d = z$q + job_geometry[(64'hd0)+:(16)];
                             if (s[(64'hdf)+:(1)]) begin
-                                channel0$d = (z$q + core_block_depth) << 32'h1;
+                                channel0$d = (z$q + job_geometry[(64'hd0)+:(16)]) << 32'h1;
                             end
                         end
                     end
@@ -987,6 +1037,7 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
         end
         if (start & ~running$q) begin
             running$d = 1'b1;
+            settling$d = 1'b1;
             y$d = 32'h0;
             x$d = 32'h0;
             z$d = 32'h0;
@@ -1000,6 +1051,25 @@ module traversal_core$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,
 endmodule // traversal_core$block_walker
 
 
+
+
+module traversal_core$block_walker$geometry(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [289:0] d;
+    output reg  [289:0] q;
+    
+    // Constant declarations
+    localparam  init = 290'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // traversal_core$block_walker$geometry
 
 
 module traversal_core$block_walker$held(clock,rst_n,d,q);
@@ -1023,7 +1093,9 @@ endmodule // traversal_core$block_walker$held
 
 
 
-module traversal_core$block_walker$running(clock,rst_n,d,q);
+
+
+module traversal_core$block_walker$settling(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -1039,7 +1111,7 @@ module traversal_core$block_walker$running(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // traversal_core$block_walker$running
+endmodule // traversal_core$block_walker$settling
 
 
 
@@ -1247,7 +1319,7 @@ module traversal_core$readout_walker(clock,rst_n,shape,blocks$valid,blocks$data,
     reg  slice_read;
     
     // Sub module instances
-    traversal_core$block_walker$running active(
+    traversal_core$block_walker$settling active(
         .clock(active$clock),
         .rst_n(active$rst_n),
         .d(active$d),

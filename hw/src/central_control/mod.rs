@@ -84,6 +84,23 @@ pub enum Step {
     Execute,
 }
 
+/// What Execute does with a command, decoded as its first word is read so
+/// that Execute selects its action in parallel rather than by a chain of
+/// key comparisons.
+#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
+pub enum CommandClass {
+    Stop,
+    Irq,
+    DmaStart,
+    DmaWait,
+    KernelWait,
+    PmuMask,
+    /// NPU_OP_CONV, NPU_OP_DEPTHWISE, NPU_OP_POOL, NPU_OP_ELEMENTWISE.
+    Kernel,
+    /// An NPU_SET_* command, or a reserved opcode.
+    Other,
+}
+
 #[derive(LogicBlock)]
 pub struct CentralControl {
     pub clock: Signal<In, Clock>,
@@ -201,9 +218,12 @@ pub struct CentralControl {
     key: Signal<Local, Bits<11>>,
     word_format: Signal<Local, Bits<6>>,
     first_format: Signal<Local, Bits<6>>,
-    kernel_op: Signal<Local, Bit>,
-    /// The datapath runs the kind of the decoded kernel operation.
+    /// The datapath runs the kind of the decoded kernel operation, and its
+    /// settings keep the rules; registered, and judged once the operation
+    /// has been in Execute a cycle (`kernel_checked`).
     kernel_supported: Signal<Local, Bit>,
+    kernel_allowed: ResetReg<Bit>,
+    kernel_checked: ResetReg<Bit>,
     kernel_view: Signal<Local, KernelView>,
     parallel_mode: Signal<Local, Bit>,
     /// TRM 4.8.2: the operation's settings keep the rules.
@@ -223,6 +243,12 @@ pub struct CentralControl {
     running: ResetReg<Bit>,
     fetching: ResetReg<Bit>,
     step: ResetReg<Step>,
+    command_key: ResetReg<Bits<11>>,
+    command_class: ResetReg<CommandClass>,
+    /// The key and class of the word at the head of the stream, registered
+    /// with the command's first word.
+    word_key: Signal<Local, Bits<11>>,
+    word_class: Signal<Local, CommandClass>,
     /// Words of the head beat already taken.
     words_taken: ResetReg<Bits<2>>,
     /// Byte offset of the next word to take.
@@ -337,8 +363,9 @@ impl Default for CentralControl {
             key: Default::default(),
             word_format: Default::default(),
             first_format: Default::default(),
-            kernel_op: Default::default(),
             kernel_supported: Default::default(),
+            kernel_allowed: Default::default(),
+            kernel_checked: Default::default(),
             kernel_view: Default::default(),
             parallel_mode: Default::default(),
             rules: Default::default(),
@@ -354,6 +381,10 @@ impl Default for CentralControl {
             running: Default::default(),
             fetching: Default::default(),
             step: ResetReg::new(Step::Decode),
+            command_key: Default::default(),
+            command_class: ResetReg::new(CommandClass::Other),
+            word_key: Default::default(),
+            word_class: Default::default(),
             words_taken: Default::default(),
             offset: Default::default(),
             qread_offset: Default::default(),
@@ -379,12 +410,16 @@ impl Logic for CentralControl {
             running,
             fetching,
             step,
+            command_key,
+            command_class,
             words_taken,
             offset,
             qread_offset,
             first_word,
             payload,
             irq_raised,
+            kernel_allowed,
+            kernel_checked,
             irq_history,
             parse_error,
             end_reached,
@@ -395,12 +430,16 @@ impl Logic for CentralControl {
         self.running.rst_n.next = self.rst_n.val();
         self.fetching.rst_n.next = self.rst_n.val();
         self.step.rst_n.next = self.rst_n.val();
+        self.command_key.rst_n.next = self.rst_n.val();
+        self.command_class.rst_n.next = self.rst_n.val();
         self.words_taken.rst_n.next = self.rst_n.val();
         self.offset.rst_n.next = self.rst_n.val();
         self.qread_offset.rst_n.next = self.rst_n.val();
         self.first_word.rst_n.next = self.rst_n.val();
         self.payload.rst_n.next = self.rst_n.val();
         self.irq_raised.rst_n.next = self.rst_n.val();
+        self.kernel_allowed.rst_n.next = self.rst_n.val();
+        self.kernel_checked.rst_n.next = self.rst_n.val();
         self.irq_history.rst_n.next = self.rst_n.val();
         self.parse_error.rst_n.next = self.rst_n.val();
         self.end_reached.rst_n.next = self.rst_n.val();
@@ -456,16 +495,43 @@ impl Logic for CentralControl {
             bit_cast::<6, 32>(self.first_word.q.val() >> self.format_shift.val());
         self.op_code.next = bit_cast::<10, 32>(self.first_word.q.val() & self.opcode_mask.val());
         self.op_param.next = bit_cast::<16, 32>(self.first_word.q.val() >> self.param_shift.val());
-        self.key.next = bit_cast::<11, 10>(self.op_code.val());
+        self.key.next = self.command_key.q.val();
         self.kernel_queue.tail.data.next.code = self.op_code.val();
         self.kernel_queue.tail.data.next.param = self.op_param.val();
         self.kernel_queue.tail.data.next.state = self.operation.val();
         // Kernel operations are cmd0 words: the command is the word before.
         self.kernel_queue.tail.data.next.offset = self.offset.q.val() - 4;
-        if self.first_format.val() == self.cmd1_format.val() {
-            self.key.next = self.key.val() | self.cmd1_key.val();
-        }
         self.set_key.next = self.key.val();
+        self.word_key.next = bit_cast::<11, 32>(self.word.val() & self.opcode_mask.val());
+        if self.word_format.val() == self.cmd1_format.val() {
+            self.word_key.next = self.word_key.val() | self.cmd1_key.val();
+        }
+        self.word_class.next = CommandClass::Other;
+        if self.word_key.val() == self.stop_key.val() {
+            self.word_class.next = CommandClass::Stop;
+        }
+        if self.word_key.val() == self.irq_key.val() {
+            self.word_class.next = CommandClass::Irq;
+        }
+        if self.word_key.val() == self.dma_start_key.val() {
+            self.word_class.next = CommandClass::DmaStart;
+        }
+        if self.word_key.val() == self.dma_wait_key.val() {
+            self.word_class.next = CommandClass::DmaWait;
+        }
+        if self.word_key.val() == self.kernel_wait_key.val() {
+            self.word_class.next = CommandClass::KernelWait;
+        }
+        if self.word_key.val() == self.pmu_mask_key.val() {
+            self.word_class.next = CommandClass::PmuMask;
+        }
+        if (self.word_key.val() == self.conv_key.val())
+            | (self.word_key.val() == self.depthwise_key.val())
+            | (self.word_key.val() == self.pool_key.val())
+            | (self.word_key.val() == self.elementwise_key.val())
+        {
+            self.word_class.next = CommandClass::Kernel;
+        }
         self.set_value.next = bit_cast::<48, 32>(self.payload.q.val())
             | (bit_cast::<48, 16>(self.op_param.val()) << 32);
         if self.first_format.val() == self.cmd0_format.val() {
@@ -488,14 +554,12 @@ impl Logic for CentralControl {
         } else if bit_cast::<8, 11>(self.dma.val().dst_region) > self.dma_region_max.val() {
             self.dma_descriptor_bad.next = true;
         }
-        self.kernel_op.next = (self.key.val() == self.conv_key.val())
-            | (self.key.val() == self.depthwise_key.val())
-            | (self.key.val() == self.pool_key.val())
-            | (self.key.val() == self.elementwise_key.val());
         self.kernel_view.next = self.operation.val().kernel;
         self.parallel_mode.next = self.kernel_view.val().parallel_mode != 0;
         // The datapath runs the kind (parallel mode on two cores) and the
         // settings keep the rules.
+        self.rules.clock.next = self.clock.val();
+        self.rules.rst_n.next = self.rst_n.val();
         self.rules.code.next = self.op_code.val();
         self.rules.param.next = self.op_param.val();
         self.rules.state.next = self.operation.val();
@@ -508,6 +572,7 @@ impl Logic for CentralControl {
         if !self.rules.allowed.val() {
             self.kernel_supported.next = false;
         }
+        self.kernel_allowed.d.next = self.kernel_supported.val();
 
         match self.step.q.val() {
             Step::Decode => {
@@ -518,6 +583,8 @@ impl Logic for CentralControl {
                         self.halt.next = true;
                     } else if self.word_valid.val() {
                         self.first_word.d.next = self.word.val();
+                        self.command_key.d.next = self.word_key.val();
+                        self.command_class.d.next = self.word_class.val();
                         if self.word_format.val() == self.cmd1_format.val() {
                             self.take_word.next = true;
                             self.step.d.next = Step::Payload;
@@ -543,78 +610,98 @@ impl Logic for CentralControl {
                 }
             }
             Step::Execute => {
-                if self.key.val() == self.stop_key.val() {
-                    // TRM 4.6.4 NPU_OP_STOP: all operations up to it complete first.
-                    if (self.descriptors_active.val() == 0) & (self.kernels_outstanding.val() == 0)
-                    {
-                        self.irq_history.d.next = self.irq_history.q.val() | self.op_param.val();
-                        self.irq_raised.d.next = true;
-                        self.complete.next = true;
-                        self.halt.next = true;
+                match self.command_class.q.val() {
+                    CommandClass::Stop => {
+                        // TRM 4.6.4 NPU_OP_STOP: all operations up to it complete first.
+                        if (self.descriptors_active.val() == 0)
+                            & (self.kernels_outstanding.val() == 0)
+                        {
+                            self.irq_history.d.next =
+                                self.irq_history.q.val() | self.op_param.val();
+                            self.irq_raised.d.next = true;
+                            self.complete.next = true;
+                            self.halt.next = true;
+                        }
                     }
-                } else if self.key.val() == self.irq_key.val() {
-                    // TRM 4.6.4 NPU_OP_IRQ: as STOP, but the NPU keeps running.
-                    if (self.descriptors_active.val() == 0) & (self.kernels_outstanding.val() == 0)
-                    {
-                        self.irq_history.d.next = self.irq_history.q.val() | self.op_param.val();
-                        self.irq_raised.d.next = true;
-                        self.complete.next = true;
+                    CommandClass::Irq => {
+                        // TRM 4.6.4 NPU_OP_IRQ: as STOP, but the NPU keeps running.
+                        if (self.descriptors_active.val() == 0)
+                            & (self.kernels_outstanding.val() == 0)
+                        {
+                            self.irq_history.d.next =
+                                self.irq_history.q.val() | self.op_param.val();
+                            self.irq_raised.d.next = true;
+                            self.complete.next = true;
+                        }
                     }
-                } else if self.key.val() == self.dma_start_key.val() {
-                    // TRM 4.6.4: one user channel, parameter 16 * channel.
-                    if (self.op_param.val() != 0) | self.dma_descriptor_bad.val() {
-                        self.fail.next = true;
-                    } else if bit_cast::<16, 3>(self.kernels_outstanding.val())
-                        <= self.dma_kernels_ahead.val()
-                    {
-                        self.descriptors.valid.next = true;
-                        self.complete.next = self.descriptors.ready.val();
+                    CommandClass::DmaStart => {
+                        // TRM 4.6.4: one user channel, parameter 16 * channel.
+                        if (self.op_param.val() != 0) | self.dma_descriptor_bad.val() {
+                            self.fail.next = true;
+                        } else if bit_cast::<16, 3>(self.kernels_outstanding.val())
+                            <= self.dma_kernels_ahead.val()
+                        {
+                            self.descriptors.valid.next = true;
+                            self.complete.next = self.descriptors.ready.val();
+                        }
                     }
-                } else if self.key.val() == self.dma_wait_key.val() {
-                    // TRM 4.6.4: parameter 16 * channel + k, channel 0, k 0-1.
-                    if self.op_param.val() > self.dma_wait_max.val() {
-                        self.fail.next = true;
-                    } else if bit_cast::<16, 2>(self.descriptors_active.val())
-                        <= (self.op_param.val() & 0xf)
-                    {
-                        self.complete.next = true;
+                    CommandClass::DmaWait => {
+                        // TRM 4.6.4: parameter 16 * channel + k, channel 0, k 0-1.
+                        if self.op_param.val() > self.dma_wait_max.val() {
+                            self.fail.next = true;
+                        } else if bit_cast::<16, 2>(self.descriptors_active.val())
+                            <= (self.op_param.val() & 0xf)
+                        {
+                            self.complete.next = true;
+                        }
                     }
-                } else if self.key.val() == self.kernel_wait_key.val() {
-                    if self.op_param.val() > self.kernel_wait_max.val() {
-                        self.fail.next = true;
-                    } else if bit_cast::<16, 3>(self.kernels_outstanding.val())
-                        <= self.op_param.val()
-                    {
-                        self.complete.next = true;
+                    CommandClass::KernelWait => {
+                        if self.op_param.val() > self.kernel_wait_max.val() {
+                            self.fail.next = true;
+                        } else if bit_cast::<16, 3>(self.kernels_outstanding.val())
+                            <= self.op_param.val()
+                        {
+                            self.complete.next = true;
+                        }
                     }
-                } else if self.key.val() == self.pmu_mask_key.val() {
-                    if self.op_param.val() > self.pmu_mask_max.val() {
-                        self.fail.next = true;
-                    } else {
-                        self.pmu_enabled.d.next =
-                            (self.op_param.val() & self.pmu_mask_enable.val()) != 0;
-                        self.complete.next = true;
+                    CommandClass::PmuMask => {
+                        if self.op_param.val() > self.pmu_mask_max.val() {
+                            self.fail.next = true;
+                        } else {
+                            self.pmu_enabled.d.next =
+                                (self.op_param.val() & self.pmu_mask_enable.val()) != 0;
+                            self.complete.next = true;
+                        }
                     }
-                } else if self.kernel_op.val() {
-                    if !self.kernel_supported.val() {
-                        self.fail.next = true;
-                    } else {
-                        self.kernel_queue.tail.valid.next = true;
-                        self.complete.next = self.kernel_queue.tail.ready.val();
+                    CommandClass::Kernel => {
+                        if !self.kernel_checked.q.val() {
+                            // The rules are judged a cycle after the operation's
+                            // first Execute cycle, from registered settings.
+                            self.kernel_checked.d.next = true;
+                        } else if !self.kernel_allowed.q.val() {
+                            self.fail.next = true;
+                        } else {
+                            self.kernel_queue.tail.valid.next = true;
+                            self.complete.next = self.kernel_queue.tail.ready.val();
+                        }
                     }
-                } else if self.set_known.val() {
-                    if self.set_reserved.val() {
-                        self.fail.next = true;
-                    } else {
-                        self.set_write.next = true;
-                        self.complete.next = true;
+                    CommandClass::Other => {
+                        if self.set_known.val() {
+                            if self.set_reserved.val() {
+                                self.fail.next = true;
+                            } else {
+                                self.set_write.next = true;
+                                self.complete.next = true;
+                            }
+                        } else {
+                            // A reserved opcode.
+                            self.fail.next = true;
+                        }
                     }
-                } else {
-                    // A reserved opcode.
-                    self.fail.next = true;
                 }
                 if self.complete.val() {
                     self.step.d.next = Step::Decode;
+                    self.kernel_checked.d.next = false;
                 }
             }
         }
@@ -653,6 +740,7 @@ impl Logic for CentralControl {
             self.halt.next = true;
         }
         if self.halt.val() {
+            self.kernel_checked.d.next = false;
             self.running.d.next = false;
             self.fetching.d.next = false;
             self.command_cancel.next = true;

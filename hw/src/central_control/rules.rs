@@ -10,6 +10,7 @@ use super::op_state::{
     ActivationView, Ifm2View, IfmView, KernelView, OfmView, OperationState, WeightsView,
 };
 use crate::spec_constants::{command_field_lsb, command_field_mask, constant};
+use crate::widgets::ResetReg;
 use npu_spec::command::{
     AccFormat, ActivationClipRange as Clip, ActivationFunction as Function, ActivationPrecision,
     ElementwiseMode, IfmRoundMode, IfmScaleMode, Opcode, PoolingMode, RoundMode, UpscaleMode,
@@ -19,8 +20,14 @@ use npu_spec::limits;
 use rust_hdl::prelude::*;
 
 /// Whether a kernel operation about to be dispatched keeps the rules.
+/// The products of its sizes (areas, IFM windows, scale stream lengths)
+/// are registered: `allowed` holds for the operation state of the cycle
+/// before, and central control judges an operation in its second Execute
+/// cycle, at least two cycles after the last NPU_SET_* write.
 #[derive(LogicBlock)]
 pub struct OperationRules {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
     /// The operation's opcode and parameter (TRM 4.6.4), and the operation
     /// state it would capture.
     pub code: Signal<In, Bits<10>>,
@@ -61,13 +68,13 @@ pub struct OperationRules {
     /// NPU_SET_KERNEL_WIDTH_M1 and _HEIGHT_M1 (a local to test a bit of).
     dilated_width_m1: Signal<Local, Bits<16>>,
     dilated_height_m1: Signal<Local, Bits<16>>,
-    dilated_area: Signal<Local, Bits<32>>,
+    dilated_area: ResetReg<Bits<32>>,
     /// The kernel's area, meaningful while its height is within a pool's.
     pool_height: Signal<Local, Bits<16>>,
-    pool_area: Signal<Local, Bits<32>>,
+    pool_area: ResetReg<Bits<32>>,
     /// Rows and columns the kernel windows cover, and the padding of them.
-    window_rows: Signal<Local, Bits<32>>,
-    window_columns: Signal<Local, Bits<32>>,
+    window_rows: ResetReg<Bits<32>>,
+    window_columns: ResetReg<Bits<32>>,
     padding_rows: Signal<Local, Bits<32>>,
     padding_columns: Signal<Local, Bits<32>>,
     pad_top: Signal<Local, Bits<8>>,
@@ -94,8 +101,8 @@ pub struct OperationRules {
     parallel: Signal<Local, Bit>,
     scale_channels_m1: Signal<Local, Bits<16>>,
     scale1_channels: Signal<Local, Bits<16>>,
-    scale_bytes: Signal<Local, Bits<32>>,
-    scale1_bytes: Signal<Local, Bits<32>>,
+    scale_bytes: ResetReg<Bits<32>>,
+    scale1_bytes: ResetReg<Bits<32>>,
 
     conv_code: Constant<Bits<10>>,
     depthwise_code: Constant<Bits<10>>,
@@ -157,6 +164,8 @@ impl Default for OperationRules {
         let clip = |c: Clip| constant(c.bits().into());
         let ifm_precision = Opcode::NpuSetIfmPrecision;
         Self {
+            clock: Default::default(),
+            rst_n: Default::default(),
             code: Default::default(),
             param: Default::default(),
             state: Default::default(),
@@ -275,6 +284,22 @@ impl Default for OperationRules {
 impl Logic for OperationRules {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            dilated_area,
+            pool_area,
+            window_rows,
+            window_columns,
+            scale_bytes,
+            scale1_bytes
+        );
+        self.dilated_area.rst_n.next = self.rst_n.val();
+        self.pool_area.rst_n.next = self.rst_n.val();
+        self.window_rows.rst_n.next = self.rst_n.val();
+        self.window_columns.rst_n.next = self.rst_n.val();
+        self.scale_bytes.rst_n.next = self.rst_n.val();
+        self.scale1_bytes.rst_n.next = self.rst_n.val();
         self.ifm.next = self.state.val().ifm;
         self.ifm2.next = self.state.val().ifm2;
         self.ofm.next = self.state.val().ofm;
@@ -333,19 +358,19 @@ impl Logic for OperationRules {
         self.dilated_height.next = self.kernel.val().height_m1 + 1;
         self.dilated_width_m1.next = self.kernel.val().width_m1;
         self.dilated_height_m1.next = self.kernel.val().height_m1;
-        self.dilated_area.next = self.kernel.val().width_m1 * self.dilated_height.val()
+        self.dilated_area.d.next = self.kernel.val().width_m1 * self.dilated_height.val()
             + bit_cast::<32, 16>(self.dilated_height.val());
         self.pool_height.next = bit_cast::<16, 17>(self.kernel_height.val());
-        self.pool_area.next = bit_cast::<16, 17>(self.kernel_width.val() - 1)
+        self.pool_area.d.next = bit_cast::<16, 17>(self.kernel_width.val() - 1)
             * self.pool_height.val()
             + bit_cast::<32, 16>(self.pool_height.val());
         // The golden model's `ifm_extent`: (OFM - 1) * stride + dilated
         // kernel, less the padding, is at least one row and column.
-        self.window_rows.next = self.ofm.val().height_m1
+        self.window_rows.d.next = self.ofm.val().height_m1
             * (bit_cast::<16, 4>(self.kernel_stride.stride_y_m1.val()) + 1)
             + bit_cast::<32, 16>(self.kernel.val().height_m1)
             + 1;
-        self.window_columns.next = self.ofm.val().width_m1
+        self.window_columns.d.next = self.ofm.val().width_m1
             * (bit_cast::<16, 4>(self.kernel_stride.stride_x_m1.val()) + 1)
             + bit_cast::<32, 16>(self.kernel.val().width_m1)
             + 1;
@@ -396,9 +421,9 @@ impl Logic for OperationRules {
             self.scale1_channels.next =
                 bit_cast::<16, 17>((bit_cast::<17, 16>(self.ofm.val().depth_m1) + 1) >> 1);
         }
-        self.scale_bytes.next = self.scale_channels_m1.val() * self.record_bytes.val()
+        self.scale_bytes.d.next = self.scale_channels_m1.val() * self.record_bytes.val()
             + bit_cast::<32, 16>(self.record_bytes.val());
-        self.scale1_bytes.next = self.scale1_channels.val() * self.record_bytes.val();
+        self.scale1_bytes.d.next = self.scale1_channels.val() * self.record_bytes.val();
 
         self.allowed.next = true;
         // Reserved values (TRM 4.6.4), whatever the operation.
@@ -438,8 +463,8 @@ impl Logic for OperationRules {
                     & ((self.kernel_stride.stride_x_m1.val()
                         | self.kernel_stride.stride_y_m1.val())
                         != 0))
-                | (self.window_rows.val() <= self.padding_rows.val())
-                | (self.window_columns.val() <= self.padding_columns.val()))
+                | (self.window_rows.q.val() <= self.padding_rows.val())
+                | (self.window_columns.q.val() <= self.padding_columns.val()))
         {
             self.allowed.next = false;
         }
@@ -448,7 +473,7 @@ impl Logic for OperationRules {
             & (!self.ifm_narrow.val()
                 | !(self.ofm_narrow.val() | self.ofm_type.int32.val())
                 | (self.kernel_height.val() > self.conv_kernel_height_max.val())
-                | (self.dilated_area.val() > self.conv_kernel_area_max.val())
+                | (self.dilated_area.q.val() > self.conv_kernel_area_max.val())
                 | (self.pad_top.val() > self.conv_pad_top_left_max.val())
                 | (self.pad_left.val() > self.conv_pad_top_left_max.val())
                 | (self.pad_bottom.val() > self.conv_pad_bottom_right_max.val())
@@ -476,7 +501,7 @@ impl Logic for OperationRules {
                     self.allowed.next = false;
                 }
             } else if (self.kernel_height.val() > self.pool_kernel_height_max.val())
-                | (self.pool_area.val() > self.pool_kernel_area_max.val())
+                | (self.pool_area.q.val() > self.pool_kernel_area_max.val())
             {
                 self.allowed.next = false;
             }
@@ -518,8 +543,9 @@ impl Logic for OperationRules {
             }
         }
         if self.channel_scales.val()
-            & ((bit_cast::<32, 20>(self.weights.val().scale_length) < self.scale_bytes.val())
-                | (bit_cast::<32, 20>(self.weights.val().scale1_length) < self.scale1_bytes.val()))
+            & ((bit_cast::<32, 20>(self.weights.val().scale_length) < self.scale_bytes.q.val())
+                | (bit_cast::<32, 20>(self.weights.val().scale1_length)
+                    < self.scale1_bytes.q.val()))
         {
             self.allowed.next = false;
         }

@@ -1176,7 +1176,7 @@ impl Logic for Datapath {
             & (self.readout_tags.count.val() == 0)
             & (self.output_tags.count.val() == 0)
             & !self.operand_reader.busy.val()
-            & !self.ofm_writes.valid.val();
+            & !self.ofm_writer.busy.val();
         self.idle.next = self.writes_done.val() & !self.dma_busy.val();
         if self.active.q.val() & self.idle.val() {
             self.active.d.next = false;

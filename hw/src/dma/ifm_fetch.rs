@@ -41,8 +41,10 @@
 //!
 //! Nine cycles of set-up per job (the products of its start coordinates
 //! and the strides, through one shared multiplier; pieces, tiles and groups
-//! then move by additions only), then one fill a cycle while `fills` is
-//! ready.
+//! then move by additions only; step 0 also registers the job's pieces
+//! and tiles), then one fill a cycle while `fills` is ready, through an
+//! output register (its stage multiplies a plane's rows by their length
+//! for the plane skips).
 
 use super::ShramFill;
 use crate::central_control::traversal::IfmBlockJob;
@@ -61,6 +63,26 @@ pub struct IfmBuffers {
     pub half: Bits<16>,
 }
 
+/// A job's pieces and tiles, registered in set-up step 0 so that the
+/// products of the later steps and the fills start from registers.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct JobPieces {
+    pub has_a: Bit,
+    pub has_b: Bit,
+    pub width_a: Bits<16>,
+    pub width_b: Bits<16>,
+    /// Tile-relative first column of piece b, first rows of a and b.
+    pub x_b: Bits<17>,
+    pub y_a: Bits<17>,
+    pub y_b: Bits<17>,
+    pub base_a: Bits<40>,
+    pub base_b: Bits<40>,
+    pub upper_a: Bits<16>,
+    pub upper_b: Bits<16>,
+    pub split_a: Bit,
+    pub split_b: Bit,
+}
+
 #[derive(LogicBlock)]
 pub struct IfmFetch {
     pub clock: Signal<In, Clock>,
@@ -73,9 +95,13 @@ pub struct IfmFetch {
     /// 3D copies toward the IFM channel.
     pub fills: StreamOut<ShramFill>,
     multiply: Multiply16x40,
+    /// The multiplier's operands, loaded the step before their product.
+    multiply_a: ResetReg<Bits<16>>,
+    multiply_b: ResetReg<Bits<40>>,
     /// A job is being set up (steps 0-8) or emitted (step 9).
     active: ResetReg<Bit>,
     step: ResetReg<Bits<4>>,
+    load_step: Signal<Local, Bits<4>>,
     /// Channel term of a source address: channel0 * e (NHWC) or
     /// (channel0 / 16) * STRIDE_C (NHCWB16).
     channel_term: ResetReg<Bits<40>>,
@@ -91,6 +117,12 @@ pub struct IfmFetch {
     dest_b_offset: ResetReg<Bits<16>>,
     dest_lower_a: ResetReg<Bits<16>>,
     dest_lower_b: ResetReg<Bits<16>>,
+    pieces: ResetReg<JobPieces>,
+    /// The output stage: the fill on `fills`, before its plane skips.
+    fill: ResetReg<ShramFill>,
+    fill_full: ResetReg<Bit>,
+    /// The job's last fill is in the output stage.
+    sent_last: ResetReg<Bit>,
     /// Current piece, and whether its rows in the lower tile (2 or 3).
     piece_b: ResetReg<Bit>,
     lower: ResetReg<Bit>,
@@ -100,6 +132,7 @@ pub struct IfmFetch {
     group_base: ResetReg<Bits<16>>,
     // The job and view, decoded.
     job: Signal<Local, IfmBlockJob>,
+    job_pieces: Signal<Local, JobPieces>,
     precision: Signal<Local, Bits<16>>,
     precision_lsb: Constant<Bits<6>>,
     format_mask: Constant<Bits<16>>,
@@ -151,7 +184,12 @@ pub struct IfmFetch {
     block_end: Signal<Local, Bit>,
     fill_len: Signal<Local, Bits<16>>,
     fill_rows: Signal<Local, Bits<16>>,
-    /// A plane's packed bytes: `fill_rows` * `fill_len`.
+    /// The generator's fill, offered to the output stage.
+    generating: Signal<Local, Bit>,
+    generated: Signal<Local, ShramFill>,
+    accept: Signal<Local, Bit>,
+    offered: Signal<Local, ShramFill>,
+    /// A plane's packed bytes: the offered fill's `rows` * `len`.
     plane_bytes: Signal<Local, Bits<32>>,
     channel_skip: Signal<Local, Bits<16>>,
     block_skip: Signal<Local, Bits<16>>,
@@ -169,6 +207,9 @@ impl Default for IfmFetch {
             buffers: Default::default(),
             fills: Default::default(),
             multiply: Default::default(),
+            multiply_a: Default::default(),
+            multiply_b: Default::default(),
+            load_step: Default::default(),
             active: Default::default(),
             step: Default::default(),
             channel_term: Default::default(),
@@ -176,6 +217,10 @@ impl Default for IfmFetch {
             inner_b: Default::default(),
             row_a: Default::default(),
             row_b: Default::default(),
+            pieces: Default::default(),
+            fill: Default::default(),
+            fill_full: Default::default(),
+            sent_last: Default::default(),
             dest_row_step: Default::default(),
             dest_b_offset: Default::default(),
             dest_lower_a: Default::default(),
@@ -185,6 +230,7 @@ impl Default for IfmFetch {
             group_offset: Default::default(),
             group_base: Default::default(),
             job: Default::default(),
+            job_pieces: Default::default(),
             precision: Default::default(),
             precision_lsb: command_field_lsb(precision, "activation_precision"),
             format_mask: command_field_mask(precision, "activation_format"),
@@ -232,6 +278,10 @@ impl Default for IfmFetch {
             block_end: Default::default(),
             fill_len: Default::default(),
             fill_rows: Default::default(),
+            generating: Default::default(),
+            generated: Default::default(),
+            accept: Default::default(),
+            offered: Default::default(),
             plane_bytes: Default::default(),
             channel_skip: Default::default(),
             block_skip: Default::default(),
@@ -248,6 +298,8 @@ impl Logic for IfmFetch {
             clock,
             active,
             step,
+            multiply_a,
+            multiply_b,
             channel_term,
             inner_a,
             inner_b,
@@ -257,6 +309,10 @@ impl Logic for IfmFetch {
             dest_b_offset,
             dest_lower_a,
             dest_lower_b,
+            pieces,
+            fill,
+            fill_full,
+            sent_last,
             piece_b,
             lower,
             group_offset,
@@ -264,6 +320,8 @@ impl Logic for IfmFetch {
         );
         self.active.rst_n.next = self.rst_n.val();
         self.step.rst_n.next = self.rst_n.val();
+        self.multiply_a.rst_n.next = self.rst_n.val();
+        self.multiply_b.rst_n.next = self.rst_n.val();
         self.channel_term.rst_n.next = self.rst_n.val();
         self.inner_a.rst_n.next = self.rst_n.val();
         self.inner_b.rst_n.next = self.rst_n.val();
@@ -273,6 +331,10 @@ impl Logic for IfmFetch {
         self.dest_b_offset.rst_n.next = self.rst_n.val();
         self.dest_lower_a.rst_n.next = self.rst_n.val();
         self.dest_lower_b.rst_n.next = self.rst_n.val();
+        self.pieces.rst_n.next = self.rst_n.val();
+        self.fill.rst_n.next = self.rst_n.val();
+        self.fill_full.rst_n.next = self.rst_n.val();
+        self.sent_last.rst_n.next = self.rst_n.val();
         self.piece_b.rst_n.next = self.rst_n.val();
         self.lower.rst_n.next = self.rst_n.val();
         self.group_offset.rst_n.next = self.rst_n.val();
@@ -363,63 +425,109 @@ impl Logic for IfmFetch {
         self.channel_end.next = self.job.val().channel0 + self.job.val().channels;
         self.empty.next = (self.job.val().height == 0) | (self.job.val().width == 0);
 
-        // Set-up: one product a step.
-        self.multiply.a.next = 0.into();
-        self.multiply.b.next = 0.into();
+        // Step 0 registers the pieces; the later steps and the fills use them.
+        self.job_pieces.next = self.pieces.q.val();
+        if self.active.q.val() & (self.step.q.val() == 0) {
+            self.pieces.d.next.has_a = self.has_a.val();
+            self.pieces.d.next.has_b = self.has_b.val();
+            self.pieces.d.next.width_a = self.width_a.val();
+            self.pieces.d.next.width_b = self.width_b.val();
+            self.pieces.d.next.x_b = self.x_b.val();
+            self.pieces.d.next.y_a = self.y_a.val();
+            self.pieces.d.next.y_b = self.y_b.val();
+            self.pieces.d.next.base_a = self.base_a.val();
+            self.pieces.d.next.base_b = self.base_b.val();
+            self.pieces.d.next.upper_a = self.upper_a.val();
+            self.pieces.d.next.upper_b = self.upper_b.val();
+            self.pieces.d.next.split_a = self.split_a.val();
+            self.pieces.d.next.split_b = self.split_b.val();
+        }
+
+        // Set-up: one product a step, its operands registered the step
+        // before (step 0's as the job arrives).
+        self.load_step.next = self.step.q.val() + 1;
+        if !self.active.q.val() {
+            self.load_step.next = 0.into();
+        }
+        match self.load_step.val().index() {
+            0 => {
+                self.multiply_a.d.next = self.job.val().channel0;
+                self.multiply_b.d.next = bits::<40>(1) << self.element_shift.val();
+                if self.nhcwb16.val() {
+                    self.multiply_a.d.next = self.job.val().channel0 >> 4;
+                    self.multiply_b.d.next = self.stride_c.val();
+                }
+            }
+            1 => {
+                self.multiply_a.d.next = bit_cast::<16, 17>(self.x0.val());
+                self.multiply_b.d.next = self.x_step.val();
+            }
+            2 => {
+                self.multiply_a.d.next = bit_cast::<16, 17>(self.job_pieces.val().x_b);
+                self.multiply_b.d.next = self.x_step.val();
+            }
+            3 => {
+                self.multiply_a.d.next = bit_cast::<16, 17>(self.job_pieces.val().y_a);
+                self.multiply_b.d.next = self.stride_y.val();
+            }
+            4 => {
+                self.multiply_a.d.next = bit_cast::<16, 17>(self.job_pieces.val().y_b);
+                self.multiply_b.d.next = self.stride_y.val();
+            }
+            5 => {
+                self.multiply_a.d.next = self.job.val().width;
+                self.multiply_b.d.next = bit_cast::<40, 16>(self.position_bytes.val());
+            }
+            6 => {
+                self.multiply_a.d.next = self.job_pieces.val().width_a;
+                self.multiply_b.d.next = bit_cast::<40, 16>(self.position_bytes.val());
+            }
+            7 => {
+                self.multiply_a.d.next = self.job_pieces.val().upper_a;
+                self.multiply_b.d.next = bit_cast::<40, 16>(self.dest_row_step.q.val());
+            }
+            8 => {
+                self.multiply_a.d.next = self.job_pieces.val().upper_b;
+                self.multiply_b.d.next = bit_cast::<40, 16>(self.dest_row_step.q.val());
+            }
+            _ => {}
+        }
+        self.multiply.a.next = self.multiply_a.q.val();
+        self.multiply.b.next = self.multiply_b.q.val();
         match self.step.q.val().index() {
             0 => {
-                self.multiply.a.next = self.job.val().channel0;
-                self.multiply.b.next = bits::<40>(1) << self.element_shift.val();
-                if self.nhcwb16.val() {
-                    self.multiply.a.next = self.job.val().channel0 >> 4;
-                    self.multiply.b.next = self.stride_c.val();
-                }
                 self.channel_term.d.next = self.multiply.product.val();
             }
             1 => {
-                self.multiply.a.next = bit_cast::<16, 17>(self.x0.val());
-                self.multiply.b.next = self.x_step.val();
                 self.inner_a.d.next = self.multiply.product.val() + self.channel_term.q.val();
             }
             2 => {
-                self.multiply.a.next = bit_cast::<16, 17>(self.x_b.val());
-                self.multiply.b.next = self.x_step.val();
                 self.inner_b.d.next = self.multiply.product.val() + self.channel_term.q.val();
             }
             3 => {
-                self.multiply.a.next = bit_cast::<16, 17>(self.y_a.val());
-                self.multiply.b.next = self.stride_y.val();
-                self.row_a.d.next =
-                    self.multiply.product.val() + self.base_a.val() + self.inner_a.q.val();
+                self.row_a.d.next = self.multiply.product.val()
+                    + self.job_pieces.val().base_a
+                    + self.inner_a.q.val();
             }
             4 => {
-                self.multiply.a.next = bit_cast::<16, 17>(self.y_b.val());
-                self.multiply.b.next = self.stride_y.val();
-                self.row_b.d.next =
-                    self.multiply.product.val() + self.base_b.val() + self.inner_b.q.val();
+                self.row_b.d.next = self.multiply.product.val()
+                    + self.job_pieces.val().base_b
+                    + self.inner_b.q.val();
             }
             5 => {
-                self.multiply.a.next = self.job.val().width;
-                self.multiply.b.next = bit_cast::<40, 16>(self.position_bytes.val());
                 self.dest_row_step.d.next = self.multiply.product.val().get_bits::<16>(0);
             }
             6 => {
-                self.multiply.a.next = self.width_a.val();
-                self.multiply.b.next = bit_cast::<40, 16>(self.position_bytes.val());
                 self.dest_b_offset.d.next = self.multiply.product.val().get_bits::<16>(0);
-                self.piece_b.d.next = !self.has_a.val();
+                self.piece_b.d.next = !self.job_pieces.val().has_a;
                 self.lower.d.next = false;
                 self.group_offset.d.next = 0.into();
                 self.group_base.d.next = self.first_group.val();
             }
             7 => {
-                self.multiply.a.next = self.upper_a.val();
-                self.multiply.b.next = bit_cast::<40, 16>(self.dest_row_step.q.val());
                 self.dest_lower_a.d.next = self.multiply.product.val().get_bits::<16>(0);
             }
             8 => {
-                self.multiply.a.next = self.upper_b.val();
-                self.multiply.b.next = bit_cast::<40, 16>(self.dest_row_step.q.val());
                 self.dest_lower_b.d.next = self.multiply.product.val().get_bits::<16>(0);
             }
             _ => {}
@@ -443,10 +551,10 @@ impl Logic for IfmFetch {
             self.last_group.next = false;
             self.group_end.next = self.group_base.q.val() + 16;
         }
-        self.last_piece.next = self.piece_b.q.val() | !self.has_b.val();
-        self.last_tile.next = self.lower.q.val() | !self.split_a.val();
+        self.last_piece.next = self.piece_b.q.val() | !self.job_pieces.val().has_b;
+        self.last_tile.next = self.lower.q.val() | !self.job_pieces.val().split_a;
         if self.piece_b.q.val() {
-            self.last_tile.next = self.lower.q.val() | !self.split_b.val();
+            self.last_tile.next = self.lower.q.val() | !self.job_pieces.val().split_b;
         }
         self.fill_len.next =
             (self.group_end.val() - self.group_low.val()) << self.element_shift.val();
@@ -455,61 +563,79 @@ impl Logic for IfmFetch {
         self.block_skip.next =
             (self.group_low.val() - self.job.val().channel0) << self.element_shift.val();
 
-        self.fills.valid.next = self.active.q.val() & (self.step.q.val() == 9);
-        self.fills.data.next.region = self.view.val().region;
-        self.fills.data.next.len = self.fill_len.val();
-        self.fills.data.next.source_skip =
+        self.generating.next =
+            self.active.q.val() & (self.step.q.val() == 9) & !self.sent_last.q.val();
+        self.accept.next = !self.fill_full.q.val() | self.fills.ready.val();
+        self.generated.next.region = self.view.val().region;
+        self.generated.next.len = self.fill_len.val();
+        self.generated.next.source_skip =
             self.x_step.val() - bit_cast::<40, 16>(self.fill_len.val());
-        self.fills.data.next.destination_skip = self.position_bytes.val() - self.fill_len.val();
+        self.generated.next.destination_skip = self.position_bytes.val() - self.fill_len.val();
         // Piece a's rows in tile 0 (or 2), or below HEIGHT0 in tile 2.
-        self.fill_rows.next = self.width_a.val();
-        self.fills.data.next.planes = self.upper_a.val();
-        self.fills.data.next.source = self.row_a.q.val();
-        self.fills.data.next.destination = self.ib_base.val();
+        self.fill_rows.next = self.job_pieces.val().width_a;
+        self.generated.next.planes = self.job_pieces.val().upper_a;
+        self.generated.next.source = self.row_a.q.val();
+        self.generated.next.destination = self.ib_base.val();
         if self.lower.q.val() {
-            self.fills.data.next.planes = self.job.val().height - self.upper_a.val();
-            self.fills.data.next.source = self.base_2.val() + self.inner_a.q.val();
-            self.fills.data.next.destination = self.ib_base.val() + self.dest_lower_a.q.val();
+            self.generated.next.planes = self.job.val().height - self.job_pieces.val().upper_a;
+            self.generated.next.source = self.base_2.val() + self.inner_a.q.val();
+            self.generated.next.destination = self.ib_base.val() + self.dest_lower_a.q.val();
         }
         // Piece b's in tile 1 (or 3), or below HEIGHT1 in tile 3.
         if self.piece_b.q.val() {
-            self.fill_rows.next = self.width_b.val();
-            self.fills.data.next.planes = self.upper_b.val();
-            self.fills.data.next.source = self.row_b.q.val();
-            self.fills.data.next.destination = self.ib_base.val() + self.dest_b_offset.q.val();
+            self.fill_rows.next = self.job_pieces.val().width_b;
+            self.generated.next.planes = self.job_pieces.val().upper_b;
+            self.generated.next.source = self.row_b.q.val();
+            self.generated.next.destination = self.ib_base.val() + self.dest_b_offset.q.val();
             if self.lower.q.val() {
-                self.fills.data.next.planes = self.job.val().height - self.upper_b.val();
-                self.fills.data.next.source = self.base_3.val() + self.inner_b.q.val();
-                self.fills.data.next.destination =
+                self.generated.next.planes = self.job.val().height - self.job_pieces.val().upper_b;
+                self.generated.next.source = self.base_3.val() + self.inner_b.q.val();
+                self.generated.next.destination =
                     self.ib_base.val() + self.dest_b_offset.q.val() + self.dest_lower_b.q.val();
             }
         }
-        self.fills.data.next.source = self.fills.data.val().source
+        self.generated.next.source = self.generated.val().source
             + self.group_offset.q.val()
             + bit_cast::<40, 16>(self.channel_skip.val());
-        self.fills.data.next.destination =
-            self.fills.data.val().destination + self.block_skip.val();
-        self.fills.data.next.rows = self.fill_rows.val();
+        self.generated.next.destination = self.generated.val().destination + self.block_skip.val();
+        self.generated.next.rows = self.fill_rows.val();
         // Planes are a rectangle row apart in the source (STRIDE_Y) and in
-        // the IFM buffer.
-        self.plane_bytes.next = self.fill_rows.val() * self.fill_len.val();
-        self.fills.data.next.source_plane_skip =
-            self.stride_y.val() - bit_cast::<40, 32>(self.plane_bytes.val());
-        self.fills.data.next.destination_plane_skip =
-            self.dest_row_step.q.val() - self.plane_bytes.val().get_bits::<16>(0);
+        // the IFM buffer; the output stage takes a plane's bytes off.
+        self.generated.next.source_plane_skip = self.stride_y.val();
+        self.generated.next.destination_plane_skip = self.dest_row_step.q.val();
         self.block_end.next = self.last_group.val() & self.last_tile.val() & self.last_piece.val();
         if self.empty.val() {
-            self.fills.data.next.rows = 0.into();
+            self.generated.next.rows = 0.into();
             self.block_end.next = true;
         }
-        self.fills.data.next.block_end = self.block_end.val();
-        self.taken.next = self.fills.valid.val() & self.fills.ready.val();
-        self.jobs.ready.next = self.taken.val() & self.block_end.val();
+        self.generated.next.block_end = self.block_end.val();
+        self.taken.next = self.generating.val() & self.accept.val();
+
+        // The output stage: a plane's packed bytes, `rows` * `len`.
+        if self.accept.val() {
+            self.fill_full.d.next = self.generating.val();
+            self.fill.d.next = self.generated.val();
+        }
+        self.offered.next = self.fill.q.val();
+        self.plane_bytes.next = self.offered.val().rows * self.offered.val().len;
+        self.fills.valid.next = self.fill_full.q.val();
+        // The job is taken as its last fill leaves.
+        self.jobs.ready.next =
+            self.fill_full.q.val() & self.fills.ready.val() & self.offered.val().block_end;
+        if self.jobs.ready.val() {
+            self.active.d.next = false;
+            self.sent_last.d.next = false;
+        }
+        self.fills.data.next = self.offered.val();
+        self.fills.data.next.source_plane_skip =
+            self.offered.val().source_plane_skip - bit_cast::<40, 32>(self.plane_bytes.val());
+        self.fills.data.next.destination_plane_skip =
+            self.offered.val().destination_plane_skip - self.plane_bytes.val().get_bits::<16>(0);
 
         // Next group, tile or piece: additions only.
         if self.taken.val() {
             if self.block_end.val() {
-                self.active.d.next = false;
+                self.sent_last.d.next = true;
             } else if !self.last_group.val() {
                 self.group_offset.d.next = self.group_offset.q.val() + self.stride_c.val();
                 self.group_base.d.next = self.group_base.q.val() + 16;

@@ -35,8 +35,9 @@
 //! A beat without an activation function passes in one cycle, 8 lanes a
 //! cycle. A beat with one takes one cycle per lane up to its last lane on
 //! (8 for a full beat): one lane's table or LUT address is issued per
-//! cycle and its result collected the next, while the next lane issues, so
-//! back to back beats keep one tanh, sigmoid or LUT value a cycle (TRM
+//! cycle, its entry read (and a table's interpolated) the next and its
+//! result collected the cycle after, while the next lanes follow, so back
+//! to back beats keep one tanh, sigmoid or LUT value a cycle (TRM
 //! 3.3.7.3 gives one tanh or sigmoid a cycle). One lane a cycle needs one
 //! table and one LUT read port; more lanes a cycle would need that many
 //! copies of each.
@@ -57,6 +58,22 @@ pub struct LutWrite {
     pub line: Bits<7>,
     pub data: Bits<128>,
     pub strobe: Bits<LINE_BYTES>,
+}
+
+/// A lane between its table or LUT read and its result.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct LaneRead {
+    pub lane: Bits<3>,
+    pub last: Bit,
+    pub negative: Bit,
+    pub fraction: Bits<9>,
+    /// tanh/sigmoid: the table's value interpolated at the fraction.
+    pub interpolated: Bits<26>,
+    /// The LUT's word and byte at the entry, and the 16-bit LUT's slope
+    /// times the fraction.
+    pub word: Bits<32>,
+    pub slope_product: Bits<32>,
+    pub entry_byte: Bits<8>,
 }
 
 #[derive(LogicBlock)]
@@ -93,12 +110,17 @@ pub struct Activation {
     pending_fraction: ResetReg<Bits<9>>,
     /// The LUT entry's byte in its line.
     pending_byte: ResetReg<Bits<4>>,
+    /// The lane read last cycle, waiting for its result.
+    read_full: ResetReg<Bit>,
+    read: ResetReg<LaneRead>,
+    read_control: ResetReg<BeatControl>,
     out_values: ResetReg<Bits<{ LANES * 34 }>>,
     out_control: ResetReg<BeatControl>,
     out_full: ResetReg<Bit>,
     // Handshake.
     free: Signal<Local, Bit>,
     nonlinear: Signal<Local, Bit>,
+    advance: Signal<Local, Bit>,
     collect: Signal<Local, Bit>,
     pass: Signal<Local, Bit>,
     issue: Signal<Local, Bit>,
@@ -112,16 +134,28 @@ pub struct Activation {
     index_low: Signal<Local, Bits<35>>,
     index_high: Signal<Local, Bits<35>>,
     index: Signal<Local, Bits<16>>,
+    /// The value is below the index bounds, above them, and the low bound
+    /// is above the high one.
+    below: Signal<Local, Bit>,
+    above: Signal<Local, Bit>,
+    raised_above: Signal<Local, Bit>,
     address: Signal<Local, Bits<11>>,
     cores_written: Signal<Local, Bits<2>>,
     /// Bit k: the beat reads core k's LUT.
     lut_select: Signal<Local, Bits<2>>,
-    // Collect: the lane's result.
-    held: Signal<Local, BeatControl>,
+    // Read: the lane's table entry or LUT word.
+    reading: Signal<Local, BeatControl>,
     line: Signal<Local, Bits<128>>,
     word: Signal<Local, Bits<32>>,
     entry_byte: Signal<Local, Bits<8>>,
     interpolated: Signal<Local, Bits<26>>,
+    // Collect: the lane's result.
+    held: Signal<Local, BeatControl>,
+    lane_read: Signal<Local, LaneRead>,
+    /// The LUT's word and byte, copied out of `lane_read`: yosys cannot
+    /// select bits of a struct field's part-select.
+    lut_word: Signal<Local, Bits<32>>,
+    lut_byte: Signal<Local, Bits<8>>,
     magnitude_out: Signal<Local, Bits<26>>,
     rounded: Signal<Local, Bits<26>>,
     slope_product: Signal<Local, Bits<32>>,
@@ -160,11 +194,15 @@ impl Activation {
             pending_saturated: Default::default(),
             pending_fraction: Default::default(),
             pending_byte: Default::default(),
+            read_full: Default::default(),
+            read: Default::default(),
+            read_control: Default::default(),
             out_values: Default::default(),
             out_control: Default::default(),
             out_full: Default::default(),
             free: Default::default(),
             nonlinear: Default::default(),
+            advance: Default::default(),
             collect: Default::default(),
             pass: Default::default(),
             issue: Default::default(),
@@ -177,10 +215,17 @@ impl Activation {
             index_low: Default::default(),
             index_high: Default::default(),
             index: Default::default(),
+            below: Default::default(),
+            above: Default::default(),
+            raised_above: Default::default(),
             address: Default::default(),
             cores_written: Default::default(),
             lut_select: Default::default(),
+            reading: Default::default(),
             held: Default::default(),
+            lane_read: Default::default(),
+            lut_word: Default::default(),
+            lut_byte: Default::default(),
             line: Default::default(),
             word: Default::default(),
             entry_byte: Default::default(),
@@ -208,6 +253,9 @@ impl Logic for Activation {
             pending_saturated,
             pending_fraction,
             pending_byte,
+            read_full,
+            read,
+            read_control,
             out_values,
             out_control,
             out_full
@@ -221,6 +269,9 @@ impl Logic for Activation {
         self.pending_saturated.rst_n.next = self.rst_n.val();
         self.pending_fraction.rst_n.next = self.rst_n.val();
         self.pending_byte.rst_n.next = self.rst_n.val();
+        self.read_full.rst_n.next = self.rst_n.val();
+        self.read.rst_n.next = self.rst_n.val();
+        self.read_control.rst_n.next = self.rst_n.val();
         self.out_values.rst_n.next = self.rst_n.val();
         self.out_control.rst_n.next = self.rst_n.val();
         self.out_full.rst_n.next = self.rst_n.val();
@@ -233,11 +284,16 @@ impl Logic for Activation {
             self.beat.val().tanh | self.beat.val().sigmoid | self.beat.val().lookup;
         // The stage's register is free, or its beat moves on.
         self.free.next = !self.out_full.q.val() | self.next_ready.val();
-        self.collect.next = self.pending.q.val() & self.free.val();
-        self.pass.next =
-            self.full.val() & !self.nonlinear.val() & !self.pending.q.val() & self.free.val();
+        // A lane goes issue -> pending (its read) -> read -> the register.
+        self.collect.next = self.read_full.q.val() & self.free.val();
+        self.advance.next = self.pending.q.val() & (!self.read_full.q.val() | self.collect.val());
+        self.pass.next = self.full.val()
+            & !self.nonlinear.val()
+            & !self.pending.q.val()
+            & !self.read_full.q.val()
+            & self.free.val();
         self.issue.next =
-            self.full.val() & self.nonlinear.val() & (!self.pending.q.val() | self.collect.val());
+            self.full.val() & self.nonlinear.val() & (!self.pending.q.val() | self.advance.val());
         // The beat's last lane holding a channel.
         self.lanes_in.next = self.beat.val().lanes;
         self.last_lane.next = 0.into();
@@ -254,8 +310,11 @@ impl Logic for Activation {
                 self.lane.d.next = 0.into();
             }
         }
-        if self.collect.val() {
+        if self.advance.val() {
             self.pending.d.next = false;
+        }
+        if self.collect.val() {
+            self.read_full.d.next = false;
         }
         if self.out_full.q.val() & self.next_ready.val() {
             self.out_full.d.next = false;
@@ -296,10 +355,19 @@ impl Logic for Activation {
         if self.index_high.val().get_bit(16) {
             self.index_high.next = self.index_high.val() | 0x7_fffe_0000_u64;
         }
-        if (self.v.val() ^ self.sign_35.val()) < (self.index_low.val() ^ self.sign_35.val()) {
+        // max(v, low), then min(.., high), with the three comparisons side
+        // by side rather than one after the other.
+        self.below.next =
+            (self.v.val() ^ self.sign_35.val()) < (self.index_low.val() ^ self.sign_35.val());
+        self.above.next =
+            (self.v.val() ^ self.sign_35.val()) > (self.index_high.val() ^ self.sign_35.val());
+        self.raised_above.next = (self.index_low.val() ^ self.sign_35.val())
+            > (self.index_high.val() ^ self.sign_35.val());
+        if self.below.val() {
             self.v.next = self.index_low.val();
+            self.above.next = self.raised_above.val();
         }
-        if (self.v.val() ^ self.sign_35.val()) > (self.index_high.val() ^ self.sign_35.val()) {
+        if self.above.val() {
             self.v.next = self.index_high.val();
         }
         // Value - type minimum (within the bounds, only the low bits count).
@@ -352,8 +420,8 @@ impl Logic for Activation {
             self.pending_saturated.d.next = self.pending_saturated.q.val();
         }
 
-        // ---- Collect: the issued lane's result ----
-        self.held.next = self.pending_control.q.val();
+        // ---- Read: the issued lane's table entry or LUT word ----
+        self.reading.next = self.pending_control.q.val();
         // tanh: (entry << 8) + fraction * step - 2^23 at 23 fraction bits,
         // or 2^23 - 2^8 beyond the table; sigmoid: (entry << 9) + fraction *
         // step at 25, or 2^25 - 2^10 beyond it (`sigmoid_table_at`).
@@ -366,7 +434,7 @@ impl Logic for Activation {
         if self.pending_saturated.q.val() {
             self.interpolated.next = 0x7f_ff00.into();
         }
-        if self.held.val().sigmoid {
+        if self.reading.val().sigmoid {
             self.interpolated.next = (bit_cast::<26, 16>(self.sigmoid_rom.entry.val()) << 9)
                 + bit_cast::<26, 32>(
                     bit_cast::<16, 9>(self.pending_fraction.q.val())
@@ -376,38 +444,10 @@ impl Logic for Activation {
                 self.interpolated.next = 0x1ff_fc00.into();
             }
         }
-        // Rounded to nearest (`round_table`): tanh(-x) = -tanh(x) exactly,
-        // sigmoid(-x) = 1 - sigmoid(x) with ties down.
-        self.magnitude_out.next = self.interpolated.val();
-        if self.held.val().sigmoid & self.pending_negative.q.val() {
-            self.magnitude_out.next = bits::<26>(0x200_0000) - self.interpolated.val();
-        }
-        if self.held.val().sigmoid {
-            if self.held.val().wide {
-                self.rounded.next = (self.magnitude_out.val() + 0x200) >> 10;
-            } else {
-                self.rounded.next = (self.magnitude_out.val() + 0x1_0000) >> 17;
-            }
-            if self.pending_negative.q.val() {
-                if self.held.val().wide {
-                    self.rounded.next = (self.magnitude_out.val() + 0x1ff) >> 10;
-                } else {
-                    self.rounded.next = (self.magnitude_out.val() + 0xffff) >> 17;
-                }
-            }
-        } else if self.held.val().wide {
-            self.rounded.next = (self.magnitude_out.val() + 0x80) >> 8;
-        } else {
-            self.rounded.next = (self.magnitude_out.val() + 0x8000) >> 16;
-        }
-        self.result.next = bit_cast::<34, 26>(self.rounded.val());
-        if self.held.val().tanh & self.pending_negative.q.val() {
-            self.result.next = !bit_cast::<34, 26>(self.rounded.val()) + 1;
-        }
         // The LUT entry.
         self.line.next = self.luts[0].read_data.val();
         for core in 1..self.luts.len() {
-            if self.held.val().core {
+            if self.reading.val().core {
                 self.line.next = self.luts[core].read_data.val();
             }
         }
@@ -431,30 +471,76 @@ impl Logic for Activation {
             self.slope_product.next =
                 self.slope_product.val() - (bit_cast::<32, 9>(self.pending_fraction.q.val()) << 16);
         }
+        if self.advance.val() {
+            self.read_full.d.next = true;
+            self.read.d.next.slope_product = self.slope_product.val();
+            self.read.d.next.lane = self.pending_lane.q.val();
+            self.read.d.next.last = self.pending_last.q.val();
+            self.read.d.next.negative = self.pending_negative.q.val();
+            self.read.d.next.fraction = self.pending_fraction.q.val();
+            self.read.d.next.interpolated = self.interpolated.val();
+            self.read.d.next.word = self.word.val();
+            self.read.d.next.entry_byte = self.entry_byte.val();
+            self.read_control.d.next = self.pending_control.q.val();
+        }
+
+        // ---- Collect: the read lane's result ----
+        self.held.next = self.read_control.q.val();
+        self.lane_read.next = self.read.q.val();
+        self.lut_word.next = self.lane_read.val().word;
+        self.lut_byte.next = self.lane_read.val().entry_byte;
+        // Rounded to nearest (`round_table`): tanh(-x) = -tanh(x) exactly,
+        // sigmoid(-x) = 1 - sigmoid(x) with ties down.
+        self.magnitude_out.next = self.lane_read.val().interpolated;
+        if self.held.val().sigmoid & self.lane_read.val().negative {
+            self.magnitude_out.next = bits::<26>(0x200_0000) - self.lane_read.val().interpolated;
+        }
+        if self.held.val().sigmoid {
+            if self.held.val().wide {
+                self.rounded.next = (self.magnitude_out.val() + 0x200) >> 10;
+            } else {
+                self.rounded.next = (self.magnitude_out.val() + 0x1_0000) >> 17;
+            }
+            if self.lane_read.val().negative {
+                if self.held.val().wide {
+                    self.rounded.next = (self.magnitude_out.val() + 0x1ff) >> 10;
+                } else {
+                    self.rounded.next = (self.magnitude_out.val() + 0xffff) >> 17;
+                }
+            }
+        } else if self.held.val().wide {
+            self.rounded.next = (self.magnitude_out.val() + 0x80) >> 8;
+        } else {
+            self.rounded.next = (self.magnitude_out.val() + 0x8000) >> 16;
+        }
+        self.result.next = bit_cast::<34, 26>(self.rounded.val());
+        if self.held.val().tanh & self.lane_read.val().negative {
+            self.result.next = !bit_cast::<34, 26>(self.rounded.val()) + 1;
+        }
         if self.held.val().lookup {
             if self.held.val().wide {
                 // base + ((slope * fraction + 64) >> 7), arithmetic.
-                self.slope_product.next = self.slope_product.val() + 64;
+                self.slope_product.next = self.lane_read.val().slope_product + 64;
                 self.result.next = bit_cast::<34, 25>(self.slope_product.val().get_bits::<25>(7));
                 if self.slope_product.val().get_bit(31) {
                     self.result.next = self.result.val() | 0x3_fe00_0000_u64;
                 }
-                if self.word.val().get_bit(15) {
+                if self.lut_word.val().get_bit(15) {
                     self.result.next = self.result.val()
-                        + (bit_cast::<34, 16>(self.word.val().get_bits::<16>(0))
+                        + (bit_cast::<34, 16>(self.lut_word.val().get_bits::<16>(0))
                             | 0x3_ffff_0000_u64);
                 } else {
-                    self.result.next =
-                        self.result.val() + bit_cast::<34, 16>(self.word.val().get_bits::<16>(0));
+                    self.result.next = self.result.val()
+                        + bit_cast::<34, 16>(self.lut_word.val().get_bits::<16>(0));
                 }
             } else if self.held.val().lut_words {
-                self.result.next = bit_cast::<34, 32>(self.word.val());
-                if self.word.val().get_bit(31) {
+                self.result.next = bit_cast::<34, 32>(self.lut_word.val());
+                if self.lut_word.val().get_bit(31) {
                     self.result.next = self.result.val() | 0x3_0000_0000_u64;
                 }
             } else {
-                self.result.next = bit_cast::<34, 8>(self.entry_byte.val());
-                if self.held.val().index_signed & self.entry_byte.val().get_bit(7) {
+                self.result.next = bit_cast::<34, 8>(self.lut_byte.val());
+                if self.held.val().index_signed & self.lut_byte.val().get_bit(7) {
                     self.result.next = self.result.val() | 0x3_ffff_ff00_u64;
                 }
             }
@@ -468,7 +554,7 @@ impl Logic for Activation {
         }
         if self.collect.val() {
             for i in 0..LANES {
-                if self.pending_lane.q.val() == i.to_bits::<3>() {
+                if self.lane_read.val().lane == i.to_bits::<3>() {
                     self.out_values.d.next = (self.out_values.q.val()
                         & !(bit_cast::<{ LANES * 34 }, 34>(self.ones_34.val())
                             << (i * 34).to_bits::<9>()))
@@ -476,7 +562,7 @@ impl Logic for Activation {
                             << (i * 34).to_bits::<9>());
                 }
             }
-            if self.pending_last.q.val() {
+            if self.lane_read.val().last {
                 self.out_control.d.next = self.held.val();
                 // The LUT took the zero point already.
                 if self.held.val().lookup {

@@ -44,6 +44,8 @@ pub struct Reciprocals {
     /// shift in bits 6(n-1)+5..6(n-1).
     scales: Constant<Bits<2048>>,
     shifts: Constant<Bits<384>>,
+    /// n - 1.
+    entry: Signal<Local, Bits<11>>,
 }
 
 impl Default for Reciprocals {
@@ -62,6 +64,7 @@ impl Default for Reciprocals {
             shift: Default::default(),
             scales: Constant::new(scales),
             shifts: Constant::new(shifts),
+            entry: Default::default(),
         }
     }
 }
@@ -69,13 +72,16 @@ impl Default for Reciprocals {
 impl Logic for Reciprocals {
     #[hdl_gen]
     fn update(&mut self) {
+        // The table read by shifting it (a log-depth shifter), not by 64
+        // comparisons one after another.
+        self.entry.next = bit_cast::<11, 7>(self.count.val() - 1);
         self.scale.next = 0.into();
         self.shift.next = 0.into();
-        for n in 1..65_usize {
-            if self.count.val() == n.to_bits::<7>() {
-                self.scale.next = self.scales.val().get_bits::<32>(32 * (n - 1));
-                self.shift.next = self.shifts.val().get_bits::<6>(6 * (n - 1));
-            }
+        if (self.count.val() != 0) & (self.count.val() <= 64) {
+            self.scale.next = bit_cast::<32, 2048>(self.scales.val() >> (self.entry.val() << 5));
+            self.shift.next = bit_cast::<6, 384>(
+                self.shifts.val() >> ((self.entry.val() << 2) + (self.entry.val() << 1)),
+            );
         }
     }
 }

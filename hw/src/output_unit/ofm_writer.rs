@@ -22,6 +22,7 @@
 //!   are unspecified. A `spread` result is one write from channel c to its
 //!   last lane's channel, `mask` selecting both cores' lanes' bytes; at 32
 //!   bits two writes (lanes 0-3, then 4-7) when it has more than 4 lanes.
+//! - `busy`: a taken result has not yet left as a write.
 //!
 //! Offsets are computed modulo 2^40 (the region offset width), with two
 //! 16 x 40-bit multipliers ([`Multiply16x40`]): exact for any stride whose
@@ -29,8 +30,10 @@
 //!
 //! # Throughput
 //!
-//! One write a cycle, one register stage after the result (a spread 32-bit
-//! result of more than 4 lanes: two cycles).
+//! One write a cycle, two register stages after the result (the locate
+//! stage: tiles, lanes and the offset's operands; the write stage: the
+//! offset's products); a spread 32-bit result of more than 4 lanes takes
+//! two cycles.
 
 use crate::central_control::OfmView;
 use crate::dma::OfmWrite;
@@ -66,14 +69,27 @@ pub struct OfmWriter {
     pub view: Signal<In, OfmView>,
     /// Writes toward the DMA OFM channel.
     pub writes: StreamOut<OfmWrite>,
+    /// A taken result is still in the writer (either stage).
+    pub busy: Signal<Out, Bit>,
     row_product: Multiply16x40,
     column_product: Multiply16x40,
+    /// The locate stage: the write but for its offset's products, and their
+    /// operands (row: y and STRIDE_Y; column: x and STRIDE_X, or c / 16
+    /// and STRIDE_C).
+    located_full: ResetReg<Bit>,
+    located: ResetReg<OfmWrite>,
+    row_factor: ResetReg<Bits<16>>,
+    row_stride: ResetReg<Bits<40>>,
+    column_factor: ResetReg<Bits<16>>,
+    column_stride: ResetReg<Bits<40>>,
+    /// The write stage: the write on `writes`.
     full: ResetReg<Bit>,
     write: ResetReg<OfmWrite>,
     /// The first write of a spread 32-bit result is out: its lanes 4-7 are
     /// next.
     upper: ResetReg<Bit>,
     take: Signal<Local, Bit>,
+    locate: Signal<Local, Bit>,
     /// The result needs two writes.
     split: Signal<Local, Bit>,
     result: Signal<Local, OfmResult>,
@@ -132,12 +148,20 @@ impl Default for OfmWriter {
             results: Default::default(),
             view: Default::default(),
             writes: Default::default(),
+            busy: Default::default(),
             row_product: Default::default(),
             column_product: Default::default(),
+            located_full: Default::default(),
+            located: Default::default(),
+            row_factor: Default::default(),
+            row_stride: Default::default(),
+            column_factor: Default::default(),
+            column_stride: Default::default(),
             full: Default::default(),
             write: Default::default(),
             upper: Default::default(),
             take: Default::default(),
+            locate: Default::default(),
             split: Default::default(),
             result: Default::default(),
             values: Default::default(),
@@ -180,12 +204,32 @@ impl Default for OfmWriter {
 impl Logic for OfmWriter {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, full, write, upper);
+        dff_setup!(
+            self,
+            clock,
+            located_full,
+            located,
+            row_factor,
+            row_stride,
+            column_factor,
+            column_stride,
+            full,
+            write,
+            upper
+        );
+        self.located_full.rst_n.next = self.rst_n.val();
+        self.located.rst_n.next = self.rst_n.val();
+        self.row_factor.rst_n.next = self.rst_n.val();
+        self.row_stride.rst_n.next = self.rst_n.val();
+        self.column_factor.rst_n.next = self.rst_n.val();
+        self.column_stride.rst_n.next = self.rst_n.val();
         self.full.rst_n.next = self.rst_n.val();
         self.write.rst_n.next = self.rst_n.val();
         self.upper.rst_n.next = self.rst_n.val();
         self.take.next = !self.full.q.val() | self.writes.ready.val();
+        self.locate.next = !self.located_full.q.val() | self.take.val();
         self.writes.valid.next = self.full.q.val();
+        self.busy.next = self.located_full.q.val() | self.full.q.val();
         self.writes.data.next = self.write.q.val();
 
         self.result.next = self.results.data.val();
@@ -196,7 +240,7 @@ impl Logic for OfmWriter {
         self.split.next = self.result.val().spread
             & (self.element_shift.val() == 2)
             & ((self.result.val().lanes & 16) != 0);
-        self.results.ready.next = self.take.val() & (!self.split.val() | self.upper.q.val());
+        self.results.ready.next = self.locate.val() & (!self.split.val() | self.upper.q.val());
         self.values.next = self.result.val().values;
         self.lanes.next = self.result.val().lanes;
         self.paired_values.next = self.result.val().paired_values;
@@ -234,14 +278,8 @@ impl Logic for OfmWriter {
             self.base.next = self.view.val().base2;
         }
 
-        self.row_product.a.next = bit_cast::<16, 17>(self.y.val());
-        self.row_product.b.next = bit_cast::<40, 48>(self.view.val().stride_y);
-        self.column_product.a.next = bit_cast::<16, 17>(self.x.val());
-        self.column_product.b.next = bit_cast::<40, 48>(self.view.val().stride_x);
         self.in_row.next = bit_cast::<40, 16>(self.channel.val()) << self.element_shift.val();
         if self.nhcwb16.val() {
-            self.column_product.a.next = self.channel.val() >> 4;
-            self.column_product.b.next = bit_cast::<40, 48>(self.view.val().stride_c);
             self.in_row.next = ((bit_cast::<40, 17>(self.x.val()) << 4)
                 + bit_cast::<40, 16>(self.channel.val() & 15))
                 << self.element_shift.val();
@@ -318,40 +356,58 @@ impl Logic for OfmWriter {
         if (self.paired_count.val() << 1) > self.spread_elements.val() {
             self.spread_elements.next = self.paired_count.val() << 1;
         }
-        if self.take.val() {
-            self.full.d.next = self.results.valid.val();
-            self.write.d.next.region = self.view.val().region;
-            self.write.d.next.offset = bit_cast::<40, 48>(self.base.val())
-                + self.row_product.product.val()
-                + self.column_product.product.val()
-                + self.in_row.val();
-            self.write.d.next.count = self.lane_count.val() << self.element_shift.val();
-            self.write.d.next.mask = self.every_byte.val();
-            self.write.d.next.data = self.values.val();
+        if self.locate.val() {
+            self.located_full.d.next = self.results.valid.val();
+            self.row_factor.d.next = bit_cast::<16, 17>(self.y.val());
+            self.row_stride.d.next = bit_cast::<40, 48>(self.view.val().stride_y);
+            self.column_factor.d.next = bit_cast::<16, 17>(self.x.val());
+            self.column_stride.d.next = bit_cast::<40, 48>(self.view.val().stride_x);
+            if self.nhcwb16.val() {
+                self.column_factor.d.next = self.channel.val() >> 4;
+                self.column_stride.d.next = bit_cast::<40, 48>(self.view.val().stride_c);
+            }
+            self.located.d.next.region = self.view.val().region;
+            self.located.d.next.offset = bit_cast::<40, 48>(self.base.val()) + self.in_row.val();
+            self.located.d.next.count = self.lane_count.val() << self.element_shift.val();
+            self.located.d.next.mask = self.every_byte.val();
+            self.located.d.next.data = self.values.val();
             if self.element_shift.val() == 0 {
-                self.write.d.next.data = self.packed_8.val();
+                self.located.d.next.data = self.packed_8.val();
             }
             if self.element_shift.val() == 1 {
-                self.write.d.next.data = self.packed_16.val();
+                self.located.d.next.data = self.packed_16.val();
             }
             if self.result.val().spread {
                 // From channel c to the last lane's: 2n - 1 elements of n
                 // core-0 lanes, 2m of m core-1 lanes.
-                self.write.d.next.count = self.spread_elements.val() << self.element_shift.val();
-                self.write.d.next.data = self.spread_32.val();
-                self.write.d.next.mask = self.mask_32.val();
+                self.located.d.next.count = self.spread_elements.val() << self.element_shift.val();
+                self.located.d.next.data = self.spread_32.val();
+                self.located.d.next.mask = self.mask_32.val();
                 if self.element_shift.val() == 0 {
-                    self.write.d.next.data = self.spread_8.val();
-                    self.write.d.next.mask = self.mask_8.val();
+                    self.located.d.next.data = self.spread_8.val();
+                    self.located.d.next.mask = self.mask_8.val();
                 }
                 if self.element_shift.val() == 1 {
-                    self.write.d.next.data = self.spread_16.val();
-                    self.write.d.next.mask = self.mask_16.val();
+                    self.located.d.next.data = self.spread_16.val();
+                    self.located.d.next.mask = self.mask_16.val();
                 }
             }
             if self.results.valid.val() & self.split.val() {
                 self.upper.d.next = !self.upper.q.val();
             }
+        }
+
+        // The write stage: the offset's products.
+        self.row_product.a.next = self.row_factor.q.val();
+        self.row_product.b.next = self.row_stride.q.val();
+        self.column_product.a.next = self.column_factor.q.val();
+        self.column_product.b.next = self.column_stride.q.val();
+        if self.take.val() {
+            self.full.d.next = self.located_full.q.val();
+            self.write.d.next = self.located.q.val();
+            self.write.d.next.offset = self.located.q.val().offset
+                + self.row_product.product.val()
+                + self.column_product.product.val();
         }
     }
 }

@@ -108,6 +108,10 @@ pub struct Scaler {
     pp_20: Signal<Local, Bits<32>>,
     pp_21: Signal<Local, Bits<32>>,
     p: Signal<Local, Bits<72>>,
+    sum_low: Signal<Local, Bits<72>>,
+    sum_middle: Signal<Local, Bits<72>>,
+    sum_high: Signal<Local, Bits<72>>,
+    correction: Signal<Local, Bits<72>>,
     magnitude_top: Signal<Local, Bits<8>>,
     lane_p: Signal<Local, Bits<72>>,
     power: Signal<Local, Bits<64>>,
@@ -176,6 +180,10 @@ impl Default for Scaler {
             pp_20: Default::default(),
             pp_21: Default::default(),
             p: Default::default(),
+            sum_low: Default::default(),
+            sum_middle: Default::default(),
+            sum_high: Default::default(),
+            correction: Default::default(),
             magnitude_top: Default::default(),
             lane_p: Default::default(),
             power: Default::default(),
@@ -256,17 +264,23 @@ impl Logic for Scaler {
             self.pp_11.next = self.limb_1.val() * self.scale_hi.val();
             self.pp_20.next = self.limb_2.val() * self.scale_lo.val();
             self.pp_21.next = self.limb_2.val() * self.scale_hi.val();
-            self.p.next = bit_cast::<72, 32>(self.pp_00.val())
-                + (bit_cast::<72, 32>(self.pp_01.val()) << 16)
-                + (bit_cast::<72, 32>(self.pp_10.val()) << 16)
-                + (bit_cast::<72, 32>(self.pp_11.val()) << 32)
-                + (bit_cast::<72, 32>(self.pp_20.val()) << 32)
+            // The partial products and a negative x's correction summed as a
+            // tree: three adders deep, not seven in a chain.
+            self.sum_low.next =
+                bit_cast::<72, 32>(self.pp_00.val()) + (bit_cast::<72, 32>(self.pp_01.val()) << 16);
+            self.sum_middle.next = (bit_cast::<72, 32>(self.pp_10.val()) << 16)
+                + (bit_cast::<72, 32>(self.pp_11.val()) << 32);
+            self.sum_high.next = (bit_cast::<72, 32>(self.pp_20.val()) << 32)
                 + (bit_cast::<72, 32>(self.pp_21.val()) << 48);
+            self.correction.next = 0.into();
             self.magnitude_top.next = self.lane_x.val().get_bits::<8>(32);
             if self.lane_x.val().get_bit(39) {
-                self.p.next = self.p.val() - (bit_cast::<72, 32>(self.lane_scale.val()) << 40);
+                self.correction.next =
+                    bits::<72>(0) - (bit_cast::<72, 32>(self.lane_scale.val()) << 40);
                 self.magnitude_top.next = !self.magnitude_top.val();
             }
+            self.p.next = (self.sum_low.val() + self.sum_middle.val())
+                + (self.sum_high.val() + self.correction.val());
             self.products.next = self.products.val()
                 | (bit_cast::<{ LANES * 72 }, 72>(self.p.val()) << (i * 72).to_bits::<10>());
             // x << (31 - shift) leaves the i64 range: |x| (as x or !x) has a

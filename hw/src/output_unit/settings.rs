@@ -175,15 +175,29 @@ pub struct ClampBounds {
     pub clamp_enable: Bit,
 }
 
+/// The bounds between the [`ControlDecoder`]'s second and third stages: the
+/// clip range clamped to ACTIVATION_MIN/MAX (`low`, `high`), and the ranges
+/// the third stage clamps a LUT's index and the values to.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct InnerBounds {
+    pub low: Bits<35>,
+    pub high: Bits<35>,
+    pub ofm_low: Bits<35>,
+    pub ofm_high: Bits<35>,
+    pub clip_low: Bits<35>,
+    pub clip_high: Bits<35>,
+}
+
 /// Cycles `settings` must hold before the [`ControlDecoder`]'s `control` is
-/// theirs: the change is seen, then two register stages.
-pub const SETTLE_CYCLES: usize = 3;
+/// theirs: the change is seen, then three register stages.
+pub const SETTLE_CYCLES: usize = 4;
 
 /// [`OutputSettings`] in, [`BeatControl`] out (each beat puts in its own
-/// lanes and core) [`SETTLE_CYCLES`] cycles after a change, in two
-/// register stages so that neither is deeper than about one 32-bit
-/// multiply (`make timing`): the fields and the bounds' parts, then the
-/// clamps one after another. The control: the zero point by the OFM's signedness, and the clip range
+/// lanes and core) [`SETTLE_CYCLES`] cycles after a change, in three
+/// register stages so that none is deeper than about one 32-bit multiply
+/// (`make timing`): the fields and the bounds' parts, the clip range's
+/// clamp to ACTIVATION_MIN/MAX, then a LUT index's clip and the OFM type's
+/// saturation. The control: the zero point by the OFM's signedness, and the clip range
 /// (NPU_SET_ACTIVATION clip range, if it forces a type), ACTIVATION_MIN/MAX
 /// (with an 8- or 16-bit OFM, or a forced clip range; in the OFM type's
 /// signedness, or the forced type's for a 32-bit OFM) and the OFM type's
@@ -225,11 +239,15 @@ pub struct ControlDecoder {
     /// The settings of the cycle before, and bit k: they changed k + 1
     /// cycles before (both set at reset).
     settings_seen: ResetReg<OutputSettings>,
-    unsettled: ResetReg<Bits<2>>,
+    unsettled: ResetReg<Bits<3>>,
     /// Stage 1: the control without its bounds, and the bounds' parts.
     partial: ResetReg<BeatControl>,
     bounds: ResetReg<ClampBounds>,
-    /// Stage 2: the control.
+    /// Stage 2: the control without its bounds, the inner bounds.
+    inner_control: ResetReg<BeatControl>,
+    inner: ResetReg<InnerBounds>,
+    inner_bounds: Signal<Local, InnerBounds>,
+    /// Stage 3: the control.
     decoded: ResetReg<BeatControl>,
     changed: Signal<Local, Bit>,
     partial_control: Signal<Local, BeatControl>,
@@ -281,9 +299,12 @@ impl Default for ControlDecoder {
             lut_group: Constant::new(u64::from(ActivationFunction::Lut0.bits() >> 3).into()),
             sign_35: Constant::new((1u64 << 34).into()),
             settings_seen: Default::default(),
-            unsettled: ResetReg::new(3.into()),
+            unsettled: ResetReg::new(7.into()),
             partial: Default::default(),
             bounds: Default::default(),
+            inner_control: Default::default(),
+            inner: Default::default(),
+            inner_bounds: Default::default(),
             decoded: Default::default(),
             changed: Default::default(),
             partial_control: Default::default(),
@@ -316,18 +337,22 @@ impl Logic for ControlDecoder {
             unsettled,
             partial,
             bounds,
+            inner_control,
+            inner,
             decoded
         );
         self.settings_seen.rst_n.next = self.rst_n.val();
         self.unsettled.rst_n.next = self.rst_n.val();
         self.partial.rst_n.next = self.rst_n.val();
         self.bounds.rst_n.next = self.rst_n.val();
+        self.inner_control.rst_n.next = self.rst_n.val();
+        self.inner.rst_n.next = self.rst_n.val();
         self.decoded.rst_n.next = self.rst_n.val();
-        // The control of settings that held for the two stages.
+        // The control of settings that held for the three stages.
         self.changed.next = self.settings.val() != self.settings_seen.q.val();
         self.settings_seen.d.next = self.settings.val();
         self.unsettled.d.next =
-            (self.unsettled.q.val() << 1) | bit_cast::<2, 1>(self.changed.val().into());
+            (self.unsettled.q.val() << 1) | bit_cast::<3, 1>(self.changed.val().into());
         self.settled.next = !self.changed.val() & (self.unsettled.q.val() == 0);
         self.control.next = self.decoded.q.val();
 
@@ -438,16 +463,13 @@ impl Logic for ControlDecoder {
         self.bounds.d.next.max = self.max.val();
         self.bounds.d.next.clamp_enable = self.clamp_enable.val();
 
-        // ---- Stage 2: the clamps, one after another ----
-        self.ofm_low.next = self.bounds.q.val().ofm_low;
-        self.ofm_high.next = self.bounds.q.val().ofm_high;
+        // ---- Stage 2: the clip range clamped to ACTIVATION_MIN/MAX ----
         self.clip_low.next = self.bounds.q.val().clip_low;
         self.clip_high.next = self.bounds.q.val().clip_high;
         self.min.next = self.bounds.q.val().min;
         self.max.next = self.bounds.q.val().max;
         self.low.next = self.clip_low.val();
         self.high.next = self.clip_high.val();
-        self.decoded.d.next = self.partial.q.val();
         if self.bounds.q.val().clamp_enable {
             // low = min(max(low, min), max), high likewise.
             if (self.low.val() ^ self.sign_35.val()) < (self.min.val() ^ self.sign_35.val()) {
@@ -463,6 +485,23 @@ impl Logic for ControlDecoder {
                 self.high.next = self.max.val();
             }
         }
+        self.inner_control.d.next = self.partial.q.val();
+        self.inner.d.next.low = self.low.val();
+        self.inner.d.next.high = self.high.val();
+        self.inner.d.next.ofm_low = self.bounds.q.val().ofm_low;
+        self.inner.d.next.ofm_high = self.bounds.q.val().ofm_high;
+        self.inner.d.next.clip_low = self.clip_low.val();
+        self.inner.d.next.clip_high = self.clip_high.val();
+
+        // ---- Stage 3: a LUT index's clip, the OFM type's saturation ----
+        self.inner_bounds.next = self.inner.q.val();
+        self.decoded.d.next = self.inner_control.q.val();
+        self.low.next = self.inner_bounds.val().low;
+        self.high.next = self.inner_bounds.val().high;
+        self.ofm_low.next = self.inner_bounds.val().ofm_low;
+        self.ofm_high.next = self.inner_bounds.val().ofm_high;
+        self.clip_low.next = self.inner_bounds.val().clip_low;
+        self.clip_high.next = self.inner_bounds.val().clip_high;
         // A LUT's index: clipped to the clip range again (`OutStage::finish`).
         self.index_low.next = self.low.val();
         if (self.index_low.val() ^ self.sign_35.val()) < (self.clip_low.val() ^ self.sign_35.val())
@@ -501,7 +540,7 @@ impl Logic for ControlDecoder {
         self.decoded.d.next.low = self.low.val();
         self.decoded.d.next.high = self.high.val();
         // A LUT's entry is only saturated to the OFM type.
-        if self.partial.q.val().lookup {
+        if self.inner_control.q.val().lookup {
             self.decoded.d.next.low = self.ofm_low.val();
             self.decoded.d.next.high = self.ofm_high.val();
         }

@@ -491,6 +491,7 @@ pub struct WideOutputScale {
     // Stage 7's.
     r_negative: Signal<Local, Bit>,
     second_rounding: Signal<Local, Bit>,
+    low_ones: Signal<Local, Bits<98>>,
     p: Signal<Local, Bits<98>>,
     shift: Signal<Local, Bits<6>>,
     power: Signal<Local, Bits<98>>,
@@ -545,6 +546,7 @@ impl Default for WideOutputScale {
             product: Default::default(),
             r_negative: Default::default(),
             second_rounding: Default::default(),
+            low_ones: Default::default(),
             p: Default::default(),
             shift: Default::default(),
             power: Default::default(),
@@ -675,12 +677,15 @@ impl Logic for WideOutputScale {
                     bits::<98>(0) - (bit_cast::<98, 32>(self.operation_6.q.val().ofm_scale) << 63);
             }
         }
+        // The addends as masks, not sums: 2^shift - 1 is `low_ones`, and
+        // 2^(shift-1) - 1 is `low_ones >> 1`.
         self.power.next = bits::<98>(1) << self.shift.val();
+        self.low_ones.next = !(self.ones_98.val() << self.shift.val());
         self.addend.next = self.power.val() >> 1;
         if self.operation_6.q.val().round_mode == self.truncate.val() {
             self.addend.next = 0.into();
             if self.p.val().get_bit(97) {
-                self.addend.next = self.power.val() - 1;
+                self.addend.next = self.low_ones.val();
             }
         }
         if (self.operation_6.q.val().round_mode == self.tfl.val())
@@ -688,7 +693,7 @@ impl Logic for WideOutputScale {
             & self.p.val().get_bit(97)
             & (self.shift.val() != 0)
         {
-            self.addend.next = self.addend.val() - 1;
+            self.addend.next = self.low_ones.val() >> 1;
         }
         if self.advance.val() {
             self.operation_7.d.next = self.operation_6.q.val();

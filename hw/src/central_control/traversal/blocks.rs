@@ -11,11 +11,43 @@
 //! those of the same block without parallel mode; a depthwise one holds
 //! IFM channels 2z .. 2(z + depth), both cores', of which each core reads
 //! every other one.
+//!
+//! The next job's geometry ([`JobGeometry`]) is registered from the
+//! walker's position, so a job is offered at most every other cycle: the
+//! IFM channel spends more than that setting up each one.
 
 use super::{IfmBlockJob, TraversalShape};
 use crate::stream::StreamOut;
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
+
+/// The next job's OFM block (extent, rows and columns times the strides,
+/// channels, IFM depth chunks) and sub-kernel (extent, rows and columns
+/// times the dilations): registered from the walker's position and the
+/// shape, so they settle one cycle after the position moves.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct JobGeometry {
+    pub sub_height: Bits<16>,
+    pub sub_width: Bits<16>,
+    pub ky_first: Bits<16>,
+    pub ky_last: Bits<16>,
+    pub kx_first: Bits<16>,
+    pub kx_last: Bits<16>,
+    pub block_height: Bits<16>,
+    pub block_width: Bits<16>,
+    pub oy_first: Bits<16>,
+    pub oy_last: Bits<16>,
+    pub ox_first: Bits<16>,
+    pub ox_last: Bits<16>,
+    pub block_depth: Bits<16>,
+    pub core_block_depth: Bits<16>,
+    pub last_z: Bit,
+    pub paired_block_depth: Bits<16>,
+    pub paired_last_depth: Bit,
+    pub channel_start: Bits<16>,
+    pub channel_end: Bits<16>,
+    pub ifm_block_depth: Bits<16>,
+}
 
 #[derive(LogicBlock, Default)]
 pub struct BlockWalker {
@@ -66,6 +98,10 @@ pub struct BlockWalker {
     last_sub_y: Signal<Local, Bit>,
     last_chunk: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
+    job_geometry: Signal<Local, JobGeometry>,
+    geometry: ResetReg<JobGeometry>,
+    /// The position moved: `geometry` settles this cycle, no job is offered.
+    settling: ResetReg<Bit>,
     running: ResetReg<Bit>,
     y: ResetReg<Bits<16>>,
     x: ResetReg<Bits<16>>,
@@ -81,7 +117,12 @@ pub struct BlockWalker {
 impl Logic for BlockWalker {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, running, y, x, z, channel0, sub_y, sub_x, ib_half, held);
+        dff_setup!(
+            self, clock, geometry, settling, running, y, x, z, channel0, sub_y, sub_x, ib_half,
+            held
+        );
+        self.geometry.rst_n.next = self.rst_n.val();
+        self.settling.rst_n.next = self.rst_n.val();
         self.running.rst_n.next = self.rst_n.val();
         self.y.rst_n.next = self.rst_n.val();
         self.x.rst_n.next = self.rst_n.val();
@@ -152,6 +193,33 @@ impl Logic for BlockWalker {
             }
         }
 
+        // The OFM block's first and last row and column times the stride.
+        self.oy_first.next = self.y.q.val();
+        self.oy_last.next = self.y.q.val() + self.block_height.val() - 1;
+        if self.s.val().stride_y == 2 {
+            self.oy_first.next = self.y.q.val() << 1;
+            self.oy_last.next = (self.y.q.val() + self.block_height.val() - 1) << 1;
+        }
+        if self.s.val().stride_y == 3 {
+            self.oy_first.next = (self.y.q.val() << 1) + self.y.q.val();
+            self.oy_last.next = ((self.y.q.val() + self.block_height.val() - 1) << 1)
+                + self.y.q.val()
+                + self.block_height.val()
+                - 1;
+        }
+        self.ox_first.next = self.x.q.val();
+        self.ox_last.next = self.x.q.val() + self.block_width.val() - 1;
+        if self.s.val().stride_x == 2 {
+            self.ox_first.next = self.x.q.val() << 1;
+            self.ox_last.next = (self.x.q.val() + self.block_width.val() - 1) << 1;
+        }
+        if self.s.val().stride_x == 3 {
+            self.ox_first.next = (self.x.q.val() << 1) + self.x.q.val();
+            self.ox_last.next = ((self.x.q.val() + self.block_width.val() - 1) << 1)
+                + self.x.q.val()
+                + self.block_width.val()
+                - 1;
+        }
         // Sub-kernels of at most 8x8 (4x4), halved where dilated.
         self.split_height.next = 8.into();
         self.split_width.next = 8.into();
@@ -178,37 +246,11 @@ impl Logic for BlockWalker {
         // IFM, halved when upscaling (`npu_model::schedule`'s
         // `source_range`). Strides are 1-3 and dilations 1-2: adds, no
         // multipliers.
-        self.oy_first.next = self.y.q.val();
-        self.oy_last.next = self.y.q.val() + self.block_height.val() - 1;
-        if self.s.val().stride_y == 2 {
-            self.oy_first.next = self.y.q.val() << 1;
-            self.oy_last.next = (self.y.q.val() + self.block_height.val() - 1) << 1;
-        }
-        if self.s.val().stride_y == 3 {
-            self.oy_first.next = (self.y.q.val() << 1) + self.y.q.val();
-            self.oy_last.next = ((self.y.q.val() + self.block_height.val() - 1) << 1)
-                + self.y.q.val()
-                + self.block_height.val()
-                - 1;
-        }
         self.ky_first.next = self.sub_y.q.val();
         self.ky_last.next = self.sub_y.q.val() + self.sub_height.val() - 1;
         if self.s.val().dilation_y == 2 {
             self.ky_first.next = self.sub_y.q.val() << 1;
             self.ky_last.next = (self.sub_y.q.val() + self.sub_height.val() - 1) << 1;
-        }
-        self.ox_first.next = self.x.q.val();
-        self.ox_last.next = self.x.q.val() + self.block_width.val() - 1;
-        if self.s.val().stride_x == 2 {
-            self.ox_first.next = self.x.q.val() << 1;
-            self.ox_last.next = (self.x.q.val() + self.block_width.val() - 1) << 1;
-        }
-        if self.s.val().stride_x == 3 {
-            self.ox_first.next = (self.x.q.val() << 1) + self.x.q.val();
-            self.ox_last.next = ((self.x.q.val() + self.block_width.val() - 1) << 1)
-                + self.x.q.val()
-                + self.block_width.val()
-                - 1;
         }
         self.kx_first.next = self.sub_x.q.val();
         self.kx_last.next = self.sub_x.q.val() + self.sub_width.val() - 1;
@@ -217,25 +259,62 @@ impl Logic for BlockWalker {
             self.kx_last.next = (self.sub_x.q.val() + self.sub_width.val() - 1) << 1;
         }
 
+        self.geometry.d.next.sub_height = self.sub_height.val();
+        self.geometry.d.next.sub_width = self.sub_width.val();
+        self.geometry.d.next.ky_first = self.ky_first.val();
+        self.geometry.d.next.ky_last = self.ky_last.val();
+        self.geometry.d.next.kx_first = self.kx_first.val();
+        self.geometry.d.next.kx_last = self.kx_last.val();
+        self.geometry.d.next.block_depth = self.block_depth.val();
+        self.geometry.d.next.oy_first = self.oy_first.val();
+        self.geometry.d.next.oy_last = self.oy_last.val();
+        self.geometry.d.next.ox_first = self.ox_first.val();
+        self.geometry.d.next.ox_last = self.ox_last.val();
+        self.geometry.d.next.block_height = self.block_height.val();
+        self.geometry.d.next.block_width = self.block_width.val();
+        self.geometry.d.next.core_block_depth = self.core_block_depth.val();
+        self.geometry.d.next.last_z = self.last_z.val();
+        self.geometry.d.next.paired_block_depth = self.paired_block_depth.val();
+        self.geometry.d.next.paired_last_depth =
+            self.z.q.val() + (self.s.val().block_depth >> 1) >= self.paired_core_depth.val();
+        self.geometry.d.next.channel_start = self.channel_start.val();
+        self.geometry.d.next.channel_end = self.channel_end.val();
+        self.geometry.d.next.ifm_block_depth = self.ifm_block_depth.val();
+        self.job_geometry.next = self.geometry.q.val();
+        self.settling.d.next = false;
+
         self.uy_first.next = 0.into();
-        if self.oy_first.val() + self.ky_first.val() > self.s.val().pad_top {
-            self.uy_first.next = self.oy_first.val() + self.ky_first.val() - self.s.val().pad_top;
+        if self.job_geometry.val().oy_first + self.job_geometry.val().ky_first
+            > self.s.val().pad_top
+        {
+            self.uy_first.next = self.job_geometry.val().oy_first
+                + self.job_geometry.val().ky_first
+                - self.s.val().pad_top;
         }
-        self.uy_last.next = self.oy_last.val() + self.ky_last.val() - self.s.val().pad_top;
+        self.uy_last.next = self.job_geometry.val().oy_last + self.job_geometry.val().ky_last
+            - self.s.val().pad_top;
         if self.uy_last.val() >= self.s.val().ifm_height {
             self.uy_last.next = self.s.val().ifm_height - 1;
         }
-        self.rows_empty.next = (self.oy_last.val() + self.ky_last.val() < self.s.val().pad_top)
+        self.rows_empty.next = (self.job_geometry.val().oy_last + self.job_geometry.val().ky_last
+            < self.s.val().pad_top)
             | (self.uy_first.val() >= self.s.val().ifm_height);
         self.ux_first.next = 0.into();
-        if self.ox_first.val() + self.kx_first.val() > self.s.val().pad_left {
-            self.ux_first.next = self.ox_first.val() + self.kx_first.val() - self.s.val().pad_left;
+        if self.job_geometry.val().ox_first + self.job_geometry.val().kx_first
+            > self.s.val().pad_left
+        {
+            self.ux_first.next = self.job_geometry.val().ox_first
+                + self.job_geometry.val().kx_first
+                - self.s.val().pad_left;
         }
-        self.ux_last.next = self.ox_last.val() + self.kx_last.val() - self.s.val().pad_left;
+        self.ux_last.next = self.job_geometry.val().ox_last + self.job_geometry.val().kx_last
+            - self.s.val().pad_left;
         if self.ux_last.val() >= self.s.val().ifm_width {
             self.ux_last.next = self.s.val().ifm_width - 1;
         }
-        self.columns_empty.next = (self.ox_last.val() + self.kx_last.val() < self.s.val().pad_left)
+        self.columns_empty.next = (self.job_geometry.val().ox_last
+            + self.job_geometry.val().kx_last
+            < self.s.val().pad_left)
             | (self.ux_first.val() >= self.s.val().ifm_width);
         if self.s.val().upscale {
             self.uy_first.next = self.uy_first.val() >> 1;
@@ -247,9 +326,9 @@ impl Logic for BlockWalker {
         self.jobs.data.next.ofm_y = self.y.q.val();
         self.jobs.data.next.ofm_x = self.x.q.val();
         self.jobs.data.next.ofm_z = self.z.q.val();
-        self.jobs.data.next.ofm_height = self.block_height.val();
-        self.jobs.data.next.ofm_width = self.block_width.val();
-        self.jobs.data.next.ofm_depth = self.block_depth.val();
+        self.jobs.data.next.ofm_height = self.job_geometry.val().block_height;
+        self.jobs.data.next.ofm_width = self.job_geometry.val().block_width;
+        self.jobs.data.next.ofm_depth = self.job_geometry.val().block_depth;
         self.jobs.data.next.y0 = self.uy_first.val();
         self.jobs.data.next.x0 = self.ux_first.val();
         self.jobs.data.next.height = self.uy_last.val() - self.uy_first.val() + 1;
@@ -261,33 +340,37 @@ impl Logic for BlockWalker {
             self.jobs.data.next.width = 0.into();
         }
         self.jobs.data.next.channel0 = self.channel0.q.val();
-        self.jobs.data.next.channels = self.ifm_block_depth.val();
-        if self.channel_end.val() - self.channel0.q.val() < self.ifm_block_depth.val() {
-            self.jobs.data.next.channels = self.channel_end.val() - self.channel0.q.val();
+        self.jobs.data.next.channels = self.job_geometry.val().ifm_block_depth;
+        if self.job_geometry.val().channel_end - self.channel0.q.val()
+            < self.job_geometry.val().ifm_block_depth
+        {
+            self.jobs.data.next.channels =
+                self.job_geometry.val().channel_end - self.channel0.q.val();
         }
         self.jobs.data.next.sub_y = self.sub_y.q.val();
         self.jobs.data.next.sub_x = self.sub_x.q.val();
-        self.jobs.data.next.sub_height = self.sub_height.val();
-        self.jobs.data.next.sub_width = self.sub_width.val();
+        self.jobs.data.next.sub_height = self.job_geometry.val().sub_height;
+        self.jobs.data.next.sub_width = self.job_geometry.val().sub_width;
         self.last_sub_x.next =
             self.sub_x.q.val() + self.split_width.val() >= self.s.val().kernel_width;
         self.last_sub_y.next =
             self.sub_y.q.val() + self.split_height.val() >= self.s.val().kernel_height;
-        self.last_chunk.next =
-            self.channel0.q.val() + self.ifm_block_depth.val() >= self.channel_end.val();
-        self.jobs.data.next.first = (self.channel0.q.val() == self.channel_start.val())
+        self.last_chunk.next = self.channel0.q.val() + self.job_geometry.val().ifm_block_depth
+            >= self.job_geometry.val().channel_end;
+        self.jobs.data.next.first = (self.channel0.q.val()
+            == self.job_geometry.val().channel_start)
             & (self.sub_y.q.val() == 0)
             & (self.sub_x.q.val() == 0);
         self.jobs.data.next.last =
             self.last_sub_x.val() & self.last_sub_y.val() & self.last_chunk.val();
         self.jobs.data.next.ib_half = self.ib_half.q.val();
-        self.jobs.data.next.last_depth = self.last_z.val();
-        self.jobs.data.next.paired_depth = self.paired_block_depth.val();
-        self.jobs.data.next.paired_last_depth =
-            self.z.q.val() + (self.s.val().block_depth >> 1) >= self.paired_core_depth.val();
+        self.jobs.data.next.last_depth = self.job_geometry.val().last_z;
+        self.jobs.data.next.paired_depth = self.job_geometry.val().paired_block_depth;
+        self.jobs.data.next.paired_last_depth = self.job_geometry.val().paired_last_depth;
 
         // Two IFM buffers: a job is offered while one is free.
-        self.jobs.valid.next = self.running.q.val() & (self.held.q.val() != 2);
+        self.jobs.valid.next =
+            self.running.q.val() & !self.settling.q.val() & (self.held.q.val() != 2);
         self.take.next = self.jobs.valid.val() & self.jobs.ready.val();
         if self.take.val() & !self.ib_release.val() {
             self.held.d.next = self.held.q.val() + 1;
@@ -296,6 +379,7 @@ impl Logic for BlockWalker {
             self.held.d.next = self.held.q.val() - 1;
         }
         if self.take.val() {
+            self.settling.d.next = true;
             self.ib_half.d.next = !self.ib_half.q.val();
             self.sub_x.d.next = self.sub_x.q.val() + self.split_width.val();
             if self.last_sub_x.val() {
@@ -303,12 +387,13 @@ impl Logic for BlockWalker {
                 self.sub_y.d.next = self.sub_y.q.val() + self.split_height.val();
                 if self.last_sub_y.val() {
                     self.sub_y.d.next = 0.into();
-                    self.channel0.d.next = self.channel0.q.val() + self.ifm_block_depth.val();
+                    self.channel0.d.next =
+                        self.channel0.q.val() + self.job_geometry.val().ifm_block_depth;
                     if self.last_chunk.val() {
                         // The next OFM block: z, then x, then y.
                         self.channel0.d.next = 0.into();
-                        self.z.d.next = self.z.q.val() + self.core_block_depth.val();
-                        if self.last_z.val() {
+                        self.z.d.next = self.z.q.val() + self.job_geometry.val().core_block_depth;
+                        if self.job_geometry.val().last_z {
                             self.z.d.next = 0.into();
                             self.x.d.next = self.x.q.val() + self.s.val().block_width;
                             if self.x.q.val() + self.s.val().block_width >= self.s.val().ofm_width {
@@ -321,11 +406,13 @@ impl Logic for BlockWalker {
                                 }
                             }
                         }
-                        if self.s.val().depthwise & !self.last_z.val() {
-                            self.channel0.d.next = self.z.q.val() + self.core_block_depth.val();
+                        if self.s.val().depthwise & !self.job_geometry.val().last_z {
+                            self.channel0.d.next =
+                                self.z.q.val() + self.job_geometry.val().core_block_depth;
                             if self.s.val().parallel {
-                                self.channel0.d.next =
-                                    (self.z.q.val() + self.core_block_depth.val()) << 1;
+                                self.channel0.d.next = (self.z.q.val()
+                                    + self.job_geometry.val().core_block_depth)
+                                    << 1;
                             }
                         }
                     }
@@ -334,6 +421,7 @@ impl Logic for BlockWalker {
         }
         if self.start.val() & !self.running.q.val() {
             self.running.d.next = true;
+            self.settling.d.next = true;
             self.y.d.next = 0.into();
             self.x.d.next = 0.into();
             self.z.d.next = 0.into();
