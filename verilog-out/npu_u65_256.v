@@ -35600,14 +35600,14 @@ module npu_u65_256_core$datapath$window(y,x,shape,count);
     reg  [15:0] rows$pad;
     reg  [15:0] rows$kernel;
     reg  [15:0] rows$extent;
-    wire  [15:0] rows$taps;
+    wire  [3:0] rows$taps;
     reg  [15:0] columns$position;
     reg  [1:0] columns$stride;
     reg  [1:0] columns$dilation;
     reg  [15:0] columns$pad;
     reg  [15:0] columns$kernel;
     reg  [15:0] columns$extent;
-    wire  [15:0] columns$taps;
+    wire  [3:0] columns$taps;
     
     // Local signals
     reg  [31:0] area;
@@ -35646,7 +35646,7 @@ module npu_u65_256_core$datapath$window(y,x,shape,count);
         columns$pad = shape[(64'h98)+:(16)];
         columns$kernel = shape[(64'h70)+:(16)];
         columns$extent = shape[(64'h50)+:(16)];
-        area = rows$taps * columns$taps;
+        area = ((rows$taps) & 16'hffff) * ((columns$taps) & 16'hffff);
         count = area[(32'h0)+:(7)];
     end
     
@@ -35664,54 +35664,81 @@ module npu_u65_256_core$datapath$window$rows(position,stride,dilation,pad,kernel
     input wire  [15:0] pad;
     input wire  [15:0] kernel;
     input wire  [15:0] extent;
-    output reg  [15:0] taps;
+    output reg  [3:0] taps;
     
     // Local signals
+    reg  [19:0] first;
     reg  [19:0] tap;
+    reg  [7:0] in_ifm;
     
     // Update code
     always @(*) begin
-        tap = ((position) & 20'hfffff);
+        first = ((position) & 20'hfffff);
         if (stride == 32'h2) begin
-            tap = ((position) & 20'hfffff) << 32'h1;
+            first = ((position) & 20'hfffff) << 32'h1;
         end
         if (stride == 32'h3) begin
-            tap = ((position) & 20'hfffff) + (((position) & 20'hfffff) << 32'h1);
+            first = ((position) & 20'hfffff) + (((position) & 20'hfffff) << 32'h1);
         end
-        tap = tap - ((pad) & 20'hfffff);
-        taps = 32'h0;
+        first = first - ((pad) & 20'hfffff);
+        in_ifm = 32'h0;
+        tap = first + 0;
+        if (dilation == 32'h2) begin
+            tap = first + (32'h2 * 0);
+        end
         if ((0 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            taps = taps + 32'h1;
+            in_ifm = (in_ifm & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        tap = tap + ((dilation) & 20'hfffff);
+        tap = first + 1;
+        if (dilation == 32'h2) begin
+            tap = first + (32'h2 * 1);
+        end
         if ((1 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            taps = taps + 32'h1;
+            in_ifm = (in_ifm & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        tap = tap + ((dilation) & 20'hfffff);
+        tap = first + 2;
+        if (dilation == 32'h2) begin
+            tap = first + (32'h2 * 2);
+        end
         if ((2 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            taps = taps + 32'h1;
+            in_ifm = (in_ifm & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        tap = tap + ((dilation) & 20'hfffff);
+        tap = first + 3;
+        if (dilation == 32'h2) begin
+            tap = first + (32'h2 * 3);
+        end
         if ((3 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            taps = taps + 32'h1;
+            in_ifm = (in_ifm & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        tap = tap + ((dilation) & 20'hfffff);
+        tap = first + 4;
+        if (dilation == 32'h2) begin
+            tap = first + (32'h2 * 4);
+        end
         if ((4 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            taps = taps + 32'h1;
+            in_ifm = (in_ifm & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        tap = tap + ((dilation) & 20'hfffff);
+        tap = first + 5;
+        if (dilation == 32'h2) begin
+            tap = first + (32'h2 * 5);
+        end
         if ((5 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            taps = taps + 32'h1;
+            in_ifm = (in_ifm & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        tap = tap + ((dilation) & 20'hfffff);
+        tap = first + 6;
+        if (dilation == 32'h2) begin
+            tap = first + (32'h2 * 6);
+        end
         if ((6 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            taps = taps + 32'h1;
+            in_ifm = (in_ifm & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        tap = tap + ((dilation) & 20'hfffff);
+        tap = first + 7;
+        if (dilation == 32'h2) begin
+            tap = first + (32'h2 * 7);
+        end
         if ((7 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            taps = taps + 32'h1;
+            in_ifm = (in_ifm & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        tap = tap + ((dilation) & 20'hfffff);
+        taps = ((((in_ifm[(32'h0)+:(1)]) & 4'hf) + ((in_ifm[(32'h1)+:(1)]) & 4'hf)) + (((in_ifm[(32'h2)+:(1)]) & 4'hf) + ((in_ifm[(32'h3)+:(1)]) & 4'hf))) + ((((in_ifm[(32'h4)+:(1)]) & 4'hf) + ((in_ifm[(32'h5)+:(1)]) & 4'hf)) + (((in_ifm[(32'h6)+:(1)]) & 4'hf) + ((in_ifm[(32'h7)+:(1)]) & 4'hf)));
     end
     
 endmodule // npu_u65_256_core$datapath$window$rows

@@ -23,34 +23,50 @@ pub struct AxisTaps {
     pub pad: Signal<In, Bits<16>>,
     pub kernel: Signal<In, Bits<16>>,
     pub extent: Signal<In, Bits<16>>,
-    pub taps: Signal<Out, Bits<16>>,
-    /// The tap's coordinate, 20-bit two's complement.
+    pub taps: Signal<Out, Bits<4>>,
+    /// The first tap's coordinate and tap k's, 20-bit two's complement.
+    first: Signal<Local, Bits<20>>,
     tap: Signal<Local, Bits<20>>,
+    /// Bit k: tap k is in the IFM.
+    in_ifm: Signal<Local, Bits<8>>,
 }
 
 impl Logic for AxisTaps {
     #[hdl_gen]
     fn update(&mut self) {
         // Strides are 1 to 3: shifts and adds.
-        self.tap.next = bit_cast::<20, 16>(self.position.val());
+        self.first.next = bit_cast::<20, 16>(self.position.val());
         if self.stride.val() == 2 {
-            self.tap.next = bit_cast::<20, 16>(self.position.val()) << 1;
+            self.first.next = bit_cast::<20, 16>(self.position.val()) << 1;
         }
         if self.stride.val() == 3 {
-            self.tap.next = bit_cast::<20, 16>(self.position.val())
+            self.first.next = bit_cast::<20, 16>(self.position.val())
                 + (bit_cast::<20, 16>(self.position.val()) << 1);
         }
-        self.tap.next = self.tap.val() - bit_cast::<20, 16>(self.pad.val());
-        self.taps.next = 0.into();
+        self.first.next = self.first.val() - bit_cast::<20, 16>(self.pad.val());
+        // Each tap from the first (dilation 1 or 2), side by side, then
+        // counted as a tree: no chain of eight adds.
+        self.in_ifm.next = 0.into();
         for k in 0..8_usize {
+            self.tap.next = self.first.val() + k.to_bits::<20>();
+            if self.dilation.val() == 2 {
+                self.tap.next = self.first.val() + (2 * k).to_bits::<20>();
+            }
             if (k.to_bits::<16>() < self.kernel.val())
                 & !self.tap.val().get_bit(19)
                 & (self.tap.val() < bit_cast::<20, 16>(self.extent.val()))
             {
-                self.taps.next = self.taps.val() + 1;
+                self.in_ifm.next = self.in_ifm.val().replace_bit(k, true);
             }
-            self.tap.next = self.tap.val() + bit_cast::<20, 2>(self.dilation.val());
         }
+        self.taps.next = ((bit_cast::<4, 1>(self.in_ifm.val().get_bits::<1>(0))
+            + bit_cast::<4, 1>(self.in_ifm.val().get_bits::<1>(1)))
+            + (bit_cast::<4, 1>(self.in_ifm.val().get_bits::<1>(2))
+                + bit_cast::<4, 1>(self.in_ifm.val().get_bits::<1>(3))))
+            + ((bit_cast::<4, 1>(self.in_ifm.val().get_bits::<1>(4))
+                + bit_cast::<4, 1>(self.in_ifm.val().get_bits::<1>(5)))
+                + (bit_cast::<4, 1>(self.in_ifm.val().get_bits::<1>(6))
+                    + bit_cast::<4, 1>(self.in_ifm.val().get_bits::<1>(7))));
     }
 }
 
@@ -80,7 +96,8 @@ impl Logic for WindowCount {
         self.columns.pad.next = self.shape.val().pad_left;
         self.columns.kernel.next = self.shape.val().kernel_width;
         self.columns.extent.next = self.shape.val().ifm_width;
-        self.area.next = self.rows.taps.val() * self.columns.taps.val();
+        self.area.next =
+            bit_cast::<16, 4>(self.rows.taps.val()) * bit_cast::<16, 4>(self.columns.taps.val());
         self.count.next = self.area.val().get_bits::<7>(0);
     }
 }
