@@ -3545,13 +3545,17 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [1215:0] cores$1$beat;
     wire  cores$1$idle;
     wire  cores$1$decoding;
+    reg  [15:0] word_windows$oy;
+    reg  [15:0] word_windows$ox;
+    reg  [224:0] word_windows$shape;
+    wire  [23:0] word_windows$taps;
     reg  readout_tags$clock;
     reg  readout_tags$rst_n;
     reg  readout_tags$tail$valid;
-    reg  [70:0] readout_tags$tail$data;
+    reg  [94:0] readout_tags$tail$data;
     wire  readout_tags$tail$ready;
     wire  readout_tags$head$valid;
-    wire  [70:0] readout_tags$head$data;
+    wire  [94:0] readout_tags$head$data;
     reg  readout_tags$head$ready;
     wire  [2:0] readout_tags$count;
     reg  output_units$0$clock;
@@ -3583,9 +3587,9 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [48:0] output_tags$head$data;
     reg  output_tags$head$ready;
     wire  [3:0] output_tags$count;
-    reg  [15:0] window$y;
-    reg  [15:0] window$x;
-    reg  [224:0] window$shape;
+    reg  [23:0] window$taps;
+    reg  [1:0] window$position;
+    reg  window$one_row;
     wire  [6:0] window$count;
     reg  ofm_writer$clock;
     reg  ofm_writer$rst_n;
@@ -3938,6 +3942,12 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .idle(cores$1$idle),
         .decoding(cores$1$decoding)
     );
+    npu_u65_512_core$datapath$word_windows word_windows(
+        .oy(word_windows$oy),
+        .ox(word_windows$ox),
+        .shape(word_windows$shape),
+        .taps(word_windows$taps)
+    );
     npu_u65_512_core$datapath$readout_tags readout_tags(
         .clock(readout_tags$clock),
         .rst_n(readout_tags$rst_n),
@@ -3985,9 +3995,9 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .count(output_tags$count)
     );
     npu_u65_512_core$datapath$window window(
-        .y(window$y),
-        .x(window$x),
-        .shape(window$shape),
+        .taps(window$taps),
+        .position(window$position),
+        .one_row(window$one_row),
         .count(window$count)
     );
     npu_u65_512_core$datapath$ofm_writer ofm_writer(
@@ -4421,8 +4431,12 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         cores$1$readout$data = acc_read;
         traversal$readouts$ready = readout_ready & readout_tags$tail$ready;
         readout_tags$tail$valid = traversal$readouts$valid & readout_ready;
-        readout_tags$tail$data = traversal$readouts$data;
-        word = readout_tags$head$data;
+        readout_tags$tail$data[(64'h0)+:(71)] = traversal$readouts$data;
+        word_windows$oy = traversal$readouts$data[(64'h9)+:(16)];
+        word_windows$ox = traversal$readouts$data[(64'h19)+:(16)];
+        word_windows$shape = decoder$shape;
+        readout_tags$tail$data[(64'h47)+:(24)] = word_windows$taps;
+        word = readout_tags$head$data[(64'h0)+:(71)];
         word_paired = readout_tags$head$valid & (word[(64'h41)+:(4)] != 32'h0);
         paired_ready = 1'b1;
         if (word_paired & (~cores$1$results_valid | (per_channel & ~cores$1$sets_valid))) begin
@@ -4434,9 +4448,9 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         positions_after = positions_left >> 32'h1;
         position_present = positions_left[32'h0];
         last_position = positions_after == 32'h0;
-        window$shape = decoder$shape;
-        window$y = output_tags$tail$data[(64'h0)+:(16)];
-        window$x = output_tags$tail$data[(64'h10)+:(16)];
+        window$taps = readout_tags$head$data[(64'h47)+:(24)];
+        window$position = position$q;
+        window$one_row = decoder$shape[(64'hae)+:(1)];
         cores$0$channels = word[(64'h3d)+:(4)];
         cores$0$position = position$q;
         cores$0$count = window$count;
@@ -35015,10 +35029,10 @@ module npu_u65_512_core$datapath$readout_tags(clock,rst_n,tail$valid,tail$data,t
     input wire  clock;
     input wire  rst_n;
     input wire  tail$valid;
-    input wire  [70:0] tail$data;
+    input wire  [94:0] tail$data;
     output reg  tail$ready;
     output reg  head$valid;
-    output reg  [70:0] head$data;
+    output reg  [94:0] head$data;
     input wire  head$ready;
     output reg  [2:0] count;
     
@@ -35038,9 +35052,9 @@ module npu_u65_512_core$datapath$readout_tags(clock,rst_n,tail$valid,tail$data,t
     reg  words$rst_n;
     reg  words$write_enable;
     reg  [1:0] words$write_address;
-    reg  [70:0] words$write_data;
+    reg  [94:0] words$write_data;
     reg  [1:0] words$read_address;
-    wire  [70:0] words$read_data;
+    wire  [94:0] words$read_data;
     
     // Local signals
     reg  push;
@@ -35109,12 +35123,12 @@ module npu_u65_512_core$datapath$readout_tags$words(clock,rst_n,write_enable,wri
     input wire  rst_n;
     input wire  write_enable;
     input wire  [1:0] write_address;
-    input wire  [70:0] write_data;
+    input wire  [94:0] write_data;
     input wire  [1:0] read_address;
-    output reg  [70:0] read_data;
+    output reg  [94:0] read_data;
     
     // Update code (custom)
-    reg [70:0] cells [0:3];
+    reg [94:0] cells [0:3];
     integer i;
     always @(posedge clock or negedge rst_n)
        if (!rst_n) for (i = 0; i <= 3; i = i + 1) cells[i] <= 0;
@@ -36951,77 +36965,214 @@ endmodule // npu_u65_512_core$datapath$unit_operands$1
 
 
 
-module npu_u65_512_core$datapath$window(y,x,shape,count);
+module npu_u65_512_core$datapath$window(taps,position,one_row,count);
     
     // Module arguments
-    input wire  [15:0] y;
-    input wire  [15:0] x;
-    input wire  [224:0] shape;
+    input wire  [23:0] taps;
+    input wire  [1:0] position;
+    input wire  one_row;
     output reg  [6:0] count;
     
-    // Stub signals
-    reg  [15:0] rows$position;
-    reg  [1:0] rows$stride;
-    reg  [1:0] rows$dilation;
-    reg  [15:0] rows$pad;
-    reg  [15:0] rows$kernel;
-    reg  [15:0] rows$extent;
-    wire  [3:0] rows$taps;
-    reg  [15:0] columns$position;
-    reg  [1:0] columns$stride;
-    reg  [1:0] columns$dilation;
-    reg  [15:0] columns$pad;
-    reg  [15:0] columns$kernel;
-    reg  [15:0] columns$extent;
-    wire  [3:0] columns$taps;
-    
     // Local signals
+    reg  [3:0] row;
+    reg  [3:0] column;
     reg  [31:0] area;
-    
-    // Sub module instances
-    npu_u65_512_core$datapath$window$rows rows(
-        .position(rows$position),
-        .stride(rows$stride),
-        .dilation(rows$dilation),
-        .pad(rows$pad),
-        .kernel(rows$kernel),
-        .extent(rows$extent),
-        .taps(rows$taps)
-    );
-    npu_u65_512_core$datapath$window$rows columns(
-        .position(columns$position),
-        .stride(columns$stride),
-        .dilation(columns$dilation),
-        .pad(columns$pad),
-        .kernel(columns$kernel),
-        .extent(columns$extent),
-        .taps(columns$taps)
-    );
     
     // Update code
     always @(*) begin
-        rows$position = y;
-        rows$stride = shape[(64'h82)+:(2)];
-        rows$dilation = shape[(64'h86)+:(2)];
-        rows$pad = shape[(64'h88)+:(16)];
-        rows$kernel = shape[(64'h60)+:(16)];
-        rows$extent = shape[(64'h40)+:(16)];
-        columns$position = x;
-        columns$stride = shape[(64'h80)+:(2)];
-        columns$dilation = shape[(64'h84)+:(2)];
-        columns$pad = shape[(64'h98)+:(16)];
-        columns$kernel = shape[(64'h70)+:(16)];
-        columns$extent = shape[(64'h50)+:(16)];
-        area = ((rows$taps) & 16'hffff) * ((columns$taps) & 16'hffff);
+        row = taps[(64'h0)+:(4)];
+        column = taps[(64'h8)+:(4)];
+        if (position == 32'h1) begin
+            column = taps[(64'hc)+:(4)];
+        end
+        if (position == 32'h2) begin
+            row = taps[(64'h4)+:(4)];
+            if (one_row) begin
+                row = taps[(64'h0)+:(4)];
+                column = taps[(64'h10)+:(4)];
+            end
+        end
+        if (position == 32'h3) begin
+            row = taps[(64'h4)+:(4)];
+            column = taps[(64'hc)+:(4)];
+            if (one_row) begin
+                row = taps[(64'h0)+:(4)];
+                column = taps[(64'h14)+:(4)];
+            end
+        end
+        area = ((row) & 16'hffff) * ((column) & 16'hffff);
         count = area[(32'h0)+:(7)];
     end
     
 endmodule // npu_u65_512_core$datapath$window
 
 
+module npu_u65_512_core$datapath$word_windows(oy,ox,shape,taps);
+    
+    // Module arguments
+    input wire  [15:0] oy;
+    input wire  [15:0] ox;
+    input wire  [224:0] shape;
+    output reg  [23:0] taps;
+    
+    // Stub signals
+    reg  [15:0] rows$0$position;
+    reg  [1:0] rows$0$stride;
+    reg  [1:0] rows$0$dilation;
+    reg  [15:0] rows$0$pad;
+    reg  [15:0] rows$0$kernel;
+    reg  [15:0] rows$0$extent;
+    wire  [3:0] rows$0$taps;
+    reg  [15:0] rows$1$position;
+    reg  [1:0] rows$1$stride;
+    reg  [1:0] rows$1$dilation;
+    reg  [15:0] rows$1$pad;
+    reg  [15:0] rows$1$kernel;
+    reg  [15:0] rows$1$extent;
+    wire  [3:0] rows$1$taps;
+    reg  [15:0] columns$0$position;
+    reg  [1:0] columns$0$stride;
+    reg  [1:0] columns$0$dilation;
+    reg  [15:0] columns$0$pad;
+    reg  [15:0] columns$0$kernel;
+    reg  [15:0] columns$0$extent;
+    wire  [3:0] columns$0$taps;
+    reg  [15:0] columns$1$position;
+    reg  [1:0] columns$1$stride;
+    reg  [1:0] columns$1$dilation;
+    reg  [15:0] columns$1$pad;
+    reg  [15:0] columns$1$kernel;
+    reg  [15:0] columns$1$extent;
+    wire  [3:0] columns$1$taps;
+    reg  [15:0] columns$2$position;
+    reg  [1:0] columns$2$stride;
+    reg  [1:0] columns$2$dilation;
+    reg  [15:0] columns$2$pad;
+    reg  [15:0] columns$2$kernel;
+    reg  [15:0] columns$2$extent;
+    wire  [3:0] columns$2$taps;
+    reg  [15:0] columns$3$position;
+    reg  [1:0] columns$3$stride;
+    reg  [1:0] columns$3$dilation;
+    reg  [15:0] columns$3$pad;
+    reg  [15:0] columns$3$kernel;
+    reg  [15:0] columns$3$extent;
+    wire  [3:0] columns$3$taps;
+    
+    // Sub module instances
+    npu_u65_512_core$datapath$word_windows$rows$0 rows$0(
+        .position(rows$0$position),
+        .stride(rows$0$stride),
+        .dilation(rows$0$dilation),
+        .pad(rows$0$pad),
+        .kernel(rows$0$kernel),
+        .extent(rows$0$extent),
+        .taps(rows$0$taps)
+    );
+    npu_u65_512_core$datapath$word_windows$rows$0 rows$1(
+        .position(rows$1$position),
+        .stride(rows$1$stride),
+        .dilation(rows$1$dilation),
+        .pad(rows$1$pad),
+        .kernel(rows$1$kernel),
+        .extent(rows$1$extent),
+        .taps(rows$1$taps)
+    );
+    npu_u65_512_core$datapath$word_windows$rows$0 columns$0(
+        .position(columns$0$position),
+        .stride(columns$0$stride),
+        .dilation(columns$0$dilation),
+        .pad(columns$0$pad),
+        .kernel(columns$0$kernel),
+        .extent(columns$0$extent),
+        .taps(columns$0$taps)
+    );
+    npu_u65_512_core$datapath$word_windows$rows$0 columns$1(
+        .position(columns$1$position),
+        .stride(columns$1$stride),
+        .dilation(columns$1$dilation),
+        .pad(columns$1$pad),
+        .kernel(columns$1$kernel),
+        .extent(columns$1$extent),
+        .taps(columns$1$taps)
+    );
+    npu_u65_512_core$datapath$word_windows$rows$0 columns$2(
+        .position(columns$2$position),
+        .stride(columns$2$stride),
+        .dilation(columns$2$dilation),
+        .pad(columns$2$pad),
+        .kernel(columns$2$kernel),
+        .extent(columns$2$extent),
+        .taps(columns$2$taps)
+    );
+    npu_u65_512_core$datapath$word_windows$rows$0 columns$3(
+        .position(columns$3$position),
+        .stride(columns$3$stride),
+        .dilation(columns$3$dilation),
+        .pad(columns$3$pad),
+        .kernel(columns$3$kernel),
+        .extent(columns$3$extent),
+        .taps(columns$3$taps)
+    );
+    
+    // Update code
+    always @(*) begin
+        rows$0$position = oy + 0;
+        rows$0$stride = shape[(64'h82)+:(2)];
+        rows$0$dilation = shape[(64'h86)+:(2)];
+        rows$0$pad = shape[(64'h88)+:(16)];
+        rows$0$kernel = shape[(64'h60)+:(16)];
+        rows$0$extent = shape[(64'h40)+:(16)];
+        rows$1$position = oy + 1;
+        rows$1$stride = shape[(64'h82)+:(2)];
+        rows$1$dilation = shape[(64'h86)+:(2)];
+        rows$1$pad = shape[(64'h88)+:(16)];
+        rows$1$kernel = shape[(64'h60)+:(16)];
+        rows$1$extent = shape[(64'h40)+:(16)];
+        columns$0$position = ox + 0;
+        columns$0$stride = shape[(64'h80)+:(2)];
+        columns$0$dilation = shape[(64'h84)+:(2)];
+        columns$0$pad = shape[(64'h98)+:(16)];
+        columns$0$kernel = shape[(64'h70)+:(16)];
+        columns$0$extent = shape[(64'h50)+:(16)];
+        columns$1$position = ox + 1;
+        columns$1$stride = shape[(64'h80)+:(2)];
+        columns$1$dilation = shape[(64'h84)+:(2)];
+        columns$1$pad = shape[(64'h98)+:(16)];
+        columns$1$kernel = shape[(64'h70)+:(16)];
+        columns$1$extent = shape[(64'h50)+:(16)];
+        columns$2$position = ox + 2;
+        columns$2$stride = shape[(64'h80)+:(2)];
+        columns$2$dilation = shape[(64'h84)+:(2)];
+        columns$2$pad = shape[(64'h98)+:(16)];
+        columns$2$kernel = shape[(64'h70)+:(16)];
+        columns$2$extent = shape[(64'h50)+:(16)];
+        columns$3$position = ox + 3;
+        columns$3$stride = shape[(64'h80)+:(2)];
+        columns$3$dilation = shape[(64'h84)+:(2)];
+        columns$3$pad = shape[(64'h98)+:(16)];
+        columns$3$kernel = shape[(64'h70)+:(16)];
+        columns$3$extent = shape[(64'h50)+:(16)];
+        taps[(64'h0)+:(4)] = rows$0$taps;
+        taps[(64'h4)+:(4)] = rows$1$taps;
+        taps[(64'h8)+:(4)] = columns$0$taps;
+        taps[(64'hc)+:(4)] = columns$1$taps;
+        taps[(64'h10)+:(4)] = columns$2$taps;
+        taps[(64'h14)+:(4)] = columns$3$taps;
+    end
+    
+endmodule // npu_u65_512_core$datapath$word_windows
 
 
-module npu_u65_512_core$datapath$window$rows(position,stride,dilation,pad,kernel,extent,taps);
+
+
+
+
+
+
+
+
+module npu_u65_512_core$datapath$word_windows$rows$0(position,stride,dilation,pad,kernel,extent,taps);
     
     // Module arguments
     input wire  [15:0] position;
@@ -37107,7 +37258,9 @@ module npu_u65_512_core$datapath$window$rows(position,stride,dilation,pad,kernel
         taps = ((((in_ifm[(32'h0)+:(1)]) & 4'hf) + ((in_ifm[(32'h1)+:(1)]) & 4'hf)) + (((in_ifm[(32'h2)+:(1)]) & 4'hf) + ((in_ifm[(32'h3)+:(1)]) & 4'hf))) + ((((in_ifm[(32'h4)+:(1)]) & 4'hf) + ((in_ifm[(32'h5)+:(1)]) & 4'hf)) + (((in_ifm[(32'h6)+:(1)]) & 4'hf) + ((in_ifm[(32'h7)+:(1)]) & 4'hf)));
     end
     
-endmodule // npu_u65_512_core$datapath$window$rows
+endmodule // npu_u65_512_core$datapath$word_windows$rows$0
+
+
 
 
 module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,regioncfg,qconfig,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,command_start,command_base,command_size,command_cancel,command_beats$valid,command_beats$data,command_beats$ready,command_busy,descriptors$valid,descriptors$data,descriptors$ready,descriptors_active,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$0$valid,weight_reads$0$data,weight_reads$0$ready,weight_reads$1$valid,weight_reads$1$data,weight_reads$1$ready,weight_beats$0$valid,weight_beats$0$data,weight_beats$0$ready,weight_beats$1$valid,weight_beats$1$data,weight_beats$1$ready,scale_reads$0$valid,scale_reads$0$data,scale_reads$0$ready,scale_reads$1$valid,scale_reads$1$data,scale_reads$1$ready,scale_beats$0$valid,scale_beats$0$data,scale_beats$0$ready,scale_beats$1$valid,scale_beats$1$data,scale_beats$1$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,ofm_writes_done,datapath_busy,quiesce,axi_quiet,bus_error,faulting_channel,faulting_interface,shram_write,shram_cores,shram_line,shram_data,shram_strobe,m0$aclken,m0$awakeup,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awsize,m0$awburst,m0$awcache,m0$awprot,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$bready,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arsize,m0$arburst,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$rready,m1$aclken,m1$awakeup,m1$awvalid,m1$awid,m1$awaddr,m1$awlen,m1$awsize,m1$awburst,m1$awcache,m1$awprot,m1$awready,m1$wvalid,m1$wdata,m1$wstrb,m1$wlast,m1$wready,m1$bvalid,m1$bid,m1$bresp,m1$bready,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arsize,m1$arburst,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$rready,m0_events$enabled,m0_events$reads,m0_events$writes,m1_events$enabled,m1_events$reads,m1_events$writes);
@@ -38823,6 +38976,7 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
     reg  issue$next_beat;
     reg  issue$cancel;
     wire  issue$valid;
+    wire  issue$busy;
     wire  [39:0] issue$address;
     wire  [3:0] issue$beats_m1;
     wire  issue$last_burst;
@@ -38893,6 +39047,7 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
         .next_beat(issue$next_beat),
         .cancel(issue$cancel),
         .valid(issue$valid),
+        .busy(issue$busy),
         .address(issue$address),
         .beats_m1(issue$beats_m1),
         .last_burst(issue$last_burst),
@@ -38986,7 +39141,7 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
         burst_lanes$clock = clock;
         burst_lanes$rst_n = rst_n;
         issue$start = start;
-        may_start = ~issue$valid & ~discarding$q & ((reserved$q == 32'h0) | (counter == counter_q$q));
+        may_start = ~issue$busy & ~discarding$q & ((reserved$q == 32'h0) | (counter == counter_q$q));
         burst_beats = ((issue$beats_m1) & 7'h7f) + 32'h1;
         burst_ready = issue$valid & ~halt & burst_lanes$tail$ready & (reserved$q <= depth - burst_beats);
         reads$request = burst_ready & reads$may_issue;
@@ -39037,8 +39192,8 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
         else if (popped) begin
             reserved$d = reserved$q - 32'h1;
         end
-        busy = issue$valid | (reserved$q != 32'h0);
-        issuing = issue$valid;
+        busy = issue$busy | (reserved$q != 32'h0);
+        issuing = issue$busy;
     end
     
 endmodule // npu_u65_512_core$dma$command
@@ -39480,7 +39635,7 @@ endmodule // npu_u65_512_core$dma$command$burst_lanes$ram
 
 
 
-module npu_u65_512_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,address,beats_m1,last_burst,burst_last_lane,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
+module npu_u65_512_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,busy,address,beats_m1,last_burst,burst_last_lane,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
     
     // Module arguments
     input wire  clock;
@@ -39498,6 +39653,7 @@ module npu_u65_512_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
     input wire  next_beat;
     input wire  cancel;
     output reg  valid;
+    output reg  busy;
     output reg  [39:0] address;
     output reg  [3:0] beats_m1;
     output reg  last_burst;
@@ -39509,6 +39665,30 @@ module npu_u65_512_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
     output reg  beat_last;
     
     // Stub signals
+    reg  presented$clock;
+    reg  presented$rst_n;
+    reg  presented$d;
+    wire  presented$q;
+    reg  burst_address$clock;
+    reg  burst_address$rst_n;
+    reg  [39:0] burst_address$d;
+    wire  [39:0] burst_address$q;
+    reg  burst_beats_m1$clock;
+    reg  burst_beats_m1$rst_n;
+    reg  [3:0] burst_beats_m1$d;
+    wire  [3:0] burst_beats_m1$q;
+    reg  burst_last$clock;
+    reg  burst_last$rst_n;
+    reg  burst_last$d;
+    wire  burst_last$q;
+    reg  burst_lane$clock;
+    reg  burst_lane$rst_n;
+    reg  [3:0] burst_lane$d;
+    wire  [3:0] burst_lane$q;
+    reg  beat$clock;
+    reg  beat$rst_n;
+    reg  [3:0] beat$d;
+    wire  [3:0] beat$q;
     reg  active$clock;
     reg  active$rst_n;
     reg  active$d;
@@ -39537,10 +39717,6 @@ module npu_u65_512_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
     reg  planes_left$rst_n;
     reg  [15:0] planes_left$d;
     wire  [15:0] planes_left$q;
-    reg  beat$clock;
-    reg  beat$rst_n;
-    reg  [3:0] beat$d;
-    wire  [3:0] beat$q;
     reg  len$clock;
     reg  len$rst_n;
     reg  [31:0] len$d;
@@ -39571,9 +39747,46 @@ module npu_u65_512_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
     reg  [8:0] burst_bytes;
     reg  row_ends;
     reg  [8:0] burst_end_offset;
+    reg  burst_taken;
     reg  advance_burst;
     
     // Sub module instances
+    npu_u65_512_core$cpm$reset_sync$stage$0 presented(
+        .clock(presented$clock),
+        .rst_n(presented$rst_n),
+        .d(presented$d),
+        .q(presented$q)
+    );
+    npu_u65_512_core$datapath$ifm_fetch$multiply_b burst_address(
+        .clock(burst_address$clock),
+        .rst_n(burst_address$rst_n),
+        .d(burst_address$d),
+        .q(burst_address$q)
+    );
+    npu_u65_512_core$datapath$ifm_fetch$step burst_beats_m1(
+        .clock(burst_beats_m1$clock),
+        .rst_n(burst_beats_m1$rst_n),
+        .d(burst_beats_m1$d),
+        .q(burst_beats_m1$q)
+    );
+    npu_u65_512_core$cpm$reset_sync$stage$0 burst_last(
+        .clock(burst_last$clock),
+        .rst_n(burst_last$rst_n),
+        .d(burst_last$d),
+        .q(burst_last$q)
+    );
+    npu_u65_512_core$datapath$ifm_fetch$step burst_lane(
+        .clock(burst_lane$clock),
+        .rst_n(burst_lane$rst_n),
+        .d(burst_lane$d),
+        .q(burst_lane$q)
+    );
+    npu_u65_512_core$datapath$ifm_fetch$step beat(
+        .clock(beat$clock),
+        .rst_n(beat$rst_n),
+        .d(beat$d),
+        .q(beat$q)
+    );
     npu_u65_512_core$cpm$reset_sync$stage$0 active(
         .clock(active$clock),
         .rst_n(active$rst_n),
@@ -39616,12 +39829,6 @@ module npu_u65_512_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
         .d(planes_left$d),
         .q(planes_left$q)
     );
-    npu_u65_512_core$datapath$ifm_fetch$step beat(
-        .clock(beat$clock),
-        .rst_n(beat$rst_n),
-        .d(beat$d),
-        .q(beat$q)
-    );
     npu_u65_512_core$apb$rdata len(
         .clock(len$clock),
         .rst_n(len$rst_n),
@@ -39661,6 +39868,11 @@ module npu_u65_512_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
     
     // Update code
     always @(*) begin
+        presented$clock = clock;
+        burst_address$clock = clock;
+        burst_beats_m1$clock = clock;
+        burst_last$clock = clock;
+        burst_lane$clock = clock;
         active$clock = clock;
         current$clock = clock;
         row_left$clock = clock;
@@ -39675,6 +39887,11 @@ module npu_u65_512_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
         plane_gap$clock = clock;
         three_d$clock = clock;
         max_beats$clock = clock;
+        presented$d = presented$q;
+        burst_address$d = burst_address$q;
+        burst_beats_m1$d = burst_beats_m1$q;
+        burst_last$d = burst_last$q;
+        burst_lane$d = burst_lane$q;
         active$d = active$q;
         current$d = current$q;
         row_left$d = row_left$q;
@@ -39689,6 +39906,11 @@ module npu_u65_512_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
         plane_gap$d = plane_gap$q;
         three_d$d = three_d$q;
         max_beats$d = max_beats$q;
+        presented$rst_n = rst_n;
+        burst_address$rst_n = rst_n;
+        burst_beats_m1$rst_n = rst_n;
+        burst_last$rst_n = rst_n;
+        burst_lane$rst_n = rst_n;
         active$rst_n = rst_n;
         current$rst_n = rst_n;
         row_left$rst_n = rst_n;
@@ -39718,29 +39940,41 @@ module npu_u65_512_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
             burst_bytes = ((row_left$q) & 9'h1ff);
         end
         burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;
-        valid = active$q;
-        address = current$q;
-        beats_m1 = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
-        last_burst = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
-        burst_last_lane = ((burst_end_offset) & 4'hf);
+        valid = presented$q;
+        busy = presented$q | active$q;
+        address = burst_address$q;
+        beats_m1 = burst_beats_m1$q;
+        last_burst = burst_last$q;
+        burst_last_lane = burst_lane$q;
         beat_first_lane = 32'h0;
         if (beat$q == 32'h0) begin
-            beat_first_lane = ((current$q) & 4'hf);
+            beat_first_lane = ((burst_address$q) & 4'hf);
         end
-        beat_last_of_burst = beat$q == beats_m1;
+        beat_last_of_burst = beat$q == burst_beats_m1$q;
         beat_last_lane = 32'hf;
         if (beat_last_of_burst) begin
-            beat_last_lane = burst_last_lane;
+            beat_last_lane = burst_lane$q;
         end
-        beat_line = ((current$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
-        beat_last = beat_last_of_burst & last_burst;
-        advance_burst = active$q & next_burst;
-        if (active$q & next_beat) begin
+        beat_line = ((burst_address$q >> 32'h4) & 36'hfffffffff) + ((beat$q) & 36'hfffffffff);
+        beat_last = beat_last_of_burst & burst_last$q;
+        burst_taken = presented$q & next_burst;
+        if (presented$q & next_beat) begin
             beat$d = beat$q + 32'h1;
             if (beat_last_of_burst) begin
                 beat$d = 32'h0;
-                advance_burst = 1'b1;
+                burst_taken = 1'b1;
             end
+        end
+        if (burst_taken) begin
+            presented$d = 1'b0;
+        end
+        advance_burst = active$q & (~presented$q | burst_taken);
+        if (advance_burst) begin
+            presented$d = 1'b1;
+            burst_address$d = current$q;
+            burst_beats_m1$d = (((burst_end_offset >> 32'h4) - (((current$q & 32'hff) >> 32'h4) & 9'h1ff)) & 4'hf);
+            burst_last$d = row_ends & (rows_left$q == 32'h1) & (planes_left$q == 32'h1);
+            burst_lane$d = ((burst_end_offset) & 4'hf);
         end
         if (advance_burst) begin
             if (~row_ends) begin
@@ -39771,6 +40005,7 @@ module npu_u65_512_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
         end
         if (cancel) begin
             active$d = 1'b0;
+            presented$d = 1'b0;
         end
         if (start) begin
             active$d = 1'b1;
@@ -39791,6 +40026,16 @@ module npu_u65_512_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
     end
     
 endmodule // npu_u65_512_core$dma$command$issue
+
+
+
+
+
+
+
+
+
+
 
 
 
@@ -39930,6 +40175,7 @@ module npu_u65_512_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,strea
     reg  fill$next_beat;
     reg  fill$cancel;
     wire  fill$valid;
+    wire  fill$busy;
     wire  [39:0] fill$address;
     wire  [3:0] fill$beats_m1;
     wire  fill$last_burst;
@@ -40046,6 +40292,7 @@ module npu_u65_512_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,strea
         .next_beat(fill$next_beat),
         .cancel(fill$cancel),
         .valid(fill$valid),
+        .busy(fill$busy),
         .address(fill$address),
         .beats_m1(fill$beats_m1),
         .last_burst(fill$last_burst),
@@ -40144,7 +40391,7 @@ module npu_u65_512_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,strea
         fill$cancel = 1'b0;
         fill_last = beat_out & fill$beat_last;
         destination = destinations$head$data;
-        take_destination = destinations$head$valid & (~fill$valid | (fill_last & destination[(64'h61)+:(1)]));
+        take_destination = destinations$head$valid & (~fill$busy | (fill_last & destination[(64'h61)+:(1)]));
         destinations$head$ready = take_destination;
         fill$start = take_destination & destination[(64'h61)+:(1)];
         fill$shape$base = ((destination[(64'h0)+:(16)]) & 40'hffffffffff);
@@ -40164,7 +40411,7 @@ module npu_u65_512_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,strea
         shram_line = fill$beat_line[(32'h0)+:(12)];
         shram_data = aligner$out$data[(64'h0)+:(128)];
         shram_strobe = aligner$out$data[(64'h80)+:(16)];
-        busy = read$busy | (destinations$count != 32'h0) | fill$valid | block_filled$q;
+        busy = read$busy | (destinations$count != 32'h0) | fill$busy | block_filled$q;
     end
     
     always @(*) aligner$source$valid = read$out$valid;
@@ -40369,6 +40616,26 @@ module npu_u65_512_core$dma$ifm$destinations$ram(clock,write_enable,write_addres
        if (read_enable) read_data <= cells[read_address];
     end
 endmodule // npu_u65_512_core$dma$ifm$destinations$ram
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 
 
 
@@ -40697,6 +40964,7 @@ module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
     reg  fill$next_beat;
     reg  fill$cancel;
     wire  fill$valid;
+    wire  fill$busy;
     wire  [39:0] fill$address;
     wire  [3:0] fill$beats_m1;
     wire  fill$last_burst;
@@ -40807,6 +41075,7 @@ module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         .next_beat(fill$next_beat),
         .cancel(fill$cancel),
         .valid(fill$valid),
+        .busy(fill$busy),
         .address(fill$address),
         .beats_m1(fill$beats_m1),
         .last_burst(fill$last_burst),
@@ -40931,7 +41200,7 @@ module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         shram_line = fill$beat_line[(32'h0)+:(12)];
         shram_data = aligner$out$data[(64'h0)+:(128)];
         shram_strobe = aligner$out$data[(64'h80)+:(16)];
-        done = running$q & ~read$busy & ~fill$valid & ~write$busy;
+        done = running$q & ~read$busy & ~fill$busy & ~write$busy;
         if (done) begin
             running$d = 1'b0;
         end
@@ -41066,6 +41335,16 @@ endmodule // npu_u65_512_core$dma$mem2mem$aligner
 
 
 
+
+
+
+
+
+
+
+
+
+
 module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,may_start,busy,issuing);
     
     // Module arguments
@@ -41112,6 +41391,7 @@ module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     reg  issue$next_beat;
     reg  issue$cancel;
     wire  issue$valid;
+    wire  issue$busy;
     wire  [39:0] issue$address;
     wire  [3:0] issue$beats_m1;
     wire  issue$last_burst;
@@ -41182,6 +41462,7 @@ module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         .next_beat(issue$next_beat),
         .cancel(issue$cancel),
         .valid(issue$valid),
+        .busy(issue$busy),
         .address(issue$address),
         .beats_m1(issue$beats_m1),
         .last_burst(issue$last_burst),
@@ -41275,7 +41556,7 @@ module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         burst_lanes$clock = clock;
         burst_lanes$rst_n = rst_n;
         issue$start = start;
-        may_start = ~issue$valid & ~discarding$q & ((reserved$q == 32'h0) | (counter == counter_q$q));
+        may_start = ~issue$busy & ~discarding$q & ((reserved$q == 32'h0) | (counter == counter_q$q));
         burst_beats = ((issue$beats_m1) & 10'h3ff) + 32'h1;
         burst_ready = issue$valid & ~halt & burst_lanes$tail$ready & (reserved$q <= depth - burst_beats);
         reads$request = burst_ready & reads$may_issue;
@@ -41326,8 +41607,8 @@ module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         else if (popped) begin
             reserved$d = reserved$q - 32'h1;
         end
-        busy = issue$valid | (reserved$q != 32'h0);
-        issuing = issue$valid;
+        busy = issue$busy | (reserved$q != 32'h0);
+        issuing = issue$busy;
     end
     
 endmodule // npu_u65_512_core$dma$mem2mem$read
@@ -41610,6 +41891,16 @@ endmodule // npu_u65_512_core$dma$mem2mem$read$buffer$write_pointer
 
 
 
+
+
+
+
+
+
+
+
+
+
 module npu_u65_512_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,may_issue,beats$valid,beats$data,beats$ready,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,burst_issued,limit_stall,busy);
     
     // Module arguments
@@ -41652,6 +41943,7 @@ module npu_u65_512_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
     reg  issue$next_beat;
     reg  issue$cancel;
     wire  issue$valid;
+    wire  issue$busy;
     wire  [39:0] issue$address;
     wire  [3:0] issue$beats_m1;
     wire  issue$last_burst;
@@ -41724,6 +42016,7 @@ module npu_u65_512_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
         .next_beat(issue$next_beat),
         .cancel(issue$cancel),
         .valid(issue$valid),
+        .busy(issue$busy),
         .address(issue$address),
         .beats_m1(issue$beats_m1),
         .last_burst(issue$last_burst),
@@ -41878,7 +42171,7 @@ module npu_u65_512_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
         wdata = w_beat$q[(64'h0)+:(128)];
         wstrb = w_beat$q[(64'h80)+:(16)];
         wlast = w_beat$q[(64'h90)+:(1)];
-        busy = issue$valid | buffer$head$valid | aw_valid$q | w_valid$q | (responses_due$q != 32'h0);
+        busy = issue$busy | buffer$head$valid | aw_valid$q | w_valid$q | (responses_due$q != 32'h0);
     end
     
 endmodule // npu_u65_512_core$dma$mem2mem$write
@@ -42002,6 +42295,16 @@ module npu_u65_512_core$dma$mem2mem$write$buffer$words(clock,rst_n,write_enable,
        else if (write_enable) cells[write_address] <= write_data;
     always @(*) read_data = cells[read_address];
 endmodule // npu_u65_512_core$dma$mem2mem$write$buffer$words
+
+
+
+
+
+
+
+
+
+
 
 
 
@@ -44641,6 +44944,26 @@ endmodule // npu_u65_512_core$dma$scales$0
 
 
 
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 module npu_u65_512_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt,requests$valid,requests$data,requests$ready,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy,issued);
     
     // Module arguments
@@ -44771,6 +45094,26 @@ module npu_u65_512_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
     end
     
 endmodule // npu_u65_512_core$dma$weights$0
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 
 
 

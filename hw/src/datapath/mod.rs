@@ -56,9 +56,10 @@
 //! MAC unit's max mode with padding read as the IFM type's minimum (the IFM
 //! unit's `pad_minimum`), so padding never wins; max pools and padded
 //! average pools do not scale and read no scale records; a padded average
-//! divides each position's sum by its window's IFM elements (`WindowCount`,
-//! the output unit's division); REDUCE_SUM and unpadded average pools scale
-//! as convolutions. In parallel mode pools run as depthwise and
+//! divides each position's sum by its window's IFM elements (`window`: the
+//! taps counted as the word is queued, multiplied as it is read out; the
+//! output unit's division); REDUCE_SUM and unpadded average pools scale as
+//! convolutions. In parallel mode pools run as depthwise and
 //! REDUCE_SUM as a convolution (core 1 has no channel).
 //!
 //! Elementwise operations (NPU_OP_ELEMENTWISE, TRM 4.8.2 table 4-124) walk
@@ -109,7 +110,7 @@ pub use decode::OperationDecoder;
 pub use operand_reader::{
     LineOperands, OperandPair, OperandReader, OperandSettings, UnitOperands, OPERAND_LANES,
 };
-pub use window::WindowCount;
+pub use window::{WindowCount, WindowTaps, WordWindows};
 
 use crate::central_control::traversal::{IfmBlockJob, MacBeat, Readout, Traversal};
 use crate::central_control::{KernelKinds, KernelOperation};
@@ -123,6 +124,13 @@ use crate::stream::{LaneBeat, StreamIn, StreamOut};
 use crate::widgets::{per_core, Fifo, ResetReg};
 use npu_spec::config::NpuConfig;
 use rust_hdl::prelude::*;
+
+/// A readout word and its positions' window taps, counted as it is queued.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct ReadoutTag {
+    pub word: Readout,
+    pub windows: WindowTaps,
+}
 
 /// What a MAC beat carries past the IFM unit.
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
@@ -234,7 +242,8 @@ pub struct Datapath {
     beat_tags: Fifo<BeatTag, 3, 4>,
     /// Each core's weights, MAC unit and scale/bias records.
     cores: Vec<Core>,
-    readout_tags: Fifo<Readout, 2, 3>,
+    word_windows: WordWindows,
+    readout_tags: Fifo<ReadoutTag, 2, 3>,
     /// Each core's output unit, in lockstep (elementwise operations: core
     /// 0's, or both in parallel mode).
     output_units: Vec<OutputUnit>,
@@ -387,6 +396,7 @@ impl Datapath {
             ifm_unit: IfmUnit::new(config.shram_kib as usize * 1024 / config.cores as usize),
             beat_tags: Default::default(),
             cores: (0..cores).map(Core::new).collect(),
+            word_windows: Default::default(),
             readout_tags: Default::default(),
             output_units: (0..cores)
                 .map(|_| OutputUnit::new(config.cores as usize))
@@ -951,11 +961,15 @@ impl Logic for Datapath {
             self.readout_ready.val() & self.readout_tags.tail.ready.val();
         self.readout_tags.tail.valid.next =
             self.traversal.readouts.valid.val() & self.readout_ready.val();
-        self.readout_tags.tail.data.next = self.traversal.readouts.data.val();
+        self.readout_tags.tail.data.next.word = self.traversal.readouts.data.val();
+        self.word_windows.oy.next = self.traversal.readouts.data.val().oy;
+        self.word_windows.ox.next = self.traversal.readouts.data.val().ox;
+        self.word_windows.shape.next = self.decoder.shape.val();
+        self.readout_tags.tail.data.next.windows = self.word_windows.taps.val();
 
         // The words' accumulators, and the records of their slice
         // (per-channel scaling) gathered ahead by each core's scale sets.
-        self.word.next = self.readout_tags.head.data.val();
+        self.word.next = self.readout_tags.head.data.val().word;
         self.word_paired.next =
             self.readout_tags.head.valid.val() & (self.word.val().paired_channels != 0);
         self.paired_ready.next = true;
@@ -978,9 +992,9 @@ impl Logic for Datapath {
         self.position_present.next = self.positions_left.val().get_bit(0);
         self.last_position.next = self.positions_after.val() == 0;
         // Each core's beat of the position (its accumulators, records and LUT).
-        self.window.shape.next = self.decoder.shape.val();
-        self.window.y.next = self.output_tags.tail.data.val().y;
-        self.window.x.next = self.output_tags.tail.data.val().x;
+        self.window.taps.next = self.readout_tags.head.data.val().windows;
+        self.window.position.next = self.position.q.val();
+        self.window.one_row.next = self.decoder.shape.val().one_row;
         self.cores[0].channels.next = self.word.val().channels;
         for k in 0..self.cores.len() {
             self.cores[k].position.next = self.position.q.val();

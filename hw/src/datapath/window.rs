@@ -3,12 +3,19 @@
 //! golden model's `run_pool` counts the window's elements inside the
 //! upscaled IFM).
 //!
+//! The count is found in two steps a FIFO apart, so that neither is in
+//! the cycle the output unit takes a beat (issue 36): [`WordWindows`]
+//! counts each axis's taps for every position of a readout word as the
+//! word goes into the readout FIFO, and [`WindowCount`] multiplies its
+//! position's two as the word comes out.
+//!
 //! # Ports
 //!
-//! `y`, `x` (the OFM position) and `shape` in, `count` out, combinational:
-//! per axis ([`AxisTaps`]) the kernel taps k < 8 whose coordinate
-//! o * stride + k * dilation - padding lies in the IFM, and their product
-//! (1..=64 for a kernel of at most 8x8 whose window touches the IFM).
+//! - [`WordWindows`]: `oy`, `ox` (the word's first position) and `shape`
+//!   in, `taps` out, combinational.
+//! - [`WindowCount`]: `taps`, `position` (0 to 3 in the word) and
+//!   `one_row` in, `count` out, combinational: 1..=64 for a kernel of at
+//!   most 8x8 whose window touches the IFM.
 
 use crate::central_control::traversal::TraversalShape;
 use rust_hdl::prelude::*;
@@ -70,34 +77,106 @@ impl Logic for AxisTaps {
     }
 }
 
+/// The taps of a readout word's positions: a 2x2 microblock's position p
+/// is (oy + p / 2, ox + p % 2), a 1x4 one's (a one-row OFM) (oy, ox + p).
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct WindowTaps {
+    /// Rows oy and oy + 1.
+    pub row0: Bits<4>,
+    pub row1: Bits<4>,
+    /// Columns ox to ox + 3.
+    pub column0: Bits<4>,
+    pub column1: Bits<4>,
+    pub column2: Bits<4>,
+    pub column3: Bits<4>,
+}
+
+#[derive(LogicBlock)]
+pub struct WordWindows {
+    pub oy: Signal<In, Bits<16>>,
+    pub ox: Signal<In, Bits<16>>,
+    pub shape: Signal<In, TraversalShape>,
+    pub taps: Signal<Out, WindowTaps>,
+    rows: Vec<AxisTaps>,
+    columns: Vec<AxisTaps>,
+}
+
+impl Default for WordWindows {
+    fn default() -> Self {
+        Self {
+            oy: Default::default(),
+            ox: Default::default(),
+            shape: Default::default(),
+            taps: Default::default(),
+            rows: (0..2).map(|_| AxisTaps::default()).collect(),
+            columns: (0..4).map(|_| AxisTaps::default()).collect(),
+        }
+    }
+}
+
+impl Logic for WordWindows {
+    #[hdl_gen]
+    fn update(&mut self) {
+        for k in 0..2_usize {
+            self.rows[k].position.next = self.oy.val() + k.to_bits::<16>();
+            self.rows[k].stride.next = self.shape.val().stride_y;
+            self.rows[k].dilation.next = self.shape.val().dilation_y;
+            self.rows[k].pad.next = self.shape.val().pad_top;
+            self.rows[k].kernel.next = self.shape.val().kernel_height;
+            self.rows[k].extent.next = self.shape.val().ifm_height;
+        }
+        for k in 0..4_usize {
+            self.columns[k].position.next = self.ox.val() + k.to_bits::<16>();
+            self.columns[k].stride.next = self.shape.val().stride_x;
+            self.columns[k].dilation.next = self.shape.val().dilation_x;
+            self.columns[k].pad.next = self.shape.val().pad_left;
+            self.columns[k].kernel.next = self.shape.val().kernel_width;
+            self.columns[k].extent.next = self.shape.val().ifm_width;
+        }
+        self.taps.next.row0 = self.rows[0].taps.val();
+        self.taps.next.row1 = self.rows[1].taps.val();
+        self.taps.next.column0 = self.columns[0].taps.val();
+        self.taps.next.column1 = self.columns[1].taps.val();
+        self.taps.next.column2 = self.columns[2].taps.val();
+        self.taps.next.column3 = self.columns[3].taps.val();
+    }
+}
+
 #[derive(LogicBlock, Default)]
 pub struct WindowCount {
-    pub y: Signal<In, Bits<16>>,
-    pub x: Signal<In, Bits<16>>,
-    pub shape: Signal<In, TraversalShape>,
+    pub taps: Signal<In, WindowTaps>,
+    pub position: Signal<In, Bits<2>>,
+    pub one_row: Signal<In, Bit>,
     pub count: Signal<Out, Bits<7>>,
-    rows: AxisTaps,
-    columns: AxisTaps,
+    row: Signal<Local, Bits<4>>,
+    column: Signal<Local, Bits<4>>,
     area: Signal<Local, Bits<32>>,
 }
 
 impl Logic for WindowCount {
     #[hdl_gen]
     fn update(&mut self) {
-        self.rows.position.next = self.y.val();
-        self.rows.stride.next = self.shape.val().stride_y;
-        self.rows.dilation.next = self.shape.val().dilation_y;
-        self.rows.pad.next = self.shape.val().pad_top;
-        self.rows.kernel.next = self.shape.val().kernel_height;
-        self.rows.extent.next = self.shape.val().ifm_height;
-        self.columns.position.next = self.x.val();
-        self.columns.stride.next = self.shape.val().stride_x;
-        self.columns.dilation.next = self.shape.val().dilation_x;
-        self.columns.pad.next = self.shape.val().pad_left;
-        self.columns.kernel.next = self.shape.val().kernel_width;
-        self.columns.extent.next = self.shape.val().ifm_width;
-        self.area.next =
-            bit_cast::<16, 4>(self.rows.taps.val()) * bit_cast::<16, 4>(self.columns.taps.val());
+        self.row.next = self.taps.val().row0;
+        self.column.next = self.taps.val().column0;
+        if self.position.val() == 1 {
+            self.column.next = self.taps.val().column1;
+        }
+        if self.position.val() == 2 {
+            self.row.next = self.taps.val().row1;
+            if self.one_row.val() {
+                self.row.next = self.taps.val().row0;
+                self.column.next = self.taps.val().column2;
+            }
+        }
+        if self.position.val() == 3 {
+            self.row.next = self.taps.val().row1;
+            self.column.next = self.taps.val().column1;
+            if self.one_row.val() {
+                self.row.next = self.taps.val().row0;
+                self.column.next = self.taps.val().column3;
+            }
+        }
+        self.area.next = bit_cast::<16, 4>(self.row.val()) * bit_cast::<16, 4>(self.column.val());
         self.count.next = self.area.val().get_bits::<7>(0);
     }
 }

@@ -180,7 +180,7 @@ impl Logic for IfmChannel {
         // most one block completes a cycle.
         self.destination.next = self.destinations.head.data.val();
         self.take_destination.next = self.destinations.head.valid.val()
-            & (!self.fill.valid.val() | (self.fill_last.val() & self.destination.val().has_bytes));
+            & (!self.fill.busy.val() | (self.fill_last.val() & self.destination.val().has_bytes));
         self.destinations.head.ready.next = self.take_destination.val();
         self.fill.start.next = self.take_destination.val() & self.destination.val().has_bytes;
         self.fill.shape.base.next = bit_cast::<40, 16>(self.destination.val().start);
@@ -208,7 +208,7 @@ impl Logic for IfmChannel {
 
         self.busy.next = self.read.busy.val()
             | (self.destinations.count.val() != 0)
-            | self.fill.valid.val()
+            | self.fill.busy.val()
             | self.block_filled.q.val();
     }
 }

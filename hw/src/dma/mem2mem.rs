@@ -150,7 +150,7 @@ impl<const N: usize, const C: usize> Logic for Mem2Mem<N, C> {
 
         self.done.next = self.running.q.val()
             & !self.read.busy.val()
-            & !self.fill.valid.val()
+            & !self.fill.busy.val()
             & !self.write.busy.val();
         if self.done.val() {
             self.running.d.next = false;

@@ -133,7 +133,7 @@ impl<const N: usize, const C: usize> Logic for ReadChannel<N, C> {
         self.burst_lanes.rst_n.next = self.rst_n.val();
         TransferShape::link(&mut self.shape, &mut self.issue.shape);
         self.issue.start.next = self.start.val();
-        self.may_start.next = !self.issue.valid.val()
+        self.may_start.next = !self.issue.busy.val()
             & !self.discarding.q.val()
             & ((self.reserved.q.val() == 0) | (self.counter.val() == self.counter_q.q.val()));
 
@@ -197,7 +197,7 @@ impl<const N: usize, const C: usize> Logic for ReadChannel<N, C> {
         } else if self.popped.val() {
             self.reserved.d.next = self.reserved.q.val() - 1;
         }
-        self.busy.next = self.issue.valid.val() | (self.reserved.q.val() != 0);
-        self.issuing.next = self.issue.valid.val();
+        self.busy.next = self.issue.busy.val() | (self.reserved.q.val() != 0);
+        self.issuing.next = self.issue.busy.val();
     }
 }

@@ -32,6 +32,12 @@ pub struct TransferShape {
 /// `address`, `beats_m1`, ...) and, within the burst, the current beat
 /// (`beat_*`). `next_burst` skips to the next burst (address issuers);
 /// `next_beat` steps one beat (data paths). Use one or the other.
+///
+/// Each burst is worked out a burst ahead and presented from registers, so
+/// its arithmetic does not lengthen the consumer's handshake (a fill
+/// walker's lanes decide the aligner's `valid`, issue 36): the next burst
+/// moves up as the presented one is taken, without a gap, and the first is
+/// presented the second cycle after `start`.
 #[derive(LogicBlock, Default)]
 pub struct TransferWalker {
     pub clock: Signal<In, Clock>,
@@ -42,8 +48,10 @@ pub struct TransferWalker {
     pub next_beat: Signal<In, Bit>,
     /// Abandon the transfer: no burst remains.
     pub cancel: Signal<In, Bit>,
-    /// A burst remains.
+    /// A burst is presented.
     pub valid: Signal<Out, Bit>,
+    /// A burst remains, presented or not.
+    pub busy: Signal<Out, Bit>,
     /// Byte address of the burst's first byte.
     pub address: Signal<Out, Bits<40>>,
     /// AxLEN: beats in the burst - 1.
@@ -59,13 +67,24 @@ pub struct TransferWalker {
     pub beat_line: Signal<Out, Bits<36>>,
     pub beat_last_of_burst: Signal<Out, Bit>,
     pub beat_last: Signal<Out, Bit>,
-    // Burst arithmetic, from the state below.
+    // The next burst's arithmetic, from the state below.
     boundary_bytes: Signal<Local, Bits<9>>,
     burst_bytes: Signal<Local, Bits<9>>,
     row_ends: Signal<Local, Bit>,
     burst_end_offset: Signal<Local, Bits<9>>,
+    /// The presented burst is done with.
+    burst_taken: Signal<Local, Bit>,
+    /// The next burst moves up to be presented.
     advance_burst: Signal<Local, Bit>,
-    // State.
+    // The presented burst.
+    presented: ResetReg<Bit>,
+    burst_address: ResetReg<Bits<40>>,
+    burst_beats_m1: ResetReg<Bits<4>>,
+    burst_last: ResetReg<Bit>,
+    burst_lane: ResetReg<Bits<4>>,
+    beat: ResetReg<Bits<4>>,
+    // The walk from the next burst on; `active`: a burst remains after the
+    // presented one.
     active: ResetReg<Bit>,
     current: ResetReg<Bits<40>>,
     row_left: ResetReg<Bits<32>>,
@@ -73,7 +92,6 @@ pub struct TransferWalker {
     packed_row_start: ResetReg<Bits<40>>,
     rows_left: ResetReg<Bits<16>>,
     planes_left: ResetReg<Bits<16>>,
-    beat: ResetReg<Bits<4>>,
     len: ResetReg<Bits<32>>,
     rows: ResetReg<Bits<16>>,
     row_stride: ResetReg<Bits<40>>,
@@ -88,6 +106,11 @@ impl Logic for TransferWalker {
         dff_setup!(
             self,
             clock,
+            presented,
+            burst_address,
+            burst_beats_m1,
+            burst_last,
+            burst_lane,
             active,
             current,
             row_left,
@@ -103,6 +126,11 @@ impl Logic for TransferWalker {
             three_d,
             max_beats
         );
+        self.presented.rst_n.next = self.rst_n.val();
+        self.burst_address.rst_n.next = self.rst_n.val();
+        self.burst_beats_m1.rst_n.next = self.rst_n.val();
+        self.burst_last.rst_n.next = self.rst_n.val();
+        self.burst_lane.rst_n.next = self.rst_n.val();
         self.active.rst_n.next = self.rst_n.val();
         self.current.rst_n.next = self.rst_n.val();
         self.row_left.rst_n.next = self.rst_n.val();
@@ -136,37 +164,51 @@ impl Logic for TransferWalker {
         // Offset of the burst's last byte within its 256-byte window.
         self.burst_end_offset.next =
             bit_cast::<9, 40>(self.current.q.val() & 255) + self.burst_bytes.val() - 1;
-        self.valid.next = self.active.q.val();
-        self.address.next = self.current.q.val();
-        self.beats_m1.next = bit_cast::<4, 9>(
-            (self.burst_end_offset.val() >> 4)
-                - bit_cast::<9, 40>((self.current.q.val() & 255) >> 4),
-        );
-        self.last_burst.next =
-            self.row_ends.val() & (self.rows_left.q.val() == 1) & (self.planes_left.q.val() == 1);
 
-        self.burst_last_lane.next = bit_cast::<4, 9>(self.burst_end_offset.val());
-
+        // The presented burst and its current beat.
+        self.valid.next = self.presented.q.val();
+        self.busy.next = self.presented.q.val() | self.active.q.val();
+        self.address.next = self.burst_address.q.val();
+        self.beats_m1.next = self.burst_beats_m1.q.val();
+        self.last_burst.next = self.burst_last.q.val();
+        self.burst_last_lane.next = self.burst_lane.q.val();
         self.beat_first_lane.next = 0.into();
         if self.beat.q.val() == 0 {
-            self.beat_first_lane.next = bit_cast::<4, 40>(self.current.q.val());
+            self.beat_first_lane.next = bit_cast::<4, 40>(self.burst_address.q.val());
         }
-        self.beat_last_of_burst.next = self.beat.q.val() == self.beats_m1.val();
+        self.beat_last_of_burst.next = self.beat.q.val() == self.burst_beats_m1.q.val();
         self.beat_last_lane.next = 15.into();
         if self.beat_last_of_burst.val() {
-            self.beat_last_lane.next = self.burst_last_lane.val();
+            self.beat_last_lane.next = self.burst_lane.q.val();
         }
-        self.beat_line.next =
-            bit_cast::<36, 40>(self.current.q.val() >> 4) + bit_cast::<36, 4>(self.beat.q.val());
-        self.beat_last.next = self.beat_last_of_burst.val() & self.last_burst.val();
+        self.beat_line.next = bit_cast::<36, 40>(self.burst_address.q.val() >> 4)
+            + bit_cast::<36, 4>(self.beat.q.val());
+        self.beat_last.next = self.beat_last_of_burst.val() & self.burst_last.q.val();
 
-        self.advance_burst.next = self.active.q.val() & self.next_burst.val();
-        if self.active.q.val() & self.next_beat.val() {
+        self.burst_taken.next = self.presented.q.val() & self.next_burst.val();
+        if self.presented.q.val() & self.next_beat.val() {
             self.beat.d.next = self.beat.q.val() + 1;
             if self.beat_last_of_burst.val() {
                 self.beat.d.next = 0.into();
-                self.advance_burst.next = true;
+                self.burst_taken.next = true;
             }
+        }
+        if self.burst_taken.val() {
+            self.presented.d.next = false;
+        }
+        self.advance_burst.next =
+            self.active.q.val() & (!self.presented.q.val() | self.burst_taken.val());
+        if self.advance_burst.val() {
+            self.presented.d.next = true;
+            self.burst_address.d.next = self.current.q.val();
+            self.burst_beats_m1.d.next = bit_cast::<4, 9>(
+                (self.burst_end_offset.val() >> 4)
+                    - bit_cast::<9, 40>((self.current.q.val() & 255) >> 4),
+            );
+            self.burst_last.d.next = self.row_ends.val()
+                & (self.rows_left.q.val() == 1)
+                & (self.planes_left.q.val() == 1);
+            self.burst_lane.d.next = bit_cast::<4, 9>(self.burst_end_offset.val());
         }
 
         if self.advance_burst.val() {
@@ -202,6 +244,7 @@ impl Logic for TransferWalker {
 
         if self.cancel.val() {
             self.active.d.next = false;
+            self.presented.d.next = false;
         }
         if self.start.val() {
             self.active.d.next = true;

@@ -208,7 +208,7 @@ impl<const N: usize, const C: usize> Logic for WriteChannel<N, C> {
         self.wdata.next = self.w_beat.q.val().data;
         self.wstrb.next = self.w_beat.q.val().strobe;
         self.wlast.next = self.w_beat.q.val().last;
-        self.busy.next = self.issue.valid.val()
+        self.busy.next = self.issue.busy.val()
             | self.buffer.head.valid.val()
             | self.aw_valid.q.val()
             | self.w_valid.q.val()
