@@ -31,6 +31,11 @@ module weight_decoder_core(clock,rst_n,start,length,busy,error,error_code,words$
     localparam ErrorCode$IndexOutOfRange = 9;
     localparam ErrorCode$ValueOutOfRange = 10;
     localparam ErrorCode$ZeroRunTooLong = 11;
+    localparam Phase$Idle = 0;
+    localparam Phase$Header = 1;
+    localparam Phase$Palette = 2;
+    localparam Phase$Chunk = 3;
+    localparam Phase$Fail = 4;
     
     // Stub signals
     reg  window$clock;
@@ -41,7 +46,7 @@ module weight_decoder_core(clock,rst_n,start,length,busy,error,error_code,words$
     reg  window$in_valid;
     wire  window$in_ready;
     wire  [319:0] window$view;
-    wire  [8:0] window$fill;
+    wire  [9:0] window$fill;
     wire  window$exhausted;
     reg  [8:0] window$used;
     reg  parser$clock;
@@ -49,35 +54,50 @@ module weight_decoder_core(clock,rst_n,start,length,busy,error,error_code,words$
     reg  parser$start;
     reg  parser$bad_length;
     reg  [319:0] parser$view;
-    reg  [8:0] parser$fill;
+    reg  [9:0] parser$fill;
     reg  parser$exhausted;
     wire  [8:0] parser$used;
-    wire  [3:0] parser$push_a_w;
-    wire  parser$push_a_value;
-    wire  [143:0] parser$push_a_weights;
-    wire  [3:0] parser$push_a_z;
-    wire  [511:0] parser$push_a_runs;
-    wire  [3:0] parser$push_b_w;
-    wire  [143:0] parser$push_b_weights;
-    wire  [3:0] parser$push_b_z;
-    wire  [511:0] parser$push_b_runs;
-    reg  [6:0] parser$w_room;
-    reg  [6:0] parser$z_room;
+    reg  parser$accept;
+    wire  [54:0] parser$record_a;
+    wire  [54:0] parser$record_b;
+    wire  [159:0] parser$bits_a;
+    wire  [159:0] parser$bits_b;
+    reg  [1:0] parser$bank_busy;
+    reg  parser$downstream_fault;
+    wire  [287:0] parser$palette_0;
+    wire  [287:0] parser$palette_1;
+    wire  [5:0] parser$palette_size_0;
+    wire  [5:0] parser$palette_size_1;
+    wire  [10:0] parser$direct_offset_0;
+    wire  [10:0] parser$direct_offset_1;
     wire  parser$idle;
-    wire  [3:0] parser$error_code;
+    reg  pipeline$clock;
+    reg  pipeline$rst_n;
+    reg  pipeline$start;
+    reg  [54:0] pipeline$record_a;
+    reg  [54:0] pipeline$record_b;
+    reg  [159:0] pipeline$bits_a;
+    reg  [159:0] pipeline$bits_b;
+    wire  pipeline$accept;
+    reg  [287:0] pipeline$palette_0;
+    reg  [287:0] pipeline$palette_1;
+    reg  [5:0] pipeline$palette_size_0;
+    reg  [5:0] pipeline$palette_size_1;
+    reg  [10:0] pipeline$direct_offset_0;
+    reg  [10:0] pipeline$direct_offset_1;
+    wire  [1:0] pipeline$bank_busy;
+    reg  [6:0] pipeline$w_free;
+    reg  [6:0] pipeline$z_free;
+    wire  [298:0] pipeline$push_a;
+    wire  [298:0] pipeline$push_b;
+    wire  [3:0] pipeline$error_code;
+    wire  pipeline$empty;
     reg  pairs$clock;
     reg  pairs$rst_n;
-    reg  [3:0] pairs$push_a_w;
-    reg  pairs$push_a_value;
-    reg  [143:0] pairs$push_a_weights;
-    reg  [3:0] pairs$push_a_z;
-    reg  [511:0] pairs$push_a_runs;
-    reg  [3:0] pairs$push_b_w;
-    reg  [143:0] pairs$push_b_weights;
-    reg  [3:0] pairs$push_b_z;
-    reg  [511:0] pairs$push_b_runs;
-    wire  [6:0] pairs$w_room;
-    wire  [6:0] pairs$z_room;
+    reg  [298:0] pairs$push_a;
+    reg  [298:0] pairs$push_b;
+    wire  [6:0] pairs$w_free;
+    wire  [6:0] pairs$z_free;
     reg  pairs$finished;
     wire  pairs$empty;
     wire  [143:0] pairs$out_weights;
@@ -111,34 +131,51 @@ module weight_decoder_core(clock,rst_n,start,length,busy,error,error_code,words$
         .fill(parser$fill),
         .exhausted(parser$exhausted),
         .used(parser$used),
-        .push_a_w(parser$push_a_w),
-        .push_a_value(parser$push_a_value),
-        .push_a_weights(parser$push_a_weights),
-        .push_a_z(parser$push_a_z),
-        .push_a_runs(parser$push_a_runs),
-        .push_b_w(parser$push_b_w),
-        .push_b_weights(parser$push_b_weights),
-        .push_b_z(parser$push_b_z),
-        .push_b_runs(parser$push_b_runs),
-        .w_room(parser$w_room),
-        .z_room(parser$z_room),
-        .idle(parser$idle),
-        .error_code(parser$error_code)
+        .accept(parser$accept),
+        .record_a(parser$record_a),
+        .record_b(parser$record_b),
+        .bits_a(parser$bits_a),
+        .bits_b(parser$bits_b),
+        .bank_busy(parser$bank_busy),
+        .downstream_fault(parser$downstream_fault),
+        .palette_0(parser$palette_0),
+        .palette_1(parser$palette_1),
+        .palette_size_0(parser$palette_size_0),
+        .palette_size_1(parser$palette_size_1),
+        .direct_offset_0(parser$direct_offset_0),
+        .direct_offset_1(parser$direct_offset_1),
+        .idle(parser$idle)
+    );
+    weight_decoder_core$pipeline pipeline(
+        .clock(pipeline$clock),
+        .rst_n(pipeline$rst_n),
+        .start(pipeline$start),
+        .record_a(pipeline$record_a),
+        .record_b(pipeline$record_b),
+        .bits_a(pipeline$bits_a),
+        .bits_b(pipeline$bits_b),
+        .accept(pipeline$accept),
+        .palette_0(pipeline$palette_0),
+        .palette_1(pipeline$palette_1),
+        .palette_size_0(pipeline$palette_size_0),
+        .palette_size_1(pipeline$palette_size_1),
+        .direct_offset_0(pipeline$direct_offset_0),
+        .direct_offset_1(pipeline$direct_offset_1),
+        .bank_busy(pipeline$bank_busy),
+        .w_free(pipeline$w_free),
+        .z_free(pipeline$z_free),
+        .push_a(pipeline$push_a),
+        .push_b(pipeline$push_b),
+        .error_code(pipeline$error_code),
+        .empty(pipeline$empty)
     );
     weight_decoder_core$pairs pairs(
         .clock(pairs$clock),
         .rst_n(pairs$rst_n),
-        .push_a_w(pairs$push_a_w),
-        .push_a_value(pairs$push_a_value),
-        .push_a_weights(pairs$push_a_weights),
-        .push_a_z(pairs$push_a_z),
-        .push_a_runs(pairs$push_a_runs),
-        .push_b_w(pairs$push_b_w),
-        .push_b_weights(pairs$push_b_weights),
-        .push_b_z(pairs$push_b_z),
-        .push_b_runs(pairs$push_b_runs),
-        .w_room(pairs$w_room),
-        .z_room(pairs$z_room),
+        .push_a(pairs$push_a),
+        .push_b(pairs$push_b),
+        .w_free(pairs$w_free),
+        .z_free(pairs$z_free),
         .finished(pairs$finished),
         .empty(pairs$empty),
         .out_weights(pairs$out_weights),
@@ -153,9 +190,11 @@ module weight_decoder_core(clock,rst_n,start,length,busy,error,error_code,words$
         window$rst_n = rst_n;
         parser$clock = clock;
         parser$rst_n = rst_n;
+        pipeline$clock = clock;
+        pipeline$rst_n = rst_n;
         pairs$clock = clock;
         pairs$rst_n = rst_n;
-        busy = ~parser$idle | ~pairs$empty;
+        busy = ~parser$idle | ~pipeline$empty | ~pairs$empty;
         accept = start & ~busy;
         window$start = accept;
         window$words = ((length[(32'h4)+:(28)]) & 29'h1fffffff) + |length[(32'h0)+:(4)];
@@ -168,20 +207,27 @@ module weight_decoder_core(clock,rst_n,start,length,busy,error,error_code,words$
         parser$view = window$view;
         parser$fill = window$fill;
         parser$exhausted = window$exhausted;
-        parser$w_room = pairs$w_room;
-        parser$z_room = pairs$z_room;
-        error_code = parser$error_code;
-        error = parser$error_code != ErrorCode$None;
-        pairs$push_a_w = parser$push_a_w;
-        pairs$push_a_value = parser$push_a_value;
-        pairs$push_a_weights = parser$push_a_weights;
-        pairs$push_a_z = parser$push_a_z;
-        pairs$push_a_runs = parser$push_a_runs;
-        pairs$push_b_w = parser$push_b_w;
-        pairs$push_b_weights = parser$push_b_weights;
-        pairs$push_b_z = parser$push_b_z;
-        pairs$push_b_runs = parser$push_b_runs;
-        pairs$finished = parser$idle;
+        parser$accept = pipeline$accept;
+        parser$bank_busy = pipeline$bank_busy;
+        parser$downstream_fault = pipeline$error_code != ErrorCode$None;
+        pipeline$start = accept;
+        pipeline$record_a = parser$record_a;
+        pipeline$record_b = parser$record_b;
+        pipeline$bits_a = parser$bits_a;
+        pipeline$bits_b = parser$bits_b;
+        pipeline$palette_0 = parser$palette_0;
+        pipeline$palette_1 = parser$palette_1;
+        pipeline$palette_size_0 = parser$palette_size_0;
+        pipeline$palette_size_1 = parser$palette_size_1;
+        pipeline$direct_offset_0 = parser$direct_offset_0;
+        pipeline$direct_offset_1 = parser$direct_offset_1;
+        pipeline$w_free = pairs$w_free;
+        pipeline$z_free = pairs$z_free;
+        error_code = pipeline$error_code;
+        error = pipeline$error_code != ErrorCode$None;
+        pairs$push_a = pipeline$push_a;
+        pairs$push_b = pipeline$push_b;
+        pairs$finished = parser$idle & pipeline$empty;
         pairs$out_ready = weights$ready;
         weights$data[(64'h0)+:(144)] = pairs$out_weights;
         weights$data[(64'h90)+:(5)] = pairs$out_count;
@@ -191,22 +237,15 @@ module weight_decoder_core(clock,rst_n,start,length,busy,error,error_code,words$
 endmodule // weight_decoder_core
 
 
-module weight_decoder_core$pairs(clock,rst_n,push_a_w,push_a_value,push_a_weights,push_a_z,push_a_runs,push_b_w,push_b_weights,push_b_z,push_b_runs,w_room,z_room,finished,empty,out_weights,out_count,out_valid,out_ready);
+module weight_decoder_core$pairs(clock,rst_n,push_a,push_b,w_free,z_free,finished,empty,out_weights,out_count,out_valid,out_ready);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [3:0] push_a_w;
-    input wire  push_a_value;
-    input wire  [143:0] push_a_weights;
-    input wire  [3:0] push_a_z;
-    input wire  [511:0] push_a_runs;
-    input wire  [3:0] push_b_w;
-    input wire  [143:0] push_b_weights;
-    input wire  [3:0] push_b_z;
-    input wire  [511:0] push_b_runs;
-    output reg  [6:0] w_room;
-    output reg  [6:0] z_room;
+    input wire  [298:0] push_a;
+    input wire  [298:0] push_b;
+    output reg  [6:0] w_free;
+    output reg  [6:0] z_free;
     input wire  finished;
     output reg  empty;
     output reg  [143:0] out_weights;
@@ -214,15 +253,29 @@ module weight_decoder_core$pairs(clock,rst_n,push_a_w,push_a_value,push_a_weight
     output reg  out_valid;
     input wire  out_ready;
     
+    // Enums
+    localparam ErrorCode$None = 0;
+    localparam ErrorCode$NotWordAligned = 1;
+    localparam ErrorCode$UnexpectedEnd = 2;
+    localparam ErrorCode$BadZdiv = 3;
+    localparam ErrorCode$BadWdiv = 4;
+    localparam ErrorCode$BadByteAlign = 5;
+    localparam ErrorCode$FirstSliceWithoutPalette = 6;
+    localparam ErrorCode$ModeChangeWithoutNewpal = 7;
+    localparam ErrorCode$QuotientOverLimit = 8;
+    localparam ErrorCode$IndexOutOfRange = 9;
+    localparam ErrorCode$ValueOutOfRange = 10;
+    localparam ErrorCode$ZeroRunTooLong = 11;
+    
     // Stub signals
     reg  values$clock;
     reg  values$rst_n;
-    reg  [319:0] values$d;
-    wire  [319:0] values$q;
-    reg  runs$clock;
-    reg  runs$rst_n;
-    reg  [1023:0] runs$d;
-    wire  [1023:0] runs$q;
+    reg  [639:0] values$d;
+    wire  [639:0] values$q;
+    reg  ends$clock;
+    reg  ends$rst_n;
+    reg  [2559:0] ends$d;
+    wire  [2559:0] ends$q;
     reg  w_count$clock;
     reg  w_count$rst_n;
     reg  [6:0] w_count$d;
@@ -231,14 +284,18 @@ module weight_decoder_core$pairs(clock,rst_n,push_a_w,push_a_value,push_a_weight
     reg  z_count$rst_n;
     reg  [6:0] z_count$d;
     wire  [6:0] z_count$q;
-    reg  head_value_done$clock;
-    reg  head_value_done$rst_n;
-    reg  head_value_done$d;
-    wire  head_value_done$q;
-    reg  head_zeros$clock;
-    reg  head_zeros$rst_n;
-    reg  [31:0] head_zeros$d;
-    wire  [31:0] head_zeros$q;
+    reg  head_start$clock;
+    reg  head_start$rst_n;
+    reg  [39:0] head_start$d;
+    wire  [39:0] head_start$q;
+    reg  tail$clock;
+    reg  tail$rst_n;
+    reg  [39:0] tail$d;
+    wire  [39:0] tail$q;
+    reg  base$clock;
+    reg  base$rst_n;
+    reg  [39:0] base$d;
+    wire  [39:0] base$q;
     reg  group$clock;
     reg  group$rst_n;
     reg  [143:0] group$d;
@@ -259,35 +316,74 @@ module weight_decoder_core$pairs(clock,rst_n,push_a_w,push_a_value,push_a_weight
     reg  out_full$rst_n;
     reg  out_full$d;
     wire  out_full$q;
+    reg  [11:0] taken_low$bits;
+    wire  [3:0] taken_low$count;
     
     // Local signals
-    reg  [8:0] weight;
-    reg  [9:0] item;
-    reg  [159:0] items_a;
-    reg  [159:0] items_b;
-    reg  [6:0] w_after_a;
-    reg  [6:0] z_after_a;
-    reg  [511:0] runs_a;
-    reg  [511:0] runs_b;
-    reg  [6:0] w_kept;
-    reg  [6:0] z_kept;
     reg  [6:0] paired;
     reg  out_free;
-    reg  [7:0] limit;
-    reg  [7:0] pos;
-    reg  [6:0] taken;
-    reg  stop;
-    reg  entry_value;
-    reg  [31:0] entry_zeros;
-    reg  [7:0] entry_len;
-    reg  [7:0] emitted;
-    reg  next_value_done;
-    reg  [31:0] next_zeros;
-    reg  [95:0] starts;
+    reg  [5:0] limit;
+    reg  [39:0] relative;
+    reg  [5:0] end_at;
+    reg  [95:0] ends_at;
+    reg  [15:0] behind;
+    reg  [5:0] start_at;
+    reg  start_behind;
+    reg  [95:0] starts_at;
+    reg  [15:0] starts_behind;
+    reg  [15:0] paired_mask;
+    reg  [15:0] complete;
+    reg  [15:0] last_complete;
+    reg  [15:0] last_pair;
     reg  [15:0] placed;
-    reg  [287:0] base;
+    reg  [4:0] taken;
+    reg  [5:0] known;
+    reg  [5:0] pos;
+    reg  [15:0] plane;
+    reg  [15:0] hits;
     reg  [8:0] lane;
+    reg  [287:0] old_lanes;
+    reg  [143:0] value_planes;
+    reg  [107:0] push_a_weights;
+    reg  [107:0] push_b_weights;
+    reg  [131:0] push_a_offsets;
+    reg  [131:0] push_b_offsets;
     reg  [287:0] lanes;
+    reg  [39:0] removed_end;
+    reg  [639:0] items_a;
+    reg  [639:0] items_b;
+    reg  [2559:0] item_ends_a;
+    reg  [2559:0] item_ends_b;
+    reg  [39:0] start_a;
+    reg  [39:0] start_b;
+    reg  [6:0] w_after_a;
+    reg  [6:0] z_after_a;
+    reg  [9:0] value_flag;
+    reg  [8:0] weight;
+    reg  [9:0] item;
+    reg  [10:0] offset;
+    reg  [39:0] item_end;
+    reg  [3:0] n_a;
+    reg  [639:0] items_ab_1;
+    reg  [639:0] items_ab_2;
+    reg  [639:0] items_ab_3;
+    reg  [639:0] items_ab;
+    reg  [2559:0] item_ends_ab_1;
+    reg  [2559:0] item_ends_ab_2;
+    reg  [2559:0] item_ends_ab_3;
+    reg  [2559:0] item_ends_ab;
+    reg  [639:0] values_1;
+    reg  [639:0] values_2;
+    reg  [639:0] values_3;
+    reg  [639:0] values_4;
+    reg  [2559:0] ends_1;
+    reg  [2559:0] ends_2;
+    reg  [2559:0] ends_3;
+    reg  [2559:0] ends_4;
+    reg  [639:0] values_in;
+    reg  [2559:0] ends_in;
+    reg  [639:0] values_out;
+    reg  [2559:0] ends_out;
     reg  drop_unpaired;
     
     // Sub module instances
@@ -297,11 +393,11 @@ module weight_decoder_core$pairs(clock,rst_n,push_a_w,push_a_value,push_a_weight
         .d(values$d),
         .q(values$q)
     );
-    weight_decoder_core$pairs$runs runs(
-        .clock(runs$clock),
-        .rst_n(runs$rst_n),
-        .d(runs$d),
-        .q(runs$q)
+    weight_decoder_core$pairs$ends ends(
+        .clock(ends$clock),
+        .rst_n(ends$rst_n),
+        .d(ends$d),
+        .q(ends$q)
     );
     weight_decoder_core$pairs$w_count w_count(
         .clock(w_count$clock),
@@ -315,17 +411,23 @@ module weight_decoder_core$pairs(clock,rst_n,push_a_w,push_a_value,push_a_weight
         .d(z_count$d),
         .q(z_count$q)
     );
-    weight_decoder_core$parser$alternating head_value_done(
-        .clock(head_value_done$clock),
-        .rst_n(head_value_done$rst_n),
-        .d(head_value_done$d),
-        .q(head_value_done$q)
+    weight_decoder_core$pairs$head_start head_start(
+        .clock(head_start$clock),
+        .rst_n(head_start$rst_n),
+        .d(head_start$d),
+        .q(head_start$q)
     );
-    weight_decoder_core$pairs$head_zeros head_zeros(
-        .clock(head_zeros$clock),
-        .rst_n(head_zeros$rst_n),
-        .d(head_zeros$d),
-        .q(head_zeros$q)
+    weight_decoder_core$pairs$head_start tail(
+        .clock(tail$clock),
+        .rst_n(tail$rst_n),
+        .d(tail$d),
+        .q(tail$q)
+    );
+    weight_decoder_core$pairs$head_start base(
+        .clock(base$clock),
+        .rst_n(base$rst_n),
+        .d(base$d),
+        .q(base$q)
     );
     weight_decoder_core$pairs$group group(
         .clock(group$clock),
@@ -333,7 +435,7 @@ module weight_decoder_core$pairs(clock,rst_n,push_a_w,push_a_value,push_a_weight
         .d(group$d),
         .q(group$q)
     );
-    weight_decoder_core$parser$dirofs fill(
+    weight_decoder_core$pairs$fill fill(
         .clock(fill$clock),
         .rst_n(fill$rst_n),
         .d(fill$d),
@@ -345,7 +447,7 @@ module weight_decoder_core$pairs(clock,rst_n,push_a_w,push_a_value,push_a_weight
         .d(out_group$d),
         .q(out_group$q)
     );
-    weight_decoder_core$parser$dirofs out_n(
+    weight_decoder_core$pairs$fill out_n(
         .clock(out_n$clock),
         .rst_n(out_n$rst_n),
         .d(out_n$d),
@@ -357,2570 +459,3155 @@ module weight_decoder_core$pairs(clock,rst_n,push_a_w,push_a_value,push_a_weight
         .d(out_full$d),
         .q(out_full$q)
     );
+    weight_decoder_core$parser$head_a$wu0_ones taken_low(
+        .bits(taken_low$bits),
+        .count(taken_low$count)
+    );
     
     // Update code
     always @(*) begin
         values$clock = clock;
-        runs$clock = clock;
+        ends$clock = clock;
         w_count$clock = clock;
         z_count$clock = clock;
-        head_value_done$clock = clock;
-        head_zeros$clock = clock;
+        head_start$clock = clock;
+        tail$clock = clock;
+        base$clock = clock;
         group$clock = clock;
         fill$clock = clock;
         out_group$clock = clock;
         out_n$clock = clock;
         out_full$clock = clock;
         values$d = values$q;
-        runs$d = runs$q;
+        ends$d = ends$q;
         w_count$d = w_count$q;
         z_count$d = z_count$q;
-        head_value_done$d = head_value_done$q;
-        head_zeros$d = head_zeros$q;
+        head_start$d = head_start$q;
+        tail$d = tail$q;
+        base$d = base$q;
         group$d = group$q;
         fill$d = fill$q;
         out_group$d = out_group$q;
         out_n$d = out_n$q;
         out_full$d = out_full$q;
         values$rst_n = rst_n;
-        runs$rst_n = rst_n;
+        ends$rst_n = rst_n;
         w_count$rst_n = rst_n;
         z_count$rst_n = rst_n;
-        head_value_done$rst_n = rst_n;
-        head_zeros$rst_n = rst_n;
+        head_start$rst_n = rst_n;
+        tail$rst_n = rst_n;
+        base$rst_n = rst_n;
         group$rst_n = rst_n;
         fill$rst_n = rst_n;
         out_group$rst_n = rst_n;
         out_n$rst_n = rst_n;
         out_full$rst_n = rst_n;
+        w_free = 32'h40 - w_count$q;
+        z_free = 32'h40 - z_count$q;
         paired = w_count$q;
         if (z_count$q < w_count$q) begin
             paired = z_count$q;
         end
-        items_a = 32'h0;
-        items_b = 32'h0;
-        weight = 32'h0;
-        item = 32'h0;
-        if (0 < push_a_w) begin
-            weight = push_a_weights[(0 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff);
-            if (push_a_value) begin
-                item = item | 32'h200;
-            end
-        end
-        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (0 * 32'ha));
-        item = 32'h0;
-        if (0 < push_b_w) begin
-            weight = push_b_weights[(0 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff) | 32'h200;
-        end
-        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (0 * 32'ha));
-        item = 32'h0;
-        if (1 < push_a_w) begin
-            weight = push_a_weights[(1 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff);
-            if (push_a_value) begin
-                item = item | 32'h200;
-            end
-        end
-        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (1 * 32'ha));
-        item = 32'h0;
-        if (1 < push_b_w) begin
-            weight = push_b_weights[(1 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff) | 32'h200;
-        end
-        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (1 * 32'ha));
-        item = 32'h0;
-        if (2 < push_a_w) begin
-            weight = push_a_weights[(2 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff);
-            if (push_a_value) begin
-                item = item | 32'h200;
-            end
-        end
-        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (2 * 32'ha));
-        item = 32'h0;
-        if (2 < push_b_w) begin
-            weight = push_b_weights[(2 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff) | 32'h200;
-        end
-        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (2 * 32'ha));
-        item = 32'h0;
-        if (3 < push_a_w) begin
-            weight = push_a_weights[(3 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff);
-            if (push_a_value) begin
-                item = item | 32'h200;
-            end
-        end
-        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (3 * 32'ha));
-        item = 32'h0;
-        if (3 < push_b_w) begin
-            weight = push_b_weights[(3 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff) | 32'h200;
-        end
-        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (3 * 32'ha));
-        item = 32'h0;
-        if (4 < push_a_w) begin
-            weight = push_a_weights[(4 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff);
-            if (push_a_value) begin
-                item = item | 32'h200;
-            end
-        end
-        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (4 * 32'ha));
-        item = 32'h0;
-        if (4 < push_b_w) begin
-            weight = push_b_weights[(4 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff) | 32'h200;
-        end
-        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (4 * 32'ha));
-        item = 32'h0;
-        if (5 < push_a_w) begin
-            weight = push_a_weights[(5 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff);
-            if (push_a_value) begin
-                item = item | 32'h200;
-            end
-        end
-        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (5 * 32'ha));
-        item = 32'h0;
-        if (5 < push_b_w) begin
-            weight = push_b_weights[(5 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff) | 32'h200;
-        end
-        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (5 * 32'ha));
-        item = 32'h0;
-        if (6 < push_a_w) begin
-            weight = push_a_weights[(6 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff);
-            if (push_a_value) begin
-                item = item | 32'h200;
-            end
-        end
-        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (6 * 32'ha));
-        item = 32'h0;
-        if (6 < push_b_w) begin
-            weight = push_b_weights[(6 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff) | 32'h200;
-        end
-        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (6 * 32'ha));
-        item = 32'h0;
-        if (7 < push_a_w) begin
-            weight = push_a_weights[(7 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff);
-            if (push_a_value) begin
-                item = item | 32'h200;
-            end
-        end
-        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (7 * 32'ha));
-        item = 32'h0;
-        if (7 < push_b_w) begin
-            weight = push_b_weights[(7 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff) | 32'h200;
-        end
-        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (7 * 32'ha));
-        item = 32'h0;
-        if (8 < push_a_w) begin
-            weight = push_a_weights[(8 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff);
-            if (push_a_value) begin
-                item = item | 32'h200;
-            end
-        end
-        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (8 * 32'ha));
-        item = 32'h0;
-        if (8 < push_b_w) begin
-            weight = push_b_weights[(8 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff) | 32'h200;
-        end
-        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (8 * 32'ha));
-        item = 32'h0;
-        if (9 < push_a_w) begin
-            weight = push_a_weights[(9 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff);
-            if (push_a_value) begin
-                item = item | 32'h200;
-            end
-        end
-        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (9 * 32'ha));
-        item = 32'h0;
-        if (9 < push_b_w) begin
-            weight = push_b_weights[(9 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff) | 32'h200;
-        end
-        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (9 * 32'ha));
-        item = 32'h0;
-        if (10 < push_a_w) begin
-            weight = push_a_weights[(10 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff);
-            if (push_a_value) begin
-                item = item | 32'h200;
-            end
-        end
-        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (10 * 32'ha));
-        item = 32'h0;
-        if (10 < push_b_w) begin
-            weight = push_b_weights[(10 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff) | 32'h200;
-        end
-        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (10 * 32'ha));
-        item = 32'h0;
-        if (11 < push_a_w) begin
-            weight = push_a_weights[(11 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff);
-            if (push_a_value) begin
-                item = item | 32'h200;
-            end
-        end
-        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (11 * 32'ha));
-        item = 32'h0;
-        if (11 < push_b_w) begin
-            weight = push_b_weights[(11 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff) | 32'h200;
-        end
-        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (11 * 32'ha));
-        item = 32'h0;
-        if (12 < push_a_w) begin
-            weight = push_a_weights[(12 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff);
-            if (push_a_value) begin
-                item = item | 32'h200;
-            end
-        end
-        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (12 * 32'ha));
-        item = 32'h0;
-        if (12 < push_b_w) begin
-            weight = push_b_weights[(12 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff) | 32'h200;
-        end
-        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (12 * 32'ha));
-        item = 32'h0;
-        if (13 < push_a_w) begin
-            weight = push_a_weights[(13 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff);
-            if (push_a_value) begin
-                item = item | 32'h200;
-            end
-        end
-        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (13 * 32'ha));
-        item = 32'h0;
-        if (13 < push_b_w) begin
-            weight = push_b_weights[(13 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff) | 32'h200;
-        end
-        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (13 * 32'ha));
-        item = 32'h0;
-        if (14 < push_a_w) begin
-            weight = push_a_weights[(14 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff);
-            if (push_a_value) begin
-                item = item | 32'h200;
-            end
-        end
-        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (14 * 32'ha));
-        item = 32'h0;
-        if (14 < push_b_w) begin
-            weight = push_b_weights[(14 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff) | 32'h200;
-        end
-        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (14 * 32'ha));
-        item = 32'h0;
-        if (15 < push_a_w) begin
-            weight = push_a_weights[(15 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff);
-            if (push_a_value) begin
-                item = item | 32'h200;
-            end
-        end
-        items_a = items_a | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (15 * 32'ha));
-        item = 32'h0;
-        if (15 < push_b_w) begin
-            weight = push_b_weights[(15 * 32'h9)+:(9)];
-            item = ((weight) & 10'h3ff) | 32'h200;
-        end
-        items_b = items_b | (((item) & 160'hffffffffffffffffffffffffffffffffffffffff) << (15 * 32'ha));
         out_free = ~out_full$q | out_ready;
         limit = 32'h10;
         if (out_free) begin
             limit = 32'h20;
         end
-        pos = ((fill$q) & 8'hff);
-        taken = 32'h0;
-        stop = 1'b0;
-        next_value_done = head_value_done$q;
-        next_zeros = head_zeros$q;
-        emitted = 32'h0;
-        starts = 32'h0;
+        ends_at = 32'h0;
+        behind = 32'h0;
+        paired_mask = 32'h0;
+        complete = 32'h0;
+        relative = ends$q[(0 * 32'h28)+:(40)] - base$q;
+        end_at = relative[(32'h0)+:(6)];
+        if (|relative[(32'h6)+:(33)]) begin
+            end_at = 32'h3f;
+        end
+        if (relative[32'h27]) begin
+            end_at = 32'h0;
+            behind = (behind & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        ends_at = ends_at | (((end_at) & 96'hffffffffffffffffffffffff) << (0 * 32'h6));
+        paired_mask = (paired_mask & ~(1 << (0)) | ((0 < paired) << (0)));
+        complete = (complete & ~(1 << (0)) | (((0 < paired) & (end_at <= limit)) << (0)));
+        relative = ends$q[(1 * 32'h28)+:(40)] - base$q;
+        end_at = relative[(32'h0)+:(6)];
+        if (|relative[(32'h6)+:(33)]) begin
+            end_at = 32'h3f;
+        end
+        if (relative[32'h27]) begin
+            end_at = 32'h0;
+            behind = (behind & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        ends_at = ends_at | (((end_at) & 96'hffffffffffffffffffffffff) << (1 * 32'h6));
+        paired_mask = (paired_mask & ~(1 << (1)) | ((1 < paired) << (1)));
+        complete = (complete & ~(1 << (1)) | (((1 < paired) & (end_at <= limit)) << (1)));
+        relative = ends$q[(2 * 32'h28)+:(40)] - base$q;
+        end_at = relative[(32'h0)+:(6)];
+        if (|relative[(32'h6)+:(33)]) begin
+            end_at = 32'h3f;
+        end
+        if (relative[32'h27]) begin
+            end_at = 32'h0;
+            behind = (behind & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        ends_at = ends_at | (((end_at) & 96'hffffffffffffffffffffffff) << (2 * 32'h6));
+        paired_mask = (paired_mask & ~(1 << (2)) | ((2 < paired) << (2)));
+        complete = (complete & ~(1 << (2)) | (((2 < paired) & (end_at <= limit)) << (2)));
+        relative = ends$q[(3 * 32'h28)+:(40)] - base$q;
+        end_at = relative[(32'h0)+:(6)];
+        if (|relative[(32'h6)+:(33)]) begin
+            end_at = 32'h3f;
+        end
+        if (relative[32'h27]) begin
+            end_at = 32'h0;
+            behind = (behind & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        ends_at = ends_at | (((end_at) & 96'hffffffffffffffffffffffff) << (3 * 32'h6));
+        paired_mask = (paired_mask & ~(1 << (3)) | ((3 < paired) << (3)));
+        complete = (complete & ~(1 << (3)) | (((3 < paired) & (end_at <= limit)) << (3)));
+        relative = ends$q[(4 * 32'h28)+:(40)] - base$q;
+        end_at = relative[(32'h0)+:(6)];
+        if (|relative[(32'h6)+:(33)]) begin
+            end_at = 32'h3f;
+        end
+        if (relative[32'h27]) begin
+            end_at = 32'h0;
+            behind = (behind & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        ends_at = ends_at | (((end_at) & 96'hffffffffffffffffffffffff) << (4 * 32'h6));
+        paired_mask = (paired_mask & ~(1 << (4)) | ((4 < paired) << (4)));
+        complete = (complete & ~(1 << (4)) | (((4 < paired) & (end_at <= limit)) << (4)));
+        relative = ends$q[(5 * 32'h28)+:(40)] - base$q;
+        end_at = relative[(32'h0)+:(6)];
+        if (|relative[(32'h6)+:(33)]) begin
+            end_at = 32'h3f;
+        end
+        if (relative[32'h27]) begin
+            end_at = 32'h0;
+            behind = (behind & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        ends_at = ends_at | (((end_at) & 96'hffffffffffffffffffffffff) << (5 * 32'h6));
+        paired_mask = (paired_mask & ~(1 << (5)) | ((5 < paired) << (5)));
+        complete = (complete & ~(1 << (5)) | (((5 < paired) & (end_at <= limit)) << (5)));
+        relative = ends$q[(6 * 32'h28)+:(40)] - base$q;
+        end_at = relative[(32'h0)+:(6)];
+        if (|relative[(32'h6)+:(33)]) begin
+            end_at = 32'h3f;
+        end
+        if (relative[32'h27]) begin
+            end_at = 32'h0;
+            behind = (behind & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        ends_at = ends_at | (((end_at) & 96'hffffffffffffffffffffffff) << (6 * 32'h6));
+        paired_mask = (paired_mask & ~(1 << (6)) | ((6 < paired) << (6)));
+        complete = (complete & ~(1 << (6)) | (((6 < paired) & (end_at <= limit)) << (6)));
+        relative = ends$q[(7 * 32'h28)+:(40)] - base$q;
+        end_at = relative[(32'h0)+:(6)];
+        if (|relative[(32'h6)+:(33)]) begin
+            end_at = 32'h3f;
+        end
+        if (relative[32'h27]) begin
+            end_at = 32'h0;
+            behind = (behind & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        ends_at = ends_at | (((end_at) & 96'hffffffffffffffffffffffff) << (7 * 32'h6));
+        paired_mask = (paired_mask & ~(1 << (7)) | ((7 < paired) << (7)));
+        complete = (complete & ~(1 << (7)) | (((7 < paired) & (end_at <= limit)) << (7)));
+        relative = ends$q[(8 * 32'h28)+:(40)] - base$q;
+        end_at = relative[(32'h0)+:(6)];
+        if (|relative[(32'h6)+:(33)]) begin
+            end_at = 32'h3f;
+        end
+        if (relative[32'h27]) begin
+            end_at = 32'h0;
+            behind = (behind & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        ends_at = ends_at | (((end_at) & 96'hffffffffffffffffffffffff) << (8 * 32'h6));
+        paired_mask = (paired_mask & ~(1 << (8)) | ((8 < paired) << (8)));
+        complete = (complete & ~(1 << (8)) | (((8 < paired) & (end_at <= limit)) << (8)));
+        relative = ends$q[(9 * 32'h28)+:(40)] - base$q;
+        end_at = relative[(32'h0)+:(6)];
+        if (|relative[(32'h6)+:(33)]) begin
+            end_at = 32'h3f;
+        end
+        if (relative[32'h27]) begin
+            end_at = 32'h0;
+            behind = (behind & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        ends_at = ends_at | (((end_at) & 96'hffffffffffffffffffffffff) << (9 * 32'h6));
+        paired_mask = (paired_mask & ~(1 << (9)) | ((9 < paired) << (9)));
+        complete = (complete & ~(1 << (9)) | (((9 < paired) & (end_at <= limit)) << (9)));
+        relative = ends$q[(10 * 32'h28)+:(40)] - base$q;
+        end_at = relative[(32'h0)+:(6)];
+        if (|relative[(32'h6)+:(33)]) begin
+            end_at = 32'h3f;
+        end
+        if (relative[32'h27]) begin
+            end_at = 32'h0;
+            behind = (behind & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        ends_at = ends_at | (((end_at) & 96'hffffffffffffffffffffffff) << (10 * 32'h6));
+        paired_mask = (paired_mask & ~(1 << (10)) | ((10 < paired) << (10)));
+        complete = (complete & ~(1 << (10)) | (((10 < paired) & (end_at <= limit)) << (10)));
+        relative = ends$q[(11 * 32'h28)+:(40)] - base$q;
+        end_at = relative[(32'h0)+:(6)];
+        if (|relative[(32'h6)+:(33)]) begin
+            end_at = 32'h3f;
+        end
+        if (relative[32'h27]) begin
+            end_at = 32'h0;
+            behind = (behind & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        ends_at = ends_at | (((end_at) & 96'hffffffffffffffffffffffff) << (11 * 32'h6));
+        paired_mask = (paired_mask & ~(1 << (11)) | ((11 < paired) << (11)));
+        complete = (complete & ~(1 << (11)) | (((11 < paired) & (end_at <= limit)) << (11)));
+        relative = ends$q[(12 * 32'h28)+:(40)] - base$q;
+        end_at = relative[(32'h0)+:(6)];
+        if (|relative[(32'h6)+:(33)]) begin
+            end_at = 32'h3f;
+        end
+        if (relative[32'h27]) begin
+            end_at = 32'h0;
+            behind = (behind & ~(1 << (12)) | ((1'b1) << (12)));
+        end
+        ends_at = ends_at | (((end_at) & 96'hffffffffffffffffffffffff) << (12 * 32'h6));
+        paired_mask = (paired_mask & ~(1 << (12)) | ((12 < paired) << (12)));
+        complete = (complete & ~(1 << (12)) | (((12 < paired) & (end_at <= limit)) << (12)));
+        relative = ends$q[(13 * 32'h28)+:(40)] - base$q;
+        end_at = relative[(32'h0)+:(6)];
+        if (|relative[(32'h6)+:(33)]) begin
+            end_at = 32'h3f;
+        end
+        if (relative[32'h27]) begin
+            end_at = 32'h0;
+            behind = (behind & ~(1 << (13)) | ((1'b1) << (13)));
+        end
+        ends_at = ends_at | (((end_at) & 96'hffffffffffffffffffffffff) << (13 * 32'h6));
+        paired_mask = (paired_mask & ~(1 << (13)) | ((13 < paired) << (13)));
+        complete = (complete & ~(1 << (13)) | (((13 < paired) & (end_at <= limit)) << (13)));
+        relative = ends$q[(14 * 32'h28)+:(40)] - base$q;
+        end_at = relative[(32'h0)+:(6)];
+        if (|relative[(32'h6)+:(33)]) begin
+            end_at = 32'h3f;
+        end
+        if (relative[32'h27]) begin
+            end_at = 32'h0;
+            behind = (behind & ~(1 << (14)) | ((1'b1) << (14)));
+        end
+        ends_at = ends_at | (((end_at) & 96'hffffffffffffffffffffffff) << (14 * 32'h6));
+        paired_mask = (paired_mask & ~(1 << (14)) | ((14 < paired) << (14)));
+        complete = (complete & ~(1 << (14)) | (((14 < paired) & (end_at <= limit)) << (14)));
+        relative = ends$q[(15 * 32'h28)+:(40)] - base$q;
+        end_at = relative[(32'h0)+:(6)];
+        if (|relative[(32'h6)+:(33)]) begin
+            end_at = 32'h3f;
+        end
+        if (relative[32'h27]) begin
+            end_at = 32'h0;
+            behind = (behind & ~(1 << (15)) | ((1'b1) << (15)));
+        end
+        ends_at = ends_at | (((end_at) & 96'hffffffffffffffffffffffff) << (15 * 32'h6));
+        paired_mask = (paired_mask & ~(1 << (15)) | ((15 < paired) << (15)));
+        complete = (complete & ~(1 << (15)) | (((15 < paired) & (end_at <= limit)) << (15)));
+        relative = head_start$q - base$q;
+        start_at = relative[(32'h0)+:(6)];
+        if (|relative[(32'h6)+:(33)]) begin
+            start_at = 32'h3f;
+        end
+        start_behind = relative[32'h27];
+        if (start_behind) begin
+            start_at = 32'h0;
+        end
+        starts_at = (ends_at << 32'h6) | ((start_at) & 96'hffffffffffffffffffffffff);
+        starts_behind = ((behind << 32'h1) & ~(1 << (32'h0)) | ((start_behind) << (32'h0)));
+        taken_low$bits = complete[(32'h0)+:(12)];
+        taken = ((((taken_low$count) & 5'h1f) + ((complete[(32'hc)+:(1)]) & 5'h1f)) + ((complete[(32'hd)+:(1)]) & 5'h1f)) + (((complete[(32'he)+:(1)]) & 5'h1f) + ((complete[(32'hf)+:(1)]) & 5'h1f));
+        last_pair = paired_mask & ~(paired_mask >> 32'h1);
+        known = 32'h0;
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends_at[0 * 32'h6 + 0]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends_at[1 * 32'h6 + 0]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends_at[2 * 32'h6 + 0]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends_at[3 * 32'h6 + 0]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends_at[4 * 32'h6 + 0]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends_at[5 * 32'h6 + 0]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends_at[6 * 32'h6 + 0]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends_at[7 * 32'h6 + 0]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends_at[8 * 32'h6 + 0]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends_at[9 * 32'h6 + 0]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends_at[10 * 32'h6 + 0]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends_at[11 * 32'h6 + 0]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends_at[12 * 32'h6 + 0]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends_at[13 * 32'h6 + 0]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends_at[14 * 32'h6 + 0]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends_at[15 * 32'h6 + 0]) << (15)));
+        known = (known & ~(1 << (0)) | ((|(plane & last_pair)) << (0)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends_at[0 * 32'h6 + 1]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends_at[1 * 32'h6 + 1]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends_at[2 * 32'h6 + 1]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends_at[3 * 32'h6 + 1]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends_at[4 * 32'h6 + 1]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends_at[5 * 32'h6 + 1]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends_at[6 * 32'h6 + 1]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends_at[7 * 32'h6 + 1]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends_at[8 * 32'h6 + 1]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends_at[9 * 32'h6 + 1]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends_at[10 * 32'h6 + 1]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends_at[11 * 32'h6 + 1]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends_at[12 * 32'h6 + 1]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends_at[13 * 32'h6 + 1]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends_at[14 * 32'h6 + 1]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends_at[15 * 32'h6 + 1]) << (15)));
+        known = (known & ~(1 << (1)) | ((|(plane & last_pair)) << (1)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends_at[0 * 32'h6 + 2]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends_at[1 * 32'h6 + 2]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends_at[2 * 32'h6 + 2]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends_at[3 * 32'h6 + 2]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends_at[4 * 32'h6 + 2]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends_at[5 * 32'h6 + 2]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends_at[6 * 32'h6 + 2]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends_at[7 * 32'h6 + 2]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends_at[8 * 32'h6 + 2]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends_at[9 * 32'h6 + 2]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends_at[10 * 32'h6 + 2]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends_at[11 * 32'h6 + 2]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends_at[12 * 32'h6 + 2]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends_at[13 * 32'h6 + 2]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends_at[14 * 32'h6 + 2]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends_at[15 * 32'h6 + 2]) << (15)));
+        known = (known & ~(1 << (2)) | ((|(plane & last_pair)) << (2)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends_at[0 * 32'h6 + 3]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends_at[1 * 32'h6 + 3]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends_at[2 * 32'h6 + 3]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends_at[3 * 32'h6 + 3]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends_at[4 * 32'h6 + 3]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends_at[5 * 32'h6 + 3]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends_at[6 * 32'h6 + 3]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends_at[7 * 32'h6 + 3]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends_at[8 * 32'h6 + 3]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends_at[9 * 32'h6 + 3]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends_at[10 * 32'h6 + 3]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends_at[11 * 32'h6 + 3]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends_at[12 * 32'h6 + 3]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends_at[13 * 32'h6 + 3]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends_at[14 * 32'h6 + 3]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends_at[15 * 32'h6 + 3]) << (15)));
+        known = (known & ~(1 << (3)) | ((|(plane & last_pair)) << (3)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends_at[0 * 32'h6 + 4]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends_at[1 * 32'h6 + 4]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends_at[2 * 32'h6 + 4]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends_at[3 * 32'h6 + 4]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends_at[4 * 32'h6 + 4]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends_at[5 * 32'h6 + 4]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends_at[6 * 32'h6 + 4]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends_at[7 * 32'h6 + 4]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends_at[8 * 32'h6 + 4]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends_at[9 * 32'h6 + 4]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends_at[10 * 32'h6 + 4]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends_at[11 * 32'h6 + 4]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends_at[12 * 32'h6 + 4]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends_at[13 * 32'h6 + 4]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends_at[14 * 32'h6 + 4]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends_at[15 * 32'h6 + 4]) << (15)));
+        known = (known & ~(1 << (4)) | ((|(plane & last_pair)) << (4)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends_at[0 * 32'h6 + 5]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends_at[1 * 32'h6 + 5]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends_at[2 * 32'h6 + 5]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends_at[3 * 32'h6 + 5]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends_at[4 * 32'h6 + 5]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends_at[5 * 32'h6 + 5]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends_at[6 * 32'h6 + 5]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends_at[7 * 32'h6 + 5]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends_at[8 * 32'h6 + 5]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends_at[9 * 32'h6 + 5]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends_at[10 * 32'h6 + 5]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends_at[11 * 32'h6 + 5]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends_at[12 * 32'h6 + 5]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends_at[13 * 32'h6 + 5]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends_at[14 * 32'h6 + 5]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends_at[15 * 32'h6 + 5]) << (15)));
+        known = (known & ~(1 << (5)) | ((|(plane & last_pair)) << (5)));
+        pos = ((fill$q) & 6'h3f);
+        if (paired != 32'h0) begin
+            pos = known;
+            if (limit < known) begin
+                pos = limit;
+            end
+        end
         placed = 32'h0;
-        entry_value = values$q[0 * 32'ha + 32'h9];
-        entry_zeros = runs$q[(0 * 32'h20)+:(32)];
-        if (0 == 32'h0) begin
-            entry_value = entry_value & ~head_value_done$q;
-            entry_zeros = entry_zeros - head_zeros$q;
+        placed = (placed & ~(1 << (0)) | ((paired_mask[0] & values$q[0 * 32'ha + 32'h9] & ~starts_behind[0] & (starts_at[(0 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(0 * 32'h6)+:(6)] < pos)) << (0)));
+        placed = (placed & ~(1 << (1)) | ((paired_mask[1] & values$q[1 * 32'ha + 32'h9] & ~starts_behind[1] & (starts_at[(1 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(1 * 32'h6)+:(6)] < pos)) << (1)));
+        placed = (placed & ~(1 << (2)) | ((paired_mask[2] & values$q[2 * 32'ha + 32'h9] & ~starts_behind[2] & (starts_at[(2 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(2 * 32'h6)+:(6)] < pos)) << (2)));
+        placed = (placed & ~(1 << (3)) | ((paired_mask[3] & values$q[3 * 32'ha + 32'h9] & ~starts_behind[3] & (starts_at[(3 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(3 * 32'h6)+:(6)] < pos)) << (3)));
+        placed = (placed & ~(1 << (4)) | ((paired_mask[4] & values$q[4 * 32'ha + 32'h9] & ~starts_behind[4] & (starts_at[(4 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(4 * 32'h6)+:(6)] < pos)) << (4)));
+        placed = (placed & ~(1 << (5)) | ((paired_mask[5] & values$q[5 * 32'ha + 32'h9] & ~starts_behind[5] & (starts_at[(5 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(5 * 32'h6)+:(6)] < pos)) << (5)));
+        placed = (placed & ~(1 << (6)) | ((paired_mask[6] & values$q[6 * 32'ha + 32'h9] & ~starts_behind[6] & (starts_at[(6 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(6 * 32'h6)+:(6)] < pos)) << (6)));
+        placed = (placed & ~(1 << (7)) | ((paired_mask[7] & values$q[7 * 32'ha + 32'h9] & ~starts_behind[7] & (starts_at[(7 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(7 * 32'h6)+:(6)] < pos)) << (7)));
+        placed = (placed & ~(1 << (8)) | ((paired_mask[8] & values$q[8 * 32'ha + 32'h9] & ~starts_behind[8] & (starts_at[(8 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(8 * 32'h6)+:(6)] < pos)) << (8)));
+        placed = (placed & ~(1 << (9)) | ((paired_mask[9] & values$q[9 * 32'ha + 32'h9] & ~starts_behind[9] & (starts_at[(9 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(9 * 32'h6)+:(6)] < pos)) << (9)));
+        placed = (placed & ~(1 << (10)) | ((paired_mask[10] & values$q[10 * 32'ha + 32'h9] & ~starts_behind[10] & (starts_at[(10 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(10 * 32'h6)+:(6)] < pos)) << (10)));
+        placed = (placed & ~(1 << (11)) | ((paired_mask[11] & values$q[11 * 32'ha + 32'h9] & ~starts_behind[11] & (starts_at[(11 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(11 * 32'h6)+:(6)] < pos)) << (11)));
+        placed = (placed & ~(1 << (12)) | ((paired_mask[12] & values$q[12 * 32'ha + 32'h9] & ~starts_behind[12] & (starts_at[(12 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(12 * 32'h6)+:(6)] < pos)) << (12)));
+        placed = (placed & ~(1 << (13)) | ((paired_mask[13] & values$q[13 * 32'ha + 32'h9] & ~starts_behind[13] & (starts_at[(13 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(13 * 32'h6)+:(6)] < pos)) << (13)));
+        placed = (placed & ~(1 << (14)) | ((paired_mask[14] & values$q[14 * 32'ha + 32'h9] & ~starts_behind[14] & (starts_at[(14 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(14 * 32'h6)+:(6)] < pos)) << (14)));
+        placed = (placed & ~(1 << (15)) | ((paired_mask[15] & values$q[15 * 32'ha + 32'h9] & ~starts_behind[15] & (starts_at[(15 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(15 * 32'h6)+:(6)] < pos)) << (15)));
+        value_planes = 32'h0;
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 0)) | ((values$q[0 * 32'ha + 0]) << (0 * 32'h10 + 0)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 1)) | ((values$q[1 * 32'ha + 0]) << (0 * 32'h10 + 1)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 2)) | ((values$q[2 * 32'ha + 0]) << (0 * 32'h10 + 2)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 3)) | ((values$q[3 * 32'ha + 0]) << (0 * 32'h10 + 3)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 4)) | ((values$q[4 * 32'ha + 0]) << (0 * 32'h10 + 4)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 5)) | ((values$q[5 * 32'ha + 0]) << (0 * 32'h10 + 5)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 6)) | ((values$q[6 * 32'ha + 0]) << (0 * 32'h10 + 6)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 7)) | ((values$q[7 * 32'ha + 0]) << (0 * 32'h10 + 7)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 8)) | ((values$q[8 * 32'ha + 0]) << (0 * 32'h10 + 8)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 9)) | ((values$q[9 * 32'ha + 0]) << (0 * 32'h10 + 9)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 10)) | ((values$q[10 * 32'ha + 0]) << (0 * 32'h10 + 10)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 11)) | ((values$q[11 * 32'ha + 0]) << (0 * 32'h10 + 11)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 12)) | ((values$q[12 * 32'ha + 0]) << (0 * 32'h10 + 12)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 13)) | ((values$q[13 * 32'ha + 0]) << (0 * 32'h10 + 13)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 14)) | ((values$q[14 * 32'ha + 0]) << (0 * 32'h10 + 14)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 15)) | ((values$q[15 * 32'ha + 0]) << (0 * 32'h10 + 15)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 0)) | ((values$q[0 * 32'ha + 1]) << (1 * 32'h10 + 0)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 1)) | ((values$q[1 * 32'ha + 1]) << (1 * 32'h10 + 1)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 2)) | ((values$q[2 * 32'ha + 1]) << (1 * 32'h10 + 2)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 3)) | ((values$q[3 * 32'ha + 1]) << (1 * 32'h10 + 3)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 4)) | ((values$q[4 * 32'ha + 1]) << (1 * 32'h10 + 4)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 5)) | ((values$q[5 * 32'ha + 1]) << (1 * 32'h10 + 5)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 6)) | ((values$q[6 * 32'ha + 1]) << (1 * 32'h10 + 6)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 7)) | ((values$q[7 * 32'ha + 1]) << (1 * 32'h10 + 7)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 8)) | ((values$q[8 * 32'ha + 1]) << (1 * 32'h10 + 8)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 9)) | ((values$q[9 * 32'ha + 1]) << (1 * 32'h10 + 9)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 10)) | ((values$q[10 * 32'ha + 1]) << (1 * 32'h10 + 10)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 11)) | ((values$q[11 * 32'ha + 1]) << (1 * 32'h10 + 11)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 12)) | ((values$q[12 * 32'ha + 1]) << (1 * 32'h10 + 12)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 13)) | ((values$q[13 * 32'ha + 1]) << (1 * 32'h10 + 13)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 14)) | ((values$q[14 * 32'ha + 1]) << (1 * 32'h10 + 14)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 15)) | ((values$q[15 * 32'ha + 1]) << (1 * 32'h10 + 15)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 0)) | ((values$q[0 * 32'ha + 2]) << (2 * 32'h10 + 0)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 1)) | ((values$q[1 * 32'ha + 2]) << (2 * 32'h10 + 1)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 2)) | ((values$q[2 * 32'ha + 2]) << (2 * 32'h10 + 2)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 3)) | ((values$q[3 * 32'ha + 2]) << (2 * 32'h10 + 3)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 4)) | ((values$q[4 * 32'ha + 2]) << (2 * 32'h10 + 4)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 5)) | ((values$q[5 * 32'ha + 2]) << (2 * 32'h10 + 5)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 6)) | ((values$q[6 * 32'ha + 2]) << (2 * 32'h10 + 6)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 7)) | ((values$q[7 * 32'ha + 2]) << (2 * 32'h10 + 7)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 8)) | ((values$q[8 * 32'ha + 2]) << (2 * 32'h10 + 8)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 9)) | ((values$q[9 * 32'ha + 2]) << (2 * 32'h10 + 9)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 10)) | ((values$q[10 * 32'ha + 2]) << (2 * 32'h10 + 10)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 11)) | ((values$q[11 * 32'ha + 2]) << (2 * 32'h10 + 11)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 12)) | ((values$q[12 * 32'ha + 2]) << (2 * 32'h10 + 12)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 13)) | ((values$q[13 * 32'ha + 2]) << (2 * 32'h10 + 13)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 14)) | ((values$q[14 * 32'ha + 2]) << (2 * 32'h10 + 14)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 15)) | ((values$q[15 * 32'ha + 2]) << (2 * 32'h10 + 15)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 0)) | ((values$q[0 * 32'ha + 3]) << (3 * 32'h10 + 0)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 1)) | ((values$q[1 * 32'ha + 3]) << (3 * 32'h10 + 1)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 2)) | ((values$q[2 * 32'ha + 3]) << (3 * 32'h10 + 2)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 3)) | ((values$q[3 * 32'ha + 3]) << (3 * 32'h10 + 3)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 4)) | ((values$q[4 * 32'ha + 3]) << (3 * 32'h10 + 4)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 5)) | ((values$q[5 * 32'ha + 3]) << (3 * 32'h10 + 5)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 6)) | ((values$q[6 * 32'ha + 3]) << (3 * 32'h10 + 6)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 7)) | ((values$q[7 * 32'ha + 3]) << (3 * 32'h10 + 7)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 8)) | ((values$q[8 * 32'ha + 3]) << (3 * 32'h10 + 8)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 9)) | ((values$q[9 * 32'ha + 3]) << (3 * 32'h10 + 9)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 10)) | ((values$q[10 * 32'ha + 3]) << (3 * 32'h10 + 10)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 11)) | ((values$q[11 * 32'ha + 3]) << (3 * 32'h10 + 11)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 12)) | ((values$q[12 * 32'ha + 3]) << (3 * 32'h10 + 12)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 13)) | ((values$q[13 * 32'ha + 3]) << (3 * 32'h10 + 13)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 14)) | ((values$q[14 * 32'ha + 3]) << (3 * 32'h10 + 14)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 15)) | ((values$q[15 * 32'ha + 3]) << (3 * 32'h10 + 15)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 0)) | ((values$q[0 * 32'ha + 4]) << (4 * 32'h10 + 0)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 1)) | ((values$q[1 * 32'ha + 4]) << (4 * 32'h10 + 1)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 2)) | ((values$q[2 * 32'ha + 4]) << (4 * 32'h10 + 2)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 3)) | ((values$q[3 * 32'ha + 4]) << (4 * 32'h10 + 3)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 4)) | ((values$q[4 * 32'ha + 4]) << (4 * 32'h10 + 4)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 5)) | ((values$q[5 * 32'ha + 4]) << (4 * 32'h10 + 5)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 6)) | ((values$q[6 * 32'ha + 4]) << (4 * 32'h10 + 6)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 7)) | ((values$q[7 * 32'ha + 4]) << (4 * 32'h10 + 7)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 8)) | ((values$q[8 * 32'ha + 4]) << (4 * 32'h10 + 8)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 9)) | ((values$q[9 * 32'ha + 4]) << (4 * 32'h10 + 9)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 10)) | ((values$q[10 * 32'ha + 4]) << (4 * 32'h10 + 10)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 11)) | ((values$q[11 * 32'ha + 4]) << (4 * 32'h10 + 11)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 12)) | ((values$q[12 * 32'ha + 4]) << (4 * 32'h10 + 12)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 13)) | ((values$q[13 * 32'ha + 4]) << (4 * 32'h10 + 13)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 14)) | ((values$q[14 * 32'ha + 4]) << (4 * 32'h10 + 14)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 15)) | ((values$q[15 * 32'ha + 4]) << (4 * 32'h10 + 15)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 0)) | ((values$q[0 * 32'ha + 5]) << (5 * 32'h10 + 0)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 1)) | ((values$q[1 * 32'ha + 5]) << (5 * 32'h10 + 1)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 2)) | ((values$q[2 * 32'ha + 5]) << (5 * 32'h10 + 2)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 3)) | ((values$q[3 * 32'ha + 5]) << (5 * 32'h10 + 3)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 4)) | ((values$q[4 * 32'ha + 5]) << (5 * 32'h10 + 4)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 5)) | ((values$q[5 * 32'ha + 5]) << (5 * 32'h10 + 5)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 6)) | ((values$q[6 * 32'ha + 5]) << (5 * 32'h10 + 6)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 7)) | ((values$q[7 * 32'ha + 5]) << (5 * 32'h10 + 7)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 8)) | ((values$q[8 * 32'ha + 5]) << (5 * 32'h10 + 8)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 9)) | ((values$q[9 * 32'ha + 5]) << (5 * 32'h10 + 9)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 10)) | ((values$q[10 * 32'ha + 5]) << (5 * 32'h10 + 10)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 11)) | ((values$q[11 * 32'ha + 5]) << (5 * 32'h10 + 11)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 12)) | ((values$q[12 * 32'ha + 5]) << (5 * 32'h10 + 12)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 13)) | ((values$q[13 * 32'ha + 5]) << (5 * 32'h10 + 13)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 14)) | ((values$q[14 * 32'ha + 5]) << (5 * 32'h10 + 14)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 15)) | ((values$q[15 * 32'ha + 5]) << (5 * 32'h10 + 15)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 0)) | ((values$q[0 * 32'ha + 6]) << (6 * 32'h10 + 0)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 1)) | ((values$q[1 * 32'ha + 6]) << (6 * 32'h10 + 1)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 2)) | ((values$q[2 * 32'ha + 6]) << (6 * 32'h10 + 2)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 3)) | ((values$q[3 * 32'ha + 6]) << (6 * 32'h10 + 3)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 4)) | ((values$q[4 * 32'ha + 6]) << (6 * 32'h10 + 4)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 5)) | ((values$q[5 * 32'ha + 6]) << (6 * 32'h10 + 5)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 6)) | ((values$q[6 * 32'ha + 6]) << (6 * 32'h10 + 6)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 7)) | ((values$q[7 * 32'ha + 6]) << (6 * 32'h10 + 7)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 8)) | ((values$q[8 * 32'ha + 6]) << (6 * 32'h10 + 8)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 9)) | ((values$q[9 * 32'ha + 6]) << (6 * 32'h10 + 9)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 10)) | ((values$q[10 * 32'ha + 6]) << (6 * 32'h10 + 10)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 11)) | ((values$q[11 * 32'ha + 6]) << (6 * 32'h10 + 11)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 12)) | ((values$q[12 * 32'ha + 6]) << (6 * 32'h10 + 12)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 13)) | ((values$q[13 * 32'ha + 6]) << (6 * 32'h10 + 13)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 14)) | ((values$q[14 * 32'ha + 6]) << (6 * 32'h10 + 14)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 15)) | ((values$q[15 * 32'ha + 6]) << (6 * 32'h10 + 15)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 0)) | ((values$q[0 * 32'ha + 7]) << (7 * 32'h10 + 0)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 1)) | ((values$q[1 * 32'ha + 7]) << (7 * 32'h10 + 1)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 2)) | ((values$q[2 * 32'ha + 7]) << (7 * 32'h10 + 2)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 3)) | ((values$q[3 * 32'ha + 7]) << (7 * 32'h10 + 3)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 4)) | ((values$q[4 * 32'ha + 7]) << (7 * 32'h10 + 4)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 5)) | ((values$q[5 * 32'ha + 7]) << (7 * 32'h10 + 5)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 6)) | ((values$q[6 * 32'ha + 7]) << (7 * 32'h10 + 6)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 7)) | ((values$q[7 * 32'ha + 7]) << (7 * 32'h10 + 7)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 8)) | ((values$q[8 * 32'ha + 7]) << (7 * 32'h10 + 8)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 9)) | ((values$q[9 * 32'ha + 7]) << (7 * 32'h10 + 9)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 10)) | ((values$q[10 * 32'ha + 7]) << (7 * 32'h10 + 10)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 11)) | ((values$q[11 * 32'ha + 7]) << (7 * 32'h10 + 11)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 12)) | ((values$q[12 * 32'ha + 7]) << (7 * 32'h10 + 12)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 13)) | ((values$q[13 * 32'ha + 7]) << (7 * 32'h10 + 13)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 14)) | ((values$q[14 * 32'ha + 7]) << (7 * 32'h10 + 14)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 15)) | ((values$q[15 * 32'ha + 7]) << (7 * 32'h10 + 15)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 0)) | ((values$q[0 * 32'ha + 8]) << (8 * 32'h10 + 0)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 1)) | ((values$q[1 * 32'ha + 8]) << (8 * 32'h10 + 1)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 2)) | ((values$q[2 * 32'ha + 8]) << (8 * 32'h10 + 2)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 3)) | ((values$q[3 * 32'ha + 8]) << (8 * 32'h10 + 3)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 4)) | ((values$q[4 * 32'ha + 8]) << (8 * 32'h10 + 4)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 5)) | ((values$q[5 * 32'ha + 8]) << (8 * 32'h10 + 5)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 6)) | ((values$q[6 * 32'ha + 8]) << (8 * 32'h10 + 6)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 7)) | ((values$q[7 * 32'ha + 8]) << (8 * 32'h10 + 7)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 8)) | ((values$q[8 * 32'ha + 8]) << (8 * 32'h10 + 8)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 9)) | ((values$q[9 * 32'ha + 8]) << (8 * 32'h10 + 9)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 10)) | ((values$q[10 * 32'ha + 8]) << (8 * 32'h10 + 10)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 11)) | ((values$q[11 * 32'ha + 8]) << (8 * 32'h10 + 11)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 12)) | ((values$q[12 * 32'ha + 8]) << (8 * 32'h10 + 12)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 13)) | ((values$q[13 * 32'ha + 8]) << (8 * 32'h10 + 13)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 14)) | ((values$q[14 * 32'ha + 8]) << (8 * 32'h10 + 14)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 15)) | ((values$q[15 * 32'ha + 8]) << (8 * 32'h10 + 15)));
+        old_lanes = 32'h0;
+        weight = group$q[(0 * 32'h9)+:(9)];
+        if (0 < fill$q) begin
+            old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h9));
+        end
+        weight = group$q[(1 * 32'h9)+:(9)];
+        if (1 < fill$q) begin
+            old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h9));
+        end
+        weight = group$q[(2 * 32'h9)+:(9)];
+        if (2 < fill$q) begin
+            old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h9));
+        end
+        weight = group$q[(3 * 32'h9)+:(9)];
+        if (3 < fill$q) begin
+            old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h9));
+        end
+        weight = group$q[(4 * 32'h9)+:(9)];
+        if (4 < fill$q) begin
+            old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h9));
+        end
+        weight = group$q[(5 * 32'h9)+:(9)];
+        if (5 < fill$q) begin
+            old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h9));
+        end
+        weight = group$q[(6 * 32'h9)+:(9)];
+        if (6 < fill$q) begin
+            old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h9));
+        end
+        weight = group$q[(7 * 32'h9)+:(9)];
+        if (7 < fill$q) begin
+            old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h9));
+        end
+        weight = group$q[(8 * 32'h9)+:(9)];
+        if (8 < fill$q) begin
+            old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h9));
+        end
+        weight = group$q[(9 * 32'h9)+:(9)];
+        if (9 < fill$q) begin
+            old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h9));
+        end
+        weight = group$q[(10 * 32'h9)+:(9)];
+        if (10 < fill$q) begin
+            old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h9));
+        end
+        weight = group$q[(11 * 32'h9)+:(9)];
+        if (11 < fill$q) begin
+            old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h9));
+        end
+        weight = group$q[(12 * 32'h9)+:(9)];
+        if (12 < fill$q) begin
+            old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h9));
+        end
+        weight = group$q[(13 * 32'h9)+:(9)];
+        if (13 < fill$q) begin
+            old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h9));
+        end
+        weight = group$q[(14 * 32'h9)+:(9)];
+        if (14 < fill$q) begin
+            old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h9));
+        end
+        weight = group$q[(15 * 32'h9)+:(9)];
+        if (15 < fill$q) begin
+            old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h9));
         end
-        entry_len = 32'h21;
-        if (entry_zeros <= 32'h20) begin
-            entry_len = ((entry_zeros) & 8'hff) + entry_value;
-        end
-        if (~stop & (0 < paired)) begin
-            if (entry_value & (pos < limit)) begin
-                placed = (placed & ~(1 << (0)) | ((1'b1) << (0)));
-                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (0 * 32'h6));
-            end
-            if (pos + entry_len <= limit) begin
-                pos = pos + entry_len;
-                taken = taken + 32'h1;
-                next_value_done = 1'b0;
-                next_zeros = 32'h0;
-            end
-            else begin
-                stop = 1'b1;
-                if (pos < limit) begin
-                    emitted = limit - pos;
-                    if (entry_value) begin
-                        emitted = emitted - 32'h1;
-                    end
-                    next_value_done = 1'b1;
-                    next_zeros = ((emitted) & 32'hffffffff);
-                    if (0 == 32'h0) begin
-                        next_zeros = next_zeros + head_zeros$q;
-                    end
-                    pos = limit;
-                end
-            end
-        end
-        else begin
-            stop = 1'b1;
-        end
-        entry_value = values$q[1 * 32'ha + 32'h9];
-        entry_zeros = runs$q[(1 * 32'h20)+:(32)];
-        if (1 == 32'h0) begin
-            entry_value = entry_value & ~head_value_done$q;
-            entry_zeros = entry_zeros - head_zeros$q;
-        end
-        entry_len = 32'h21;
-        if (entry_zeros <= 32'h20) begin
-            entry_len = ((entry_zeros) & 8'hff) + entry_value;
-        end
-        if (~stop & (1 < paired)) begin
-            if (entry_value & (pos < limit)) begin
-                placed = (placed & ~(1 << (1)) | ((1'b1) << (1)));
-                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (1 * 32'h6));
-            end
-            if (pos + entry_len <= limit) begin
-                pos = pos + entry_len;
-                taken = taken + 32'h1;
-                next_value_done = 1'b0;
-                next_zeros = 32'h0;
-            end
-            else begin
-                stop = 1'b1;
-                if (pos < limit) begin
-                    emitted = limit - pos;
-                    if (entry_value) begin
-                        emitted = emitted - 32'h1;
-                    end
-                    next_value_done = 1'b1;
-                    next_zeros = ((emitted) & 32'hffffffff);
-                    if (1 == 32'h0) begin
-                        next_zeros = next_zeros + head_zeros$q;
-                    end
-                    pos = limit;
-                end
-            end
-        end
-        else begin
-            stop = 1'b1;
-        end
-        entry_value = values$q[2 * 32'ha + 32'h9];
-        entry_zeros = runs$q[(2 * 32'h20)+:(32)];
-        if (2 == 32'h0) begin
-            entry_value = entry_value & ~head_value_done$q;
-            entry_zeros = entry_zeros - head_zeros$q;
-        end
-        entry_len = 32'h21;
-        if (entry_zeros <= 32'h20) begin
-            entry_len = ((entry_zeros) & 8'hff) + entry_value;
-        end
-        if (~stop & (2 < paired)) begin
-            if (entry_value & (pos < limit)) begin
-                placed = (placed & ~(1 << (2)) | ((1'b1) << (2)));
-                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (2 * 32'h6));
-            end
-            if (pos + entry_len <= limit) begin
-                pos = pos + entry_len;
-                taken = taken + 32'h1;
-                next_value_done = 1'b0;
-                next_zeros = 32'h0;
-            end
-            else begin
-                stop = 1'b1;
-                if (pos < limit) begin
-                    emitted = limit - pos;
-                    if (entry_value) begin
-                        emitted = emitted - 32'h1;
-                    end
-                    next_value_done = 1'b1;
-                    next_zeros = ((emitted) & 32'hffffffff);
-                    if (2 == 32'h0) begin
-                        next_zeros = next_zeros + head_zeros$q;
-                    end
-                    pos = limit;
-                end
-            end
-        end
-        else begin
-            stop = 1'b1;
-        end
-        entry_value = values$q[3 * 32'ha + 32'h9];
-        entry_zeros = runs$q[(3 * 32'h20)+:(32)];
-        if (3 == 32'h0) begin
-            entry_value = entry_value & ~head_value_done$q;
-            entry_zeros = entry_zeros - head_zeros$q;
-        end
-        entry_len = 32'h21;
-        if (entry_zeros <= 32'h20) begin
-            entry_len = ((entry_zeros) & 8'hff) + entry_value;
-        end
-        if (~stop & (3 < paired)) begin
-            if (entry_value & (pos < limit)) begin
-                placed = (placed & ~(1 << (3)) | ((1'b1) << (3)));
-                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (3 * 32'h6));
-            end
-            if (pos + entry_len <= limit) begin
-                pos = pos + entry_len;
-                taken = taken + 32'h1;
-                next_value_done = 1'b0;
-                next_zeros = 32'h0;
-            end
-            else begin
-                stop = 1'b1;
-                if (pos < limit) begin
-                    emitted = limit - pos;
-                    if (entry_value) begin
-                        emitted = emitted - 32'h1;
-                    end
-                    next_value_done = 1'b1;
-                    next_zeros = ((emitted) & 32'hffffffff);
-                    if (3 == 32'h0) begin
-                        next_zeros = next_zeros + head_zeros$q;
-                    end
-                    pos = limit;
-                end
-            end
-        end
-        else begin
-            stop = 1'b1;
-        end
-        entry_value = values$q[4 * 32'ha + 32'h9];
-        entry_zeros = runs$q[(4 * 32'h20)+:(32)];
-        if (4 == 32'h0) begin
-            entry_value = entry_value & ~head_value_done$q;
-            entry_zeros = entry_zeros - head_zeros$q;
-        end
-        entry_len = 32'h21;
-        if (entry_zeros <= 32'h20) begin
-            entry_len = ((entry_zeros) & 8'hff) + entry_value;
-        end
-        if (~stop & (4 < paired)) begin
-            if (entry_value & (pos < limit)) begin
-                placed = (placed & ~(1 << (4)) | ((1'b1) << (4)));
-                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (4 * 32'h6));
-            end
-            if (pos + entry_len <= limit) begin
-                pos = pos + entry_len;
-                taken = taken + 32'h1;
-                next_value_done = 1'b0;
-                next_zeros = 32'h0;
-            end
-            else begin
-                stop = 1'b1;
-                if (pos < limit) begin
-                    emitted = limit - pos;
-                    if (entry_value) begin
-                        emitted = emitted - 32'h1;
-                    end
-                    next_value_done = 1'b1;
-                    next_zeros = ((emitted) & 32'hffffffff);
-                    if (4 == 32'h0) begin
-                        next_zeros = next_zeros + head_zeros$q;
-                    end
-                    pos = limit;
-                end
-            end
-        end
-        else begin
-            stop = 1'b1;
-        end
-        entry_value = values$q[5 * 32'ha + 32'h9];
-        entry_zeros = runs$q[(5 * 32'h20)+:(32)];
-        if (5 == 32'h0) begin
-            entry_value = entry_value & ~head_value_done$q;
-            entry_zeros = entry_zeros - head_zeros$q;
-        end
-        entry_len = 32'h21;
-        if (entry_zeros <= 32'h20) begin
-            entry_len = ((entry_zeros) & 8'hff) + entry_value;
-        end
-        if (~stop & (5 < paired)) begin
-            if (entry_value & (pos < limit)) begin
-                placed = (placed & ~(1 << (5)) | ((1'b1) << (5)));
-                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (5 * 32'h6));
-            end
-            if (pos + entry_len <= limit) begin
-                pos = pos + entry_len;
-                taken = taken + 32'h1;
-                next_value_done = 1'b0;
-                next_zeros = 32'h0;
-            end
-            else begin
-                stop = 1'b1;
-                if (pos < limit) begin
-                    emitted = limit - pos;
-                    if (entry_value) begin
-                        emitted = emitted - 32'h1;
-                    end
-                    next_value_done = 1'b1;
-                    next_zeros = ((emitted) & 32'hffffffff);
-                    if (5 == 32'h0) begin
-                        next_zeros = next_zeros + head_zeros$q;
-                    end
-                    pos = limit;
-                end
-            end
-        end
-        else begin
-            stop = 1'b1;
-        end
-        entry_value = values$q[6 * 32'ha + 32'h9];
-        entry_zeros = runs$q[(6 * 32'h20)+:(32)];
-        if (6 == 32'h0) begin
-            entry_value = entry_value & ~head_value_done$q;
-            entry_zeros = entry_zeros - head_zeros$q;
-        end
-        entry_len = 32'h21;
-        if (entry_zeros <= 32'h20) begin
-            entry_len = ((entry_zeros) & 8'hff) + entry_value;
-        end
-        if (~stop & (6 < paired)) begin
-            if (entry_value & (pos < limit)) begin
-                placed = (placed & ~(1 << (6)) | ((1'b1) << (6)));
-                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (6 * 32'h6));
-            end
-            if (pos + entry_len <= limit) begin
-                pos = pos + entry_len;
-                taken = taken + 32'h1;
-                next_value_done = 1'b0;
-                next_zeros = 32'h0;
-            end
-            else begin
-                stop = 1'b1;
-                if (pos < limit) begin
-                    emitted = limit - pos;
-                    if (entry_value) begin
-                        emitted = emitted - 32'h1;
-                    end
-                    next_value_done = 1'b1;
-                    next_zeros = ((emitted) & 32'hffffffff);
-                    if (6 == 32'h0) begin
-                        next_zeros = next_zeros + head_zeros$q;
-                    end
-                    pos = limit;
-                end
-            end
-        end
-        else begin
-            stop = 1'b1;
-        end
-        entry_value = values$q[7 * 32'ha + 32'h9];
-        entry_zeros = runs$q[(7 * 32'h20)+:(32)];
-        if (7 == 32'h0) begin
-            entry_value = entry_value & ~head_value_done$q;
-            entry_zeros = entry_zeros - head_zeros$q;
-        end
-        entry_len = 32'h21;
-        if (entry_zeros <= 32'h20) begin
-            entry_len = ((entry_zeros) & 8'hff) + entry_value;
-        end
-        if (~stop & (7 < paired)) begin
-            if (entry_value & (pos < limit)) begin
-                placed = (placed & ~(1 << (7)) | ((1'b1) << (7)));
-                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (7 * 32'h6));
-            end
-            if (pos + entry_len <= limit) begin
-                pos = pos + entry_len;
-                taken = taken + 32'h1;
-                next_value_done = 1'b0;
-                next_zeros = 32'h0;
-            end
-            else begin
-                stop = 1'b1;
-                if (pos < limit) begin
-                    emitted = limit - pos;
-                    if (entry_value) begin
-                        emitted = emitted - 32'h1;
-                    end
-                    next_value_done = 1'b1;
-                    next_zeros = ((emitted) & 32'hffffffff);
-                    if (7 == 32'h0) begin
-                        next_zeros = next_zeros + head_zeros$q;
-                    end
-                    pos = limit;
-                end
-            end
-        end
-        else begin
-            stop = 1'b1;
-        end
-        entry_value = values$q[8 * 32'ha + 32'h9];
-        entry_zeros = runs$q[(8 * 32'h20)+:(32)];
-        if (8 == 32'h0) begin
-            entry_value = entry_value & ~head_value_done$q;
-            entry_zeros = entry_zeros - head_zeros$q;
-        end
-        entry_len = 32'h21;
-        if (entry_zeros <= 32'h20) begin
-            entry_len = ((entry_zeros) & 8'hff) + entry_value;
-        end
-        if (~stop & (8 < paired)) begin
-            if (entry_value & (pos < limit)) begin
-                placed = (placed & ~(1 << (8)) | ((1'b1) << (8)));
-                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (8 * 32'h6));
-            end
-            if (pos + entry_len <= limit) begin
-                pos = pos + entry_len;
-                taken = taken + 32'h1;
-                next_value_done = 1'b0;
-                next_zeros = 32'h0;
-            end
-            else begin
-                stop = 1'b1;
-                if (pos < limit) begin
-                    emitted = limit - pos;
-                    if (entry_value) begin
-                        emitted = emitted - 32'h1;
-                    end
-                    next_value_done = 1'b1;
-                    next_zeros = ((emitted) & 32'hffffffff);
-                    if (8 == 32'h0) begin
-                        next_zeros = next_zeros + head_zeros$q;
-                    end
-                    pos = limit;
-                end
-            end
-        end
-        else begin
-            stop = 1'b1;
-        end
-        entry_value = values$q[9 * 32'ha + 32'h9];
-        entry_zeros = runs$q[(9 * 32'h20)+:(32)];
-        if (9 == 32'h0) begin
-            entry_value = entry_value & ~head_value_done$q;
-            entry_zeros = entry_zeros - head_zeros$q;
-        end
-        entry_len = 32'h21;
-        if (entry_zeros <= 32'h20) begin
-            entry_len = ((entry_zeros) & 8'hff) + entry_value;
-        end
-        if (~stop & (9 < paired)) begin
-            if (entry_value & (pos < limit)) begin
-                placed = (placed & ~(1 << (9)) | ((1'b1) << (9)));
-                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (9 * 32'h6));
-            end
-            if (pos + entry_len <= limit) begin
-                pos = pos + entry_len;
-                taken = taken + 32'h1;
-                next_value_done = 1'b0;
-                next_zeros = 32'h0;
-            end
-            else begin
-                stop = 1'b1;
-                if (pos < limit) begin
-                    emitted = limit - pos;
-                    if (entry_value) begin
-                        emitted = emitted - 32'h1;
-                    end
-                    next_value_done = 1'b1;
-                    next_zeros = ((emitted) & 32'hffffffff);
-                    if (9 == 32'h0) begin
-                        next_zeros = next_zeros + head_zeros$q;
-                    end
-                    pos = limit;
-                end
-            end
-        end
-        else begin
-            stop = 1'b1;
-        end
-        entry_value = values$q[10 * 32'ha + 32'h9];
-        entry_zeros = runs$q[(10 * 32'h20)+:(32)];
-        if (10 == 32'h0) begin
-            entry_value = entry_value & ~head_value_done$q;
-            entry_zeros = entry_zeros - head_zeros$q;
-        end
-        entry_len = 32'h21;
-        if (entry_zeros <= 32'h20) begin
-            entry_len = ((entry_zeros) & 8'hff) + entry_value;
-        end
-        if (~stop & (10 < paired)) begin
-            if (entry_value & (pos < limit)) begin
-                placed = (placed & ~(1 << (10)) | ((1'b1) << (10)));
-                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (10 * 32'h6));
-            end
-            if (pos + entry_len <= limit) begin
-                pos = pos + entry_len;
-                taken = taken + 32'h1;
-                next_value_done = 1'b0;
-                next_zeros = 32'h0;
-            end
-            else begin
-                stop = 1'b1;
-                if (pos < limit) begin
-                    emitted = limit - pos;
-                    if (entry_value) begin
-                        emitted = emitted - 32'h1;
-                    end
-                    next_value_done = 1'b1;
-                    next_zeros = ((emitted) & 32'hffffffff);
-                    if (10 == 32'h0) begin
-                        next_zeros = next_zeros + head_zeros$q;
-                    end
-                    pos = limit;
-                end
-            end
-        end
-        else begin
-            stop = 1'b1;
-        end
-        entry_value = values$q[11 * 32'ha + 32'h9];
-        entry_zeros = runs$q[(11 * 32'h20)+:(32)];
-        if (11 == 32'h0) begin
-            entry_value = entry_value & ~head_value_done$q;
-            entry_zeros = entry_zeros - head_zeros$q;
-        end
-        entry_len = 32'h21;
-        if (entry_zeros <= 32'h20) begin
-            entry_len = ((entry_zeros) & 8'hff) + entry_value;
-        end
-        if (~stop & (11 < paired)) begin
-            if (entry_value & (pos < limit)) begin
-                placed = (placed & ~(1 << (11)) | ((1'b1) << (11)));
-                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (11 * 32'h6));
-            end
-            if (pos + entry_len <= limit) begin
-                pos = pos + entry_len;
-                taken = taken + 32'h1;
-                next_value_done = 1'b0;
-                next_zeros = 32'h0;
-            end
-            else begin
-                stop = 1'b1;
-                if (pos < limit) begin
-                    emitted = limit - pos;
-                    if (entry_value) begin
-                        emitted = emitted - 32'h1;
-                    end
-                    next_value_done = 1'b1;
-                    next_zeros = ((emitted) & 32'hffffffff);
-                    if (11 == 32'h0) begin
-                        next_zeros = next_zeros + head_zeros$q;
-                    end
-                    pos = limit;
-                end
-            end
-        end
-        else begin
-            stop = 1'b1;
-        end
-        entry_value = values$q[12 * 32'ha + 32'h9];
-        entry_zeros = runs$q[(12 * 32'h20)+:(32)];
-        if (12 == 32'h0) begin
-            entry_value = entry_value & ~head_value_done$q;
-            entry_zeros = entry_zeros - head_zeros$q;
-        end
-        entry_len = 32'h21;
-        if (entry_zeros <= 32'h20) begin
-            entry_len = ((entry_zeros) & 8'hff) + entry_value;
-        end
-        if (~stop & (12 < paired)) begin
-            if (entry_value & (pos < limit)) begin
-                placed = (placed & ~(1 << (12)) | ((1'b1) << (12)));
-                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (12 * 32'h6));
-            end
-            if (pos + entry_len <= limit) begin
-                pos = pos + entry_len;
-                taken = taken + 32'h1;
-                next_value_done = 1'b0;
-                next_zeros = 32'h0;
-            end
-            else begin
-                stop = 1'b1;
-                if (pos < limit) begin
-                    emitted = limit - pos;
-                    if (entry_value) begin
-                        emitted = emitted - 32'h1;
-                    end
-                    next_value_done = 1'b1;
-                    next_zeros = ((emitted) & 32'hffffffff);
-                    if (12 == 32'h0) begin
-                        next_zeros = next_zeros + head_zeros$q;
-                    end
-                    pos = limit;
-                end
-            end
-        end
-        else begin
-            stop = 1'b1;
-        end
-        entry_value = values$q[13 * 32'ha + 32'h9];
-        entry_zeros = runs$q[(13 * 32'h20)+:(32)];
-        if (13 == 32'h0) begin
-            entry_value = entry_value & ~head_value_done$q;
-            entry_zeros = entry_zeros - head_zeros$q;
-        end
-        entry_len = 32'h21;
-        if (entry_zeros <= 32'h20) begin
-            entry_len = ((entry_zeros) & 8'hff) + entry_value;
-        end
-        if (~stop & (13 < paired)) begin
-            if (entry_value & (pos < limit)) begin
-                placed = (placed & ~(1 << (13)) | ((1'b1) << (13)));
-                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (13 * 32'h6));
-            end
-            if (pos + entry_len <= limit) begin
-                pos = pos + entry_len;
-                taken = taken + 32'h1;
-                next_value_done = 1'b0;
-                next_zeros = 32'h0;
-            end
-            else begin
-                stop = 1'b1;
-                if (pos < limit) begin
-                    emitted = limit - pos;
-                    if (entry_value) begin
-                        emitted = emitted - 32'h1;
-                    end
-                    next_value_done = 1'b1;
-                    next_zeros = ((emitted) & 32'hffffffff);
-                    if (13 == 32'h0) begin
-                        next_zeros = next_zeros + head_zeros$q;
-                    end
-                    pos = limit;
-                end
-            end
-        end
-        else begin
-            stop = 1'b1;
-        end
-        entry_value = values$q[14 * 32'ha + 32'h9];
-        entry_zeros = runs$q[(14 * 32'h20)+:(32)];
-        if (14 == 32'h0) begin
-            entry_value = entry_value & ~head_value_done$q;
-            entry_zeros = entry_zeros - head_zeros$q;
-        end
-        entry_len = 32'h21;
-        if (entry_zeros <= 32'h20) begin
-            entry_len = ((entry_zeros) & 8'hff) + entry_value;
-        end
-        if (~stop & (14 < paired)) begin
-            if (entry_value & (pos < limit)) begin
-                placed = (placed & ~(1 << (14)) | ((1'b1) << (14)));
-                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (14 * 32'h6));
-            end
-            if (pos + entry_len <= limit) begin
-                pos = pos + entry_len;
-                taken = taken + 32'h1;
-                next_value_done = 1'b0;
-                next_zeros = 32'h0;
-            end
-            else begin
-                stop = 1'b1;
-                if (pos < limit) begin
-                    emitted = limit - pos;
-                    if (entry_value) begin
-                        emitted = emitted - 32'h1;
-                    end
-                    next_value_done = 1'b1;
-                    next_zeros = ((emitted) & 32'hffffffff);
-                    if (14 == 32'h0) begin
-                        next_zeros = next_zeros + head_zeros$q;
-                    end
-                    pos = limit;
-                end
-            end
-        end
-        else begin
-            stop = 1'b1;
-        end
-        entry_value = values$q[15 * 32'ha + 32'h9];
-        entry_zeros = runs$q[(15 * 32'h20)+:(32)];
-        if (15 == 32'h0) begin
-            entry_value = entry_value & ~head_value_done$q;
-            entry_zeros = entry_zeros - head_zeros$q;
-        end
-        entry_len = 32'h21;
-        if (entry_zeros <= 32'h20) begin
-            entry_len = ((entry_zeros) & 8'hff) + entry_value;
-        end
-        if (~stop & (15 < paired)) begin
-            if (entry_value & (pos < limit)) begin
-                placed = (placed & ~(1 << (15)) | ((1'b1) << (15)));
-                starts = starts | (((pos) & 96'hffffffffffffffffffffffff) << (15 * 32'h6));
-            end
-            if (pos + entry_len <= limit) begin
-                pos = pos + entry_len;
-                taken = taken + 32'h1;
-                next_value_done = 1'b0;
-                next_zeros = 32'h0;
-            end
-            else begin
-                stop = 1'b1;
-                if (pos < limit) begin
-                    emitted = limit - pos;
-                    if (entry_value) begin
-                        emitted = emitted - 32'h1;
-                    end
-                    next_value_done = 1'b1;
-                    next_zeros = ((emitted) & 32'hffffffff);
-                    if (15 == 32'h0) begin
-                        next_zeros = next_zeros + head_zeros$q;
-                    end
-                    pos = limit;
-                end
-            end
-        end
-        else begin
-            stop = 1'b1;
-        end
-        base = ((group$q) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff);
         lanes = 32'h0;
-        lane = base[(0 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 0)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 0)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 0)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 0)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 0)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 0)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 0)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 0)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 0)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 0)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 0)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 0)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 0)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 0)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 0)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 0)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 0)) << (15)));
+        lane = old_lanes[(0 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 0)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 0)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 0)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 0)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 0)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 0)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 0)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 0)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 0)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 0)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 0)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 0)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 0)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 0)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 0)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h9));
-        lane = base[(1 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 1)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 1)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 1)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 1)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 1)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 1)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 1)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 1)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 1)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 1)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 1)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 1)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 1)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 1)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 1)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 1)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 1)) << (15)));
+        lane = old_lanes[(1 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 1)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 1)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 1)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 1)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 1)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 1)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 1)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 1)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 1)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 1)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 1)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 1)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 1)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 1)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 1)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h9));
-        lane = base[(2 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 2)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 2)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 2)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 2)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 2)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 2)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 2)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 2)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 2)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 2)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 2)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 2)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 2)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 2)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 2)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 2)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 2)) << (15)));
+        lane = old_lanes[(2 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 2)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 2)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 2)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 2)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 2)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 2)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 2)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 2)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 2)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 2)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 2)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 2)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 2)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 2)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 2)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h9));
-        lane = base[(3 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 3)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 3)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 3)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 3)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 3)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 3)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 3)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 3)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 3)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 3)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 3)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 3)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 3)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 3)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 3)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 3)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 3)) << (15)));
+        lane = old_lanes[(3 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 3)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 3)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 3)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 3)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 3)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 3)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 3)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 3)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 3)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 3)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 3)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 3)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 3)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 3)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 3)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h9));
-        lane = base[(4 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 4)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 4)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 4)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 4)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 4)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 4)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 4)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 4)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 4)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 4)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 4)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 4)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 4)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 4)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 4)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 4)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 4)) << (15)));
+        lane = old_lanes[(4 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 4)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 4)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 4)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 4)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 4)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 4)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 4)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 4)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 4)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 4)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 4)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 4)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 4)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 4)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 4)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h9));
-        lane = base[(5 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 5)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 5)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 5)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 5)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 5)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 5)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 5)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 5)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 5)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 5)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 5)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 5)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 5)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 5)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 5)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 5)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 5)) << (15)));
+        lane = old_lanes[(5 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 5)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 5)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 5)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 5)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 5)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 5)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 5)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 5)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 5)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 5)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 5)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 5)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 5)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 5)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 5)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h9));
-        lane = base[(6 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 6)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 6)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 6)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 6)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 6)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 6)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 6)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 6)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 6)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 6)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 6)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 6)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 6)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 6)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 6)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 6)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 6)) << (15)));
+        lane = old_lanes[(6 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 6)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 6)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 6)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 6)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 6)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 6)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 6)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 6)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 6)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 6)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 6)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 6)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 6)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 6)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 6)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h9));
-        lane = base[(7 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 7)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 7)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 7)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 7)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 7)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 7)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 7)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 7)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 7)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 7)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 7)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 7)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 7)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 7)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 7)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 7)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 7)) << (15)));
+        lane = old_lanes[(7 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 7)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 7)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 7)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 7)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 7)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 7)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 7)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 7)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 7)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 7)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 7)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 7)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 7)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 7)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 7)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h9));
-        lane = base[(8 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 8)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 8)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 8)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 8)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 8)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 8)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 8)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 8)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 8)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 8)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 8)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 8)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 8)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 8)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 8)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 8)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 8)) << (15)));
+        lane = old_lanes[(8 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 8)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 8)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 8)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 8)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 8)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 8)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 8)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 8)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 8)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 8)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 8)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 8)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 8)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 8)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 8)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h9));
-        lane = base[(9 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 9)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 9)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 9)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 9)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 9)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 9)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 9)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 9)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 9)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 9)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 9)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 9)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 9)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 9)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 9)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 9)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 9)) << (15)));
+        lane = old_lanes[(9 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 9)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 9)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 9)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 9)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 9)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 9)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 9)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 9)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 9)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 9)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 9)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 9)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 9)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 9)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 9)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h9));
-        lane = base[(10 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 10)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 10)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 10)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 10)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 10)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 10)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 10)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 10)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 10)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 10)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 10)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 10)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 10)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 10)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 10)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 10)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 10)) << (15)));
+        lane = old_lanes[(10 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 10)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 10)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 10)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 10)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 10)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 10)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 10)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 10)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 10)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 10)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 10)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 10)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 10)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 10)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 10)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h9));
-        lane = base[(11 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 11)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 11)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 11)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 11)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 11)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 11)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 11)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 11)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 11)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 11)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 11)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 11)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 11)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 11)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 11)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 11)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 11)) << (15)));
+        lane = old_lanes[(11 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 11)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 11)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 11)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 11)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 11)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 11)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 11)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 11)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 11)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 11)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 11)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 11)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 11)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 11)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 11)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h9));
-        lane = base[(12 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 12)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 12)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 12)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 12)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 12)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 12)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 12)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 12)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 12)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 12)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 12)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 12)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 12)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 12)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 12)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 12)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 12)) << (15)));
+        lane = old_lanes[(12 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 12)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 12)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 12)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 12)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 12)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 12)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 12)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 12)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 12)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 12)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 12)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 12)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 12)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 12)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 12)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h9));
-        lane = base[(13 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 13)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 13)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 13)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 13)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 13)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 13)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 13)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 13)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 13)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 13)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 13)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 13)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 13)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 13)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 13)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 13)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 13)) << (15)));
+        lane = old_lanes[(13 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 13)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 13)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 13)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 13)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 13)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 13)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 13)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 13)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 13)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 13)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 13)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 13)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 13)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 13)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 13)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h9));
-        lane = base[(14 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 14)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 14)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 14)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 14)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 14)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 14)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 14)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 14)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 14)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 14)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 14)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 14)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 14)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 14)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 14)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 14)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 14)) << (15)));
+        lane = old_lanes[(14 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 14)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 14)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 14)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 14)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 14)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 14)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 14)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 14)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 14)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 14)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 14)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 14)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 14)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 14)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 14)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h9));
-        lane = base[(15 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 15)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 15)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 15)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 15)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 15)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 15)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 15)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 15)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 15)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 15)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 15)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 15)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 15)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 15)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 15)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 15)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 15)) << (15)));
+        lane = old_lanes[(15 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 15)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 15)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 15)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 15)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 15)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 15)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 15)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 15)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 15)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 15)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 15)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 15)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 15)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 15)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 15)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h9));
-        lane = base[(16 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 16)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 16)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 16)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 16)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 16)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 16)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 16)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 16)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 16)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 16)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 16)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 16)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 16)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 16)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 16)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 16)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 16)) << (15)));
+        lane = old_lanes[(16 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 16)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 16)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 16)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 16)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 16)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 16)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 16)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 16)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 16)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 16)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 16)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 16)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 16)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 16)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 16)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (16 * 32'h9));
-        lane = base[(17 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 17)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 17)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 17)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 17)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 17)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 17)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 17)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 17)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 17)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 17)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 17)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 17)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 17)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 17)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 17)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 17)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 17)) << (15)));
+        lane = old_lanes[(17 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 17)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 17)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 17)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 17)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 17)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 17)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 17)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 17)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 17)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 17)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 17)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 17)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 17)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 17)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 17)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (17 * 32'h9));
-        lane = base[(18 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 18)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 18)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 18)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 18)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 18)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 18)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 18)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 18)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 18)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 18)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 18)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 18)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 18)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 18)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 18)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 18)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 18)) << (15)));
+        lane = old_lanes[(18 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 18)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 18)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 18)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 18)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 18)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 18)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 18)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 18)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 18)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 18)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 18)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 18)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 18)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 18)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 18)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (18 * 32'h9));
-        lane = base[(19 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 19)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 19)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 19)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 19)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 19)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 19)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 19)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 19)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 19)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 19)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 19)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 19)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 19)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 19)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 19)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 19)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 19)) << (15)));
+        lane = old_lanes[(19 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 19)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 19)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 19)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 19)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 19)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 19)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 19)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 19)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 19)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 19)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 19)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 19)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 19)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 19)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 19)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (19 * 32'h9));
-        lane = base[(20 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 20)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 20)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 20)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 20)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 20)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 20)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 20)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 20)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 20)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 20)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 20)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 20)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 20)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 20)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 20)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 20)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 20)) << (15)));
+        lane = old_lanes[(20 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 20)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 20)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 20)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 20)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 20)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 20)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 20)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 20)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 20)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 20)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 20)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 20)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 20)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 20)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 20)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (20 * 32'h9));
-        lane = base[(21 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 21)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 21)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 21)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 21)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 21)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 21)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 21)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 21)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 21)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 21)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 21)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 21)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 21)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 21)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 21)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 21)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 21)) << (15)));
+        lane = old_lanes[(21 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 21)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 21)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 21)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 21)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 21)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 21)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 21)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 21)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 21)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 21)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 21)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 21)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 21)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 21)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 21)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (21 * 32'h9));
-        lane = base[(22 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 22)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 22)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 22)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 22)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 22)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 22)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 22)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 22)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 22)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 22)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 22)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 22)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 22)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 22)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 22)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 22)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 22)) << (15)));
+        lane = old_lanes[(22 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 22)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 22)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 22)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 22)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 22)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 22)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 22)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 22)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 22)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 22)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 22)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 22)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 22)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 22)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 22)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (22 * 32'h9));
-        lane = base[(23 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 23)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 23)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 23)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 23)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 23)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 23)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 23)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 23)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 23)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 23)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 23)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 23)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 23)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 23)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 23)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 23)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 23)) << (15)));
+        lane = old_lanes[(23 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 23)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 23)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 23)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 23)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 23)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 23)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 23)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 23)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 23)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 23)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 23)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 23)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 23)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 23)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 23)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (23 * 32'h9));
-        lane = base[(24 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 24)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 24)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 24)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 24)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 24)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 24)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 24)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 24)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 24)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 24)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 24)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 24)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 24)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 24)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 24)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 24)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 24)) << (15)));
+        lane = old_lanes[(24 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 24)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 24)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 24)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 24)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 24)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 24)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 24)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 24)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 24)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 24)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 24)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 24)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 24)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 24)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 24)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (24 * 32'h9));
-        lane = base[(25 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 25)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 25)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 25)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 25)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 25)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 25)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 25)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 25)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 25)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 25)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 25)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 25)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 25)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 25)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 25)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 25)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 25)) << (15)));
+        lane = old_lanes[(25 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 25)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 25)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 25)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 25)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 25)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 25)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 25)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 25)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 25)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 25)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 25)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 25)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 25)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 25)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 25)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (25 * 32'h9));
-        lane = base[(26 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 26)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 26)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 26)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 26)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 26)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 26)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 26)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 26)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 26)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 26)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 26)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 26)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 26)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 26)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 26)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 26)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 26)) << (15)));
+        lane = old_lanes[(26 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 26)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 26)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 26)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 26)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 26)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 26)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 26)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 26)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 26)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 26)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 26)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 26)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 26)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 26)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 26)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (26 * 32'h9));
-        lane = base[(27 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 27)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 27)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 27)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 27)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 27)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 27)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 27)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 27)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 27)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 27)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 27)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 27)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 27)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 27)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 27)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 27)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 27)) << (15)));
+        lane = old_lanes[(27 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 27)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 27)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 27)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 27)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 27)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 27)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 27)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 27)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 27)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 27)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 27)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 27)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 27)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 27)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 27)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (27 * 32'h9));
-        lane = base[(28 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 28)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 28)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 28)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 28)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 28)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 28)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 28)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 28)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 28)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 28)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 28)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 28)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 28)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 28)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 28)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 28)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 28)) << (15)));
+        lane = old_lanes[(28 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 28)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 28)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 28)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 28)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 28)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 28)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 28)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 28)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 28)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 28)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 28)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 28)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 28)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 28)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 28)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (28 * 32'h9));
-        lane = base[(29 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 29)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 29)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 29)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 29)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 29)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 29)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 29)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 29)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 29)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 29)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 29)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 29)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 29)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 29)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 29)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 29)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 29)) << (15)));
+        lane = old_lanes[(29 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 29)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 29)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 29)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 29)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 29)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 29)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 29)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 29)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 29)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 29)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 29)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 29)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 29)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 29)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 29)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (29 * 32'h9));
-        lane = base[(30 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 30)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 30)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 30)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 30)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 30)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 30)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 30)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 30)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 30)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 30)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 30)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 30)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 30)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 30)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 30)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 30)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 30)) << (15)));
+        lane = old_lanes[(30 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 30)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 30)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 30)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 30)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 30)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 30)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 30)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 30)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 30)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 30)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 30)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 30)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 30)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 30)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 30)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (30 * 32'h9));
-        lane = base[(31 * 32'h9)+:(9)];
-        if (placed[0] & (starts[(0 * 32'h6)+:(6)] == 31)) begin
-            lane = values$q[(0 * 32'ha)+:(9)];
+        hits = 32'h0;
+        hits = (hits & ~(1 << (0)) | ((placed[0] & (starts_at[(0 * 32'h6)+:(6)] == 31)) << (0)));
+        hits = (hits & ~(1 << (1)) | ((placed[1] & (starts_at[(1 * 32'h6)+:(6)] == 31)) << (1)));
+        hits = (hits & ~(1 << (2)) | ((placed[2] & (starts_at[(2 * 32'h6)+:(6)] == 31)) << (2)));
+        hits = (hits & ~(1 << (3)) | ((placed[3] & (starts_at[(3 * 32'h6)+:(6)] == 31)) << (3)));
+        hits = (hits & ~(1 << (4)) | ((placed[4] & (starts_at[(4 * 32'h6)+:(6)] == 31)) << (4)));
+        hits = (hits & ~(1 << (5)) | ((placed[5] & (starts_at[(5 * 32'h6)+:(6)] == 31)) << (5)));
+        hits = (hits & ~(1 << (6)) | ((placed[6] & (starts_at[(6 * 32'h6)+:(6)] == 31)) << (6)));
+        hits = (hits & ~(1 << (7)) | ((placed[7] & (starts_at[(7 * 32'h6)+:(6)] == 31)) << (7)));
+        hits = (hits & ~(1 << (8)) | ((placed[8] & (starts_at[(8 * 32'h6)+:(6)] == 31)) << (8)));
+        hits = (hits & ~(1 << (9)) | ((placed[9] & (starts_at[(9 * 32'h6)+:(6)] == 31)) << (9)));
+        hits = (hits & ~(1 << (10)) | ((placed[10] & (starts_at[(10 * 32'h6)+:(6)] == 31)) << (10)));
+        hits = (hits & ~(1 << (11)) | ((placed[11] & (starts_at[(11 * 32'h6)+:(6)] == 31)) << (11)));
+        hits = (hits & ~(1 << (12)) | ((placed[12] & (starts_at[(12 * 32'h6)+:(6)] == 31)) << (12)));
+        hits = (hits & ~(1 << (13)) | ((placed[13] & (starts_at[(13 * 32'h6)+:(6)] == 31)) << (13)));
+        hits = (hits & ~(1 << (14)) | ((placed[14] & (starts_at[(14 * 32'h6)+:(6)] == 31)) << (14)));
+        hits = (hits & ~(1 << (15)) | ((placed[15] & (starts_at[(15 * 32'h6)+:(6)] == 31)) << (15)));
+        lane = old_lanes[(31 * 32'h9)+:(9)];
+        if (|(value_planes[(0 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if (placed[1] & (starts[(1 * 32'h6)+:(6)] == 31)) begin
-            lane = values$q[(1 * 32'ha)+:(9)];
+        if (|(value_planes[(1 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (placed[2] & (starts[(2 * 32'h6)+:(6)] == 31)) begin
-            lane = values$q[(2 * 32'ha)+:(9)];
+        if (|(value_planes[(2 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if (placed[3] & (starts[(3 * 32'h6)+:(6)] == 31)) begin
-            lane = values$q[(3 * 32'ha)+:(9)];
+        if (|(value_planes[(3 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (placed[4] & (starts[(4 * 32'h6)+:(6)] == 31)) begin
-            lane = values$q[(4 * 32'ha)+:(9)];
+        if (|(value_planes[(4 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if (placed[5] & (starts[(5 * 32'h6)+:(6)] == 31)) begin
-            lane = values$q[(5 * 32'ha)+:(9)];
+        if (|(value_planes[(5 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (placed[6] & (starts[(6 * 32'h6)+:(6)] == 31)) begin
-            lane = values$q[(6 * 32'ha)+:(9)];
+        if (|(value_planes[(6 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if (placed[7] & (starts[(7 * 32'h6)+:(6)] == 31)) begin
-            lane = values$q[(7 * 32'ha)+:(9)];
+        if (|(value_planes[(7 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (placed[8] & (starts[(8 * 32'h6)+:(6)] == 31)) begin
-            lane = values$q[(8 * 32'ha)+:(9)];
-        end
-        if (placed[9] & (starts[(9 * 32'h6)+:(6)] == 31)) begin
-            lane = values$q[(9 * 32'ha)+:(9)];
-        end
-        if (placed[10] & (starts[(10 * 32'h6)+:(6)] == 31)) begin
-            lane = values$q[(10 * 32'ha)+:(9)];
-        end
-        if (placed[11] & (starts[(11 * 32'h6)+:(6)] == 31)) begin
-            lane = values$q[(11 * 32'ha)+:(9)];
-        end
-        if (placed[12] & (starts[(12 * 32'h6)+:(6)] == 31)) begin
-            lane = values$q[(12 * 32'ha)+:(9)];
-        end
-        if (placed[13] & (starts[(13 * 32'h6)+:(6)] == 31)) begin
-            lane = values$q[(13 * 32'ha)+:(9)];
-        end
-        if (placed[14] & (starts[(14 * 32'h6)+:(6)] == 31)) begin
-            lane = values$q[(14 * 32'ha)+:(9)];
-        end
-        if (placed[15] & (starts[(15 * 32'h6)+:(6)] == 31)) begin
-            lane = values$q[(15 * 32'ha)+:(9)];
+        if (|(value_planes[(8 * 32'h10)+:(16)] & hits)) begin
+            lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h9));
-        head_value_done$d = next_value_done;
-        head_zeros$d = next_zeros;
-        w_kept = w_count$q - taken;
-        z_kept = z_count$q - taken;
-        w_room = 32'h20 - w_kept;
-        z_room = 32'h20 - z_kept;
-        w_after_a = w_kept + ((push_a_w) & 7'h7f);
-        z_after_a = z_kept + ((push_a_z) & 7'h7f);
-        values$d = (values$q >> ((((taken) & 10'h3ff) << 32'h3) + (((taken) & 10'h3ff) << 32'h1))) | (((items_a) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((((w_kept) & 10'h3ff) << 32'h3) + (((w_kept) & 10'h3ff) << 32'h1))) | (((items_b) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((((w_after_a) & 10'h3ff) << 32'h3) + (((w_after_a) & 10'h3ff) << 32'h1)));
-        runs_a = 32'h0;
-        if (push_a_z != 32'h0) begin
-            runs_a = push_a_runs;
+        last_complete = complete & ~(complete >> 32'h1);
+        removed_end = 32'h0;
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 0]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 0]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 0]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 0]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 0]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 0]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 0]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 0]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 0]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 0]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 0]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 0]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 0]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 0]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 0]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 0]) << (15)));
+        removed_end = (removed_end & ~(1 << (0)) | ((|(plane & last_complete)) << (0)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 1]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 1]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 1]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 1]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 1]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 1]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 1]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 1]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 1]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 1]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 1]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 1]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 1]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 1]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 1]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 1]) << (15)));
+        removed_end = (removed_end & ~(1 << (1)) | ((|(plane & last_complete)) << (1)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 2]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 2]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 2]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 2]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 2]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 2]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 2]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 2]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 2]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 2]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 2]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 2]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 2]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 2]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 2]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 2]) << (15)));
+        removed_end = (removed_end & ~(1 << (2)) | ((|(plane & last_complete)) << (2)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 3]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 3]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 3]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 3]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 3]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 3]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 3]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 3]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 3]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 3]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 3]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 3]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 3]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 3]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 3]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 3]) << (15)));
+        removed_end = (removed_end & ~(1 << (3)) | ((|(plane & last_complete)) << (3)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 4]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 4]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 4]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 4]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 4]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 4]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 4]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 4]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 4]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 4]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 4]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 4]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 4]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 4]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 4]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 4]) << (15)));
+        removed_end = (removed_end & ~(1 << (4)) | ((|(plane & last_complete)) << (4)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 5]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 5]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 5]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 5]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 5]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 5]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 5]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 5]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 5]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 5]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 5]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 5]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 5]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 5]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 5]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 5]) << (15)));
+        removed_end = (removed_end & ~(1 << (5)) | ((|(plane & last_complete)) << (5)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 6]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 6]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 6]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 6]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 6]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 6]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 6]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 6]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 6]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 6]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 6]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 6]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 6]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 6]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 6]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 6]) << (15)));
+        removed_end = (removed_end & ~(1 << (6)) | ((|(plane & last_complete)) << (6)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 7]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 7]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 7]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 7]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 7]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 7]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 7]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 7]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 7]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 7]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 7]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 7]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 7]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 7]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 7]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 7]) << (15)));
+        removed_end = (removed_end & ~(1 << (7)) | ((|(plane & last_complete)) << (7)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 8]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 8]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 8]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 8]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 8]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 8]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 8]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 8]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 8]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 8]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 8]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 8]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 8]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 8]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 8]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 8]) << (15)));
+        removed_end = (removed_end & ~(1 << (8)) | ((|(plane & last_complete)) << (8)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 9]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 9]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 9]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 9]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 9]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 9]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 9]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 9]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 9]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 9]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 9]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 9]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 9]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 9]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 9]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 9]) << (15)));
+        removed_end = (removed_end & ~(1 << (9)) | ((|(plane & last_complete)) << (9)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 10]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 10]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 10]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 10]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 10]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 10]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 10]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 10]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 10]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 10]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 10]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 10]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 10]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 10]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 10]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 10]) << (15)));
+        removed_end = (removed_end & ~(1 << (10)) | ((|(plane & last_complete)) << (10)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 11]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 11]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 11]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 11]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 11]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 11]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 11]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 11]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 11]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 11]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 11]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 11]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 11]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 11]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 11]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 11]) << (15)));
+        removed_end = (removed_end & ~(1 << (11)) | ((|(plane & last_complete)) << (11)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 12]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 12]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 12]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 12]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 12]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 12]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 12]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 12]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 12]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 12]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 12]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 12]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 12]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 12]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 12]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 12]) << (15)));
+        removed_end = (removed_end & ~(1 << (12)) | ((|(plane & last_complete)) << (12)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 13]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 13]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 13]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 13]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 13]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 13]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 13]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 13]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 13]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 13]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 13]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 13]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 13]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 13]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 13]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 13]) << (15)));
+        removed_end = (removed_end & ~(1 << (13)) | ((|(plane & last_complete)) << (13)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 14]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 14]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 14]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 14]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 14]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 14]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 14]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 14]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 14]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 14]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 14]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 14]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 14]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 14]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 14]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 14]) << (15)));
+        removed_end = (removed_end & ~(1 << (14)) | ((|(plane & last_complete)) << (14)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 15]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 15]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 15]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 15]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 15]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 15]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 15]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 15]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 15]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 15]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 15]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 15]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 15]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 15]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 15]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 15]) << (15)));
+        removed_end = (removed_end & ~(1 << (15)) | ((|(plane & last_complete)) << (15)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 16]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 16]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 16]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 16]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 16]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 16]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 16]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 16]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 16]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 16]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 16]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 16]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 16]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 16]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 16]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 16]) << (15)));
+        removed_end = (removed_end & ~(1 << (16)) | ((|(plane & last_complete)) << (16)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 17]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 17]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 17]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 17]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 17]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 17]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 17]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 17]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 17]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 17]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 17]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 17]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 17]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 17]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 17]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 17]) << (15)));
+        removed_end = (removed_end & ~(1 << (17)) | ((|(plane & last_complete)) << (17)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 18]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 18]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 18]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 18]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 18]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 18]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 18]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 18]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 18]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 18]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 18]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 18]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 18]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 18]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 18]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 18]) << (15)));
+        removed_end = (removed_end & ~(1 << (18)) | ((|(plane & last_complete)) << (18)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 19]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 19]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 19]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 19]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 19]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 19]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 19]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 19]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 19]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 19]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 19]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 19]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 19]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 19]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 19]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 19]) << (15)));
+        removed_end = (removed_end & ~(1 << (19)) | ((|(plane & last_complete)) << (19)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 20]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 20]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 20]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 20]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 20]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 20]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 20]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 20]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 20]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 20]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 20]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 20]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 20]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 20]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 20]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 20]) << (15)));
+        removed_end = (removed_end & ~(1 << (20)) | ((|(plane & last_complete)) << (20)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 21]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 21]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 21]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 21]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 21]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 21]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 21]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 21]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 21]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 21]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 21]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 21]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 21]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 21]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 21]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 21]) << (15)));
+        removed_end = (removed_end & ~(1 << (21)) | ((|(plane & last_complete)) << (21)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 22]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 22]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 22]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 22]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 22]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 22]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 22]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 22]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 22]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 22]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 22]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 22]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 22]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 22]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 22]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 22]) << (15)));
+        removed_end = (removed_end & ~(1 << (22)) | ((|(plane & last_complete)) << (22)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 23]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 23]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 23]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 23]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 23]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 23]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 23]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 23]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 23]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 23]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 23]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 23]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 23]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 23]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 23]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 23]) << (15)));
+        removed_end = (removed_end & ~(1 << (23)) | ((|(plane & last_complete)) << (23)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 24]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 24]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 24]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 24]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 24]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 24]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 24]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 24]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 24]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 24]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 24]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 24]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 24]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 24]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 24]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 24]) << (15)));
+        removed_end = (removed_end & ~(1 << (24)) | ((|(plane & last_complete)) << (24)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 25]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 25]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 25]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 25]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 25]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 25]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 25]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 25]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 25]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 25]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 25]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 25]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 25]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 25]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 25]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 25]) << (15)));
+        removed_end = (removed_end & ~(1 << (25)) | ((|(plane & last_complete)) << (25)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 26]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 26]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 26]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 26]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 26]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 26]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 26]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 26]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 26]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 26]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 26]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 26]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 26]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 26]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 26]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 26]) << (15)));
+        removed_end = (removed_end & ~(1 << (26)) | ((|(plane & last_complete)) << (26)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 27]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 27]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 27]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 27]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 27]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 27]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 27]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 27]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 27]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 27]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 27]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 27]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 27]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 27]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 27]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 27]) << (15)));
+        removed_end = (removed_end & ~(1 << (27)) | ((|(plane & last_complete)) << (27)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 28]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 28]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 28]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 28]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 28]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 28]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 28]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 28]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 28]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 28]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 28]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 28]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 28]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 28]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 28]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 28]) << (15)));
+        removed_end = (removed_end & ~(1 << (28)) | ((|(plane & last_complete)) << (28)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 29]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 29]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 29]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 29]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 29]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 29]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 29]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 29]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 29]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 29]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 29]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 29]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 29]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 29]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 29]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 29]) << (15)));
+        removed_end = (removed_end & ~(1 << (29)) | ((|(plane & last_complete)) << (29)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 30]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 30]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 30]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 30]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 30]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 30]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 30]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 30]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 30]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 30]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 30]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 30]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 30]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 30]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 30]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 30]) << (15)));
+        removed_end = (removed_end & ~(1 << (30)) | ((|(plane & last_complete)) << (30)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 31]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 31]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 31]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 31]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 31]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 31]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 31]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 31]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 31]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 31]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 31]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 31]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 31]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 31]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 31]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 31]) << (15)));
+        removed_end = (removed_end & ~(1 << (31)) | ((|(plane & last_complete)) << (31)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 32]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 32]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 32]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 32]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 32]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 32]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 32]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 32]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 32]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 32]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 32]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 32]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 32]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 32]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 32]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 32]) << (15)));
+        removed_end = (removed_end & ~(1 << (32)) | ((|(plane & last_complete)) << (32)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 33]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 33]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 33]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 33]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 33]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 33]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 33]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 33]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 33]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 33]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 33]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 33]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 33]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 33]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 33]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 33]) << (15)));
+        removed_end = (removed_end & ~(1 << (33)) | ((|(plane & last_complete)) << (33)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 34]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 34]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 34]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 34]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 34]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 34]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 34]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 34]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 34]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 34]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 34]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 34]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 34]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 34]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 34]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 34]) << (15)));
+        removed_end = (removed_end & ~(1 << (34)) | ((|(plane & last_complete)) << (34)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 35]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 35]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 35]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 35]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 35]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 35]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 35]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 35]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 35]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 35]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 35]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 35]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 35]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 35]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 35]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 35]) << (15)));
+        removed_end = (removed_end & ~(1 << (35)) | ((|(plane & last_complete)) << (35)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 36]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 36]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 36]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 36]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 36]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 36]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 36]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 36]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 36]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 36]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 36]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 36]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 36]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 36]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 36]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 36]) << (15)));
+        removed_end = (removed_end & ~(1 << (36)) | ((|(plane & last_complete)) << (36)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 37]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 37]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 37]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 37]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 37]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 37]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 37]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 37]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 37]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 37]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 37]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 37]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 37]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 37]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 37]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 37]) << (15)));
+        removed_end = (removed_end & ~(1 << (37)) | ((|(plane & last_complete)) << (37)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 38]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 38]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 38]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 38]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 38]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 38]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 38]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 38]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 38]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 38]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 38]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 38]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 38]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 38]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 38]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 38]) << (15)));
+        removed_end = (removed_end & ~(1 << (38)) | ((|(plane & last_complete)) << (38)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 39]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 39]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 39]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 39]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 39]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 39]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 39]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 39]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 39]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 39]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 39]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 39]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 39]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 39]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 39]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 39]) << (15)));
+        removed_end = (removed_end & ~(1 << (39)) | ((|(plane & last_complete)) << (39)));
+        if (taken != 32'h0) begin
+            head_start$d = removed_end;
         end
-        runs_b = 32'h0;
-        if (push_b_z != 32'h0) begin
-            runs_b = push_b_runs;
+        push_a_weights = push_a[(64'h6)+:(108)];
+        push_b_weights = push_b[(64'h6)+:(108)];
+        push_a_offsets = push_a[(64'h98)+:(132)];
+        push_b_offsets = push_b[(64'h98)+:(132)];
+        value_flag = 32'h0;
+        if (push_a[(64'h5)+:(1)]) begin
+            value_flag = 32'h200;
         end
-        runs$d = (runs$q >> (((taken) & 12'hfff) << 32'h5)) | (((runs_a) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (((z_kept) & 12'hfff) << 32'h5)) | (((runs_b) & 1024'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (((z_after_a) & 12'hfff) << 32'h5));
-        w_count$d = w_after_a + ((push_b_w) & 7'h7f);
-        z_count$d = z_after_a + ((push_b_z) & 7'h7f);
+        start_a = tail$q + ((push_a[(64'h76)+:(34)]) & 40'hffffffffff);
+        start_b = tail$q + ((push_b[(64'h76)+:(34)]) & 40'hffffffffff);
+        items_a = 32'h0;
+        items_b = 32'h0;
+        item_ends_a = 32'h0;
+        item_ends_b = 32'h0;
+        weight = push_a_weights[(0 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (0 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'ha));
+        end
+        weight = push_b_weights[(0 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (0 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'ha));
+        end
+        offset = push_a_offsets[(0 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (0 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h28));
+        end
+        offset = push_b_offsets[(0 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (0 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h28));
+        end
+        weight = push_a_weights[(1 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (1 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'ha));
+        end
+        weight = push_b_weights[(1 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (1 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'ha));
+        end
+        offset = push_a_offsets[(1 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (1 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h28));
+        end
+        offset = push_b_offsets[(1 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (1 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h28));
+        end
+        weight = push_a_weights[(2 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (2 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'ha));
+        end
+        weight = push_b_weights[(2 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (2 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'ha));
+        end
+        offset = push_a_offsets[(2 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (2 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h28));
+        end
+        offset = push_b_offsets[(2 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (2 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h28));
+        end
+        weight = push_a_weights[(3 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (3 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'ha));
+        end
+        weight = push_b_weights[(3 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (3 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'ha));
+        end
+        offset = push_a_offsets[(3 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (3 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h28));
+        end
+        offset = push_b_offsets[(3 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (3 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h28));
+        end
+        weight = push_a_weights[(4 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (4 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'ha));
+        end
+        weight = push_b_weights[(4 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (4 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'ha));
+        end
+        offset = push_a_offsets[(4 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (4 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h28));
+        end
+        offset = push_b_offsets[(4 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (4 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h28));
+        end
+        weight = push_a_weights[(5 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (5 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'ha));
+        end
+        weight = push_b_weights[(5 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (5 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'ha));
+        end
+        offset = push_a_offsets[(5 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (5 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h28));
+        end
+        offset = push_b_offsets[(5 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (5 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h28));
+        end
+        weight = push_a_weights[(6 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (6 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'ha));
+        end
+        weight = push_b_weights[(6 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (6 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'ha));
+        end
+        offset = push_a_offsets[(6 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (6 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h28));
+        end
+        offset = push_b_offsets[(6 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (6 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h28));
+        end
+        weight = push_a_weights[(7 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (7 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'ha));
+        end
+        weight = push_b_weights[(7 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (7 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'ha));
+        end
+        offset = push_a_offsets[(7 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (7 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
+        end
+        offset = push_b_offsets[(7 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (7 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
+        end
+        weight = push_a_weights[(8 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (8 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'ha));
+        end
+        weight = push_b_weights[(8 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (8 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'ha));
+        end
+        offset = push_a_offsets[(8 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (8 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h28));
+        end
+        offset = push_b_offsets[(8 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (8 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h28));
+        end
+        weight = push_a_weights[(9 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (9 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'ha));
+        end
+        weight = push_b_weights[(9 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (9 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'ha));
+        end
+        offset = push_a_offsets[(9 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (9 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h28));
+        end
+        offset = push_b_offsets[(9 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (9 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h28));
+        end
+        weight = push_a_weights[(10 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (10 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'ha));
+        end
+        weight = push_b_weights[(10 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (10 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'ha));
+        end
+        offset = push_a_offsets[(10 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (10 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h28));
+        end
+        offset = push_b_offsets[(10 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (10 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h28));
+        end
+        weight = push_a_weights[(11 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (11 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'ha));
+        end
+        weight = push_b_weights[(11 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (11 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'ha));
+        end
+        offset = push_a_offsets[(11 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (11 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h28));
+        end
+        offset = push_b_offsets[(11 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (11 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h28));
+        end
+        w_after_a = w_count$q + ((push_a[(64'h1)+:(4)]) & 7'h7f);
+        z_after_a = z_count$q + ((push_a[(64'h72)+:(4)]) & 7'h7f);
+        n_a = push_a[(64'h1)+:(4)];
+        items_ab_1 = items_b;
+        if (n_a[32'h0]) begin
+            items_ab_1 = items_b << 32'ha;
+        end
+        items_ab_2 = items_ab_1;
+        if (n_a[32'h1]) begin
+            items_ab_2 = items_ab_1 << 32'h14;
+        end
+        items_ab_3 = items_ab_2;
+        if (n_a[32'h2]) begin
+            items_ab_3 = items_ab_2 << 32'h28;
+        end
+        items_ab = items_ab_3;
+        if (n_a[32'h3]) begin
+            items_ab = items_ab_3 << 32'h50;
+        end
+        items_ab = items_ab | items_a;
+        n_a = push_a[(64'h72)+:(4)];
+        item_ends_ab_1 = item_ends_b;
+        if (n_a[32'h0]) begin
+            item_ends_ab_1 = item_ends_b << 32'h28;
+        end
+        item_ends_ab_2 = item_ends_ab_1;
+        if (n_a[32'h1]) begin
+            item_ends_ab_2 = item_ends_ab_1 << 32'h50;
+        end
+        item_ends_ab_3 = item_ends_ab_2;
+        if (n_a[32'h2]) begin
+            item_ends_ab_3 = item_ends_ab_2 << 32'ha0;
+        end
+        item_ends_ab = item_ends_ab_3;
+        if (n_a[32'h3]) begin
+            item_ends_ab = item_ends_ab_3 << 32'h140;
+        end
+        item_ends_ab = item_ends_ab | item_ends_a;
+        values_in = values$q | (items_ab << ((((w_count$q) & 10'h3ff) << 32'h3) + (((w_count$q) & 10'h3ff) << 32'h1)));
+        ends_in = ends$q | (item_ends_ab << ((((z_count$q) & 12'hfff) << 32'h5) + (((z_count$q) & 12'hfff) << 32'h3)));
+        values_1 = values_in;
+        ends_1 = ends_in;
+        if (taken[32'h0]) begin
+            values_1 = values_in >> 32'ha;
+            ends_1 = ends_in >> 32'h28;
+        end
+        values_2 = values_1;
+        ends_2 = ends_1;
+        if (taken[32'h1]) begin
+            values_2 = values_1 >> 32'h14;
+            ends_2 = ends_1 >> 32'h50;
+        end
+        values_3 = values_2;
+        ends_3 = ends_2;
+        if (taken[32'h2]) begin
+            values_3 = values_2 >> 32'h28;
+            ends_3 = ends_2 >> 32'ha0;
+        end
+        values_4 = values_3;
+        ends_4 = ends_3;
+        if (taken[32'h3]) begin
+            values_4 = values_3 >> 32'h50;
+            ends_4 = ends_3 >> 32'h140;
+        end
+        values_out = values_4;
+        ends_out = ends_4;
+        if (taken[32'h4]) begin
+            values_out = values_4 >> 32'ha0;
+            ends_out = ends_4 >> 32'h280;
+        end
+        values$d = values_out;
+        ends$d = ends_out;
+        w_count$d = (w_after_a + ((push_b[(64'h1)+:(4)]) & 7'h7f)) - ((taken) & 7'h7f);
+        z_count$d = (z_after_a + ((push_b[(64'h72)+:(4)]) & 7'h7f)) - ((taken) & 7'h7f);
+        if (push_b[(64'h72)+:(4)] != 32'h0) begin
+            tail$d = start_b + ((push_b[(64'h11c)+:(11)]) & 40'hffffffffff);
+        end
+        else if (push_a[(64'h72)+:(4)] != 32'h0) begin
+            tail$d = start_a + ((push_a[(64'h11c)+:(11)]) & 40'hffffffffff);
+        end
         drop_unpaired = finished & (paired == 32'h0);
         if (drop_unpaired) begin
             values$d = 32'h0;
-            runs$d = 32'h0;
+            ends$d = 32'h0;
             w_count$d = 32'h0;
             z_count$d = 32'h0;
+            head_start$d = tail$q;
+            if (fill$q == 32'h0) begin
+                base$d = tail$q;
+            end
         end
         group$d = ((lanes) & 144'hffffffffffffffffffffffffffffffffffff);
         fill$d = ((pos) & 5'h1f);
@@ -2934,6 +3621,7 @@ module weight_decoder_core$pairs(clock,rst_n,push_a_w,push_a_value,push_a_weight
                 out_full$d = 1'b1;
                 group$d = ((lanes >> 32'h90) & 144'hffffffffffffffffffffffffffffffffffff);
                 fill$d = ((pos - 32'h10) & 5'h1f);
+                base$d = base$q + 32'h10;
             end
             else if (drop_unpaired & (pos != 32'h0)) begin
                 out_group$d = ((lanes) & 144'hffffffffffffffffffffffffffffffffffff);
@@ -2941,6 +3629,7 @@ module weight_decoder_core$pairs(clock,rst_n,push_a_w,push_a_value,push_a_weight
                 out_full$d = 1'b1;
                 group$d = 32'h0;
                 fill$d = 32'h0;
+                base$d = tail$q;
             end
         end
         empty = (w_count$q == 32'h0) & (z_count$q == 32'h0) & (fill$q == 32'h0) & ~out_full$q;
@@ -2952,6 +3641,44 @@ module weight_decoder_core$pairs(clock,rst_n,push_a_w,push_a_value,push_a_weight
 endmodule // weight_decoder_core$pairs
 
 
+
+
+module weight_decoder_core$pairs$ends(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [2559:0] d;
+    output reg  [2559:0] q;
+    
+    // Constant declarations
+    localparam  init = 2560'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // weight_decoder_core$pairs$ends
+
+
+module weight_decoder_core$pairs$fill(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    
+    // Constant declarations
+    localparam  init = 5'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // weight_decoder_core$pairs$fill
 
 
 module weight_decoder_core$pairs$group(clock,rst_n,d,q);
@@ -2973,25 +3700,23 @@ module weight_decoder_core$pairs$group(clock,rst_n,d,q);
 endmodule // weight_decoder_core$pairs$group
 
 
-
-
-module weight_decoder_core$pairs$head_zeros(clock,rst_n,d,q);
+module weight_decoder_core$pairs$head_start(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [31:0] d;
-    output reg  [31:0] q;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
     
     // Constant declarations
-    localparam  init = 32'h0;
+    localparam  init = 40'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // weight_decoder_core$pairs$head_zeros
+endmodule // weight_decoder_core$pairs$head_start
 
 
 
@@ -3000,23 +3725,8 @@ endmodule // weight_decoder_core$pairs$head_zeros
 
 
 
-module weight_decoder_core$pairs$runs(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [1023:0] d;
-    output reg  [1023:0] q;
-    
-    // Constant declarations
-    localparam  init = 1024'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // weight_decoder_core$pairs$runs
+
+
 
 
 module weight_decoder_core$pairs$values(clock,rst_n,d,q);
@@ -3024,11 +3734,11 @@ module weight_decoder_core$pairs$values(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [319:0] d;
-    output reg  [319:0] q;
+    input wire  [639:0] d;
+    output reg  [639:0] q;
     
     // Constant declarations
-    localparam  init = 320'h0;
+    localparam  init = 640'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -3059,7 +3769,7 @@ endmodule // weight_decoder_core$pairs$w_count
 
 
 
-module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhausted,used,push_a_w,push_a_value,push_a_weights,push_a_z,push_a_runs,push_b_w,push_b_weights,push_b_z,push_b_runs,w_room,z_room,idle,error_code);
+module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhausted,used,accept,record_a,record_b,bits_a,bits_b,bank_busy,downstream_fault,palette_0,palette_1,palette_size_0,palette_size_1,direct_offset_0,direct_offset_1,idle);
     
     // Module arguments
     input wire  clock;
@@ -3067,22 +3777,23 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
     input wire  start;
     input wire  bad_length;
     input wire  [319:0] view;
-    input wire  [8:0] fill;
+    input wire  [9:0] fill;
     input wire  exhausted;
     output reg  [8:0] used;
-    output reg  [3:0] push_a_w;
-    output reg  push_a_value;
-    output reg  [143:0] push_a_weights;
-    output reg  [3:0] push_a_z;
-    output reg  [511:0] push_a_runs;
-    output reg  [3:0] push_b_w;
-    output reg  [143:0] push_b_weights;
-    output reg  [3:0] push_b_z;
-    output reg  [511:0] push_b_runs;
-    input wire  [6:0] w_room;
-    input wire  [6:0] z_room;
+    input wire  accept;
+    output reg  [54:0] record_a;
+    output reg  [54:0] record_b;
+    output reg  [159:0] bits_a;
+    output reg  [159:0] bits_b;
+    input wire  [1:0] bank_busy;
+    input wire  downstream_fault;
+    output reg  [287:0] palette_0;
+    output reg  [287:0] palette_1;
+    output reg  [5:0] palette_size_0;
+    output reg  [5:0] palette_size_1;
+    output reg  [10:0] direct_offset_0;
+    output reg  [10:0] direct_offset_1;
     output reg  idle;
-    output reg  [3:0] error_code;
     
     // Enums
     localparam ErrorCode$None = 0;
@@ -3104,100 +3815,38 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
     localparam Phase$Fail = 4;
     
     // Stub signals
-    reg  [159:0] chunk_a$bits;
-    reg  chunk_a$alternating;
-    reg  [1:0] chunk_a$zdiv;
-    reg  [2:0] chunk_a$wdiv;
-    reg  chunk_a$wtrunc;
-    reg  chunk_a$uncompressed;
-    reg  [3:0] chunk_a$wremain_bits;
-    reg  chunk_a$per_chunk_12;
-    reg  chunk_a$zunary_12;
-    reg  [15:0] chunk_a$w_cnt;
-    reg  [15:0] chunk_a$z_cnt;
-    reg  [287:0] chunk_a$palette;
-    reg  [5:0] chunk_a$palette_size;
-    reg  [4:0] chunk_a$dirofs;
-    reg  [15:0] chunk_a$wq_i;
-    reg  [15:0] chunk_a$zq_i;
-    reg  [4:0] chunk_a$wq;
-    reg  [27:0] chunk_a$zq;
-    reg  [3:0] chunk_a$pend_w;
-    reg  [59:0] chunk_a$pend_wq;
-    reg  [3:0] chunk_a$pend_z;
-    reg  [27:0] chunk_a$pend_zq0;
-    reg  [47:0] chunk_a$pend_zq;
-    wire  [15:0] chunk_a$next_wq_i;
-    wire  [15:0] chunk_a$next_zq_i;
-    wire  [4:0] chunk_a$next_wq;
-    wire  [27:0] chunk_a$next_zq;
-    wire  [3:0] chunk_a$next_pend_w;
-    wire  [59:0] chunk_a$next_pend_wq;
-    wire  [3:0] chunk_a$next_pend_z;
-    wire  [27:0] chunk_a$next_pend_zq0;
-    wire  [47:0] chunk_a$next_pend_zq;
-    wire  chunk_a$last;
-    wire  [7:0] chunk_a$head_len;
-    wire  [7:0] chunk_a$len;
-    wire  chunk_a$quotient_error;
-    wire  chunk_a$index_error;
-    wire  chunk_a$value_error;
-    wire  chunk_a$zero_run_error;
-    wire  [3:0] chunk_a$n_w;
-    wire  [143:0] chunk_a$weights;
-    wire  [3:0] chunk_a$n_z;
-    wire  [511:0] chunk_a$zero_runs;
-    reg  [159:0] chunk_b$bits;
-    reg  chunk_b$alternating;
-    reg  [1:0] chunk_b$zdiv;
-    reg  [2:0] chunk_b$wdiv;
-    reg  chunk_b$wtrunc;
-    reg  chunk_b$uncompressed;
-    reg  [3:0] chunk_b$wremain_bits;
-    reg  chunk_b$per_chunk_12;
-    reg  chunk_b$zunary_12;
-    reg  [15:0] chunk_b$w_cnt;
-    reg  [15:0] chunk_b$z_cnt;
-    reg  [287:0] chunk_b$palette;
-    reg  [5:0] chunk_b$palette_size;
-    reg  [4:0] chunk_b$dirofs;
-    reg  [15:0] chunk_b$wq_i;
-    reg  [15:0] chunk_b$zq_i;
-    reg  [4:0] chunk_b$wq;
-    reg  [27:0] chunk_b$zq;
-    reg  [3:0] chunk_b$pend_w;
-    reg  [59:0] chunk_b$pend_wq;
-    reg  [3:0] chunk_b$pend_z;
-    reg  [27:0] chunk_b$pend_zq0;
-    reg  [47:0] chunk_b$pend_zq;
-    wire  [15:0] chunk_b$next_wq_i;
-    wire  [15:0] chunk_b$next_zq_i;
-    wire  [4:0] chunk_b$next_wq;
-    wire  [27:0] chunk_b$next_zq;
-    wire  [3:0] chunk_b$next_pend_w;
-    wire  [59:0] chunk_b$next_pend_wq;
-    wire  [3:0] chunk_b$next_pend_z;
-    wire  [27:0] chunk_b$next_pend_zq0;
-    wire  [47:0] chunk_b$next_pend_zq;
-    wire  chunk_b$last;
-    wire  [7:0] chunk_b$head_len;
-    wire  [7:0] chunk_b$len;
-    wire  chunk_b$quotient_error;
-    wire  chunk_b$index_error;
-    wire  chunk_b$value_error;
-    wire  chunk_b$zero_run_error;
-    wire  [3:0] chunk_b$n_w;
-    wire  [143:0] chunk_b$weights;
-    wire  [3:0] chunk_b$n_z;
-    wire  [511:0] chunk_b$zero_runs;
+    reg  [35:0] head_a$bits;
+    reg  head_a$w_en;
+    reg  head_a$z_en;
+    reg  head_a$uncompressed;
+    reg  head_a$wtrunc;
+    reg  head_a$zunary_12;
+    reg  head_a$per_chunk_12;
+    reg  [4:0] head_a$w_left;
+    reg  [4:0] head_a$z_left;
+    wire  head_a$gr_en;
+    wire  [5:0] head_a$head_len;
+    wire  [3:0] head_a$k;
+    wire  [3:0] head_a$m;
+    wire  head_a$last;
+    reg  [35:0] head_b$bits;
+    reg  head_b$w_en;
+    reg  head_b$z_en;
+    reg  head_b$uncompressed;
+    reg  head_b$wtrunc;
+    reg  head_b$zunary_12;
+    reg  head_b$per_chunk_12;
+    reg  [4:0] head_b$w_left;
+    reg  [4:0] head_b$z_left;
+    wire  head_b$gr_en;
+    wire  [5:0] head_b$head_len;
+    wire  [3:0] head_b$k;
+    wire  [3:0] head_b$m;
+    wire  head_b$last;
     reg  phase$clock;
     reg  phase$rst_n;
     reg  [2:0] phase$d;
     wire  [2:0] phase$q;
-    reg  error$clock;
-    reg  error$rst_n;
-    reg  [3:0] error$d;
-    wire  [3:0] error$q;
     reg  pos8$clock;
     reg  pos8$rst_n;
     reg  [2:0] pos8$d;
@@ -3218,22 +3867,14 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
     reg  wtrunc$rst_n;
     reg  wtrunc$d;
     wire  wtrunc$q;
-    reg  w_cnt$clock;
-    reg  w_cnt$rst_n;
-    reg  [15:0] w_cnt$d;
-    wire  [15:0] w_cnt$q;
-    reg  z_cnt$clock;
-    reg  z_cnt$rst_n;
-    reg  [15:0] z_cnt$d;
-    wire  [15:0] z_cnt$q;
     reg  have_palette$clock;
     reg  have_palette$rst_n;
     reg  have_palette$d;
     wire  have_palette$q;
-    reg  palette$clock;
-    reg  palette$rst_n;
-    reg  [287:0] palette$d;
-    wire  [287:0] palette$q;
+    reg  bank$clock;
+    reg  bank$rst_n;
+    reg  bank$d;
+    wire  bank$q;
     reg  palette_size$clock;
     reg  palette_size$rst_n;
     reg  [5:0] palette_size$d;
@@ -3242,46 +3883,64 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
     reg  palette_bits$rst_n;
     reg  [3:0] palette_bits$d;
     wire  [3:0] palette_bits$q;
-    reg  dirofs$clock;
-    reg  dirofs$rst_n;
-    reg  [4:0] dirofs$d;
-    wire  [4:0] dirofs$q;
-    reg  wq_i$clock;
-    reg  wq_i$rst_n;
-    reg  [15:0] wq_i$d;
-    wire  [15:0] wq_i$q;
-    reg  zq_i$clock;
-    reg  zq_i$rst_n;
-    reg  [15:0] zq_i$d;
-    wire  [15:0] zq_i$q;
-    reg  wq$clock;
-    reg  wq$rst_n;
-    reg  [4:0] wq$d;
-    wire  [4:0] wq$q;
-    reg  zq$clock;
-    reg  zq$rst_n;
-    reg  [27:0] zq$d;
-    wire  [27:0] zq$q;
+    reg  pal_0$clock;
+    reg  pal_0$rst_n;
+    reg  [287:0] pal_0$d;
+    wire  [287:0] pal_0$q;
+    reg  pal_1$clock;
+    reg  pal_1$rst_n;
+    reg  [287:0] pal_1$d;
+    wire  [287:0] pal_1$q;
+    reg  size_0$clock;
+    reg  size_0$rst_n;
+    reg  [5:0] size_0$d;
+    wire  [5:0] size_0$q;
+    reg  size_1$clock;
+    reg  size_1$rst_n;
+    reg  [5:0] size_1$d;
+    wire  [5:0] size_1$q;
+    reg  offset_0$clock;
+    reg  offset_0$rst_n;
+    reg  [10:0] offset_0$d;
+    wire  [10:0] offset_0$q;
+    reg  offset_1$clock;
+    reg  offset_1$rst_n;
+    reg  [10:0] offset_1$d;
+    wire  [10:0] offset_1$q;
+    reg  w_left$clock;
+    reg  w_left$rst_n;
+    reg  [15:0] w_left$d;
+    wire  [15:0] w_left$q;
+    reg  z_left$clock;
+    reg  z_left$rst_n;
+    reg  [15:0] z_left$d;
+    wire  [15:0] z_left$q;
+    reg  balance$clock;
+    reg  balance$rst_n;
+    reg  [5:0] balance$d;
+    wire  [5:0] balance$q;
     reg  pend_w$clock;
     reg  pend_w$rst_n;
     reg  [3:0] pend_w$d;
     wire  [3:0] pend_w$q;
-    reg  pend_wq$clock;
-    reg  pend_wq$rst_n;
-    reg  [59:0] pend_wq$d;
-    wire  [59:0] pend_wq$q;
     reg  pend_z$clock;
     reg  pend_z$rst_n;
     reg  [3:0] pend_z$d;
     wire  [3:0] pend_z$q;
-    reg  pend_zq0$clock;
-    reg  pend_zq0$rst_n;
-    reg  [27:0] pend_zq0$d;
-    wire  [27:0] pend_zq0$q;
-    reg  pend_zq$clock;
-    reg  pend_zq$rst_n;
-    reg  [47:0] pend_zq$d;
-    wire  [47:0] pend_zq$q;
+    reg  lead_pending$clock;
+    reg  lead_pending$rst_n;
+    reg  lead_pending$d;
+    wire  lead_pending$q;
+    reg  first$clock;
+    reg  first$rst_n;
+    reg  first$d;
+    wire  first$q;
+    reg  [11:0] ff_count$0$bits;
+    wire  [3:0] ff_count$0$count;
+    reg  [11:0] ff_count$1$bits;
+    wire  [3:0] ff_count$1$count;
+    reg  [11:0] ff_count$2$bits;
+    wire  [3:0] ff_count$2$count;
     
     // Local signals
     reg  [2:0] zdiv_field;
@@ -3289,120 +3948,75 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
     reg  newpal;
     reg  [4:0] palsize_field;
     reg  header_alternating;
+    reg  [5:0] new_size;
+    reg  other_bank_busy;
     reg  [2:0] pad;
     reg  pad_ok;
+    reg  [31:0] ff_mask;
+    reg  [31:0] ff_run;
     reg  [5:0] ff_bytes;
-    reg  ff_run;
     reg  [3:0] unc_bits;
-    reg  [8:0] pal_off;
+    reg  [3:0] wrem_bits;
+    reg  [8:0] pal_len;
     reg  [8:0] raw;
     reg  [287:0] entries;
-    reg  [8:0] len_ab;
+    reg  uncompressed;
+    reg  zunary_12;
+    reg  [4:0] w_left_sat;
+    reg  [4:0] z_left_sat;
+    reg  [7:0] rem_w_a;
+    reg  [7:0] rem_z_a;
+    reg  [7:0] len_a;
+    reg  [5:0] balance_b;
+    reg  [4:0] w_left_b;
+    reg  [4:0] z_left_b;
+    reg  [7:0] rem_w_b;
+    reg  [7:0] rem_z_b;
+    reg  [7:0] len_b;
+    reg  header_taken;
+    reg  [2:0] next_phase;
+    reg  take_a;
     reg  take_b;
-    reg  [3:0] fail_code;
+    reg  [3:0] fault;
     
     // Sub module instances
-    weight_decoder_core$parser$chunk_a chunk_a(
-        .bits(chunk_a$bits),
-        .alternating(chunk_a$alternating),
-        .zdiv(chunk_a$zdiv),
-        .wdiv(chunk_a$wdiv),
-        .wtrunc(chunk_a$wtrunc),
-        .uncompressed(chunk_a$uncompressed),
-        .wremain_bits(chunk_a$wremain_bits),
-        .per_chunk_12(chunk_a$per_chunk_12),
-        .zunary_12(chunk_a$zunary_12),
-        .w_cnt(chunk_a$w_cnt),
-        .z_cnt(chunk_a$z_cnt),
-        .palette(chunk_a$palette),
-        .palette_size(chunk_a$palette_size),
-        .dirofs(chunk_a$dirofs),
-        .wq_i(chunk_a$wq_i),
-        .zq_i(chunk_a$zq_i),
-        .wq(chunk_a$wq),
-        .zq(chunk_a$zq),
-        .pend_w(chunk_a$pend_w),
-        .pend_wq(chunk_a$pend_wq),
-        .pend_z(chunk_a$pend_z),
-        .pend_zq0(chunk_a$pend_zq0),
-        .pend_zq(chunk_a$pend_zq),
-        .next_wq_i(chunk_a$next_wq_i),
-        .next_zq_i(chunk_a$next_zq_i),
-        .next_wq(chunk_a$next_wq),
-        .next_zq(chunk_a$next_zq),
-        .next_pend_w(chunk_a$next_pend_w),
-        .next_pend_wq(chunk_a$next_pend_wq),
-        .next_pend_z(chunk_a$next_pend_z),
-        .next_pend_zq0(chunk_a$next_pend_zq0),
-        .next_pend_zq(chunk_a$next_pend_zq),
-        .last(chunk_a$last),
-        .head_len(chunk_a$head_len),
-        .len(chunk_a$len),
-        .quotient_error(chunk_a$quotient_error),
-        .index_error(chunk_a$index_error),
-        .value_error(chunk_a$value_error),
-        .zero_run_error(chunk_a$zero_run_error),
-        .n_w(chunk_a$n_w),
-        .weights(chunk_a$weights),
-        .n_z(chunk_a$n_z),
-        .zero_runs(chunk_a$zero_runs)
+    weight_decoder_core$parser$head_a head_a(
+        .bits(head_a$bits),
+        .w_en(head_a$w_en),
+        .z_en(head_a$z_en),
+        .uncompressed(head_a$uncompressed),
+        .wtrunc(head_a$wtrunc),
+        .zunary_12(head_a$zunary_12),
+        .per_chunk_12(head_a$per_chunk_12),
+        .w_left(head_a$w_left),
+        .z_left(head_a$z_left),
+        .gr_en(head_a$gr_en),
+        .head_len(head_a$head_len),
+        .k(head_a$k),
+        .m(head_a$m),
+        .last(head_a$last)
     );
-    weight_decoder_core$parser$chunk_a chunk_b(
-        .bits(chunk_b$bits),
-        .alternating(chunk_b$alternating),
-        .zdiv(chunk_b$zdiv),
-        .wdiv(chunk_b$wdiv),
-        .wtrunc(chunk_b$wtrunc),
-        .uncompressed(chunk_b$uncompressed),
-        .wremain_bits(chunk_b$wremain_bits),
-        .per_chunk_12(chunk_b$per_chunk_12),
-        .zunary_12(chunk_b$zunary_12),
-        .w_cnt(chunk_b$w_cnt),
-        .z_cnt(chunk_b$z_cnt),
-        .palette(chunk_b$palette),
-        .palette_size(chunk_b$palette_size),
-        .dirofs(chunk_b$dirofs),
-        .wq_i(chunk_b$wq_i),
-        .zq_i(chunk_b$zq_i),
-        .wq(chunk_b$wq),
-        .zq(chunk_b$zq),
-        .pend_w(chunk_b$pend_w),
-        .pend_wq(chunk_b$pend_wq),
-        .pend_z(chunk_b$pend_z),
-        .pend_zq0(chunk_b$pend_zq0),
-        .pend_zq(chunk_b$pend_zq),
-        .next_wq_i(chunk_b$next_wq_i),
-        .next_zq_i(chunk_b$next_zq_i),
-        .next_wq(chunk_b$next_wq),
-        .next_zq(chunk_b$next_zq),
-        .next_pend_w(chunk_b$next_pend_w),
-        .next_pend_wq(chunk_b$next_pend_wq),
-        .next_pend_z(chunk_b$next_pend_z),
-        .next_pend_zq0(chunk_b$next_pend_zq0),
-        .next_pend_zq(chunk_b$next_pend_zq),
-        .last(chunk_b$last),
-        .head_len(chunk_b$head_len),
-        .len(chunk_b$len),
-        .quotient_error(chunk_b$quotient_error),
-        .index_error(chunk_b$index_error),
-        .value_error(chunk_b$value_error),
-        .zero_run_error(chunk_b$zero_run_error),
-        .n_w(chunk_b$n_w),
-        .weights(chunk_b$weights),
-        .n_z(chunk_b$n_z),
-        .zero_runs(chunk_b$zero_runs)
+    weight_decoder_core$parser$head_a head_b(
+        .bits(head_b$bits),
+        .w_en(head_b$w_en),
+        .z_en(head_b$z_en),
+        .uncompressed(head_b$uncompressed),
+        .wtrunc(head_b$wtrunc),
+        .zunary_12(head_b$zunary_12),
+        .per_chunk_12(head_b$per_chunk_12),
+        .w_left(head_b$w_left),
+        .z_left(head_b$z_left),
+        .gr_en(head_b$gr_en),
+        .head_len(head_b$head_len),
+        .k(head_b$k),
+        .m(head_b$m),
+        .last(head_b$last)
     );
     weight_decoder_core$parser$phase phase(
         .clock(phase$clock),
         .rst_n(phase$rst_n),
         .d(phase$d),
         .q(phase$q)
-    );
-    weight_decoder_core$parser$error error(
-        .clock(error$clock),
-        .rst_n(error$rst_n),
-        .d(error$d),
-        .q(error$q)
     );
     weight_decoder_core$parser$pos8 pos8(
         .clock(pos8$clock),
@@ -3434,29 +4048,17 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
         .d(wtrunc$d),
         .q(wtrunc$q)
     );
-    weight_decoder_core$parser$w_cnt w_cnt(
-        .clock(w_cnt$clock),
-        .rst_n(w_cnt$rst_n),
-        .d(w_cnt$d),
-        .q(w_cnt$q)
-    );
-    weight_decoder_core$parser$w_cnt z_cnt(
-        .clock(z_cnt$clock),
-        .rst_n(z_cnt$rst_n),
-        .d(z_cnt$d),
-        .q(z_cnt$q)
-    );
     weight_decoder_core$parser$alternating have_palette(
         .clock(have_palette$clock),
         .rst_n(have_palette$rst_n),
         .d(have_palette$d),
         .q(have_palette$q)
     );
-    weight_decoder_core$parser$palette palette(
-        .clock(palette$clock),
-        .rst_n(palette$rst_n),
-        .d(palette$d),
-        .q(palette$q)
+    weight_decoder_core$parser$alternating bank(
+        .clock(bank$clock),
+        .rst_n(bank$rst_n),
+        .d(bank$d),
+        .q(bank$q)
     );
     weight_decoder_core$parser$palette_size palette_size(
         .clock(palette_size$clock),
@@ -3470,35 +4072,59 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
         .d(palette_bits$d),
         .q(palette_bits$q)
     );
-    weight_decoder_core$parser$dirofs dirofs(
-        .clock(dirofs$clock),
-        .rst_n(dirofs$rst_n),
-        .d(dirofs$d),
-        .q(dirofs$q)
+    weight_decoder_core$parser$pal_0 pal_0(
+        .clock(pal_0$clock),
+        .rst_n(pal_0$rst_n),
+        .d(pal_0$d),
+        .q(pal_0$q)
     );
-    weight_decoder_core$parser$w_cnt wq_i(
-        .clock(wq_i$clock),
-        .rst_n(wq_i$rst_n),
-        .d(wq_i$d),
-        .q(wq_i$q)
+    weight_decoder_core$parser$pal_0 pal_1(
+        .clock(pal_1$clock),
+        .rst_n(pal_1$rst_n),
+        .d(pal_1$d),
+        .q(pal_1$q)
     );
-    weight_decoder_core$parser$w_cnt zq_i(
-        .clock(zq_i$clock),
-        .rst_n(zq_i$rst_n),
-        .d(zq_i$d),
-        .q(zq_i$q)
+    weight_decoder_core$parser$palette_size size_0(
+        .clock(size_0$clock),
+        .rst_n(size_0$rst_n),
+        .d(size_0$d),
+        .q(size_0$q)
     );
-    weight_decoder_core$parser$dirofs wq(
-        .clock(wq$clock),
-        .rst_n(wq$rst_n),
-        .d(wq$d),
-        .q(wq$q)
+    weight_decoder_core$parser$palette_size size_1(
+        .clock(size_1$clock),
+        .rst_n(size_1$rst_n),
+        .d(size_1$d),
+        .q(size_1$q)
     );
-    weight_decoder_core$parser$zq zq(
-        .clock(zq$clock),
-        .rst_n(zq$rst_n),
-        .d(zq$d),
-        .q(zq$q)
+    weight_decoder_core$parser$offset_0 offset_0(
+        .clock(offset_0$clock),
+        .rst_n(offset_0$rst_n),
+        .d(offset_0$d),
+        .q(offset_0$q)
+    );
+    weight_decoder_core$parser$offset_0 offset_1(
+        .clock(offset_1$clock),
+        .rst_n(offset_1$rst_n),
+        .d(offset_1$d),
+        .q(offset_1$q)
+    );
+    weight_decoder_core$parser$w_left w_left(
+        .clock(w_left$clock),
+        .rst_n(w_left$rst_n),
+        .d(w_left$d),
+        .q(w_left$q)
+    );
+    weight_decoder_core$parser$w_left z_left(
+        .clock(z_left$clock),
+        .rst_n(z_left$rst_n),
+        .d(z_left$d),
+        .q(z_left$q)
+    );
+    weight_decoder_core$parser$palette_size balance(
+        .clock(balance$clock),
+        .rst_n(balance$rst_n),
+        .d(balance$d),
+        .q(balance$q)
     );
     weight_decoder_core$parser$palette_bits pend_w(
         .clock(pend_w$clock),
@@ -3506,104 +4132,115 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
         .d(pend_w$d),
         .q(pend_w$q)
     );
-    weight_decoder_core$parser$pend_wq pend_wq(
-        .clock(pend_wq$clock),
-        .rst_n(pend_wq$rst_n),
-        .d(pend_wq$d),
-        .q(pend_wq$q)
-    );
     weight_decoder_core$parser$palette_bits pend_z(
         .clock(pend_z$clock),
         .rst_n(pend_z$rst_n),
         .d(pend_z$d),
         .q(pend_z$q)
     );
-    weight_decoder_core$parser$zq pend_zq0(
-        .clock(pend_zq0$clock),
-        .rst_n(pend_zq0$rst_n),
-        .d(pend_zq0$d),
-        .q(pend_zq0$q)
+    weight_decoder_core$parser$alternating lead_pending(
+        .clock(lead_pending$clock),
+        .rst_n(lead_pending$rst_n),
+        .d(lead_pending$d),
+        .q(lead_pending$q)
     );
-    weight_decoder_core$parser$pend_zq pend_zq(
-        .clock(pend_zq$clock),
-        .rst_n(pend_zq$rst_n),
-        .d(pend_zq$d),
-        .q(pend_zq$q)
+    weight_decoder_core$parser$alternating first(
+        .clock(first$clock),
+        .rst_n(first$rst_n),
+        .d(first$d),
+        .q(first$q)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ff_count$0(
+        .bits(ff_count$0$bits),
+        .count(ff_count$0$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ff_count$1(
+        .bits(ff_count$1$bits),
+        .count(ff_count$1$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ff_count$2(
+        .bits(ff_count$2$bits),
+        .count(ff_count$2$count)
     );
     
     // Update code
     always @(*) begin
         phase$clock = clock;
-        error$clock = clock;
         pos8$clock = clock;
         alternating$clock = clock;
         zdiv$clock = clock;
         wdiv$clock = clock;
         wtrunc$clock = clock;
-        w_cnt$clock = clock;
-        z_cnt$clock = clock;
         have_palette$clock = clock;
-        palette$clock = clock;
+        bank$clock = clock;
         palette_size$clock = clock;
         palette_bits$clock = clock;
-        dirofs$clock = clock;
-        wq_i$clock = clock;
-        zq_i$clock = clock;
-        wq$clock = clock;
-        zq$clock = clock;
+        pal_0$clock = clock;
+        pal_1$clock = clock;
+        size_0$clock = clock;
+        size_1$clock = clock;
+        offset_0$clock = clock;
+        offset_1$clock = clock;
+        w_left$clock = clock;
+        z_left$clock = clock;
+        balance$clock = clock;
         pend_w$clock = clock;
-        pend_wq$clock = clock;
         pend_z$clock = clock;
-        pend_zq0$clock = clock;
-        pend_zq$clock = clock;
+        lead_pending$clock = clock;
+        first$clock = clock;
         phase$d = phase$q;
-        error$d = error$q;
         pos8$d = pos8$q;
         alternating$d = alternating$q;
         zdiv$d = zdiv$q;
         wdiv$d = wdiv$q;
         wtrunc$d = wtrunc$q;
-        w_cnt$d = w_cnt$q;
-        z_cnt$d = z_cnt$q;
         have_palette$d = have_palette$q;
-        palette$d = palette$q;
+        bank$d = bank$q;
         palette_size$d = palette_size$q;
         palette_bits$d = palette_bits$q;
-        dirofs$d = dirofs$q;
-        wq_i$d = wq_i$q;
-        zq_i$d = zq_i$q;
-        wq$d = wq$q;
-        zq$d = zq$q;
+        pal_0$d = pal_0$q;
+        pal_1$d = pal_1$q;
+        size_0$d = size_0$q;
+        size_1$d = size_1$q;
+        offset_0$d = offset_0$q;
+        offset_1$d = offset_1$q;
+        w_left$d = w_left$q;
+        z_left$d = z_left$q;
+        balance$d = balance$q;
         pend_w$d = pend_w$q;
-        pend_wq$d = pend_wq$q;
         pend_z$d = pend_z$q;
-        pend_zq0$d = pend_zq0$q;
-        pend_zq$d = pend_zq$q;
+        lead_pending$d = lead_pending$q;
+        first$d = first$q;
         phase$rst_n = rst_n;
-        error$rst_n = rst_n;
         pos8$rst_n = rst_n;
         alternating$rst_n = rst_n;
         zdiv$rst_n = rst_n;
         wdiv$rst_n = rst_n;
         wtrunc$rst_n = rst_n;
-        w_cnt$rst_n = rst_n;
-        z_cnt$rst_n = rst_n;
         have_palette$rst_n = rst_n;
-        palette$rst_n = rst_n;
+        bank$rst_n = rst_n;
         palette_size$rst_n = rst_n;
         palette_bits$rst_n = rst_n;
-        dirofs$rst_n = rst_n;
-        wq_i$rst_n = rst_n;
-        zq_i$rst_n = rst_n;
-        wq$rst_n = rst_n;
-        zq$rst_n = rst_n;
+        pal_0$rst_n = rst_n;
+        pal_1$rst_n = rst_n;
+        size_0$rst_n = rst_n;
+        size_1$rst_n = rst_n;
+        offset_0$rst_n = rst_n;
+        offset_1$rst_n = rst_n;
+        w_left$rst_n = rst_n;
+        z_left$rst_n = rst_n;
+        balance$rst_n = rst_n;
         pend_w$rst_n = rst_n;
-        pend_wq$rst_n = rst_n;
         pend_z$rst_n = rst_n;
-        pend_zq0$rst_n = rst_n;
-        pend_zq$rst_n = rst_n;
+        lead_pending$rst_n = rst_n;
+        first$rst_n = rst_n;
         idle = phase$q == Phase$Idle;
-        error_code = error$q;
+        palette_0 = pal_0$q;
+        palette_1 = pal_1$q;
+        palette_size_0 = size_0$q;
+        palette_size_1 = size_1$q;
+        direct_offset_0 = offset_0$q;
+        direct_offset_1 = offset_1$q;
         unc_bits = palette_bits$q;
         if (palette_size$q != 32'h0) begin
             unc_bits = 32'h5;
@@ -3620,63 +4257,25 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
                 unc_bits = 32'h1;
             end
         end
-        chunk_a$bits = ((view) & 160'hffffffffffffffffffffffffffffffffffffffff);
-        chunk_b$bits = view[(chunk_a$len)+:(160)];
-        chunk_a$alternating = alternating$q;
-        chunk_a$zdiv = zdiv$q;
-        chunk_a$wdiv = wdiv$q;
-        chunk_a$wtrunc = wtrunc$q;
-        chunk_a$uncompressed = wdiv$q == 32'h7;
-        chunk_a$wremain_bits = ((wdiv$q) & 4'hf);
-        if (wdiv$q == 32'h7) begin
-            chunk_a$wremain_bits = unc_bits;
+        uncompressed = wdiv$q == 32'h7;
+        wrem_bits = ((wdiv$q) & 4'hf);
+        if (uncompressed) begin
+            wrem_bits = unc_bits;
         end
-        chunk_a$per_chunk_12 = unc_bits <= 32'h5;
-        chunk_a$zunary_12 = zdiv$q < 32'h3;
-        chunk_a$w_cnt = w_cnt$q;
-        chunk_a$z_cnt = z_cnt$q;
-        chunk_a$palette = palette$q;
-        chunk_a$palette_size = palette_size$q;
-        chunk_a$dirofs = dirofs$q;
-        chunk_b$alternating = alternating$q;
-        chunk_b$zdiv = zdiv$q;
-        chunk_b$wdiv = wdiv$q;
-        chunk_b$wtrunc = wtrunc$q;
-        chunk_b$uncompressed = wdiv$q == 32'h7;
-        chunk_b$wremain_bits = ((wdiv$q) & 4'hf);
-        if (wdiv$q == 32'h7) begin
-            chunk_b$wremain_bits = unc_bits;
+        zunary_12 = zdiv$q < 32'h3;
+        other_bank_busy = bank_busy[32'h1];
+        if (bank$q) begin
+            other_bank_busy = bank_busy[32'h0];
         end
-        chunk_b$per_chunk_12 = unc_bits <= 32'h5;
-        chunk_b$zunary_12 = zdiv$q < 32'h3;
-        chunk_b$w_cnt = w_cnt$q;
-        chunk_b$z_cnt = z_cnt$q;
-        chunk_b$palette = palette$q;
-        chunk_b$palette_size = palette_size$q;
-        chunk_b$dirofs = dirofs$q;
-        chunk_a$wq_i = wq_i$q;
-        chunk_a$zq_i = zq_i$q;
-        chunk_a$wq = wq$q;
-        chunk_a$zq = zq$q;
-        chunk_a$pend_w = pend_w$q;
-        chunk_a$pend_wq = pend_wq$q;
-        chunk_a$pend_z = pend_z$q;
-        chunk_a$pend_zq0 = pend_zq0$q;
-        chunk_a$pend_zq = pend_zq$q;
-        chunk_b$wq_i = chunk_a$next_wq_i;
-        chunk_b$zq_i = chunk_a$next_zq_i;
-        chunk_b$wq = chunk_a$next_wq;
-        chunk_b$zq = chunk_a$next_zq;
-        chunk_b$pend_w = chunk_a$next_pend_w;
-        chunk_b$pend_wq = chunk_a$next_pend_wq;
-        chunk_b$pend_z = chunk_a$next_pend_z;
-        chunk_b$pend_zq0 = chunk_a$next_pend_zq0;
-        chunk_b$pend_zq = chunk_a$next_pend_zq;
         zdiv_field = view[(32'h0)+:(3)];
         wdiv_field = view[(32'h12)+:(3)];
         newpal = view[32'h16];
         palsize_field = view[(32'h1c)+:(5)];
         header_alternating = zdiv_field < 32'h4;
+        new_size = 32'h0;
+        if (palsize_field != 32'h0) begin
+            new_size = ((palsize_field) & 6'h3f) + 32'h1;
+        end
         pad = 32'h5 - pos8$q;
         pad_ok = 1'b1;
         if ((0 < pad) & ~view[0 + 32'h3]) begin
@@ -3700,297 +4299,109 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
         if ((6 < pad) & ~view[6 + 32'h3]) begin
             pad_ok = 1'b0;
         end
-        ff_bytes = 32'h0;
-        ff_run = pos8$q == 32'h0;
-        if (ff_run & (view[(0 * 32'h8)+:(8)] == 32'hff) & (fill >= ((0 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
+        ff_mask = 32'h0;
+        if ((view[(0 * 32'h8)+:(8)] == 32'hff) & (fill >= ((0 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        else begin
-            ff_run = 1'b0;
+        if ((view[(1 * 32'h8)+:(8)] == 32'hff) & (fill >= ((1 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if (ff_run & (view[(1 * 32'h8)+:(8)] == 32'hff) & (fill >= ((1 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
+        if ((view[(2 * 32'h8)+:(8)] == 32'hff) & (fill >= ((2 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        else begin
-            ff_run = 1'b0;
+        if ((view[(3 * 32'h8)+:(8)] == 32'hff) & (fill >= ((3 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if (ff_run & (view[(2 * 32'h8)+:(8)] == 32'hff) & (fill >= ((2 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
+        if ((view[(4 * 32'h8)+:(8)] == 32'hff) & (fill >= ((4 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        else begin
-            ff_run = 1'b0;
+        if ((view[(5 * 32'h8)+:(8)] == 32'hff) & (fill >= ((5 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if (ff_run & (view[(3 * 32'h8)+:(8)] == 32'hff) & (fill >= ((3 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
+        if ((view[(6 * 32'h8)+:(8)] == 32'hff) & (fill >= ((6 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        else begin
-            ff_run = 1'b0;
+        if ((view[(7 * 32'h8)+:(8)] == 32'hff) & (fill >= ((7 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if (ff_run & (view[(4 * 32'h8)+:(8)] == 32'hff) & (fill >= ((4 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
+        if ((view[(8 * 32'h8)+:(8)] == 32'hff) & (fill >= ((8 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (8)) | ((1'b1) << (8)));
         end
-        else begin
-            ff_run = 1'b0;
+        if ((view[(9 * 32'h8)+:(8)] == 32'hff) & (fill >= ((9 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (9)) | ((1'b1) << (9)));
         end
-        if (ff_run & (view[(5 * 32'h8)+:(8)] == 32'hff) & (fill >= ((5 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
+        if ((view[(10 * 32'h8)+:(8)] == 32'hff) & (fill >= ((10 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (10)) | ((1'b1) << (10)));
         end
-        else begin
-            ff_run = 1'b0;
+        if ((view[(11 * 32'h8)+:(8)] == 32'hff) & (fill >= ((11 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (11)) | ((1'b1) << (11)));
         end
-        if (ff_run & (view[(6 * 32'h8)+:(8)] == 32'hff) & (fill >= ((6 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
+        if ((view[(12 * 32'h8)+:(8)] == 32'hff) & (fill >= ((12 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (12)) | ((1'b1) << (12)));
         end
-        else begin
-            ff_run = 1'b0;
+        if ((view[(13 * 32'h8)+:(8)] == 32'hff) & (fill >= ((13 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (13)) | ((1'b1) << (13)));
         end
-        if (ff_run & (view[(7 * 32'h8)+:(8)] == 32'hff) & (fill >= ((7 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
+        if ((view[(14 * 32'h8)+:(8)] == 32'hff) & (fill >= ((14 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (14)) | ((1'b1) << (14)));
         end
-        else begin
-            ff_run = 1'b0;
+        if ((view[(15 * 32'h8)+:(8)] == 32'hff) & (fill >= ((15 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (15)) | ((1'b1) << (15)));
         end
-        if (ff_run & (view[(8 * 32'h8)+:(8)] == 32'hff) & (fill >= ((8 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
+        if ((view[(16 * 32'h8)+:(8)] == 32'hff) & (fill >= ((16 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (16)) | ((1'b1) << (16)));
         end
-        else begin
-            ff_run = 1'b0;
+        if ((view[(17 * 32'h8)+:(8)] == 32'hff) & (fill >= ((17 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (17)) | ((1'b1) << (17)));
         end
-        if (ff_run & (view[(9 * 32'h8)+:(8)] == 32'hff) & (fill >= ((9 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
+        if ((view[(18 * 32'h8)+:(8)] == 32'hff) & (fill >= ((18 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (18)) | ((1'b1) << (18)));
         end
-        else begin
-            ff_run = 1'b0;
+        if ((view[(19 * 32'h8)+:(8)] == 32'hff) & (fill >= ((19 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (19)) | ((1'b1) << (19)));
         end
-        if (ff_run & (view[(10 * 32'h8)+:(8)] == 32'hff) & (fill >= ((10 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
+        if ((view[(20 * 32'h8)+:(8)] == 32'hff) & (fill >= ((20 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (20)) | ((1'b1) << (20)));
         end
-        else begin
-            ff_run = 1'b0;
+        if ((view[(21 * 32'h8)+:(8)] == 32'hff) & (fill >= ((21 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (21)) | ((1'b1) << (21)));
         end
-        if (ff_run & (view[(11 * 32'h8)+:(8)] == 32'hff) & (fill >= ((11 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
+        if ((view[(22 * 32'h8)+:(8)] == 32'hff) & (fill >= ((22 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (22)) | ((1'b1) << (22)));
         end
-        else begin
-            ff_run = 1'b0;
+        if ((view[(23 * 32'h8)+:(8)] == 32'hff) & (fill >= ((23 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (23)) | ((1'b1) << (23)));
         end
-        if (ff_run & (view[(12 * 32'h8)+:(8)] == 32'hff) & (fill >= ((12 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
+        if ((view[(24 * 32'h8)+:(8)] == 32'hff) & (fill >= ((24 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (24)) | ((1'b1) << (24)));
         end
-        else begin
-            ff_run = 1'b0;
+        if ((view[(25 * 32'h8)+:(8)] == 32'hff) & (fill >= ((25 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (25)) | ((1'b1) << (25)));
         end
-        if (ff_run & (view[(13 * 32'h8)+:(8)] == 32'hff) & (fill >= ((13 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
+        if ((view[(26 * 32'h8)+:(8)] == 32'hff) & (fill >= ((26 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (26)) | ((1'b1) << (26)));
         end
-        else begin
-            ff_run = 1'b0;
+        if ((view[(27 * 32'h8)+:(8)] == 32'hff) & (fill >= ((27 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (27)) | ((1'b1) << (27)));
         end
-        if (ff_run & (view[(14 * 32'h8)+:(8)] == 32'hff) & (fill >= ((14 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
+        if ((view[(28 * 32'h8)+:(8)] == 32'hff) & (fill >= ((28 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (28)) | ((1'b1) << (28)));
         end
-        else begin
-            ff_run = 1'b0;
+        if ((view[(29 * 32'h8)+:(8)] == 32'hff) & (fill >= ((29 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (29)) | ((1'b1) << (29)));
         end
-        if (ff_run & (view[(15 * 32'h8)+:(8)] == 32'hff) & (fill >= ((15 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
+        if ((view[(30 * 32'h8)+:(8)] == 32'hff) & (fill >= ((30 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (30)) | ((1'b1) << (30)));
         end
-        else begin
-            ff_run = 1'b0;
+        if ((view[(31 * 32'h8)+:(8)] == 32'hff) & (fill >= ((31 + 32'h1) * 32'h8))) begin
+            ff_mask = (ff_mask & ~(1 << (31)) | ((1'b1) << (31)));
         end
-        if (ff_run & (view[(16 * 32'h8)+:(8)] == 32'hff) & (fill >= ((16 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
-        end
-        else begin
-            ff_run = 1'b0;
-        end
-        if (ff_run & (view[(17 * 32'h8)+:(8)] == 32'hff) & (fill >= ((17 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
-        end
-        else begin
-            ff_run = 1'b0;
-        end
-        if (ff_run & (view[(18 * 32'h8)+:(8)] == 32'hff) & (fill >= ((18 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
-        end
-        else begin
-            ff_run = 1'b0;
-        end
-        if (ff_run & (view[(19 * 32'h8)+:(8)] == 32'hff) & (fill >= ((19 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
-        end
-        else begin
-            ff_run = 1'b0;
-        end
-        if (ff_run & (view[(20 * 32'h8)+:(8)] == 32'hff) & (fill >= ((20 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
-        end
-        else begin
-            ff_run = 1'b0;
-        end
-        if (ff_run & (view[(21 * 32'h8)+:(8)] == 32'hff) & (fill >= ((21 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
-        end
-        else begin
-            ff_run = 1'b0;
-        end
-        if (ff_run & (view[(22 * 32'h8)+:(8)] == 32'hff) & (fill >= ((22 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
-        end
-        else begin
-            ff_run = 1'b0;
-        end
-        if (ff_run & (view[(23 * 32'h8)+:(8)] == 32'hff) & (fill >= ((23 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
-        end
-        else begin
-            ff_run = 1'b0;
-        end
-        if (ff_run & (view[(24 * 32'h8)+:(8)] == 32'hff) & (fill >= ((24 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
-        end
-        else begin
-            ff_run = 1'b0;
-        end
-        if (ff_run & (view[(25 * 32'h8)+:(8)] == 32'hff) & (fill >= ((25 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
-        end
-        else begin
-            ff_run = 1'b0;
-        end
-        if (ff_run & (view[(26 * 32'h8)+:(8)] == 32'hff) & (fill >= ((26 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
-        end
-        else begin
-            ff_run = 1'b0;
-        end
-        if (ff_run & (view[(27 * 32'h8)+:(8)] == 32'hff) & (fill >= ((27 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
-        end
-        else begin
-            ff_run = 1'b0;
-        end
-        if (ff_run & (view[(28 * 32'h8)+:(8)] == 32'hff) & (fill >= ((28 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
-        end
-        else begin
-            ff_run = 1'b0;
-        end
-        if (ff_run & (view[(29 * 32'h8)+:(8)] == 32'hff) & (fill >= ((29 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
-        end
-        else begin
-            ff_run = 1'b0;
-        end
-        if (ff_run & (view[(30 * 32'h8)+:(8)] == 32'hff) & (fill >= ((30 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
-        end
-        else begin
-            ff_run = 1'b0;
-        end
-        if (ff_run & (view[(31 * 32'h8)+:(8)] == 32'hff) & (fill >= ((31 + 32'h1) * 32'h8))) begin
-            ff_bytes = ff_bytes + 32'h1;
-        end
-        else begin
-            ff_run = 1'b0;
-        end
-        pal_off = 32'h0;
-        if (0 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (1 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (2 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (3 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (4 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (5 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (6 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (7 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (8 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (9 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (10 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (11 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (12 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (13 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (14 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (15 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (16 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (17 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (18 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (19 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (20 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (21 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (22 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (23 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (24 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (25 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (26 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (27 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (28 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (29 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (30 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
-        if (31 < palette_size$q) begin
-            pal_off = pal_off + ((palette_bits$q) & 9'h1ff);
-        end
+        ff_run = ff_mask & ~(ff_mask + 32'h1);
+        ff_count$0$bits = ff_run[(32'h0)+:(12)];
+        ff_count$1$bits = ff_run[(32'hc)+:(12)];
+        ff_count$2$bits = ((ff_run[(32'h18)+:(8)]) & 12'hfff);
+        ff_bytes = (((ff_count$0$count) & 6'h3f) + ((ff_count$1$count) & 6'h3f)) + ((ff_count$2$count) & 6'h3f);
+        pal_len = ((((palette_size$q) & 16'hffff) * ((palette_bits$q) & 16'hffff)) & 9'h1ff);
         entries = 32'h0;
         raw = 32'h0;
         case (palette_bits$q)
@@ -4534,206 +4945,284 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
                 begin
                 end
         endcase
+        w_left_sat = ((w_left$q) & 5'h1f);
+        if (w_left$q > 32'h1f) begin
+            w_left_sat = 32'h1f;
+        end
+        z_left_sat = ((z_left$q) & 5'h1f);
+        if (z_left$q > 32'h1f) begin
+            z_left_sat = 32'h1f;
+        end
+        head_a$bits = view[(32'h0)+:(36)];
+        head_a$w_en = (w_left$q != 32'h0) & (~alternating$q | balance$q[32'h5] | (balance$q[(32'h3)+:(3)] == 32'h0));
+        head_a$z_en = alternating$q & ~balance$q[32'h5] & (z_left$q != 32'h0);
+        head_a$uncompressed = uncompressed;
+        head_a$wtrunc = wtrunc$q;
+        head_a$zunary_12 = zunary_12;
+        head_a$per_chunk_12 = unc_bits <= 32'h5;
+        head_a$w_left = w_left_sat;
+        head_a$z_left = z_left_sat;
+        rem_w_a = ((((pend_w$q) & 16'hffff) * ((wrem_bits) & 16'hffff)) & 8'hff);
+        rem_z_a = ((((pend_z$q) & 16'hffff) * ((zdiv$q) & 16'hffff)) & 8'hff);
+        len_a = (((head_a$head_len) & 8'hff) + rem_w_a) + rem_z_a;
+        balance_b = balance$q + ((head_a$k) & 6'h3f) - ((head_a$m) & 6'h3f);
+        w_left_b = w_left_sat - ((head_a$k) & 5'h1f);
+        z_left_b = z_left_sat - ((head_a$m) & 5'h1f);
+        head_b$bits = view[(len_a)+:(36)];
+        head_b$w_en = (w_left_b != 32'h0) & (~alternating$q | balance_b[32'h5] | (balance_b[(32'h3)+:(3)] == 32'h0));
+        head_b$z_en = alternating$q & ~balance_b[32'h5] & (z_left_b != 32'h0);
+        head_b$uncompressed = uncompressed;
+        head_b$wtrunc = wtrunc$q;
+        head_b$zunary_12 = zunary_12;
+        head_b$per_chunk_12 = unc_bits <= 32'h5;
+        head_b$w_left = w_left_b;
+        head_b$z_left = z_left_b;
+        rem_w_b = ((((head_a$k) & 16'hffff) * ((wrem_bits) & 16'hffff)) & 8'hff);
+        rem_z_b = ((((head_a$m) & 16'hffff) * ((zdiv$q) & 16'hffff)) & 8'hff);
+        len_b = (((head_b$head_len) & 8'hff) + rem_w_b) + rem_z_b;
+        record_a[(64'h0)+:(1)] = 1'b0;
+        bits_a = view[(32'h0)+:(160)];
+        record_a[(64'h1)+:(1)] = first$q;
+        record_a[(64'h2)+:(1)] = head_a$gr_en;
+        record_a[(64'h3)+:(1)] = head_a$z_en;
+        record_a[(64'h4)+:(4)] = head_a$k;
+        record_a[(64'h8)+:(4)] = head_a$m;
+        record_a[(64'hc)+:(1)] = w_left_sat > ((head_a$k) & 5'h1f);
+        record_a[(64'hd)+:(4)] = pend_w$q;
+        record_a[(64'h11)+:(4)] = pend_z$q;
+        record_a[(64'h15)+:(6)] = head_a$head_len;
+        record_a[(64'h1b)+:(8)] = ((head_a$head_len) & 8'hff) + rem_w_a;
+        record_a[(64'h23)+:(1)] = lead_pending$q & (pend_z$q != 32'h0);
+        record_a[(64'h24)+:(1)] = 1'b0;
+        record_a[(64'h25)+:(1)] = 1'b0;
+        record_a[(64'h26)+:(4)] = ErrorCode$None;
+        record_a[(64'h2a)+:(1)] = bank$q;
+        record_a[(64'h2b)+:(1)] = alternating$q;
+        record_a[(64'h2c)+:(2)] = zdiv$q;
+        record_a[(64'h2e)+:(3)] = wdiv$q;
+        if (uncompressed) begin
+            record_a[(64'h2e)+:(3)] = 32'h0;
+        end
+        record_a[(64'h31)+:(1)] = wtrunc$q;
+        record_a[(64'h32)+:(1)] = zunary_12;
+        record_a[(64'h33)+:(4)] = wrem_bits;
+        record_b = record_a;
+        record_b[(64'h0)+:(1)] = 1'b0;
+        bits_b = view[(len_a)+:(160)];
+        record_b[(64'h1)+:(1)] = 1'b0;
+        record_b[(64'h2)+:(1)] = head_b$gr_en;
+        record_b[(64'h3)+:(1)] = head_b$z_en;
+        record_b[(64'h4)+:(4)] = head_b$k;
+        record_b[(64'h8)+:(4)] = head_b$m;
+        record_b[(64'hc)+:(1)] = w_left_b > ((head_b$k) & 5'h1f);
+        record_b[(64'hd)+:(4)] = head_a$k;
+        record_b[(64'h11)+:(4)] = head_a$m;
+        record_b[(64'h15)+:(6)] = head_b$head_len;
+        record_b[(64'h1b)+:(8)] = ((head_b$head_len) & 8'hff) + rem_w_b;
+        record_b[(64'h23)+:(1)] = lead_pending$q & (pend_z$q == 32'h0) & (head_a$m != 32'h0);
         used = 32'h0;
-        push_a_w = 32'h0;
-        push_a_value = 1'b1;
-        push_a_weights = chunk_a$weights;
-        push_a_z = 32'h0;
-        push_a_runs = chunk_a$zero_runs;
-        push_b_w = 32'h0;
-        push_b_weights = chunk_b$weights;
-        push_b_z = 32'h0;
-        push_b_runs = chunk_b$zero_runs;
-        len_ab = ((chunk_a$len) & 9'h1ff) + ((chunk_b$len) & 9'h1ff);
+        take_a = 1'b0;
         take_b = 1'b0;
-        fail_code = ErrorCode$None;
-        case (phase$q)
-            Phase$Idle:
-                begin
-                    if (start) begin
-                        error$d = ErrorCode$None;
-                        have_palette$d = 1'b0;
-                        phase$d = Phase$Header;
-                        if (bad_length) begin
-                            fail_code = ErrorCode$NotWordAligned;
-                        end
-                    end
-                end
-            Phase$Header:
-                begin
-                    if (fill == 32'h0) begin
-                        if (exhausted) begin
-                            phase$d = Phase$Idle;
-                        end
-                    end
-                    else if (fill < 32'h3) begin
-                        if (exhausted) begin
-                            fail_code = ErrorCode$UnexpectedEnd;
-                        end
-                    end
-                    else if (zdiv_field == 32'h7) begin
-                        if (fill < ((pad) & 9'h1ff) + 32'h3) begin
-                            if (exhausted) begin
-                                fail_code = ErrorCode$UnexpectedEnd;
+        fault = ErrorCode$None;
+        if (accept) begin
+            case (phase$q)
+                Phase$Idle:
+                    begin
+                        if (start) begin
+                            have_palette$d = 1'b0;
+                            if (bad_length) begin
+                                fault = ErrorCode$NotWordAligned;
                             end
                         end
-                        else if (~pad_ok) begin
-                            fail_code = ErrorCode$BadByteAlign;
+                    end
+                Phase$Header:
+                    begin
+                        if (fill == 32'h0) begin
                         end
-                        else if (pos8$q == 32'h0) begin
-                            used = ((ff_bytes) & 9'h1ff) << 32'h3;
+                        else if (fill < 32'h3) begin
+                            if (exhausted) begin
+                                fault = ErrorCode$UnexpectedEnd;
+                            end
+                        end
+                        else if (zdiv_field == 32'h7) begin
+                            if (fill < ((pad) & 10'h3ff) + 32'h3) begin
+                                if (exhausted) begin
+                                    fault = ErrorCode$UnexpectedEnd;
+                                end
+                            end
+                            else if (~pad_ok) begin
+                                fault = ErrorCode$BadByteAlign;
+                            end
+                            else if (pos8$q == 32'h0) begin
+                                used = ((ff_bytes) & 9'h1ff) << 32'h3;
+                            end
+                            else begin
+                                used = ((pad) & 9'h1ff) + 32'h3;
+                            end
+                        end
+                        else if ((zdiv_field == 32'h4) | (zdiv_field == 32'h5)) begin
+                            fault = ErrorCode$BadZdiv;
+                        end
+                        else if (fill < 32'h15) begin
+                            if (exhausted) begin
+                                fault = ErrorCode$UnexpectedEnd;
+                            end
+                        end
+                        else if (wdiv_field == 32'h6) begin
+                            fault = ErrorCode$BadWdiv;
+                        end
+                        else if ((fill < 32'h17) | (newpal & (fill < 32'h24))) begin
+                            if (exhausted) begin
+                                fault = ErrorCode$UnexpectedEnd;
+                            end
+                        end
+                        else if (~newpal & ~have_palette$q) begin
+                            fault = ErrorCode$FirstSliceWithoutPalette;
+                        end
+                        else if (~newpal & (header_alternating != alternating$q)) begin
+                            fault = ErrorCode$ModeChangeWithoutNewpal;
+                        end
+                        else if (~newpal | ~other_bank_busy) begin
+                            used = 32'h17;
+                            alternating$d = header_alternating;
+                            zdiv$d = ((zdiv_field) & 2'h3);
+                            wdiv$d = wdiv_field;
+                            wtrunc$d = view[32'h15];
+                            w_left$d = ((view[(32'h3)+:(15)]) & 16'hffff) + 32'h1;
+                            z_left$d = 32'h0;
+                            if (header_alternating) begin
+                                z_left$d = ((view[(32'h3)+:(15)]) & 16'hffff) + 32'h1 + newpal;
+                            end
+                            balance$d = 32'h0;
+                            pend_w$d = 32'h0;
+                            pend_z$d = 32'h0;
+                            lead_pending$d = 1'b0;
+                            first$d = 1'b1;
+                            if (newpal) begin
+                                used = 32'h24;
+                                have_palette$d = 1'b1;
+                                bank$d = ~bank$q;
+                                palette_bits$d = ((view[(32'h21)+:(3)]) & 4'hf) + 32'h2;
+                                palette_size$d = new_size;
+                                if (bank$q) begin
+                                    size_0$d = new_size;
+                                    offset_0$d = ((view[(32'h17)+:(5)]) & 11'h7ff) - ((new_size) & 11'h7ff);
+                                end
+                                else begin
+                                    size_1$d = new_size;
+                                    offset_1$d = ((view[(32'h17)+:(5)]) & 11'h7ff) - ((new_size) & 11'h7ff);
+                                end
+                                if (header_alternating) begin
+                                    lead_pending$d = 1'b1;
+                                    record_a[(64'h0)+:(1)] = 1'b1;
+                                    record_a[(64'h24)+:(1)] = 1'b1;
+                                end
+                            end
+                        end
+                    end
+                Phase$Palette:
+                    begin
+                        if (fill < ((pal_len) & 10'h3ff)) begin
+                            if (exhausted) begin
+                                fault = ErrorCode$UnexpectedEnd;
+                            end
                         end
                         else begin
-                            used = ((pad) & 9'h1ff) + 32'h3;
-                        end
-                    end
-                    else if ((zdiv_field == 32'h4) | (zdiv_field == 32'h5)) begin
-                        fail_code = ErrorCode$BadZdiv;
-                    end
-                    else if (fill < 32'h15) begin
-                        if (exhausted) begin
-                            fail_code = ErrorCode$UnexpectedEnd;
-                        end
-                    end
-                    else if (wdiv_field == 32'h6) begin
-                        fail_code = ErrorCode$BadWdiv;
-                    end
-                    else if ((fill < 32'h17) | (newpal & (fill < 32'h24))) begin
-                        if (exhausted) begin
-                            fail_code = ErrorCode$UnexpectedEnd;
-                        end
-                    end
-                    else if (~newpal & ~have_palette$q) begin
-                        fail_code = ErrorCode$FirstSliceWithoutPalette;
-                    end
-                    else if (~newpal & (header_alternating != alternating$q)) begin
-                        fail_code = ErrorCode$ModeChangeWithoutNewpal;
-                    end
-                    else if (~(header_alternating & newpal) | (w_room != 32'h0)) begin
-                        used = 32'h17;
-                        alternating$d = header_alternating;
-                        zdiv$d = ((zdiv_field) & 2'h3);
-                        wdiv$d = wdiv_field;
-                        wtrunc$d = view[32'h15];
-                        w_cnt$d = ((view[(32'h3)+:(15)]) & 16'hffff) + 32'h1;
-                        z_cnt$d = 32'h0;
-                        if (header_alternating) begin
-                            z_cnt$d = ((view[(32'h3)+:(15)]) & 16'hffff) + 32'h1 + newpal;
-                        end
-                        wq_i$d = 32'h0;
-                        zq_i$d = 32'h0;
-                        wq$d = 32'h0;
-                        zq$d = 32'h0;
-                        pend_w$d = 32'h0;
-                        pend_z$d = 32'h0;
-                        phase$d = Phase$Chunk;
-                        if (newpal) begin
-                            used = 32'h24;
-                            have_palette$d = 1'b1;
-                            dirofs$d = view[(32'h17)+:(5)];
-                            palette_bits$d = ((view[(32'h21)+:(3)]) & 4'hf) + 32'h2;
-                            palette_size$d = 32'h0;
-                            if (palsize_field != 32'h0) begin
-                                palette_size$d = ((palsize_field) & 6'h3f) + 32'h1;
-                                phase$d = Phase$Palette;
+                            used = pal_len;
+                            if (bank$q) begin
+                                pal_1$d = entries;
                             end
-                            if (header_alternating) begin
-                                push_a_w = 32'h1;
-                                push_a_value = 1'b0;
+                            else begin
+                                pal_0$d = entries;
                             end
                         end
                     end
-                end
-            Phase$Palette:
-                begin
-                    if (fill < pal_off) begin
-                        if (exhausted) begin
-                            fail_code = ErrorCode$UnexpectedEnd;
-                        end
-                    end
-                    else begin
-                        used = pal_off;
-                        palette$d = entries;
-                        phase$d = Phase$Chunk;
-                    end
-                end
-            Phase$Chunk:
-                begin
-                    if (fill < ((chunk_a$head_len) & 9'h1ff)) begin
-                        if (exhausted) begin
-                            fail_code = ErrorCode$UnexpectedEnd;
-                        end
-                    end
-                    else if (chunk_a$quotient_error) begin
-                        fail_code = ErrorCode$QuotientOverLimit;
-                    end
-                    else if (fill < ((chunk_a$len) & 9'h1ff)) begin
-                        if (exhausted) begin
-                            fail_code = ErrorCode$UnexpectedEnd;
-                        end
-                    end
-                    else if (chunk_a$index_error) begin
-                        fail_code = ErrorCode$IndexOutOfRange;
-                    end
-                    else if (chunk_a$value_error) begin
-                        fail_code = ErrorCode$ValueOutOfRange;
-                    end
-                    else if (chunk_a$zero_run_error) begin
-                        fail_code = ErrorCode$ZeroRunTooLong;
-                    end
-                    else if ((((chunk_a$n_w) & 7'h7f) <= w_room) & (((chunk_a$n_z) & 7'h7f) <= z_room)) begin
-                        used = ((chunk_a$len) & 9'h1ff);
-                        push_a_w = chunk_a$n_w;
-                        push_a_z = chunk_a$n_z;
-                        wq_i$d = chunk_a$next_wq_i;
-                        zq_i$d = chunk_a$next_zq_i;
-                        wq$d = chunk_a$next_wq;
-                        zq$d = chunk_a$next_zq;
-                        pend_w$d = chunk_a$next_pend_w;
-                        pend_wq$d = chunk_a$next_pend_wq;
-                        pend_z$d = chunk_a$next_pend_z;
-                        pend_zq0$d = chunk_a$next_pend_zq0;
-                        pend_zq$d = chunk_a$next_pend_zq;
-                        if (chunk_a$last) begin
-                            phase$d = Phase$Header;
-                        end
-                        take_b = ~chunk_a$last & (fill >= len_ab) & ~chunk_b$quotient_error & ~chunk_b$index_error & ~chunk_b$value_error & ~chunk_b$zero_run_error & (((chunk_a$n_w) & 7'h7f) + ((chunk_b$n_w) & 7'h7f) <= w_room) & (((chunk_a$n_z) & 7'h7f) + ((chunk_b$n_z) & 7'h7f) <= z_room);
-                        if (take_b) begin
-                            used = len_ab;
-                            push_b_w = chunk_b$n_w;
-                            push_b_z = chunk_b$n_z;
-                            wq_i$d = chunk_b$next_wq_i;
-                            zq_i$d = chunk_b$next_zq_i;
-                            wq$d = chunk_b$next_wq;
-                            zq$d = chunk_b$next_zq;
-                            pend_w$d = chunk_b$next_pend_w;
-                            pend_wq$d = chunk_b$next_pend_wq;
-                            pend_z$d = chunk_b$next_pend_z;
-                            pend_zq0$d = chunk_b$next_pend_zq0;
-                            pend_zq$d = chunk_b$next_pend_zq;
-                            if (chunk_b$last) begin
-                                phase$d = Phase$Header;
+                Phase$Chunk:
+                    begin
+                        if (fill < ((head_a$head_len) & 10'h3ff)) begin
+                            if (exhausted) begin
+                                fault = ErrorCode$UnexpectedEnd;
                             end
                         end
+                        else if (fill < ((len_a) & 10'h3ff)) begin
+                            if (exhausted) begin
+                                record_a[(64'h0)+:(1)] = 1'b1;
+                                record_a[(64'h25)+:(1)] = 1'b1;
+                            end
+                        end
+                        else begin
+                            take_a = 1'b1;
+                            take_b = ~head_a$last & (fill >= 32'h140);
+                        end
                     end
-                end
-            Phase$Fail:
-                begin
-                    used = fill;
-                    if (exhausted & (fill == 32'h0)) begin
-                        phase$d = Phase$Idle;
+                Phase$Fail:
+                    begin
+                        used = ((fill) & 9'h1ff);
+                        if (fill > 32'h100) begin
+                            used = 32'h100;
+                        end
                     end
+            endcase
+            if (take_a) begin
+                record_a[(64'h0)+:(1)] = 1'b1;
+                used = ((len_a) & 9'h1ff);
+                w_left$d = w_left$q - ((head_a$k) & 16'hffff);
+                z_left$d = z_left$q - ((head_a$m) & 16'hffff);
+                balance$d = balance_b;
+                pend_w$d = head_a$k;
+                pend_z$d = head_a$m;
+                first$d = 1'b0;
+                if (pend_z$q != 32'h0) begin
+                    lead_pending$d = 1'b0;
                 end
-        endcase
-        if (fail_code != ErrorCode$None) begin
-            error$d = fail_code;
-            phase$d = Phase$Fail;
-            used = 32'h0;
-            push_a_w = 32'h0;
-            push_a_z = 32'h0;
-            push_b_w = 32'h0;
-            push_b_z = 32'h0;
+            end
+            if (take_b) begin
+                record_b[(64'h0)+:(1)] = 1'b1;
+                used = ((len_a) & 9'h1ff) + ((len_b) & 9'h1ff);
+                w_left$d = w_left$q - (((head_a$k) & 16'hffff) + ((head_b$k) & 16'hffff));
+                z_left$d = z_left$q - (((head_a$m) & 16'hffff) + ((head_b$m) & 16'hffff));
+                balance$d = balance_b + ((head_b$k) & 6'h3f) - ((head_b$m) & 6'h3f);
+                pend_w$d = head_b$k;
+                pend_z$d = head_b$m;
+                if ((pend_z$q != 32'h0) | (head_a$m != 32'h0)) begin
+                    lead_pending$d = 1'b0;
+                end
+            end
+            if (fault != ErrorCode$None) begin
+                record_a[(64'h0)+:(1)] = 1'b1;
+                record_a[(64'h26)+:(4)] = fault;
+                used = 32'h0;
+            end
         end
+        header_taken = (phase$q == Phase$Header) & ((zdiv_field < 32'h4) | (zdiv_field == 32'h6)) & (wdiv_field != 32'h6) & (fill >= 32'h17) & (~newpal | (fill >= 32'h24)) & (newpal | have_palette$q) & (newpal | (header_alternating == alternating$q)) & (~newpal | ~other_bank_busy);
+        next_phase = phase$q;
+        if (accept) begin
+            if ((phase$q == Phase$Idle) & start) begin
+                next_phase = Phase$Header;
+            end
+            if (((phase$q == Phase$Header) | (phase$q == Phase$Fail)) & exhausted & (fill == 32'h0)) begin
+                next_phase = Phase$Idle;
+            end
+            if (header_taken) begin
+                next_phase = Phase$Chunk;
+                if (newpal & (palsize_field != 32'h0)) begin
+                    next_phase = Phase$Palette;
+                end
+            end
+            if ((phase$q == Phase$Palette) & (fill >= ((pal_len) & 10'h3ff))) begin
+                next_phase = Phase$Chunk;
+            end
+            if ((take_a & ~take_b & head_a$last) | (take_b & head_b$last)) begin
+                next_phase = Phase$Header;
+            end
+            if (record_a[(64'h25)+:(1)] | (fault != ErrorCode$None)) begin
+                next_phase = Phase$Fail;
+            end
+        end
+        if (downstream_fault & (phase$q != Phase$Idle) & (phase$q != Phase$Fail)) begin
+            next_phase = Phase$Fail;
+        end
+        phase$d = next_phase;
         pos8$d = pos8$q + ((used) & 3'h7);
         if (start) begin
             pos8$d = 32'h0;
@@ -4762,4780 +5251,220 @@ module weight_decoder_core$parser$alternating(clock,rst_n,d,q);
 endmodule // weight_decoder_core$parser$alternating
 
 
-module weight_decoder_core$parser$chunk_a(bits,alternating,zdiv,wdiv,wtrunc,uncompressed,wremain_bits,per_chunk_12,zunary_12,w_cnt,z_cnt,palette,palette_size,dirofs,wq_i,zq_i,wq,zq,pend_w,pend_wq,pend_z,pend_zq0,pend_zq,next_wq_i,next_zq_i,next_wq,next_zq,next_pend_w,next_pend_wq,next_pend_z,next_pend_zq0,next_pend_zq,last,head_len,len,quotient_error,index_error,value_error,zero_run_error,n_w,weights,n_z,zero_runs);
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+module weight_decoder_core$parser$head_a(bits,w_en,z_en,uncompressed,wtrunc,zunary_12,per_chunk_12,w_left,z_left,gr_en,head_len,k,m,last);
     
     // Module arguments
-    input wire  [159:0] bits;
-    input wire  alternating;
-    input wire  [1:0] zdiv;
-    input wire  [2:0] wdiv;
-    input wire  wtrunc;
+    input wire  [35:0] bits;
+    input wire  w_en;
+    input wire  z_en;
     input wire  uncompressed;
-    input wire  [3:0] wremain_bits;
-    input wire  per_chunk_12;
+    input wire  wtrunc;
     input wire  zunary_12;
-    input wire  [15:0] w_cnt;
-    input wire  [15:0] z_cnt;
-    input wire  [287:0] palette;
-    input wire  [5:0] palette_size;
-    input wire  [4:0] dirofs;
-    input wire  [15:0] wq_i;
-    input wire  [15:0] zq_i;
-    input wire  [4:0] wq;
-    input wire  [27:0] zq;
-    input wire  [3:0] pend_w;
-    input wire  [59:0] pend_wq;
-    input wire  [3:0] pend_z;
-    input wire  [27:0] pend_zq0;
-    input wire  [47:0] pend_zq;
-    output reg  [15:0] next_wq_i;
-    output reg  [15:0] next_zq_i;
-    output reg  [4:0] next_wq;
-    output reg  [27:0] next_zq;
-    output reg  [3:0] next_pend_w;
-    output reg  [59:0] next_pend_wq;
-    output reg  [3:0] next_pend_z;
-    output reg  [27:0] next_pend_zq0;
-    output reg  [47:0] next_pend_zq;
+    input wire  per_chunk_12;
+    input wire  [4:0] w_left;
+    input wire  [4:0] z_left;
+    output reg  gr_en;
+    output reg  [5:0] head_len;
+    output reg  [3:0] k;
+    output reg  [3:0] m;
     output reg  last;
-    output reg  [7:0] head_len;
-    output reg  [7:0] len;
-    output reg  quotient_error;
-    output reg  index_error;
-    output reg  value_error;
-    output reg  zero_run_error;
-    output reg  [3:0] n_w;
-    output reg  [143:0] weights;
-    output reg  [3:0] n_z;
-    output reg  [511:0] zero_runs;
+    
+    // Stub signals
+    reg  [11:0] wu0_ones$bits;
+    wire  [3:0] wu0_ones$count;
+    reg  [11:0] zu_zeros$bits;
+    wire  [3:0] zu_zeros$count;
+    reg  [11:0] wu1_ones$bits;
+    wire  [3:0] wu1_ones$count;
     
     // Local signals
-    reg  w_en;
-    reg  z_en;
-    reg  gr_en;
-    reg  [15:0] w_left;
-    reg  [15:0] z_left;
-    reg  [11:0] wu0;
     reg  [11:0] zu;
     reg  [11:0] wu1;
-    reg  [7:0] off_wrem;
-    reg  [7:0] off_zrem;
-    reg  [3:0] j;
-    reg  [3:0] k;
-    reg  [1:0] c;
-    reg  [5:0] run;
-    reg  [11:0] ends;
-    reg  [59:0] end_runs;
-    reg  [47:0] end_numbers;
-    reg  [4:0] q;
-    reg  [59:0] qs;
-    reg  [3:0] ones;
-    reg  zfirst;
-    reg  [3:0] m;
-    reg  [28:0] zsum;
-    reg  [27:0] zq0;
-    reg  [11:0] zends;
-    reg  [47:0] zend_runs;
-    reg  [47:0] zend_numbers;
-    reg  [3:0] zq_n;
-    reg  [47:0] zqs;
-    reg  [2:0] wshift;
-    reg  [107:0] rw;
-    reg  [8:0] rem;
-    reg  [107:0] wrems;
-    reg  [6:0] rw_off;
-    reg  [35:0] rz;
-    reg  [2:0] zrem;
-    reg  [35:0] zrems;
-    reg  [5:0] rz_off;
-    reg  [4:0] pq;
-    reg  [8:0] pal_entry;
-    reg  [9:0] index;
-    reg  [10:0] code;
-    reg  [8:0] magnitude;
-    reg  [8:0] value;
-    reg  [31:0] zrun;
-    reg  [3:0] pzq;
-    reg  [27:0] zrun_q;
+    reg  [11:0] first_p;
+    reg  [3:0] ends;
+    reg  [3:0] per_chunk;
+    reg  [3:0] zeros;
+    
+    // Sub module instances
+    weight_decoder_core$parser$head_a$wu0_ones wu0_ones(
+        .bits(wu0_ones$bits),
+        .count(wu0_ones$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones zu_zeros(
+        .bits(zu_zeros$bits),
+        .count(zu_zeros$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones wu1_ones(
+        .bits(wu1_ones$bits),
+        .count(wu1_ones$count)
+    );
     
     // Update code
     always @(*) begin
-        w_left = w_cnt - wq_i;
-        z_left = z_cnt - zq_i;
-        w_en = (wq_i < w_cnt) & (~alternating | (((wq_i) & 17'h1ffff) < ((zq_i) & 17'h1ffff) + 32'h8));
-        z_en = alternating & (wq_i >= zq_i) & (zq_i < z_cnt);
         gr_en = w_en & ~uncompressed;
         last = ~w_en & ~z_en;
-        wu0 = 32'h0;
-        zu = 32'h0;
-        wu1 = 32'h0;
-        off_wrem = 32'h0;
+        wu0_ones$bits = 32'h0;
+        zu = bits[(32'h0)+:(12)];
+        wu1 = bits[(32'hc)+:(12)];
         if (gr_en) begin
-            wu0 = bits[(32'h0)+:(12)];
-            wu1 = bits[(32'hc)+:(12)];
-            off_wrem = 32'hc;
-        end
-        if (z_en) begin
-            zu = bits[(32'h0)+:(12)];
-            if (gr_en) begin
-                zu = bits[(32'hc)+:(12)];
+            wu0_ones$bits = bits[(32'h0)+:(12)];
+            zu = bits[(32'hc)+:(12)];
+            if (z_en) begin
                 wu1 = bits[(32'h18)+:(12)];
-            end
-            off_wrem = off_wrem + 32'hc;
-            if (~zunary_12) begin
-                zu = zu & 32'hff;
-                off_wrem = off_wrem - 32'h4;
-                if (gr_en) begin
+                if (~zunary_12) begin
                     wu1 = bits[(32'h14)+:(12)];
                 end
             end
         end
-        off_wrem = off_wrem + wu0[0];
-        off_wrem = off_wrem + wu0[1];
-        off_wrem = off_wrem + wu0[2];
-        off_wrem = off_wrem + wu0[3];
-        off_wrem = off_wrem + wu0[4];
-        off_wrem = off_wrem + wu0[5];
-        off_wrem = off_wrem + wu0[6];
-        off_wrem = off_wrem + wu0[7];
-        off_wrem = off_wrem + wu0[8];
-        off_wrem = off_wrem + wu0[9];
-        off_wrem = off_wrem + wu0[10];
-        off_wrem = off_wrem + wu0[11];
-        head_len = off_wrem;
-        j = 32'h0;
+        zu_zeros$bits = ~zu;
+        if (~zunary_12) begin
+            zu_zeros$bits = ~zu & 32'hff;
+        end
+        first_p = 32'h0;
+        if (wu0_ones$count > 0) begin
+            first_p = (first_p & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (wu0_ones$count > 1) begin
+            first_p = (first_p & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (wu0_ones$count > 2) begin
+            first_p = (first_p & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (wu0_ones$count > 3) begin
+            first_p = (first_p & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (wu0_ones$count > 4) begin
+            first_p = (first_p & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (wu0_ones$count > 5) begin
+            first_p = (first_p & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (wu0_ones$count > 6) begin
+            first_p = (first_p & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (wu0_ones$count > 7) begin
+            first_p = (first_p & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (wu0_ones$count > 8) begin
+            first_p = (first_p & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (wu0_ones$count > 9) begin
+            first_p = (first_p & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (wu0_ones$count > 10) begin
+            first_p = (first_p & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (wu0_ones$count > 11) begin
+            first_p = (first_p & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        wu1_ones$bits = wu1 & first_p;
+        head_len = 32'h0;
+        if (gr_en) begin
+            head_len = ((wu0_ones$count) & 6'h3f) + 32'hc;
+        end
+        if (z_en) begin
+            if (zunary_12) begin
+                head_len = head_len + 32'hc;
+            end
+            else begin
+                head_len = head_len + 32'h8;
+            end
+        end
+        ends = 32'hc;
+        if (~wtrunc) begin
+            ends = 32'hc - wu1_ones$count;
+        end
+        per_chunk = 32'h8;
+        if (per_chunk_12) begin
+            per_chunk = 32'hc;
+        end
+        if (~gr_en) begin
+            ends = per_chunk;
+        end
         k = 32'h0;
-        run = ((wq) & 6'h3f);
-        ends = 32'h0;
-        end_runs = 32'h0;
-        end_numbers = 32'h0;
-        quotient_error = 1'b0;
-        c = 32'h0;
-        if (wu0[0]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (0)) | ((1'b1) << (0)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (0 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (0 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        c = 32'h0;
-        if (wu0[1]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (1)) | ((1'b1) << (1)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (1 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (1 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        c = 32'h0;
-        if (wu0[2]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (2)) | ((1'b1) << (2)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (2 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (2 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        c = 32'h0;
-        if (wu0[3]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (3)) | ((1'b1) << (3)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (3 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (3 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        c = 32'h0;
-        if (wu0[4]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (4)) | ((1'b1) << (4)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (4 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (4 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        c = 32'h0;
-        if (wu0[5]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (5)) | ((1'b1) << (5)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (5 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (5 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        c = 32'h0;
-        if (wu0[6]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (6)) | ((1'b1) << (6)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (6 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (6 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        c = 32'h0;
-        if (wu0[7]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (7)) | ((1'b1) << (7)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (7 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (7 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        c = 32'h0;
-        if (wu0[8]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (8)) | ((1'b1) << (8)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (8 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (8 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        c = 32'h0;
-        if (wu0[9]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (9)) | ((1'b1) << (9)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (9 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (9 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        c = 32'h0;
-        if (wu0[10]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (10)) | ((1'b1) << (10)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (10 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (10 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        c = 32'h0;
-        if (wu0[11]) begin
-            c = 32'h1;
-            if ((j == 0) & wu1[0]) begin
-                c = 32'h2;
-            end
-            if ((j == 1) & wu1[1]) begin
-                c = 32'h2;
-            end
-            if ((j == 2) & wu1[2]) begin
-                c = 32'h2;
-            end
-            if ((j == 3) & wu1[3]) begin
-                c = 32'h2;
-            end
-            if ((j == 4) & wu1[4]) begin
-                c = 32'h2;
-            end
-            if ((j == 5) & wu1[5]) begin
-                c = 32'h2;
-            end
-            if ((j == 6) & wu1[6]) begin
-                c = 32'h2;
-            end
-            if ((j == 7) & wu1[7]) begin
-                c = 32'h2;
-            end
-            if ((j == 8) & wu1[8]) begin
-                c = 32'h2;
-            end
-            if ((j == 9) & wu1[9]) begin
-                c = 32'h2;
-            end
-            if ((j == 10) & wu1[10]) begin
-                c = 32'h2;
-            end
-            if ((j == 11) & wu1[11]) begin
-                c = 32'h2;
-            end
-            j = j + 32'h1;
-        end
-        if (gr_en & (((k) & 16'hffff) < w_left)) begin
-            run = run + ((c) & 6'h3f);
-            if (run > 32'h1f) begin
-                quotient_error = 1'b1;
-            end
-            if ((c < 32'h2) | wtrunc) begin
-                ends = (ends & ~(1 << (11)) | ((1'b1) << (11)));
-                end_runs = end_runs | (((run & 32'h1f) & 60'hfffffffffffffff) << (11 * 32'h5));
-                end_numbers = end_numbers | (((k) & 48'hffffffffffff) << (11 * 32'h4));
-                k = k + 32'h1;
-                run = 32'h0;
-            end
-        end
-        qs = 32'h0;
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 0)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (0 * 32'h5));
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 1)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (1 * 32'h5));
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 2)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (2 * 32'h5));
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 3)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (3 * 32'h5));
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 4)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (4 * 32'h5));
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 5)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (5 * 32'h5));
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 6)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (6 * 32'h5));
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 7)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (7 * 32'h5));
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 8)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (8 * 32'h5));
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 9)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (9 * 32'h5));
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 10)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (10 * 32'h5));
-        q = 32'h0;
-        if (ends[0] & (end_numbers[(0 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(0 * 32'h5)+:(5)];
-        end
-        if (ends[1] & (end_numbers[(1 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(1 * 32'h5)+:(5)];
-        end
-        if (ends[2] & (end_numbers[(2 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(2 * 32'h5)+:(5)];
-        end
-        if (ends[3] & (end_numbers[(3 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(3 * 32'h5)+:(5)];
-        end
-        if (ends[4] & (end_numbers[(4 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(4 * 32'h5)+:(5)];
-        end
-        if (ends[5] & (end_numbers[(5 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(5 * 32'h5)+:(5)];
-        end
-        if (ends[6] & (end_numbers[(6 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(6 * 32'h5)+:(5)];
-        end
-        if (ends[7] & (end_numbers[(7 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(7 * 32'h5)+:(5)];
-        end
-        if (ends[8] & (end_numbers[(8 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(8 * 32'h5)+:(5)];
-        end
-        if (ends[9] & (end_numbers[(9 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(9 * 32'h5)+:(5)];
-        end
-        if (ends[10] & (end_numbers[(10 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(10 * 32'h5)+:(5)];
-        end
-        if (ends[11] & (end_numbers[(11 * 32'h4)+:(4)] == 11)) begin
-            q = end_runs[(11 * 32'h5)+:(5)];
-        end
-        qs = qs | (((q) & 60'hfffffffffffffff) << (11 * 32'h5));
-        if (w_en & uncompressed) begin
-            k = 32'h8;
-            if (per_chunk_12) begin
-                k = 32'hc;
-            end
-            if (w_left < ((k) & 16'hffff)) begin
+        if (w_en) begin
+            k = ends;
+            if (w_left < ((ends) & 5'h1f)) begin
                 k = ((w_left) & 4'hf);
             end
         end
-        next_wq_i = wq_i + ((k) & 16'hffff);
-        next_wq = ((run) & 5'h1f);
-        next_pend_w = k;
-        next_pend_wq = qs;
-        ones = 32'h0;
-        zfirst = 1'b1;
+        zeros = zu_zeros$count;
         m = 32'h0;
-        zq0 = 32'h0;
-        zsum = 32'h0;
-        zends = 32'h0;
-        zend_runs = 32'h0;
-        zend_numbers = 32'h0;
-        if (z_en & ((0 < 32'h8) | zunary_12)) begin
-            if (zu[0]) begin
-                ones = ones + 32'h1;
+        if (z_en) begin
+            m = zeros;
+            if (z_left < ((zeros) & 5'h1f)) begin
+                m = ((z_left) & 4'hf);
             end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (0)) | ((1'b1) << (0)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (0 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (0 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        if (z_en & ((1 < 32'h8) | zunary_12)) begin
-            if (zu[1]) begin
-                ones = ones + 32'h1;
-            end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (1)) | ((1'b1) << (1)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (1 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (1 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        if (z_en & ((2 < 32'h8) | zunary_12)) begin
-            if (zu[2]) begin
-                ones = ones + 32'h1;
-            end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (2)) | ((1'b1) << (2)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (2 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (2 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        if (z_en & ((3 < 32'h8) | zunary_12)) begin
-            if (zu[3]) begin
-                ones = ones + 32'h1;
-            end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (3)) | ((1'b1) << (3)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (3 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (3 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        if (z_en & ((4 < 32'h8) | zunary_12)) begin
-            if (zu[4]) begin
-                ones = ones + 32'h1;
-            end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (4)) | ((1'b1) << (4)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (4 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (4 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        if (z_en & ((5 < 32'h8) | zunary_12)) begin
-            if (zu[5]) begin
-                ones = ones + 32'h1;
-            end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (5)) | ((1'b1) << (5)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (5 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (5 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        if (z_en & ((6 < 32'h8) | zunary_12)) begin
-            if (zu[6]) begin
-                ones = ones + 32'h1;
-            end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (6)) | ((1'b1) << (6)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (6 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (6 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        if (z_en & ((7 < 32'h8) | zunary_12)) begin
-            if (zu[7]) begin
-                ones = ones + 32'h1;
-            end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (7)) | ((1'b1) << (7)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (7 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (7 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        if (z_en & ((8 < 32'h8) | zunary_12)) begin
-            if (zu[8]) begin
-                ones = ones + 32'h1;
-            end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (8)) | ((1'b1) << (8)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (8 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (8 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        if (z_en & ((9 < 32'h8) | zunary_12)) begin
-            if (zu[9]) begin
-                ones = ones + 32'h1;
-            end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (9)) | ((1'b1) << (9)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (9 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (9 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        if (z_en & ((10 < 32'h8) | zunary_12)) begin
-            if (zu[10]) begin
-                ones = ones + 32'h1;
-            end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (10)) | ((1'b1) << (10)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (10 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (10 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        if (z_en & ((11 < 32'h8) | zunary_12)) begin
-            if (zu[11]) begin
-                ones = ones + 32'h1;
-            end
-            else begin
-                if (((m) & 16'hffff) < z_left) begin
-                    if (zfirst) begin
-                        zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-                        zq0 = ((zsum) & 28'hfffffff);
-                    end
-                    else begin
-                        zends = (zends & ~(1 << (11)) | ((1'b1) << (11)));
-                        zend_runs = zend_runs | (((ones) & 48'hffffffffffff) << (11 * 32'h4));
-                        zend_numbers = zend_numbers | (((m) & 48'hffffffffffff) << (11 * 32'h4));
-                    end
-                    m = m + 32'h1;
-                end
-                ones = 32'h0;
-                zfirst = 1'b0;
-            end
-        end
-        zqs = 32'h0;
-        zq_n = 32'h0;
-        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(0 * 32'h4)+:(4)];
-        end
-        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(1 * 32'h4)+:(4)];
-        end
-        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(2 * 32'h4)+:(4)];
-        end
-        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(3 * 32'h4)+:(4)];
-        end
-        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(4 * 32'h4)+:(4)];
-        end
-        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(5 * 32'h4)+:(4)];
-        end
-        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(6 * 32'h4)+:(4)];
-        end
-        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(7 * 32'h4)+:(4)];
-        end
-        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(8 * 32'h4)+:(4)];
-        end
-        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(9 * 32'h4)+:(4)];
-        end
-        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(10 * 32'h4)+:(4)];
-        end
-        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 1)) begin
-            zq_n = zend_runs[(11 * 32'h4)+:(4)];
-        end
-        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (1 * 32'h4));
-        zq_n = 32'h0;
-        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(0 * 32'h4)+:(4)];
-        end
-        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(1 * 32'h4)+:(4)];
-        end
-        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(2 * 32'h4)+:(4)];
-        end
-        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(3 * 32'h4)+:(4)];
-        end
-        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(4 * 32'h4)+:(4)];
-        end
-        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(5 * 32'h4)+:(4)];
-        end
-        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(6 * 32'h4)+:(4)];
-        end
-        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(7 * 32'h4)+:(4)];
-        end
-        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(8 * 32'h4)+:(4)];
-        end
-        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(9 * 32'h4)+:(4)];
-        end
-        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(10 * 32'h4)+:(4)];
-        end
-        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 2)) begin
-            zq_n = zend_runs[(11 * 32'h4)+:(4)];
-        end
-        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (2 * 32'h4));
-        zq_n = 32'h0;
-        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(0 * 32'h4)+:(4)];
-        end
-        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(1 * 32'h4)+:(4)];
-        end
-        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(2 * 32'h4)+:(4)];
-        end
-        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(3 * 32'h4)+:(4)];
-        end
-        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(4 * 32'h4)+:(4)];
-        end
-        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(5 * 32'h4)+:(4)];
-        end
-        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(6 * 32'h4)+:(4)];
-        end
-        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(7 * 32'h4)+:(4)];
-        end
-        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(8 * 32'h4)+:(4)];
-        end
-        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(9 * 32'h4)+:(4)];
-        end
-        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(10 * 32'h4)+:(4)];
-        end
-        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 3)) begin
-            zq_n = zend_runs[(11 * 32'h4)+:(4)];
-        end
-        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (3 * 32'h4));
-        zq_n = 32'h0;
-        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(0 * 32'h4)+:(4)];
-        end
-        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(1 * 32'h4)+:(4)];
-        end
-        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(2 * 32'h4)+:(4)];
-        end
-        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(3 * 32'h4)+:(4)];
-        end
-        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(4 * 32'h4)+:(4)];
-        end
-        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(5 * 32'h4)+:(4)];
-        end
-        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(6 * 32'h4)+:(4)];
-        end
-        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(7 * 32'h4)+:(4)];
-        end
-        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(8 * 32'h4)+:(4)];
-        end
-        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(9 * 32'h4)+:(4)];
-        end
-        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(10 * 32'h4)+:(4)];
-        end
-        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 4)) begin
-            zq_n = zend_runs[(11 * 32'h4)+:(4)];
-        end
-        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (4 * 32'h4));
-        zq_n = 32'h0;
-        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(0 * 32'h4)+:(4)];
-        end
-        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(1 * 32'h4)+:(4)];
-        end
-        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(2 * 32'h4)+:(4)];
-        end
-        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(3 * 32'h4)+:(4)];
-        end
-        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(4 * 32'h4)+:(4)];
-        end
-        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(5 * 32'h4)+:(4)];
-        end
-        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(6 * 32'h4)+:(4)];
-        end
-        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(7 * 32'h4)+:(4)];
-        end
-        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(8 * 32'h4)+:(4)];
-        end
-        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(9 * 32'h4)+:(4)];
-        end
-        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(10 * 32'h4)+:(4)];
-        end
-        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 5)) begin
-            zq_n = zend_runs[(11 * 32'h4)+:(4)];
-        end
-        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (5 * 32'h4));
-        zq_n = 32'h0;
-        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(0 * 32'h4)+:(4)];
-        end
-        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(1 * 32'h4)+:(4)];
-        end
-        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(2 * 32'h4)+:(4)];
-        end
-        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(3 * 32'h4)+:(4)];
-        end
-        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(4 * 32'h4)+:(4)];
-        end
-        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(5 * 32'h4)+:(4)];
-        end
-        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(6 * 32'h4)+:(4)];
-        end
-        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(7 * 32'h4)+:(4)];
-        end
-        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(8 * 32'h4)+:(4)];
-        end
-        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(9 * 32'h4)+:(4)];
-        end
-        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(10 * 32'h4)+:(4)];
-        end
-        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 6)) begin
-            zq_n = zend_runs[(11 * 32'h4)+:(4)];
-        end
-        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (6 * 32'h4));
-        zq_n = 32'h0;
-        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(0 * 32'h4)+:(4)];
-        end
-        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(1 * 32'h4)+:(4)];
-        end
-        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(2 * 32'h4)+:(4)];
-        end
-        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(3 * 32'h4)+:(4)];
-        end
-        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(4 * 32'h4)+:(4)];
-        end
-        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(5 * 32'h4)+:(4)];
-        end
-        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(6 * 32'h4)+:(4)];
-        end
-        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(7 * 32'h4)+:(4)];
-        end
-        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(8 * 32'h4)+:(4)];
-        end
-        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(9 * 32'h4)+:(4)];
-        end
-        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(10 * 32'h4)+:(4)];
-        end
-        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 7)) begin
-            zq_n = zend_runs[(11 * 32'h4)+:(4)];
-        end
-        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (7 * 32'h4));
-        zq_n = 32'h0;
-        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(0 * 32'h4)+:(4)];
-        end
-        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(1 * 32'h4)+:(4)];
-        end
-        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(2 * 32'h4)+:(4)];
-        end
-        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(3 * 32'h4)+:(4)];
-        end
-        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(4 * 32'h4)+:(4)];
-        end
-        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(5 * 32'h4)+:(4)];
-        end
-        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(6 * 32'h4)+:(4)];
-        end
-        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(7 * 32'h4)+:(4)];
-        end
-        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(8 * 32'h4)+:(4)];
-        end
-        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(9 * 32'h4)+:(4)];
-        end
-        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(10 * 32'h4)+:(4)];
-        end
-        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 8)) begin
-            zq_n = zend_runs[(11 * 32'h4)+:(4)];
-        end
-        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (8 * 32'h4));
-        zq_n = 32'h0;
-        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(0 * 32'h4)+:(4)];
-        end
-        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(1 * 32'h4)+:(4)];
-        end
-        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(2 * 32'h4)+:(4)];
-        end
-        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(3 * 32'h4)+:(4)];
-        end
-        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(4 * 32'h4)+:(4)];
-        end
-        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(5 * 32'h4)+:(4)];
-        end
-        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(6 * 32'h4)+:(4)];
-        end
-        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(7 * 32'h4)+:(4)];
-        end
-        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(8 * 32'h4)+:(4)];
-        end
-        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(9 * 32'h4)+:(4)];
-        end
-        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(10 * 32'h4)+:(4)];
-        end
-        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 9)) begin
-            zq_n = zend_runs[(11 * 32'h4)+:(4)];
-        end
-        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (9 * 32'h4));
-        zq_n = 32'h0;
-        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(0 * 32'h4)+:(4)];
-        end
-        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(1 * 32'h4)+:(4)];
-        end
-        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(2 * 32'h4)+:(4)];
-        end
-        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(3 * 32'h4)+:(4)];
-        end
-        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(4 * 32'h4)+:(4)];
-        end
-        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(5 * 32'h4)+:(4)];
-        end
-        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(6 * 32'h4)+:(4)];
-        end
-        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(7 * 32'h4)+:(4)];
-        end
-        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(8 * 32'h4)+:(4)];
-        end
-        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(9 * 32'h4)+:(4)];
-        end
-        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(10 * 32'h4)+:(4)];
-        end
-        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 10)) begin
-            zq_n = zend_runs[(11 * 32'h4)+:(4)];
-        end
-        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (10 * 32'h4));
-        zq_n = 32'h0;
-        if (zends[0] & (zend_numbers[(0 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(0 * 32'h4)+:(4)];
-        end
-        if (zends[1] & (zend_numbers[(1 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(1 * 32'h4)+:(4)];
-        end
-        if (zends[2] & (zend_numbers[(2 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(2 * 32'h4)+:(4)];
-        end
-        if (zends[3] & (zend_numbers[(3 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(3 * 32'h4)+:(4)];
-        end
-        if (zends[4] & (zend_numbers[(4 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(4 * 32'h4)+:(4)];
-        end
-        if (zends[5] & (zend_numbers[(5 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(5 * 32'h4)+:(4)];
-        end
-        if (zends[6] & (zend_numbers[(6 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(6 * 32'h4)+:(4)];
-        end
-        if (zends[7] & (zend_numbers[(7 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(7 * 32'h4)+:(4)];
-        end
-        if (zends[8] & (zend_numbers[(8 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(8 * 32'h4)+:(4)];
-        end
-        if (zends[9] & (zend_numbers[(9 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(9 * 32'h4)+:(4)];
-        end
-        if (zends[10] & (zend_numbers[(10 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(10 * 32'h4)+:(4)];
-        end
-        if (zends[11] & (zend_numbers[(11 * 32'h4)+:(4)] == 11)) begin
-            zq_n = zend_runs[(11 * 32'h4)+:(4)];
-        end
-        zqs = zqs | (((zq_n) & 48'hffffffffffff) << (11 * 32'h4));
-        next_zq = ((ones) & 28'hfffffff);
-        if (zfirst) begin
-            zsum = ((zq) & 29'h1fffffff) + ((ones) & 29'h1fffffff);
-            next_zq = ((zsum) & 28'hfffffff);
-        end
-        zero_run_error = zsum[32'h1c];
-        next_zq_i = zq_i + ((m) & 16'hffff);
-        next_pend_z = m;
-        next_pend_zq0 = zq0;
-        next_pend_zq = zqs;
-        wshift = wdiv;
-        if (uncompressed) begin
-            wshift = 32'h0;
-        end
-        rw = bits[(off_wrem)+:(108)];
-        wrems = 32'h0;
-        rem = 32'h0;
-        case (wremain_bits)
-            1:
-                begin
-                    rem = rw[(0)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
-                    rem = rw[(1)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
-                    rem = rw[(2)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
-                    rem = rw[(3)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
-                    rem = rw[(4)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
-                    rem = rw[(5)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
-                    rem = rw[(6)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
-                    rem = rw[(7)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
-                    rem = rw[(8)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
-                    rem = rw[(9)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
-                    rem = rw[(10)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
-                    rem = rw[(11)+:(9)] & 32'h1;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
-                end
-            2:
-                begin
-                    rem = rw[(0 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
-                    rem = rw[(1 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
-                    rem = rw[(2 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
-                    rem = rw[(3 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
-                    rem = rw[(4 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
-                    rem = rw[(5 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
-                    rem = rw[(6 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
-                    rem = rw[(7 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
-                    rem = rw[(8 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
-                    rem = rw[(9 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
-                    rem = rw[(10 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
-                    rem = rw[(11 * 32'h2)+:(9)] & 32'h3;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
-                end
-            3:
-                begin
-                    rem = rw[(0 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
-                    rem = rw[(1 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
-                    rem = rw[(2 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
-                    rem = rw[(3 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
-                    rem = rw[(4 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
-                    rem = rw[(5 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
-                    rem = rw[(6 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
-                    rem = rw[(7 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
-                    rem = rw[(8 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
-                    rem = rw[(9 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
-                    rem = rw[(10 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
-                    rem = rw[(11 * 32'h3)+:(9)] & 32'h7;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
-                end
-            4:
-                begin
-                    rem = rw[(0 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
-                    rem = rw[(1 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
-                    rem = rw[(2 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
-                    rem = rw[(3 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
-                    rem = rw[(4 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
-                    rem = rw[(5 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
-                    rem = rw[(6 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
-                    rem = rw[(7 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
-                    rem = rw[(8 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
-                    rem = rw[(9 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
-                    rem = rw[(10 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
-                    rem = rw[(11 * 32'h4)+:(9)] & 32'hf;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
-                end
-            5:
-                begin
-                    rem = rw[(0 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
-                    rem = rw[(1 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
-                    rem = rw[(2 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
-                    rem = rw[(3 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
-                    rem = rw[(4 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
-                    rem = rw[(5 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
-                    rem = rw[(6 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
-                    rem = rw[(7 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
-                    rem = rw[(8 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
-                    rem = rw[(9 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
-                    rem = rw[(10 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
-                    rem = rw[(11 * 32'h5)+:(9)] & 32'h1f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
-                end
-            6:
-                begin
-                    rem = rw[(0 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
-                    rem = rw[(1 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
-                    rem = rw[(2 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
-                    rem = rw[(3 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
-                    rem = rw[(4 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
-                    rem = rw[(5 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
-                    rem = rw[(6 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
-                    rem = rw[(7 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
-                    rem = rw[(8 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
-                    rem = rw[(9 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
-                    rem = rw[(10 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
-                    rem = rw[(11 * 32'h6)+:(9)] & 32'h3f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
-                end
-            7:
-                begin
-                    rem = rw[(0 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
-                    rem = rw[(1 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
-                    rem = rw[(2 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
-                    rem = rw[(3 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
-                    rem = rw[(4 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
-                    rem = rw[(5 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
-                    rem = rw[(6 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
-                    rem = rw[(7 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
-                    rem = rw[(8 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
-                    rem = rw[(9 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
-                    rem = rw[(10 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
-                    rem = rw[(11 * 32'h7)+:(9)] & 32'h7f;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
-                end
-            8:
-                begin
-                    rem = rw[(0 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
-                    rem = rw[(1 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
-                    rem = rw[(2 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
-                    rem = rw[(3 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
-                    rem = rw[(4 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
-                    rem = rw[(5 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
-                    rem = rw[(6 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
-                    rem = rw[(7 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
-                    rem = rw[(8 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
-                    rem = rw[(9 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
-                    rem = rw[(10 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
-                    rem = rw[(11 * 32'h8)+:(9)] & 32'hff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
-                end
-            9:
-                begin
-                    rem = rw[(0 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
-                    rem = rw[(1 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
-                    rem = rw[(2 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
-                    rem = rw[(3 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
-                    rem = rw[(4 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
-                    rem = rw[(5 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
-                    rem = rw[(6 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
-                    rem = rw[(7 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
-                    rem = rw[(8 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
-                    rem = rw[(9 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
-                    rem = rw[(10 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
-                    rem = rw[(11 * 32'h9)+:(9)] & 32'h1ff;
-                    wrems = wrems | (((rem) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
-                end
-            default:
-                begin
-                end
-        endcase
-        rw_off = 32'h0;
-        weights = 32'h0;
-        index_error = 1'b0;
-        value_error = 1'b0;
-        pq = pend_wq[(0 * 32'h5)+:(5)];
-        rem = wrems[(0 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (0 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (0 * 32'h9));
-        if (0 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        pq = pend_wq[(1 * 32'h5)+:(5)];
-        rem = wrems[(1 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (1 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (1 * 32'h9));
-        if (1 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        pq = pend_wq[(2 * 32'h5)+:(5)];
-        rem = wrems[(2 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (2 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (2 * 32'h9));
-        if (2 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        pq = pend_wq[(3 * 32'h5)+:(5)];
-        rem = wrems[(3 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (3 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (3 * 32'h9));
-        if (3 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        pq = pend_wq[(4 * 32'h5)+:(5)];
-        rem = wrems[(4 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (4 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (4 * 32'h9));
-        if (4 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        pq = pend_wq[(5 * 32'h5)+:(5)];
-        rem = wrems[(5 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (5 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (5 * 32'h9));
-        if (5 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        pq = pend_wq[(6 * 32'h5)+:(5)];
-        rem = wrems[(6 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (6 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (6 * 32'h9));
-        if (6 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        pq = pend_wq[(7 * 32'h5)+:(5)];
-        rem = wrems[(7 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (7 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (7 * 32'h9));
-        if (7 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        pq = pend_wq[(8 * 32'h5)+:(5)];
-        rem = wrems[(8 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (8 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (8 * 32'h9));
-        if (8 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        pq = pend_wq[(9 * 32'h5)+:(5)];
-        rem = wrems[(9 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (9 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (9 * 32'h9));
-        if (9 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        pq = pend_wq[(10 * 32'h5)+:(5)];
-        rem = wrems[(10 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (10 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (10 * 32'h9));
-        if (10 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        pq = pend_wq[(11 * 32'h5)+:(5)];
-        rem = wrems[(11 * 32'h9)+:(9)];
-        index = ((rem) & 10'h3ff);
-        if (wshift == 0) begin
-            index = (((pq) & 10'h3ff) << 0) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 1) begin
-            index = (((pq) & 10'h3ff) << 1) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 2) begin
-            index = (((pq) & 10'h3ff) << 2) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 3) begin
-            index = (((pq) & 10'h3ff) << 3) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 4) begin
-            index = (((pq) & 10'h3ff) << 4) + ((rem) & 10'h3ff);
-        end
-        if (wshift == 5) begin
-            index = (((pq) & 10'h3ff) << 5) + ((rem) & 10'h3ff);
-        end
-        pal_entry = 32'h0;
-        if (index < ((palette_size) & 10'h3ff)) begin
-            code = 32'h0;
-            if (index == 0) begin
-                pal_entry = palette[(0 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 1) begin
-                pal_entry = palette[(1 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 2) begin
-                pal_entry = palette[(2 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 3) begin
-                pal_entry = palette[(3 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 4) begin
-                pal_entry = palette[(4 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 5) begin
-                pal_entry = palette[(5 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 6) begin
-                pal_entry = palette[(6 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 7) begin
-                pal_entry = palette[(7 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 8) begin
-                pal_entry = palette[(8 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 9) begin
-                pal_entry = palette[(9 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 10) begin
-                pal_entry = palette[(10 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 11) begin
-                pal_entry = palette[(11 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 12) begin
-                pal_entry = palette[(12 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 13) begin
-                pal_entry = palette[(13 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 14) begin
-                pal_entry = palette[(14 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 15) begin
-                pal_entry = palette[(15 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 16) begin
-                pal_entry = palette[(16 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 17) begin
-                pal_entry = palette[(17 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 18) begin
-                pal_entry = palette[(18 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 19) begin
-                pal_entry = palette[(19 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 20) begin
-                pal_entry = palette[(20 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 21) begin
-                pal_entry = palette[(21 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 22) begin
-                pal_entry = palette[(22 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 23) begin
-                pal_entry = palette[(23 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 24) begin
-                pal_entry = palette[(24 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 25) begin
-                pal_entry = palette[(25 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 26) begin
-                pal_entry = palette[(26 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 27) begin
-                pal_entry = palette[(27 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 28) begin
-                pal_entry = palette[(28 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 29) begin
-                pal_entry = palette[(29 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 30) begin
-                pal_entry = palette[(30 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-            if (index == 31) begin
-                pal_entry = palette[(31 * 32'h9)+:(9)];
-                code = ((pal_entry) & 11'h7ff);
-            end
-        end
-        else begin
-            code = ((index) & 11'h7ff) - ((palette_size) & 11'h7ff) + ((dirofs) & 11'h7ff);
-        end
-        magnitude = ((code >> 32'h1) & 9'h1ff);
-        value = magnitude;
-        if (code[32'h0]) begin
-            value = 32'h0 - magnitude;
-        end
-        if (11 >= pend_w) begin
-            value = 32'h0;
-        end
-        weights = weights | (((value) & 144'hffffffffffffffffffffffffffffffffffff) << (11 * 32'h9));
-        if (11 < pend_w) begin
-            rw_off = rw_off + ((wremain_bits) & 7'h7f);
-            if (index > 32'h1ff) begin
-                index_error = 1'b1;
-            end
-            if (code > 32'h1ff) begin
-                value_error = 1'b1;
-            end
-        end
-        off_zrem = off_wrem + ((rw_off) & 8'hff);
-        n_w = pend_w;
-        rz = bits[(off_zrem)+:(36)];
-        zrems = 32'h0;
-        zrem = 32'h0;
-        case (zdiv)
-            1:
-                begin
-                    zrem = rz[(0)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (0 * 32'h3));
-                    zrem = rz[(1)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (1 * 32'h3));
-                    zrem = rz[(2)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (2 * 32'h3));
-                    zrem = rz[(3)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (3 * 32'h3));
-                    zrem = rz[(4)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (4 * 32'h3));
-                    zrem = rz[(5)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (5 * 32'h3));
-                    zrem = rz[(6)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (6 * 32'h3));
-                    zrem = rz[(7)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (7 * 32'h3));
-                    zrem = rz[(8)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (8 * 32'h3));
-                    zrem = rz[(9)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (9 * 32'h3));
-                    zrem = rz[(10)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (10 * 32'h3));
-                    zrem = rz[(11)+:(3)] & 32'h1;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (11 * 32'h3));
-                end
-            2:
-                begin
-                    zrem = rz[(0 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (0 * 32'h3));
-                    zrem = rz[(1 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (1 * 32'h3));
-                    zrem = rz[(2 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (2 * 32'h3));
-                    zrem = rz[(3 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (3 * 32'h3));
-                    zrem = rz[(4 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (4 * 32'h3));
-                    zrem = rz[(5 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (5 * 32'h3));
-                    zrem = rz[(6 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (6 * 32'h3));
-                    zrem = rz[(7 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (7 * 32'h3));
-                    zrem = rz[(8 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (8 * 32'h3));
-                    zrem = rz[(9 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (9 * 32'h3));
-                    zrem = rz[(10 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (10 * 32'h3));
-                    zrem = rz[(11 * 32'h2)+:(3)] & 32'h3;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (11 * 32'h3));
-                end
-            3:
-                begin
-                    zrem = rz[(0 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (0 * 32'h3));
-                    zrem = rz[(1 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (1 * 32'h3));
-                    zrem = rz[(2 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (2 * 32'h3));
-                    zrem = rz[(3 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (3 * 32'h3));
-                    zrem = rz[(4 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (4 * 32'h3));
-                    zrem = rz[(5 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (5 * 32'h3));
-                    zrem = rz[(6 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (6 * 32'h3));
-                    zrem = rz[(7 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (7 * 32'h3));
-                    zrem = rz[(8 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (8 * 32'h3));
-                    zrem = rz[(9 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (9 * 32'h3));
-                    zrem = rz[(10 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (10 * 32'h3));
-                    zrem = rz[(11 * 32'h3)+:(3)] & 32'h7;
-                    zrems = zrems | (((zrem) & 36'hfffffffff) << (11 * 32'h3));
-                end
-            default:
-                begin
-                end
-        endcase
-        rz_off = 32'h0;
-        zero_runs = 32'h0;
-        pzq = pend_zq[(0 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (0 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(0 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (0 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h20));
-        pzq = pend_zq[(1 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (1 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(1 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (1 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h20));
-        pzq = pend_zq[(2 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (2 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(2 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (2 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h20));
-        pzq = pend_zq[(3 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (3 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(3 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (3 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h20));
-        pzq = pend_zq[(4 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (4 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(4 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (4 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h20));
-        pzq = pend_zq[(5 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (5 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(5 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (5 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h20));
-        pzq = pend_zq[(6 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (6 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(6 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (6 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h20));
-        pzq = pend_zq[(7 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (7 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(7 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (7 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h20));
-        pzq = pend_zq[(8 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (8 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(8 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (8 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h20));
-        pzq = pend_zq[(9 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (9 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(9 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (9 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h20));
-        pzq = pend_zq[(10 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (10 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(10 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (10 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h20));
-        pzq = pend_zq[(11 * 32'h4)+:(4)];
-        zrun_q = ((pzq) & 28'hfffffff);
-        if (11 == 32'h0) begin
-            zrun_q = pend_zq0;
-        end
-        zrem = zrems[(11 * 32'h3)+:(3)];
-        zrun = 32'h0;
-        if (zdiv == 0) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 0) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 1) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 1) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 2) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 2) + ((zrem) & 32'hffffffff);
-        end
-        if (zdiv == 3) begin
-            zrun = (((zrun_q) & 32'hffffffff) << 3) + ((zrem) & 32'hffffffff);
-        end
-        if (11 < pend_z) begin
-            rz_off = rz_off + ((zdiv) & 6'h3f);
-        end
-        else begin
-            zrun = 32'h0;
-        end
-        zero_runs = zero_runs | (((zrun) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h20));
-        len = off_zrem + ((rz_off) & 8'hff);
-        n_z = pend_z;
-        if (~alternating) begin
-            n_z = pend_w;
         end
     end
     
-endmodule // weight_decoder_core$parser$chunk_a
+endmodule // weight_decoder_core$parser$head_a
+
+
+module weight_decoder_core$parser$head_a$wu0_ones(bits,count);
+    
+    // Module arguments
+    input wire  [11:0] bits;
+    output reg  [3:0] count;
+    
+    // Update code
+    always @(*) begin
+        count = ((((bits[(32'h0)+:(1)]) & 4'hf) + ((bits[(32'h1)+:(1)]) & 4'hf)) + (((bits[(32'h2)+:(1)]) & 4'hf) + ((bits[(32'h3)+:(1)]) & 4'hf))) + ((((bits[(32'h4)+:(1)]) & 4'hf) + ((bits[(32'h5)+:(1)]) & 4'hf)) + (((bits[(32'h6)+:(1)]) & 4'hf) + ((bits[(32'h7)+:(1)]) & 4'hf))) + ((((bits[(32'h8)+:(1)]) & 4'hf) + ((bits[(32'h9)+:(1)]) & 4'hf)) + (((bits[(32'ha)+:(1)]) & 4'hf) + ((bits[(32'hb)+:(1)]) & 4'hf)));
+    end
+    
+endmodule // weight_decoder_core$parser$head_a$wu0_ones
 
 
 
 
-module weight_decoder_core$parser$dirofs(clock,rst_n,d,q);
+
+
+
+
+
+
+
+
+
+
+
+
+module weight_decoder_core$parser$offset_0(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [4:0] d;
-    output reg  [4:0] q;
+    input wire  [10:0] d;
+    output reg  [10:0] q;
     
     // Constant declarations
-    localparam  init = 5'b0;
+    localparam  init = 11'b0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // weight_decoder_core$parser$dirofs
-
-
-module weight_decoder_core$parser$error(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 64'h0;
-    
-    // Enums
-    localparam ErrorCode$None = 0;
-    localparam ErrorCode$NotWordAligned = 1;
-    localparam ErrorCode$UnexpectedEnd = 2;
-    localparam ErrorCode$BadZdiv = 3;
-    localparam ErrorCode$BadWdiv = 4;
-    localparam ErrorCode$BadByteAlign = 5;
-    localparam ErrorCode$FirstSliceWithoutPalette = 6;
-    localparam ErrorCode$ModeChangeWithoutNewpal = 7;
-    localparam ErrorCode$QuotientOverLimit = 8;
-    localparam ErrorCode$IndexOutOfRange = 9;
-    localparam ErrorCode$ValueOutOfRange = 10;
-    localparam ErrorCode$ZeroRunTooLong = 11;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // weight_decoder_core$parser$error
+endmodule // weight_decoder_core$parser$offset_0
 
 
 
 
-module weight_decoder_core$parser$palette(clock,rst_n,d,q);
+module weight_decoder_core$parser$pal_0(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -9551,7 +5480,9 @@ module weight_decoder_core$parser$palette(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // weight_decoder_core$parser$palette
+endmodule // weight_decoder_core$parser$pal_0
+
+
 
 
 module weight_decoder_core$parser$palette_bits(clock,rst_n,d,q);
@@ -9592,46 +5523,6 @@ module weight_decoder_core$parser$palette_size(clock,rst_n,d,q);
 endmodule // weight_decoder_core$parser$palette_size
 
 
-
-
-module weight_decoder_core$parser$pend_wq(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [59:0] d;
-    output reg  [59:0] q;
-    
-    // Constant declarations
-    localparam  init = 60'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // weight_decoder_core$parser$pend_wq
-
-
-
-
-module weight_decoder_core$parser$pend_zq(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [47:0] d;
-    output reg  [47:0] q;
-    
-    // Constant declarations
-    localparam  init = 48'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // weight_decoder_core$parser$pend_zq
 
 
 
@@ -9681,7 +5572,11 @@ module weight_decoder_core$parser$pos8(clock,rst_n,d,q);
 endmodule // weight_decoder_core$parser$pos8
 
 
-module weight_decoder_core$parser$w_cnt(clock,rst_n,d,q);
+
+
+
+
+module weight_decoder_core$parser$w_left(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -9697,11 +5592,7 @@ module weight_decoder_core$parser$w_cnt(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // weight_decoder_core$parser$w_cnt
-
-
-
-
+endmodule // weight_decoder_core$parser$w_left
 
 
 
@@ -9729,7 +5620,3370 @@ module weight_decoder_core$parser$zdiv(clock,rst_n,d,q);
 endmodule // weight_decoder_core$parser$zdiv
 
 
-module weight_decoder_core$parser$zq(clock,rst_n,d,q);
+module weight_decoder_core$pipeline(clock,rst_n,start,record_a,record_b,bits_a,bits_b,accept,palette_0,palette_1,palette_size_0,palette_size_1,direct_offset_0,direct_offset_1,bank_busy,w_free,z_free,push_a,push_b,error_code,empty);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [54:0] record_a;
+    input wire  [54:0] record_b;
+    input wire  [159:0] bits_a;
+    input wire  [159:0] bits_b;
+    output reg  accept;
+    input wire  [287:0] palette_0;
+    input wire  [287:0] palette_1;
+    input wire  [5:0] palette_size_0;
+    input wire  [5:0] palette_size_1;
+    input wire  [10:0] direct_offset_0;
+    input wire  [10:0] direct_offset_1;
+    output reg  [1:0] bank_busy;
+    input wire  [6:0] w_free;
+    input wire  [6:0] z_free;
+    output reg  [298:0] push_a;
+    output reg  [298:0] push_b;
+    output reg  [3:0] error_code;
+    output reg  empty;
+    
+    // Enums
+    localparam ErrorCode$None = 0;
+    localparam ErrorCode$NotWordAligned = 1;
+    localparam ErrorCode$UnexpectedEnd = 2;
+    localparam ErrorCode$BadZdiv = 3;
+    localparam ErrorCode$BadWdiv = 4;
+    localparam ErrorCode$BadByteAlign = 5;
+    localparam ErrorCode$FirstSliceWithoutPalette = 6;
+    localparam ErrorCode$ModeChangeWithoutNewpal = 7;
+    localparam ErrorCode$QuotientOverLimit = 8;
+    localparam ErrorCode$IndexOutOfRange = 9;
+    localparam ErrorCode$ValueOutOfRange = 10;
+    localparam ErrorCode$ZeroRunTooLong = 11;
+    
+    // Stub signals
+    reg  [159:0] quotients_a$bits;
+    reg  quotients_a$gr_en;
+    reg  quotients_a$z_en;
+    reg  quotients_a$wtrunc;
+    reg  quotients_a$zunary_12;
+    reg  [3:0] quotients_a$k;
+    reg  [5:0] quotients_a$wrem_at;
+    reg  [7:0] quotients_a$zrem_at;
+    wire  [59:0] quotients_a$quotients;
+    wire  [4:0] quotients_a$total;
+    wire  [4:0] quotients_a$tail;
+    wire  [3:0] quotients_a$z_first;
+    wire  [47:0] quotients_a$z_runs;
+    wire  [3:0] quotients_a$z_tail;
+    wire  [3:0] quotients_a$z_ones;
+    wire  quotients_a$has_zero;
+    wire  [107:0] quotients_a$wrem_field;
+    wire  [35:0] quotients_a$zrem_field;
+    reg  [159:0] quotients_b$bits;
+    reg  quotients_b$gr_en;
+    reg  quotients_b$z_en;
+    reg  quotients_b$wtrunc;
+    reg  quotients_b$zunary_12;
+    reg  [3:0] quotients_b$k;
+    reg  [5:0] quotients_b$wrem_at;
+    reg  [7:0] quotients_b$zrem_at;
+    wire  [59:0] quotients_b$quotients;
+    wire  [4:0] quotients_b$total;
+    wire  [4:0] quotients_b$tail;
+    wire  [3:0] quotients_b$z_first;
+    wire  [47:0] quotients_b$z_runs;
+    wire  [3:0] quotients_b$z_tail;
+    wire  [3:0] quotients_b$z_ones;
+    wire  quotients_b$has_zero;
+    wire  [107:0] quotients_b$wrem_field;
+    wire  [35:0] quotients_b$zrem_field;
+    reg  [35:0] runs_a$zrem_field;
+    reg  [1:0] runs_a$zdiv;
+    reg  runs_a$alternating;
+    reg  [47:0] runs_a$quotients;
+    wire  [2:0] runs_a$first_remainder;
+    wire  [131:0] runs_a$offsets;
+    reg  [35:0] runs_b$zrem_field;
+    reg  [1:0] runs_b$zdiv;
+    reg  runs_b$alternating;
+    reg  [47:0] runs_b$quotients;
+    wire  [2:0] runs_b$first_remainder;
+    wire  [131:0] runs_b$offsets;
+    reg  [107:0] values_a$wrem_field;
+    reg  [3:0] values_a$wrem_bits;
+    reg  [2:0] values_a$wshift;
+    reg  [3:0] values_a$count;
+    reg  [59:0] values_a$quotients;
+    reg  [287:0] values_a$palette;
+    reg  [5:0] values_a$palette_size;
+    reg  [10:0] values_a$direct_offset;
+    wire  [107:0] values_a$weights;
+    wire  values_a$index_error;
+    wire  values_a$value_error;
+    reg  [107:0] values_b$wrem_field;
+    reg  [3:0] values_b$wrem_bits;
+    reg  [2:0] values_b$wshift;
+    reg  [3:0] values_b$count;
+    reg  [59:0] values_b$quotients;
+    reg  [287:0] values_b$palette;
+    reg  [5:0] values_b$palette_size;
+    reg  [10:0] values_b$direct_offset;
+    wire  [107:0] values_b$weights;
+    wire  values_b$index_error;
+    wire  values_b$value_error;
+    reg  received_a$clock;
+    reg  received_a$rst_n;
+    reg  [54:0] received_a$d;
+    wire  [54:0] received_a$q;
+    reg  received_b$clock;
+    reg  received_b$rst_n;
+    reg  [54:0] received_b$d;
+    wire  [54:0] received_b$q;
+    reg  received_bits_a$clock;
+    reg  received_bits_a$rst_n;
+    reg  [159:0] received_bits_a$d;
+    wire  [159:0] received_bits_a$q;
+    reg  received_bits_b$clock;
+    reg  received_bits_b$rst_n;
+    reg  [159:0] received_bits_b$d;
+    wire  [159:0] received_bits_b$q;
+    reg  headed_a$clock;
+    reg  headed_a$rst_n;
+    reg  [54:0] headed_a$d;
+    wire  [54:0] headed_a$q;
+    reg  headed_b$clock;
+    reg  headed_b$rst_n;
+    reg  [54:0] headed_b$d;
+    wire  [54:0] headed_b$q;
+    reg  head_a$clock;
+    reg  head_a$rst_n;
+    reg  [274:0] head_a$d;
+    wire  [274:0] head_a$q;
+    reg  head_b$clock;
+    reg  head_b$rst_n;
+    reg  [274:0] head_b$d;
+    wire  [274:0] head_b$q;
+    reg  finishing_a$clock;
+    reg  finishing_a$rst_n;
+    reg  [54:0] finishing_a$d;
+    wire  [54:0] finishing_a$q;
+    reg  finishing_b$clock;
+    reg  finishing_b$rst_n;
+    reg  [54:0] finishing_b$d;
+    wire  [54:0] finishing_b$q;
+    reg  finish_a$clock;
+    reg  finish_a$rst_n;
+    reg  [332:0] finish_a$d;
+    wire  [332:0] finish_a$q;
+    reg  finish_b$clock;
+    reg  finish_b$rst_n;
+    reg  [332:0] finish_b$d;
+    wire  [332:0] finish_b$q;
+    reg  pushes_a$clock;
+    reg  pushes_a$rst_n;
+    reg  [298:0] pushes_a$d;
+    wire  [298:0] pushes_a$q;
+    reg  pushes_b$clock;
+    reg  pushes_b$rst_n;
+    reg  [298:0] pushes_b$d;
+    wire  [298:0] pushes_b$q;
+    reg  weight_quotient$clock;
+    reg  weight_quotient$rst_n;
+    reg  [5:0] weight_quotient$d;
+    wire  [5:0] weight_quotient$q;
+    reg  run_quotient$clock;
+    reg  run_quotient$rst_n;
+    reg  [27:0] run_quotient$d;
+    wire  [27:0] run_quotient$q;
+    reg  last_quotients$clock;
+    reg  last_quotients$rst_n;
+    reg  [59:0] last_quotients$d;
+    wire  [59:0] last_quotients$q;
+    reg  last_first_run$clock;
+    reg  last_first_run$rst_n;
+    reg  [27:0] last_first_run$d;
+    wire  [27:0] last_first_run$q;
+    reg  last_runs$clock;
+    reg  last_runs$rst_n;
+    reg  [47:0] last_runs$d;
+    wire  [47:0] last_runs$q;
+    reg  error$clock;
+    reg  error$rst_n;
+    reg  [3:0] error$d;
+    wire  [3:0] error$q;
+    
+    // Local signals
+    reg  move_1;
+    reg  move_2;
+    reg  move_3;
+    reg  move_4;
+    reg  room;
+    reg  chunk_a;
+    reg  chunk_b;
+    reg  [5:0] wq_in_a;
+    reg  [28:0] zq_in_a;
+    reg  [5:0] first_w_a;
+    reg  [5:0] sum_w_a;
+    reg  [5:0] wq_out_a;
+    reg  [28:0] first_z_a;
+    reg  [28:0] sum_z_a;
+    reg  [28:0] zq_out_a;
+    reg  quotient_error_a;
+    reg  zero_run_error_a;
+    reg  [59:0] completed_a;
+    reg  [5:0] first_w_b;
+    reg  [5:0] sum_w_b;
+    reg  [5:0] wq_out_b;
+    reg  [28:0] first_z_b;
+    reg  [28:0] sum_z_b;
+    reg  [28:0] zq_out_b;
+    reg  quotient_error_b;
+    reg  zero_run_error_b;
+    reg  [59:0] completed_b;
+    reg  [3:0] n_z_a;
+    reg  [3:0] n_z_b;
+    reg  [33:0] scaled_a;
+    reg  [33:0] scaled_b;
+    reg  [12:0] small_a;
+    reg  [12:0] small_b;
+    reg  [10:0] last_offset_a;
+    reg  [10:0] last_offset_b;
+    reg  [131:0] offsets_a;
+    reg  [131:0] offsets_b;
+    reg  [59:0] head_quotients_a;
+    reg  [59:0] head_quotients_b;
+    reg  pushing_a;
+    reg  pushing_b;
+    reg  [3:0] fault_a;
+    reg  [3:0] fault_b;
+    reg  [5:0] busy_records;
+    reg  [5:0] busy_banks;
+    
+    // Sub module instances
+    weight_decoder_core$pipeline$quotients_a quotients_a(
+        .bits(quotients_a$bits),
+        .gr_en(quotients_a$gr_en),
+        .z_en(quotients_a$z_en),
+        .wtrunc(quotients_a$wtrunc),
+        .zunary_12(quotients_a$zunary_12),
+        .k(quotients_a$k),
+        .wrem_at(quotients_a$wrem_at),
+        .zrem_at(quotients_a$zrem_at),
+        .quotients(quotients_a$quotients),
+        .total(quotients_a$total),
+        .tail(quotients_a$tail),
+        .z_first(quotients_a$z_first),
+        .z_runs(quotients_a$z_runs),
+        .z_tail(quotients_a$z_tail),
+        .z_ones(quotients_a$z_ones),
+        .has_zero(quotients_a$has_zero),
+        .wrem_field(quotients_a$wrem_field),
+        .zrem_field(quotients_a$zrem_field)
+    );
+    weight_decoder_core$pipeline$quotients_a quotients_b(
+        .bits(quotients_b$bits),
+        .gr_en(quotients_b$gr_en),
+        .z_en(quotients_b$z_en),
+        .wtrunc(quotients_b$wtrunc),
+        .zunary_12(quotients_b$zunary_12),
+        .k(quotients_b$k),
+        .wrem_at(quotients_b$wrem_at),
+        .zrem_at(quotients_b$zrem_at),
+        .quotients(quotients_b$quotients),
+        .total(quotients_b$total),
+        .tail(quotients_b$tail),
+        .z_first(quotients_b$z_first),
+        .z_runs(quotients_b$z_runs),
+        .z_tail(quotients_b$z_tail),
+        .z_ones(quotients_b$z_ones),
+        .has_zero(quotients_b$has_zero),
+        .wrem_field(quotients_b$wrem_field),
+        .zrem_field(quotients_b$zrem_field)
+    );
+    weight_decoder_core$pipeline$runs_a runs_a(
+        .zrem_field(runs_a$zrem_field),
+        .zdiv(runs_a$zdiv),
+        .alternating(runs_a$alternating),
+        .quotients(runs_a$quotients),
+        .first_remainder(runs_a$first_remainder),
+        .offsets(runs_a$offsets)
+    );
+    weight_decoder_core$pipeline$runs_a runs_b(
+        .zrem_field(runs_b$zrem_field),
+        .zdiv(runs_b$zdiv),
+        .alternating(runs_b$alternating),
+        .quotients(runs_b$quotients),
+        .first_remainder(runs_b$first_remainder),
+        .offsets(runs_b$offsets)
+    );
+    weight_decoder_core$pipeline$values_a values_a(
+        .wrem_field(values_a$wrem_field),
+        .wrem_bits(values_a$wrem_bits),
+        .wshift(values_a$wshift),
+        .count(values_a$count),
+        .quotients(values_a$quotients),
+        .palette(values_a$palette),
+        .palette_size(values_a$palette_size),
+        .direct_offset(values_a$direct_offset),
+        .weights(values_a$weights),
+        .index_error(values_a$index_error),
+        .value_error(values_a$value_error)
+    );
+    weight_decoder_core$pipeline$values_a values_b(
+        .wrem_field(values_b$wrem_field),
+        .wrem_bits(values_b$wrem_bits),
+        .wshift(values_b$wshift),
+        .count(values_b$count),
+        .quotients(values_b$quotients),
+        .palette(values_b$palette),
+        .palette_size(values_b$palette_size),
+        .direct_offset(values_b$direct_offset),
+        .weights(values_b$weights),
+        .index_error(values_b$index_error),
+        .value_error(values_b$value_error)
+    );
+    weight_decoder_core$pipeline$received_a received_a(
+        .clock(received_a$clock),
+        .rst_n(received_a$rst_n),
+        .d(received_a$d),
+        .q(received_a$q)
+    );
+    weight_decoder_core$pipeline$received_a received_b(
+        .clock(received_b$clock),
+        .rst_n(received_b$rst_n),
+        .d(received_b$d),
+        .q(received_b$q)
+    );
+    weight_decoder_core$pipeline$received_bits_a received_bits_a(
+        .clock(received_bits_a$clock),
+        .rst_n(received_bits_a$rst_n),
+        .d(received_bits_a$d),
+        .q(received_bits_a$q)
+    );
+    weight_decoder_core$pipeline$received_bits_a received_bits_b(
+        .clock(received_bits_b$clock),
+        .rst_n(received_bits_b$rst_n),
+        .d(received_bits_b$d),
+        .q(received_bits_b$q)
+    );
+    weight_decoder_core$pipeline$received_a headed_a(
+        .clock(headed_a$clock),
+        .rst_n(headed_a$rst_n),
+        .d(headed_a$d),
+        .q(headed_a$q)
+    );
+    weight_decoder_core$pipeline$received_a headed_b(
+        .clock(headed_b$clock),
+        .rst_n(headed_b$rst_n),
+        .d(headed_b$d),
+        .q(headed_b$q)
+    );
+    weight_decoder_core$pipeline$head_a head_a(
+        .clock(head_a$clock),
+        .rst_n(head_a$rst_n),
+        .d(head_a$d),
+        .q(head_a$q)
+    );
+    weight_decoder_core$pipeline$head_a head_b(
+        .clock(head_b$clock),
+        .rst_n(head_b$rst_n),
+        .d(head_b$d),
+        .q(head_b$q)
+    );
+    weight_decoder_core$pipeline$received_a finishing_a(
+        .clock(finishing_a$clock),
+        .rst_n(finishing_a$rst_n),
+        .d(finishing_a$d),
+        .q(finishing_a$q)
+    );
+    weight_decoder_core$pipeline$received_a finishing_b(
+        .clock(finishing_b$clock),
+        .rst_n(finishing_b$rst_n),
+        .d(finishing_b$d),
+        .q(finishing_b$q)
+    );
+    weight_decoder_core$pipeline$finish_a finish_a(
+        .clock(finish_a$clock),
+        .rst_n(finish_a$rst_n),
+        .d(finish_a$d),
+        .q(finish_a$q)
+    );
+    weight_decoder_core$pipeline$finish_a finish_b(
+        .clock(finish_b$clock),
+        .rst_n(finish_b$rst_n),
+        .d(finish_b$d),
+        .q(finish_b$q)
+    );
+    weight_decoder_core$pipeline$pushes_a pushes_a(
+        .clock(pushes_a$clock),
+        .rst_n(pushes_a$rst_n),
+        .d(pushes_a$d),
+        .q(pushes_a$q)
+    );
+    weight_decoder_core$pipeline$pushes_a pushes_b(
+        .clock(pushes_b$clock),
+        .rst_n(pushes_b$rst_n),
+        .d(pushes_b$d),
+        .q(pushes_b$q)
+    );
+    weight_decoder_core$parser$palette_size weight_quotient(
+        .clock(weight_quotient$clock),
+        .rst_n(weight_quotient$rst_n),
+        .d(weight_quotient$d),
+        .q(weight_quotient$q)
+    );
+    weight_decoder_core$pipeline$run_quotient run_quotient(
+        .clock(run_quotient$clock),
+        .rst_n(run_quotient$rst_n),
+        .d(run_quotient$d),
+        .q(run_quotient$q)
+    );
+    weight_decoder_core$pipeline$last_quotients last_quotients(
+        .clock(last_quotients$clock),
+        .rst_n(last_quotients$rst_n),
+        .d(last_quotients$d),
+        .q(last_quotients$q)
+    );
+    weight_decoder_core$pipeline$run_quotient last_first_run(
+        .clock(last_first_run$clock),
+        .rst_n(last_first_run$rst_n),
+        .d(last_first_run$d),
+        .q(last_first_run$q)
+    );
+    weight_decoder_core$pipeline$last_runs last_runs(
+        .clock(last_runs$clock),
+        .rst_n(last_runs$rst_n),
+        .d(last_runs$d),
+        .q(last_runs$q)
+    );
+    weight_decoder_core$pipeline$error error(
+        .clock(error$clock),
+        .rst_n(error$rst_n),
+        .d(error$d),
+        .q(error$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        received_a$clock = clock;
+        received_b$clock = clock;
+        received_bits_a$clock = clock;
+        received_bits_b$clock = clock;
+        headed_a$clock = clock;
+        headed_b$clock = clock;
+        head_a$clock = clock;
+        head_b$clock = clock;
+        finishing_a$clock = clock;
+        finishing_b$clock = clock;
+        finish_a$clock = clock;
+        finish_b$clock = clock;
+        pushes_a$clock = clock;
+        pushes_b$clock = clock;
+        weight_quotient$clock = clock;
+        run_quotient$clock = clock;
+        last_quotients$clock = clock;
+        last_first_run$clock = clock;
+        last_runs$clock = clock;
+        error$clock = clock;
+        received_a$d = received_a$q;
+        received_b$d = received_b$q;
+        received_bits_a$d = received_bits_a$q;
+        received_bits_b$d = received_bits_b$q;
+        headed_a$d = headed_a$q;
+        headed_b$d = headed_b$q;
+        head_a$d = head_a$q;
+        head_b$d = head_b$q;
+        finishing_a$d = finishing_a$q;
+        finishing_b$d = finishing_b$q;
+        finish_a$d = finish_a$q;
+        finish_b$d = finish_b$q;
+        pushes_a$d = pushes_a$q;
+        pushes_b$d = pushes_b$q;
+        weight_quotient$d = weight_quotient$q;
+        run_quotient$d = run_quotient$q;
+        last_quotients$d = last_quotients$q;
+        last_first_run$d = last_first_run$q;
+        last_runs$d = last_runs$q;
+        error$d = error$q;
+        received_a$rst_n = rst_n;
+        received_b$rst_n = rst_n;
+        received_bits_a$rst_n = rst_n;
+        received_bits_b$rst_n = rst_n;
+        headed_a$rst_n = rst_n;
+        headed_b$rst_n = rst_n;
+        head_a$rst_n = rst_n;
+        head_b$rst_n = rst_n;
+        finishing_a$rst_n = rst_n;
+        finishing_b$rst_n = rst_n;
+        finish_a$rst_n = rst_n;
+        finish_b$rst_n = rst_n;
+        pushes_a$rst_n = rst_n;
+        pushes_b$rst_n = rst_n;
+        weight_quotient$rst_n = rst_n;
+        run_quotient$rst_n = rst_n;
+        last_quotients$rst_n = rst_n;
+        last_first_run$rst_n = rst_n;
+        last_runs$rst_n = rst_n;
+        error$rst_n = rst_n;
+        pushing_a = pushes_a$q[(64'h0)+:(1)] & (error$q == ErrorCode$None) & (pushes_a$q[(64'h127)+:(4)] == ErrorCode$None);
+        pushing_b = pushing_a & pushes_b$q[(64'h0)+:(1)] & (pushes_b$q[(64'h127)+:(4)] == ErrorCode$None);
+        push_a = pushes_a$q;
+        push_b = pushes_b$q;
+        if (~pushing_a) begin
+            push_a[(64'h1)+:(4)] = 32'h0;
+            push_a[(64'h72)+:(4)] = 32'h0;
+        end
+        if (~pushing_b) begin
+            push_b[(64'h1)+:(4)] = 32'h0;
+            push_b[(64'h72)+:(4)] = 32'h0;
+        end
+        room = (((push_a[(64'h1)+:(4)]) & 7'h7f) + ((push_b[(64'h1)+:(4)]) & 7'h7f) <= w_free) & (((push_a[(64'h72)+:(4)]) & 7'h7f) + ((push_b[(64'h72)+:(4)]) & 7'h7f) <= z_free);
+        move_4 = ~pushes_a$q[(64'h0)+:(1)] | room;
+        move_3 = ~finishing_a$q[(64'h0)+:(1)] | move_4;
+        move_2 = ~headed_a$q[(64'h0)+:(1)] | move_3;
+        move_1 = ~received_a$q[(64'h0)+:(1)] | move_2;
+        accept = move_1;
+        empty = ~received_a$q[(64'h0)+:(1)] & ~headed_a$q[(64'h0)+:(1)] & ~finishing_a$q[(64'h0)+:(1)] & ~pushes_a$q[(64'h0)+:(1)];
+        busy_records = 32'h0;
+        busy_records = (busy_records & ~(1 << (32'h0)) | ((received_a$q[(64'h0)+:(1)]) << (32'h0)));
+        busy_records = (busy_records & ~(1 << (32'h1)) | ((received_b$q[(64'h0)+:(1)]) << (32'h1)));
+        busy_records = (busy_records & ~(1 << (32'h2)) | ((headed_a$q[(64'h0)+:(1)]) << (32'h2)));
+        busy_records = (busy_records & ~(1 << (32'h3)) | ((headed_b$q[(64'h0)+:(1)]) << (32'h3)));
+        busy_records = (busy_records & ~(1 << (32'h4)) | ((finishing_a$q[(64'h0)+:(1)]) << (32'h4)));
+        busy_records = (busy_records & ~(1 << (32'h5)) | ((finishing_b$q[(64'h0)+:(1)]) << (32'h5)));
+        busy_banks = 32'h0;
+        busy_banks = (busy_banks & ~(1 << (32'h0)) | ((received_a$q[(64'h2a)+:(1)]) << (32'h0)));
+        busy_banks = (busy_banks & ~(1 << (32'h1)) | ((received_b$q[(64'h2a)+:(1)]) << (32'h1)));
+        busy_banks = (busy_banks & ~(1 << (32'h2)) | ((headed_a$q[(64'h2a)+:(1)]) << (32'h2)));
+        busy_banks = (busy_banks & ~(1 << (32'h3)) | ((headed_b$q[(64'h2a)+:(1)]) << (32'h3)));
+        busy_banks = (busy_banks & ~(1 << (32'h4)) | ((finishing_a$q[(64'h2a)+:(1)]) << (32'h4)));
+        busy_banks = (busy_banks & ~(1 << (32'h5)) | ((finishing_b$q[(64'h2a)+:(1)]) << (32'h5)));
+        bank_busy = 32'h0;
+        bank_busy = (bank_busy & ~(1 << (32'h0)) | ((|(busy_records & ~busy_banks)) << (32'h0)));
+        bank_busy = (bank_busy & ~(1 << (32'h1)) | ((|(busy_records & busy_banks)) << (32'h1)));
+        if (move_1) begin
+            received_a$d = record_a;
+            received_b$d = record_b;
+            received_bits_a$d = bits_a;
+            received_bits_b$d = bits_b;
+        end
+        quotients_a$bits = received_bits_a$q;
+        quotients_a$gr_en = received_a$q[(64'h2)+:(1)];
+        quotients_a$z_en = received_a$q[(64'h3)+:(1)];
+        quotients_a$wtrunc = received_a$q[(64'h31)+:(1)];
+        quotients_a$zunary_12 = received_a$q[(64'h32)+:(1)];
+        quotients_a$k = received_a$q[(64'h4)+:(4)];
+        quotients_a$wrem_at = received_a$q[(64'h15)+:(6)];
+        quotients_a$zrem_at = received_a$q[(64'h1b)+:(8)];
+        quotients_b$bits = received_bits_b$q;
+        quotients_b$gr_en = received_b$q[(64'h2)+:(1)];
+        quotients_b$z_en = received_b$q[(64'h3)+:(1)];
+        quotients_b$wtrunc = received_b$q[(64'h31)+:(1)];
+        quotients_b$zunary_12 = received_b$q[(64'h32)+:(1)];
+        quotients_b$k = received_b$q[(64'h4)+:(4)];
+        quotients_b$wrem_at = received_b$q[(64'h15)+:(6)];
+        quotients_b$zrem_at = received_b$q[(64'h1b)+:(8)];
+        if (move_2) begin
+            headed_a$d = received_a$q;
+            headed_b$d = received_b$q;
+            head_a$d[(64'h0)+:(60)] = quotients_a$quotients;
+            head_a$d[(64'h3c)+:(5)] = quotients_a$total;
+            head_a$d[(64'h41)+:(5)] = quotients_a$tail;
+            head_a$d[(64'h46)+:(4)] = quotients_a$z_first;
+            head_a$d[(64'h4a)+:(48)] = quotients_a$z_runs;
+            head_a$d[(64'h7a)+:(4)] = quotients_a$z_tail;
+            head_a$d[(64'h7e)+:(4)] = quotients_a$z_ones;
+            head_a$d[(64'h82)+:(1)] = quotients_a$has_zero;
+            head_a$d[(64'h83)+:(108)] = quotients_a$wrem_field;
+            head_a$d[(64'hef)+:(36)] = quotients_a$zrem_field;
+            head_b$d[(64'h0)+:(60)] = quotients_b$quotients;
+            head_b$d[(64'h3c)+:(5)] = quotients_b$total;
+            head_b$d[(64'h41)+:(5)] = quotients_b$tail;
+            head_b$d[(64'h46)+:(4)] = quotients_b$z_first;
+            head_b$d[(64'h4a)+:(48)] = quotients_b$z_runs;
+            head_b$d[(64'h7a)+:(4)] = quotients_b$z_tail;
+            head_b$d[(64'h7e)+:(4)] = quotients_b$z_ones;
+            head_b$d[(64'h82)+:(1)] = quotients_b$has_zero;
+            head_b$d[(64'h83)+:(108)] = quotients_b$wrem_field;
+            head_b$d[(64'hef)+:(36)] = quotients_b$zrem_field;
+        end
+        chunk_a = headed_a$q[(64'h0)+:(1)] & ~headed_a$q[(64'h24)+:(1)] & (headed_a$q[(64'h26)+:(4)] == ErrorCode$None);
+        chunk_b = headed_b$q[(64'h0)+:(1)];
+        wq_in_a = weight_quotient$q;
+        zq_in_a = ((run_quotient$q) & 29'h1fffffff);
+        if (headed_a$q[(64'h1)+:(1)]) begin
+            wq_in_a = 32'h0;
+            zq_in_a = 32'h0;
+        end
+        head_quotients_a = head_a$q[(64'h0)+:(60)];
+        first_w_a = wq_in_a + ((head_quotients_a[(32'h0)+:(5)]) & 6'h3f);
+        sum_w_a = wq_in_a + ((head_a$q[(64'h3c)+:(5)]) & 6'h3f);
+        wq_out_a = wq_in_a;
+        quotient_error_a = 1'b0;
+        completed_a = head_a$q[(64'h0)+:(60)];
+        if (headed_a$q[(64'h2)+:(1)]) begin
+            if (headed_a$q[(64'h4)+:(4)] != 32'h0) begin
+                wq_out_a = ((head_a$q[(64'h41)+:(5)]) & 6'h3f);
+                quotient_error_a = first_w_a > 32'h1f;
+                completed_a = ((head_quotients_a >> 32'h5) << 32'h5) | ((first_w_a & 32'h1f) & 60'hfffffffffffffff);
+            end
+            else begin
+                wq_out_a = sum_w_a;
+                quotient_error_a = sum_w_a > 32'h1f;
+            end
+        end
+        first_z_a = zq_in_a + ((head_a$q[(64'h46)+:(4)]) & 29'h1fffffff);
+        sum_z_a = zq_in_a + ((head_a$q[(64'h7e)+:(4)]) & 29'h1fffffff);
+        zq_out_a = zq_in_a;
+        zero_run_error_a = 1'b0;
+        if (headed_a$q[(64'h3)+:(1)]) begin
+            if (head_a$q[(64'h82)+:(1)]) begin
+                zq_out_a = ((head_a$q[(64'h7a)+:(4)]) & 29'h1fffffff);
+                zero_run_error_a = first_z_a[32'h1c];
+            end
+            else begin
+                zq_out_a = sum_z_a;
+                zero_run_error_a = sum_z_a[32'h1c];
+            end
+        end
+        head_quotients_b = head_b$q[(64'h0)+:(60)];
+        first_w_b = wq_out_a + ((head_quotients_b[(32'h0)+:(5)]) & 6'h3f);
+        sum_w_b = wq_out_a + ((head_b$q[(64'h3c)+:(5)]) & 6'h3f);
+        wq_out_b = wq_out_a;
+        quotient_error_b = 1'b0;
+        completed_b = head_b$q[(64'h0)+:(60)];
+        if (headed_b$q[(64'h2)+:(1)]) begin
+            if (headed_b$q[(64'h4)+:(4)] != 32'h0) begin
+                wq_out_b = ((head_b$q[(64'h41)+:(5)]) & 6'h3f);
+                quotient_error_b = first_w_b > 32'h1f;
+                completed_b = ((head_quotients_b >> 32'h5) << 32'h5) | ((first_w_b & 32'h1f) & 60'hfffffffffffffff);
+            end
+            else begin
+                wq_out_b = sum_w_b;
+                quotient_error_b = sum_w_b > 32'h1f;
+            end
+        end
+        first_z_b = zq_out_a + ((head_b$q[(64'h46)+:(4)]) & 29'h1fffffff);
+        sum_z_b = zq_out_a + ((head_b$q[(64'h7e)+:(4)]) & 29'h1fffffff);
+        zq_out_b = zq_out_a;
+        zero_run_error_b = 1'b0;
+        if (headed_b$q[(64'h3)+:(1)]) begin
+            if (head_b$q[(64'h82)+:(1)]) begin
+                zq_out_b = ((head_b$q[(64'h7a)+:(4)]) & 29'h1fffffff);
+                zero_run_error_b = first_z_b[32'h1c];
+            end
+            else begin
+                zq_out_b = sum_z_b;
+                zero_run_error_b = sum_z_b[32'h1c];
+            end
+        end
+        runs_a$zrem_field = head_a$q[(64'hef)+:(36)];
+        runs_a$zdiv = headed_a$q[(64'h2c)+:(2)];
+        runs_a$alternating = headed_a$q[(64'h2b)+:(1)];
+        runs_a$quotients = last_runs$q;
+        runs_b$zrem_field = head_b$q[(64'hef)+:(36)];
+        runs_b$zdiv = headed_b$q[(64'h2c)+:(2)];
+        runs_b$alternating = headed_b$q[(64'h2b)+:(1)];
+        runs_b$quotients = head_a$q[(64'h4a)+:(48)];
+        if (move_3) begin
+            finishing_a$d = headed_a$q;
+            finishing_b$d = headed_b$q;
+            finish_a$d[(64'h0)+:(60)] = last_quotients$q;
+            finish_a$d[(64'h3c)+:(28)] = last_first_run$q;
+            finish_a$d[(64'h58)+:(3)] = runs_a$first_remainder;
+            finish_a$d[(64'h5b)+:(132)] = runs_a$offsets;
+            finish_a$d[(64'hdf)+:(108)] = head_a$q[(64'h83)+:(108)];
+            finish_a$d[(64'h14b)+:(1)] = chunk_a & quotient_error_a;
+            finish_a$d[(64'h14c)+:(1)] = chunk_a & zero_run_error_a;
+            finish_b$d[(64'h0)+:(60)] = completed_a;
+            finish_b$d[(64'h3c)+:(28)] = ((first_z_a) & 28'hfffffff);
+            finish_b$d[(64'h58)+:(3)] = runs_b$first_remainder;
+            finish_b$d[(64'h5b)+:(132)] = runs_b$offsets;
+            finish_b$d[(64'hdf)+:(108)] = head_b$q[(64'h83)+:(108)];
+            finish_b$d[(64'h14b)+:(1)] = chunk_b & quotient_error_b;
+            finish_b$d[(64'h14c)+:(1)] = chunk_b & zero_run_error_b;
+            if (chunk_b) begin
+                weight_quotient$d = wq_out_b;
+                run_quotient$d = ((zq_out_b) & 28'hfffffff);
+                last_quotients$d = completed_b;
+                last_first_run$d = ((first_z_b) & 28'hfffffff);
+                last_runs$d = head_b$q[(64'h4a)+:(48)];
+            end
+            else if (chunk_a) begin
+                weight_quotient$d = wq_out_a;
+                run_quotient$d = ((zq_out_a) & 28'hfffffff);
+                last_quotients$d = completed_a;
+                last_first_run$d = ((first_z_a) & 28'hfffffff);
+                last_runs$d = head_a$q[(64'h4a)+:(48)];
+            end
+        end
+        values_a$wrem_field = finish_a$q[(64'hdf)+:(108)];
+        values_a$wrem_bits = finishing_a$q[(64'h33)+:(4)];
+        values_a$wshift = finishing_a$q[(64'h2e)+:(3)];
+        values_a$count = finishing_a$q[(64'hd)+:(4)];
+        if (finishing_a$q[(64'h24)+:(1)]) begin
+            values_a$count = 32'h0;
+        end
+        values_a$quotients = finish_a$q[(64'h0)+:(60)];
+        values_a$palette = palette_0;
+        values_a$palette_size = palette_size_0;
+        values_a$direct_offset = direct_offset_0;
+        if (finishing_a$q[(64'h2a)+:(1)]) begin
+            values_a$palette = palette_1;
+            values_a$palette_size = palette_size_1;
+            values_a$direct_offset = direct_offset_1;
+        end
+        values_b$wrem_field = finish_b$q[(64'hdf)+:(108)];
+        values_b$wrem_bits = finishing_b$q[(64'h33)+:(4)];
+        values_b$wshift = finishing_b$q[(64'h2e)+:(3)];
+        values_b$count = finishing_b$q[(64'hd)+:(4)];
+        if (finishing_b$q[(64'h24)+:(1)]) begin
+            values_b$count = 32'h0;
+        end
+        values_b$quotients = finish_b$q[(64'h0)+:(60)];
+        values_b$palette = palette_0;
+        values_b$palette_size = palette_size_0;
+        values_b$direct_offset = direct_offset_0;
+        if (finishing_b$q[(64'h2a)+:(1)]) begin
+            values_b$palette = palette_1;
+            values_b$palette_size = palette_size_1;
+            values_b$direct_offset = direct_offset_1;
+        end
+        n_z_a = finishing_a$q[(64'hd)+:(4)];
+        if (finishing_a$q[(64'h2b)+:(1)]) begin
+            n_z_a = finishing_a$q[(64'h11)+:(4)];
+        end
+        n_z_b = finishing_b$q[(64'hd)+:(4)];
+        if (finishing_b$q[(64'h2b)+:(1)]) begin
+            n_z_b = finishing_b$q[(64'h11)+:(4)];
+        end
+        scaled_a = 32'h0;
+        small_a = 32'h0;
+        if (n_z_a != 32'h0) begin
+            if (~finishing_a$q[(64'h23)+:(1)]) begin
+                small_a = 32'h1;
+            end
+            if (finishing_a$q[(64'h2b)+:(1)]) begin
+                scaled_a = ((finish_a$q[(64'h3c)+:(28)]) & 34'h3ffffffff) << finishing_a$q[(64'h2c)+:(2)];
+                small_a = small_a + ((finish_a$q[(64'h58)+:(3)]) & 13'h1fff);
+            end
+        end
+        scaled_b = 32'h0;
+        small_b = 32'h0;
+        if (n_z_b != 32'h0) begin
+            if (~finishing_b$q[(64'h23)+:(1)]) begin
+                small_b = 32'h1;
+            end
+            if (finishing_b$q[(64'h2b)+:(1)]) begin
+                scaled_b = ((finish_b$q[(64'h3c)+:(28)]) & 34'h3ffffffff) << finishing_b$q[(64'h2c)+:(2)];
+                small_b = small_b + ((finish_b$q[(64'h58)+:(3)]) & 13'h1fff);
+            end
+        end
+        offsets_a = finish_a$q[(64'h5b)+:(132)];
+        offsets_b = finish_b$q[(64'h5b)+:(132)];
+        last_offset_a = 32'h0;
+        last_offset_b = 32'h0;
+        if (n_z_a == (1 + 32'h1)) begin
+            last_offset_a = offsets_a[(1 * 32'hb)+:(11)];
+        end
+        if (n_z_b == (1 + 32'h1)) begin
+            last_offset_b = offsets_b[(1 * 32'hb)+:(11)];
+        end
+        if (n_z_a == (2 + 32'h1)) begin
+            last_offset_a = offsets_a[(2 * 32'hb)+:(11)];
+        end
+        if (n_z_b == (2 + 32'h1)) begin
+            last_offset_b = offsets_b[(2 * 32'hb)+:(11)];
+        end
+        if (n_z_a == (3 + 32'h1)) begin
+            last_offset_a = offsets_a[(3 * 32'hb)+:(11)];
+        end
+        if (n_z_b == (3 + 32'h1)) begin
+            last_offset_b = offsets_b[(3 * 32'hb)+:(11)];
+        end
+        if (n_z_a == (4 + 32'h1)) begin
+            last_offset_a = offsets_a[(4 * 32'hb)+:(11)];
+        end
+        if (n_z_b == (4 + 32'h1)) begin
+            last_offset_b = offsets_b[(4 * 32'hb)+:(11)];
+        end
+        if (n_z_a == (5 + 32'h1)) begin
+            last_offset_a = offsets_a[(5 * 32'hb)+:(11)];
+        end
+        if (n_z_b == (5 + 32'h1)) begin
+            last_offset_b = offsets_b[(5 * 32'hb)+:(11)];
+        end
+        if (n_z_a == (6 + 32'h1)) begin
+            last_offset_a = offsets_a[(6 * 32'hb)+:(11)];
+        end
+        if (n_z_b == (6 + 32'h1)) begin
+            last_offset_b = offsets_b[(6 * 32'hb)+:(11)];
+        end
+        if (n_z_a == (7 + 32'h1)) begin
+            last_offset_a = offsets_a[(7 * 32'hb)+:(11)];
+        end
+        if (n_z_b == (7 + 32'h1)) begin
+            last_offset_b = offsets_b[(7 * 32'hb)+:(11)];
+        end
+        if (n_z_a == (8 + 32'h1)) begin
+            last_offset_a = offsets_a[(8 * 32'hb)+:(11)];
+        end
+        if (n_z_b == (8 + 32'h1)) begin
+            last_offset_b = offsets_b[(8 * 32'hb)+:(11)];
+        end
+        if (n_z_a == (9 + 32'h1)) begin
+            last_offset_a = offsets_a[(9 * 32'hb)+:(11)];
+        end
+        if (n_z_b == (9 + 32'h1)) begin
+            last_offset_b = offsets_b[(9 * 32'hb)+:(11)];
+        end
+        if (n_z_a == (10 + 32'h1)) begin
+            last_offset_a = offsets_a[(10 * 32'hb)+:(11)];
+        end
+        if (n_z_b == (10 + 32'h1)) begin
+            last_offset_b = offsets_b[(10 * 32'hb)+:(11)];
+        end
+        if (n_z_a == (11 + 32'h1)) begin
+            last_offset_a = offsets_a[(11 * 32'hb)+:(11)];
+        end
+        if (n_z_b == (11 + 32'h1)) begin
+            last_offset_b = offsets_b[(11 * 32'hb)+:(11)];
+        end
+        fault_a = finishing_a$q[(64'h26)+:(4)];
+        if (finishing_a$q[(64'h26)+:(4)] == ErrorCode$None) begin
+            if (finish_a$q[(64'h14b)+:(1)]) begin
+                fault_a = ErrorCode$QuotientOverLimit;
+            end
+            else if (finishing_a$q[(64'h25)+:(1)]) begin
+                fault_a = ErrorCode$UnexpectedEnd;
+            end
+            else if (values_a$index_error) begin
+                fault_a = ErrorCode$IndexOutOfRange;
+            end
+            else if (values_a$value_error) begin
+                fault_a = ErrorCode$ValueOutOfRange;
+            end
+            else if (finish_a$q[(64'h14c)+:(1)]) begin
+                fault_a = ErrorCode$ZeroRunTooLong;
+            end
+        end
+        fault_b = ErrorCode$None;
+        if (finish_b$q[(64'h14b)+:(1)]) begin
+            fault_b = ErrorCode$QuotientOverLimit;
+        end
+        else if (values_b$index_error) begin
+            fault_b = ErrorCode$IndexOutOfRange;
+        end
+        else if (values_b$value_error) begin
+            fault_b = ErrorCode$ValueOutOfRange;
+        end
+        else if (finish_b$q[(64'h14c)+:(1)]) begin
+            fault_b = ErrorCode$ZeroRunTooLong;
+        end
+        if (move_4) begin
+            pushes_a$d[(64'h0)+:(1)] = finishing_a$q[(64'h0)+:(1)];
+            pushes_a$d[(64'h1)+:(4)] = finishing_a$q[(64'hd)+:(4)];
+            pushes_a$d[(64'h5)+:(1)] = 1'b1;
+            pushes_a$d[(64'h72)+:(4)] = n_z_a;
+            if (finishing_a$q[(64'h24)+:(1)]) begin
+                pushes_a$d[(64'h1)+:(4)] = 32'h1;
+                pushes_a$d[(64'h5)+:(1)] = 1'b0;
+                pushes_a$d[(64'h72)+:(4)] = 32'h0;
+            end
+            pushes_a$d[(64'h6)+:(108)] = values_a$weights;
+            pushes_a$d[(64'h76)+:(34)] = scaled_a + ((small_a) & 34'h3ffffffff);
+            pushes_a$d[(64'h98)+:(132)] = finish_a$q[(64'h5b)+:(132)];
+            pushes_a$d[(64'h11c)+:(11)] = last_offset_a;
+            pushes_a$d[(64'h127)+:(4)] = fault_a;
+            pushes_b$d[(64'h0)+:(1)] = finishing_b$q[(64'h0)+:(1)];
+            pushes_b$d[(64'h1)+:(4)] = finishing_b$q[(64'hd)+:(4)];
+            pushes_b$d[(64'h5)+:(1)] = 1'b1;
+            pushes_b$d[(64'h72)+:(4)] = n_z_b;
+            pushes_b$d[(64'h6)+:(108)] = values_b$weights;
+            pushes_b$d[(64'h76)+:(34)] = (scaled_a + scaled_b) + (((small_a + ((last_offset_a) & 13'h1fff)) + small_b) & 34'h3ffffffff);
+            pushes_b$d[(64'h98)+:(132)] = finish_b$q[(64'h5b)+:(132)];
+            pushes_b$d[(64'h11c)+:(11)] = last_offset_b;
+            pushes_b$d[(64'h127)+:(4)] = fault_b;
+        end
+        if (~room) begin
+            push_a[(64'h1)+:(4)] = 32'h0;
+            push_a[(64'h72)+:(4)] = 32'h0;
+            push_b[(64'h1)+:(4)] = 32'h0;
+            push_b[(64'h72)+:(4)] = 32'h0;
+        end
+        if (pushes_a$q[(64'h0)+:(1)] & room & (error$q == ErrorCode$None)) begin
+            if (pushes_a$q[(64'h127)+:(4)] != ErrorCode$None) begin
+                error$d = pushes_a$q[(64'h127)+:(4)];
+            end
+            else if (pushes_b$q[(64'h0)+:(1)] & (pushes_b$q[(64'h127)+:(4)] != ErrorCode$None)) begin
+                error$d = pushes_b$q[(64'h127)+:(4)];
+            end
+        end
+        if (start) begin
+            error$d = ErrorCode$None;
+        end
+        error_code = error$q;
+    end
+    
+endmodule // weight_decoder_core$pipeline
+
+
+module weight_decoder_core$pipeline$error(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 64'h0;
+    
+    // Enums
+    localparam ErrorCode$None = 0;
+    localparam ErrorCode$NotWordAligned = 1;
+    localparam ErrorCode$UnexpectedEnd = 2;
+    localparam ErrorCode$BadZdiv = 3;
+    localparam ErrorCode$BadWdiv = 4;
+    localparam ErrorCode$BadByteAlign = 5;
+    localparam ErrorCode$FirstSliceWithoutPalette = 6;
+    localparam ErrorCode$ModeChangeWithoutNewpal = 7;
+    localparam ErrorCode$QuotientOverLimit = 8;
+    localparam ErrorCode$IndexOutOfRange = 9;
+    localparam ErrorCode$ValueOutOfRange = 10;
+    localparam ErrorCode$ZeroRunTooLong = 11;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // weight_decoder_core$pipeline$error
+
+
+module weight_decoder_core$pipeline$finish_a(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [332:0] d;
+    output reg  [332:0] q;
+    
+    // Constant declarations
+    localparam  init = 333'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // weight_decoder_core$pipeline$finish_a
+
+
+
+
+
+
+
+
+module weight_decoder_core$pipeline$head_a(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [274:0] d;
+    output reg  [274:0] q;
+    
+    // Constant declarations
+    localparam  init = 275'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // weight_decoder_core$pipeline$head_a
+
+
+
+
+
+
+
+
+
+
+module weight_decoder_core$pipeline$last_quotients(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [59:0] d;
+    output reg  [59:0] q;
+    
+    // Constant declarations
+    localparam  init = 60'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // weight_decoder_core$pipeline$last_quotients
+
+
+module weight_decoder_core$pipeline$last_runs(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [47:0] d;
+    output reg  [47:0] q;
+    
+    // Constant declarations
+    localparam  init = 48'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // weight_decoder_core$pipeline$last_runs
+
+
+module weight_decoder_core$pipeline$pushes_a(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [298:0] d;
+    output reg  [298:0] q;
+    
+    // Constant declarations
+    localparam  init = 299'h0;
+    
+    // Enums
+    localparam ErrorCode$None = 0;
+    localparam ErrorCode$NotWordAligned = 1;
+    localparam ErrorCode$UnexpectedEnd = 2;
+    localparam ErrorCode$BadZdiv = 3;
+    localparam ErrorCode$BadWdiv = 4;
+    localparam ErrorCode$BadByteAlign = 5;
+    localparam ErrorCode$FirstSliceWithoutPalette = 6;
+    localparam ErrorCode$ModeChangeWithoutNewpal = 7;
+    localparam ErrorCode$QuotientOverLimit = 8;
+    localparam ErrorCode$IndexOutOfRange = 9;
+    localparam ErrorCode$ValueOutOfRange = 10;
+    localparam ErrorCode$ZeroRunTooLong = 11;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // weight_decoder_core$pipeline$pushes_a
+
+
+
+
+module weight_decoder_core$pipeline$quotients_a(bits,gr_en,z_en,wtrunc,zunary_12,k,wrem_at,zrem_at,quotients,total,tail,z_first,z_runs,z_tail,z_ones,has_zero,wrem_field,zrem_field);
+    
+    // Module arguments
+    input wire  [159:0] bits;
+    input wire  gr_en;
+    input wire  z_en;
+    input wire  wtrunc;
+    input wire  zunary_12;
+    input wire  [3:0] k;
+    input wire  [5:0] wrem_at;
+    input wire  [7:0] zrem_at;
+    output reg  [59:0] quotients;
+    output reg  [4:0] total;
+    output reg  [4:0] tail;
+    output reg  [3:0] z_first;
+    output reg  [47:0] z_runs;
+    output reg  [3:0] z_tail;
+    output reg  [3:0] z_ones;
+    output reg  has_zero;
+    output reg  [107:0] wrem_field;
+    output reg  [35:0] zrem_field;
+    
+    // Stub signals
+    reg  [11:0] set_to$0$bits;
+    wire  [3:0] set_to$0$count;
+    reg  [11:0] set_to$1$bits;
+    wire  [3:0] set_to$1$count;
+    reg  [11:0] set_to$2$bits;
+    wire  [3:0] set_to$2$count;
+    reg  [11:0] set_to$3$bits;
+    wire  [3:0] set_to$3$count;
+    reg  [11:0] set_to$4$bits;
+    wire  [3:0] set_to$4$count;
+    reg  [11:0] set_to$5$bits;
+    wire  [3:0] set_to$5$count;
+    reg  [11:0] set_to$6$bits;
+    wire  [3:0] set_to$6$count;
+    reg  [11:0] set_to$7$bits;
+    wire  [3:0] set_to$7$count;
+    reg  [11:0] set_to$8$bits;
+    wire  [3:0] set_to$8$count;
+    reg  [11:0] set_to$9$bits;
+    wire  [3:0] set_to$9$count;
+    reg  [11:0] set_to$10$bits;
+    wire  [3:0] set_to$10$count;
+    reg  [11:0] set_to$11$bits;
+    wire  [3:0] set_to$11$count;
+    reg  [11:0] wu1_first$0$bits;
+    wire  [3:0] wu1_first$0$count;
+    reg  [11:0] wu1_first$1$bits;
+    wire  [3:0] wu1_first$1$count;
+    reg  [11:0] wu1_first$2$bits;
+    wire  [3:0] wu1_first$2$count;
+    reg  [11:0] wu1_first$3$bits;
+    wire  [3:0] wu1_first$3$count;
+    reg  [11:0] wu1_first$4$bits;
+    wire  [3:0] wu1_first$4$count;
+    reg  [11:0] wu1_first$5$bits;
+    wire  [3:0] wu1_first$5$count;
+    reg  [11:0] wu1_first$6$bits;
+    wire  [3:0] wu1_first$6$count;
+    reg  [11:0] wu1_first$7$bits;
+    wire  [3:0] wu1_first$7$count;
+    reg  [11:0] wu1_first$8$bits;
+    wire  [3:0] wu1_first$8$count;
+    reg  [11:0] wu1_first$9$bits;
+    wire  [3:0] wu1_first$9$count;
+    reg  [11:0] wu1_first$10$bits;
+    wire  [3:0] wu1_first$10$count;
+    reg  [11:0] wu1_first$11$bits;
+    wire  [3:0] wu1_first$11$count;
+    reg  [11:0] ends_before$0$bits;
+    wire  [3:0] ends_before$0$count;
+    reg  [11:0] ends_before$1$bits;
+    wire  [3:0] ends_before$1$count;
+    reg  [11:0] ends_before$2$bits;
+    wire  [3:0] ends_before$2$count;
+    reg  [11:0] ends_before$3$bits;
+    wire  [3:0] ends_before$3$count;
+    reg  [11:0] ends_before$4$bits;
+    wire  [3:0] ends_before$4$count;
+    reg  [11:0] ends_before$5$bits;
+    wire  [3:0] ends_before$5$count;
+    reg  [11:0] ends_before$6$bits;
+    wire  [3:0] ends_before$6$count;
+    reg  [11:0] ends_before$7$bits;
+    wire  [3:0] ends_before$7$count;
+    reg  [11:0] ends_before$8$bits;
+    wire  [3:0] ends_before$8$count;
+    reg  [11:0] ends_before$9$bits;
+    wire  [3:0] ends_before$9$count;
+    reg  [11:0] ends_before$10$bits;
+    wire  [3:0] ends_before$10$count;
+    reg  [11:0] ends_before$11$bits;
+    wire  [3:0] ends_before$11$count;
+    reg  [11:0] ones_before$0$bits;
+    wire  [3:0] ones_before$0$count;
+    reg  [11:0] ones_before$1$bits;
+    wire  [3:0] ones_before$1$count;
+    reg  [11:0] ones_before$2$bits;
+    wire  [3:0] ones_before$2$count;
+    reg  [11:0] ones_before$3$bits;
+    wire  [3:0] ones_before$3$count;
+    reg  [11:0] ones_before$4$bits;
+    wire  [3:0] ones_before$4$count;
+    reg  [11:0] ones_before$5$bits;
+    wire  [3:0] ones_before$5$count;
+    reg  [11:0] ones_before$6$bits;
+    wire  [3:0] ones_before$6$count;
+    reg  [11:0] ones_before$7$bits;
+    wire  [3:0] ones_before$7$count;
+    reg  [11:0] ones_before$8$bits;
+    wire  [3:0] ones_before$8$count;
+    reg  [11:0] ones_before$9$bits;
+    wire  [3:0] ones_before$9$count;
+    reg  [11:0] ones_before$10$bits;
+    wire  [3:0] ones_before$10$count;
+    reg  [11:0] ones_before$11$bits;
+    wire  [3:0] ones_before$11$count;
+    reg  [11:0] zeros_before$0$bits;
+    wire  [3:0] zeros_before$0$count;
+    reg  [11:0] zeros_before$1$bits;
+    wire  [3:0] zeros_before$1$count;
+    reg  [11:0] zeros_before$2$bits;
+    wire  [3:0] zeros_before$2$count;
+    reg  [11:0] zeros_before$3$bits;
+    wire  [3:0] zeros_before$3$count;
+    reg  [11:0] zeros_before$4$bits;
+    wire  [3:0] zeros_before$4$count;
+    reg  [11:0] zeros_before$5$bits;
+    wire  [3:0] zeros_before$5$count;
+    reg  [11:0] zeros_before$6$bits;
+    wire  [3:0] zeros_before$6$count;
+    reg  [11:0] zeros_before$7$bits;
+    wire  [3:0] zeros_before$7$count;
+    reg  [11:0] zeros_before$8$bits;
+    wire  [3:0] zeros_before$8$count;
+    reg  [11:0] zeros_before$9$bits;
+    wire  [3:0] zeros_before$9$count;
+    reg  [11:0] zeros_before$10$bits;
+    wire  [3:0] zeros_before$10$count;
+    reg  [11:0] zeros_before$11$bits;
+    wire  [3:0] zeros_before$11$count;
+    reg  [11:0] zu_ones$bits;
+    wire  [3:0] zu_ones$count;
+    
+    // Local signals
+    reg  [11:0] all_ones;
+    reg  [11:0] wu0;
+    reg  [11:0] zu;
+    reg  [11:0] wu1;
+    reg  [11:0] zero_bits;
+    reg  [51:0] w1_sums;
+    reg  [3:0] w1;
+    reg  [3:0] p0;
+    reg  [3:0] wu1_at;
+    reg  [4:0] c_sum;
+    reg  [59:0] c_planes;
+    reg  [11:0] ends;
+    reg  [11:0] counted;
+    reg  [11:0] last_select;
+    reg  [11:0] select;
+    reg  [59:0] sums_at_ends;
+    reg  [4:0] sum_at_end;
+    reg  [4:0] previous;
+    reg  [4:0] last_end_sum;
+    reg  [47:0] o_planes;
+    reg  [47:0] ones_at_zeros;
+    reg  [3:0] ones_at_zero;
+    reg  [3:0] ones_before_prev;
+    reg  [11:0] last_zero;
+    reg  [3:0] ones_at_last;
+    
+    // Sub module instances
+    weight_decoder_core$parser$head_a$wu0_ones set_to$0(
+        .bits(set_to$0$bits),
+        .count(set_to$0$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones set_to$1(
+        .bits(set_to$1$bits),
+        .count(set_to$1$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones set_to$2(
+        .bits(set_to$2$bits),
+        .count(set_to$2$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones set_to$3(
+        .bits(set_to$3$bits),
+        .count(set_to$3$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones set_to$4(
+        .bits(set_to$4$bits),
+        .count(set_to$4$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones set_to$5(
+        .bits(set_to$5$bits),
+        .count(set_to$5$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones set_to$6(
+        .bits(set_to$6$bits),
+        .count(set_to$6$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones set_to$7(
+        .bits(set_to$7$bits),
+        .count(set_to$7$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones set_to$8(
+        .bits(set_to$8$bits),
+        .count(set_to$8$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones set_to$9(
+        .bits(set_to$9$bits),
+        .count(set_to$9$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones set_to$10(
+        .bits(set_to$10$bits),
+        .count(set_to$10$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones set_to$11(
+        .bits(set_to$11$bits),
+        .count(set_to$11$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones wu1_first$0(
+        .bits(wu1_first$0$bits),
+        .count(wu1_first$0$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones wu1_first$1(
+        .bits(wu1_first$1$bits),
+        .count(wu1_first$1$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones wu1_first$2(
+        .bits(wu1_first$2$bits),
+        .count(wu1_first$2$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones wu1_first$3(
+        .bits(wu1_first$3$bits),
+        .count(wu1_first$3$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones wu1_first$4(
+        .bits(wu1_first$4$bits),
+        .count(wu1_first$4$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones wu1_first$5(
+        .bits(wu1_first$5$bits),
+        .count(wu1_first$5$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones wu1_first$6(
+        .bits(wu1_first$6$bits),
+        .count(wu1_first$6$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones wu1_first$7(
+        .bits(wu1_first$7$bits),
+        .count(wu1_first$7$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones wu1_first$8(
+        .bits(wu1_first$8$bits),
+        .count(wu1_first$8$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones wu1_first$9(
+        .bits(wu1_first$9$bits),
+        .count(wu1_first$9$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones wu1_first$10(
+        .bits(wu1_first$10$bits),
+        .count(wu1_first$10$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones wu1_first$11(
+        .bits(wu1_first$11$bits),
+        .count(wu1_first$11$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ends_before$0(
+        .bits(ends_before$0$bits),
+        .count(ends_before$0$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ends_before$1(
+        .bits(ends_before$1$bits),
+        .count(ends_before$1$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ends_before$2(
+        .bits(ends_before$2$bits),
+        .count(ends_before$2$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ends_before$3(
+        .bits(ends_before$3$bits),
+        .count(ends_before$3$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ends_before$4(
+        .bits(ends_before$4$bits),
+        .count(ends_before$4$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ends_before$5(
+        .bits(ends_before$5$bits),
+        .count(ends_before$5$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ends_before$6(
+        .bits(ends_before$6$bits),
+        .count(ends_before$6$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ends_before$7(
+        .bits(ends_before$7$bits),
+        .count(ends_before$7$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ends_before$8(
+        .bits(ends_before$8$bits),
+        .count(ends_before$8$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ends_before$9(
+        .bits(ends_before$9$bits),
+        .count(ends_before$9$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ends_before$10(
+        .bits(ends_before$10$bits),
+        .count(ends_before$10$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ends_before$11(
+        .bits(ends_before$11$bits),
+        .count(ends_before$11$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ones_before$0(
+        .bits(ones_before$0$bits),
+        .count(ones_before$0$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ones_before$1(
+        .bits(ones_before$1$bits),
+        .count(ones_before$1$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ones_before$2(
+        .bits(ones_before$2$bits),
+        .count(ones_before$2$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ones_before$3(
+        .bits(ones_before$3$bits),
+        .count(ones_before$3$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ones_before$4(
+        .bits(ones_before$4$bits),
+        .count(ones_before$4$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ones_before$5(
+        .bits(ones_before$5$bits),
+        .count(ones_before$5$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ones_before$6(
+        .bits(ones_before$6$bits),
+        .count(ones_before$6$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ones_before$7(
+        .bits(ones_before$7$bits),
+        .count(ones_before$7$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ones_before$8(
+        .bits(ones_before$8$bits),
+        .count(ones_before$8$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ones_before$9(
+        .bits(ones_before$9$bits),
+        .count(ones_before$9$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ones_before$10(
+        .bits(ones_before$10$bits),
+        .count(ones_before$10$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones ones_before$11(
+        .bits(ones_before$11$bits),
+        .count(ones_before$11$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones zeros_before$0(
+        .bits(zeros_before$0$bits),
+        .count(zeros_before$0$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones zeros_before$1(
+        .bits(zeros_before$1$bits),
+        .count(zeros_before$1$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones zeros_before$2(
+        .bits(zeros_before$2$bits),
+        .count(zeros_before$2$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones zeros_before$3(
+        .bits(zeros_before$3$bits),
+        .count(zeros_before$3$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones zeros_before$4(
+        .bits(zeros_before$4$bits),
+        .count(zeros_before$4$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones zeros_before$5(
+        .bits(zeros_before$5$bits),
+        .count(zeros_before$5$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones zeros_before$6(
+        .bits(zeros_before$6$bits),
+        .count(zeros_before$6$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones zeros_before$7(
+        .bits(zeros_before$7$bits),
+        .count(zeros_before$7$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones zeros_before$8(
+        .bits(zeros_before$8$bits),
+        .count(zeros_before$8$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones zeros_before$9(
+        .bits(zeros_before$9$bits),
+        .count(zeros_before$9$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones zeros_before$10(
+        .bits(zeros_before$10$bits),
+        .count(zeros_before$10$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones zeros_before$11(
+        .bits(zeros_before$11$bits),
+        .count(zeros_before$11$count)
+    );
+    weight_decoder_core$parser$head_a$wu0_ones zu_ones(
+        .bits(zu_ones$bits),
+        .count(zu_ones$count)
+    );
+    
+    // Update code
+    always @(*) begin
+        all_ones = 32'hfff;
+        wrem_field = bits[(wrem_at)+:(108)];
+        zrem_field = bits[(zrem_at)+:(36)];
+        wu0 = 32'h0;
+        zu = bits[(32'h0)+:(12)];
+        wu1 = bits[(32'hc)+:(12)];
+        if (gr_en) begin
+            wu0 = bits[(32'h0)+:(12)];
+            zu = bits[(32'hc)+:(12)];
+            if (z_en) begin
+                wu1 = bits[(32'h18)+:(12)];
+                if (~zunary_12) begin
+                    wu1 = bits[(32'h14)+:(12)];
+                end
+            end
+        end
+        w1_sums = 32'h0;
+        wu1_first$0$bits = wu1 & ~(all_ones << (0 + 32'h1));
+        w1 = wu1_first$0$count;
+        w1_sums = w1_sums | (((w1) & 52'hfffffffffffff) << ((0 + 32'h1) * 32'h4));
+        wu1_first$1$bits = wu1 & ~(all_ones << (1 + 32'h1));
+        w1 = wu1_first$1$count;
+        w1_sums = w1_sums | (((w1) & 52'hfffffffffffff) << ((1 + 32'h1) * 32'h4));
+        wu1_first$2$bits = wu1 & ~(all_ones << (2 + 32'h1));
+        w1 = wu1_first$2$count;
+        w1_sums = w1_sums | (((w1) & 52'hfffffffffffff) << ((2 + 32'h1) * 32'h4));
+        wu1_first$3$bits = wu1 & ~(all_ones << (3 + 32'h1));
+        w1 = wu1_first$3$count;
+        w1_sums = w1_sums | (((w1) & 52'hfffffffffffff) << ((3 + 32'h1) * 32'h4));
+        wu1_first$4$bits = wu1 & ~(all_ones << (4 + 32'h1));
+        w1 = wu1_first$4$count;
+        w1_sums = w1_sums | (((w1) & 52'hfffffffffffff) << ((4 + 32'h1) * 32'h4));
+        wu1_first$5$bits = wu1 & ~(all_ones << (5 + 32'h1));
+        w1 = wu1_first$5$count;
+        w1_sums = w1_sums | (((w1) & 52'hfffffffffffff) << ((5 + 32'h1) * 32'h4));
+        wu1_first$6$bits = wu1 & ~(all_ones << (6 + 32'h1));
+        w1 = wu1_first$6$count;
+        w1_sums = w1_sums | (((w1) & 52'hfffffffffffff) << ((6 + 32'h1) * 32'h4));
+        wu1_first$7$bits = wu1 & ~(all_ones << (7 + 32'h1));
+        w1 = wu1_first$7$count;
+        w1_sums = w1_sums | (((w1) & 52'hfffffffffffff) << ((7 + 32'h1) * 32'h4));
+        wu1_first$8$bits = wu1 & ~(all_ones << (8 + 32'h1));
+        w1 = wu1_first$8$count;
+        w1_sums = w1_sums | (((w1) & 52'hfffffffffffff) << ((8 + 32'h1) * 32'h4));
+        wu1_first$9$bits = wu1 & ~(all_ones << (9 + 32'h1));
+        w1 = wu1_first$9$count;
+        w1_sums = w1_sums | (((w1) & 52'hfffffffffffff) << ((9 + 32'h1) * 32'h4));
+        wu1_first$10$bits = wu1 & ~(all_ones << (10 + 32'h1));
+        w1 = wu1_first$10$count;
+        w1_sums = w1_sums | (((w1) & 52'hfffffffffffff) << ((10 + 32'h1) * 32'h4));
+        wu1_first$11$bits = wu1 & ~(all_ones << (11 + 32'h1));
+        w1 = wu1_first$11$count;
+        w1_sums = w1_sums | (((w1) & 52'hfffffffffffff) << ((11 + 32'h1) * 32'h4));
+        c_planes = 32'h0;
+        ends = 32'h0;
+        set_to$0$bits = wu0 & ~(all_ones << (0 + 32'h1));
+        p0 = set_to$0$count;
+        c_sum = ((p0) & 5'h1f) + ((w1_sums[((((p0) & 6'h3f) << 32'h2))+:(4)]) & 5'h1f);
+        c_planes = (c_planes & ~(1 << (32'hc * 0 + 0)) | ((c_sum[0]) << (32'hc * 0 + 0)));
+        c_planes = (c_planes & ~(1 << (32'hc * 1 + 0)) | ((c_sum[1]) << (32'hc * 1 + 0)));
+        c_planes = (c_planes & ~(1 << (32'hc * 2 + 0)) | ((c_sum[2]) << (32'hc * 2 + 0)));
+        c_planes = (c_planes & ~(1 << (32'hc * 3 + 0)) | ((c_sum[3]) << (32'hc * 3 + 0)));
+        c_planes = (c_planes & ~(1 << (32'hc * 4 + 0)) | ((c_sum[4]) << (32'hc * 4 + 0)));
+        wu1_at = 32'h0;
+        if (p0 != 32'h0) begin
+            wu1_at = p0 - 32'h1;
+        end
+        if (~wu0[0] | wtrunc | ~wu1[wu1_at]) begin
+            ends = (ends & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        set_to$1$bits = wu0 & ~(all_ones << (1 + 32'h1));
+        p0 = set_to$1$count;
+        c_sum = ((p0) & 5'h1f) + ((w1_sums[((((p0) & 6'h3f) << 32'h2))+:(4)]) & 5'h1f);
+        c_planes = (c_planes & ~(1 << (32'hc * 0 + 1)) | ((c_sum[0]) << (32'hc * 0 + 1)));
+        c_planes = (c_planes & ~(1 << (32'hc * 1 + 1)) | ((c_sum[1]) << (32'hc * 1 + 1)));
+        c_planes = (c_planes & ~(1 << (32'hc * 2 + 1)) | ((c_sum[2]) << (32'hc * 2 + 1)));
+        c_planes = (c_planes & ~(1 << (32'hc * 3 + 1)) | ((c_sum[3]) << (32'hc * 3 + 1)));
+        c_planes = (c_planes & ~(1 << (32'hc * 4 + 1)) | ((c_sum[4]) << (32'hc * 4 + 1)));
+        wu1_at = 32'h0;
+        if (p0 != 32'h0) begin
+            wu1_at = p0 - 32'h1;
+        end
+        if (~wu0[1] | wtrunc | ~wu1[wu1_at]) begin
+            ends = (ends & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        set_to$2$bits = wu0 & ~(all_ones << (2 + 32'h1));
+        p0 = set_to$2$count;
+        c_sum = ((p0) & 5'h1f) + ((w1_sums[((((p0) & 6'h3f) << 32'h2))+:(4)]) & 5'h1f);
+        c_planes = (c_planes & ~(1 << (32'hc * 0 + 2)) | ((c_sum[0]) << (32'hc * 0 + 2)));
+        c_planes = (c_planes & ~(1 << (32'hc * 1 + 2)) | ((c_sum[1]) << (32'hc * 1 + 2)));
+        c_planes = (c_planes & ~(1 << (32'hc * 2 + 2)) | ((c_sum[2]) << (32'hc * 2 + 2)));
+        c_planes = (c_planes & ~(1 << (32'hc * 3 + 2)) | ((c_sum[3]) << (32'hc * 3 + 2)));
+        c_planes = (c_planes & ~(1 << (32'hc * 4 + 2)) | ((c_sum[4]) << (32'hc * 4 + 2)));
+        wu1_at = 32'h0;
+        if (p0 != 32'h0) begin
+            wu1_at = p0 - 32'h1;
+        end
+        if (~wu0[2] | wtrunc | ~wu1[wu1_at]) begin
+            ends = (ends & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        set_to$3$bits = wu0 & ~(all_ones << (3 + 32'h1));
+        p0 = set_to$3$count;
+        c_sum = ((p0) & 5'h1f) + ((w1_sums[((((p0) & 6'h3f) << 32'h2))+:(4)]) & 5'h1f);
+        c_planes = (c_planes & ~(1 << (32'hc * 0 + 3)) | ((c_sum[0]) << (32'hc * 0 + 3)));
+        c_planes = (c_planes & ~(1 << (32'hc * 1 + 3)) | ((c_sum[1]) << (32'hc * 1 + 3)));
+        c_planes = (c_planes & ~(1 << (32'hc * 2 + 3)) | ((c_sum[2]) << (32'hc * 2 + 3)));
+        c_planes = (c_planes & ~(1 << (32'hc * 3 + 3)) | ((c_sum[3]) << (32'hc * 3 + 3)));
+        c_planes = (c_planes & ~(1 << (32'hc * 4 + 3)) | ((c_sum[4]) << (32'hc * 4 + 3)));
+        wu1_at = 32'h0;
+        if (p0 != 32'h0) begin
+            wu1_at = p0 - 32'h1;
+        end
+        if (~wu0[3] | wtrunc | ~wu1[wu1_at]) begin
+            ends = (ends & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        set_to$4$bits = wu0 & ~(all_ones << (4 + 32'h1));
+        p0 = set_to$4$count;
+        c_sum = ((p0) & 5'h1f) + ((w1_sums[((((p0) & 6'h3f) << 32'h2))+:(4)]) & 5'h1f);
+        c_planes = (c_planes & ~(1 << (32'hc * 0 + 4)) | ((c_sum[0]) << (32'hc * 0 + 4)));
+        c_planes = (c_planes & ~(1 << (32'hc * 1 + 4)) | ((c_sum[1]) << (32'hc * 1 + 4)));
+        c_planes = (c_planes & ~(1 << (32'hc * 2 + 4)) | ((c_sum[2]) << (32'hc * 2 + 4)));
+        c_planes = (c_planes & ~(1 << (32'hc * 3 + 4)) | ((c_sum[3]) << (32'hc * 3 + 4)));
+        c_planes = (c_planes & ~(1 << (32'hc * 4 + 4)) | ((c_sum[4]) << (32'hc * 4 + 4)));
+        wu1_at = 32'h0;
+        if (p0 != 32'h0) begin
+            wu1_at = p0 - 32'h1;
+        end
+        if (~wu0[4] | wtrunc | ~wu1[wu1_at]) begin
+            ends = (ends & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        set_to$5$bits = wu0 & ~(all_ones << (5 + 32'h1));
+        p0 = set_to$5$count;
+        c_sum = ((p0) & 5'h1f) + ((w1_sums[((((p0) & 6'h3f) << 32'h2))+:(4)]) & 5'h1f);
+        c_planes = (c_planes & ~(1 << (32'hc * 0 + 5)) | ((c_sum[0]) << (32'hc * 0 + 5)));
+        c_planes = (c_planes & ~(1 << (32'hc * 1 + 5)) | ((c_sum[1]) << (32'hc * 1 + 5)));
+        c_planes = (c_planes & ~(1 << (32'hc * 2 + 5)) | ((c_sum[2]) << (32'hc * 2 + 5)));
+        c_planes = (c_planes & ~(1 << (32'hc * 3 + 5)) | ((c_sum[3]) << (32'hc * 3 + 5)));
+        c_planes = (c_planes & ~(1 << (32'hc * 4 + 5)) | ((c_sum[4]) << (32'hc * 4 + 5)));
+        wu1_at = 32'h0;
+        if (p0 != 32'h0) begin
+            wu1_at = p0 - 32'h1;
+        end
+        if (~wu0[5] | wtrunc | ~wu1[wu1_at]) begin
+            ends = (ends & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        set_to$6$bits = wu0 & ~(all_ones << (6 + 32'h1));
+        p0 = set_to$6$count;
+        c_sum = ((p0) & 5'h1f) + ((w1_sums[((((p0) & 6'h3f) << 32'h2))+:(4)]) & 5'h1f);
+        c_planes = (c_planes & ~(1 << (32'hc * 0 + 6)) | ((c_sum[0]) << (32'hc * 0 + 6)));
+        c_planes = (c_planes & ~(1 << (32'hc * 1 + 6)) | ((c_sum[1]) << (32'hc * 1 + 6)));
+        c_planes = (c_planes & ~(1 << (32'hc * 2 + 6)) | ((c_sum[2]) << (32'hc * 2 + 6)));
+        c_planes = (c_planes & ~(1 << (32'hc * 3 + 6)) | ((c_sum[3]) << (32'hc * 3 + 6)));
+        c_planes = (c_planes & ~(1 << (32'hc * 4 + 6)) | ((c_sum[4]) << (32'hc * 4 + 6)));
+        wu1_at = 32'h0;
+        if (p0 != 32'h0) begin
+            wu1_at = p0 - 32'h1;
+        end
+        if (~wu0[6] | wtrunc | ~wu1[wu1_at]) begin
+            ends = (ends & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        set_to$7$bits = wu0 & ~(all_ones << (7 + 32'h1));
+        p0 = set_to$7$count;
+        c_sum = ((p0) & 5'h1f) + ((w1_sums[((((p0) & 6'h3f) << 32'h2))+:(4)]) & 5'h1f);
+        c_planes = (c_planes & ~(1 << (32'hc * 0 + 7)) | ((c_sum[0]) << (32'hc * 0 + 7)));
+        c_planes = (c_planes & ~(1 << (32'hc * 1 + 7)) | ((c_sum[1]) << (32'hc * 1 + 7)));
+        c_planes = (c_planes & ~(1 << (32'hc * 2 + 7)) | ((c_sum[2]) << (32'hc * 2 + 7)));
+        c_planes = (c_planes & ~(1 << (32'hc * 3 + 7)) | ((c_sum[3]) << (32'hc * 3 + 7)));
+        c_planes = (c_planes & ~(1 << (32'hc * 4 + 7)) | ((c_sum[4]) << (32'hc * 4 + 7)));
+        wu1_at = 32'h0;
+        if (p0 != 32'h0) begin
+            wu1_at = p0 - 32'h1;
+        end
+        if (~wu0[7] | wtrunc | ~wu1[wu1_at]) begin
+            ends = (ends & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        set_to$8$bits = wu0 & ~(all_ones << (8 + 32'h1));
+        p0 = set_to$8$count;
+        c_sum = ((p0) & 5'h1f) + ((w1_sums[((((p0) & 6'h3f) << 32'h2))+:(4)]) & 5'h1f);
+        c_planes = (c_planes & ~(1 << (32'hc * 0 + 8)) | ((c_sum[0]) << (32'hc * 0 + 8)));
+        c_planes = (c_planes & ~(1 << (32'hc * 1 + 8)) | ((c_sum[1]) << (32'hc * 1 + 8)));
+        c_planes = (c_planes & ~(1 << (32'hc * 2 + 8)) | ((c_sum[2]) << (32'hc * 2 + 8)));
+        c_planes = (c_planes & ~(1 << (32'hc * 3 + 8)) | ((c_sum[3]) << (32'hc * 3 + 8)));
+        c_planes = (c_planes & ~(1 << (32'hc * 4 + 8)) | ((c_sum[4]) << (32'hc * 4 + 8)));
+        wu1_at = 32'h0;
+        if (p0 != 32'h0) begin
+            wu1_at = p0 - 32'h1;
+        end
+        if (~wu0[8] | wtrunc | ~wu1[wu1_at]) begin
+            ends = (ends & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        set_to$9$bits = wu0 & ~(all_ones << (9 + 32'h1));
+        p0 = set_to$9$count;
+        c_sum = ((p0) & 5'h1f) + ((w1_sums[((((p0) & 6'h3f) << 32'h2))+:(4)]) & 5'h1f);
+        c_planes = (c_planes & ~(1 << (32'hc * 0 + 9)) | ((c_sum[0]) << (32'hc * 0 + 9)));
+        c_planes = (c_planes & ~(1 << (32'hc * 1 + 9)) | ((c_sum[1]) << (32'hc * 1 + 9)));
+        c_planes = (c_planes & ~(1 << (32'hc * 2 + 9)) | ((c_sum[2]) << (32'hc * 2 + 9)));
+        c_planes = (c_planes & ~(1 << (32'hc * 3 + 9)) | ((c_sum[3]) << (32'hc * 3 + 9)));
+        c_planes = (c_planes & ~(1 << (32'hc * 4 + 9)) | ((c_sum[4]) << (32'hc * 4 + 9)));
+        wu1_at = 32'h0;
+        if (p0 != 32'h0) begin
+            wu1_at = p0 - 32'h1;
+        end
+        if (~wu0[9] | wtrunc | ~wu1[wu1_at]) begin
+            ends = (ends & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        set_to$10$bits = wu0 & ~(all_ones << (10 + 32'h1));
+        p0 = set_to$10$count;
+        c_sum = ((p0) & 5'h1f) + ((w1_sums[((((p0) & 6'h3f) << 32'h2))+:(4)]) & 5'h1f);
+        c_planes = (c_planes & ~(1 << (32'hc * 0 + 10)) | ((c_sum[0]) << (32'hc * 0 + 10)));
+        c_planes = (c_planes & ~(1 << (32'hc * 1 + 10)) | ((c_sum[1]) << (32'hc * 1 + 10)));
+        c_planes = (c_planes & ~(1 << (32'hc * 2 + 10)) | ((c_sum[2]) << (32'hc * 2 + 10)));
+        c_planes = (c_planes & ~(1 << (32'hc * 3 + 10)) | ((c_sum[3]) << (32'hc * 3 + 10)));
+        c_planes = (c_planes & ~(1 << (32'hc * 4 + 10)) | ((c_sum[4]) << (32'hc * 4 + 10)));
+        wu1_at = 32'h0;
+        if (p0 != 32'h0) begin
+            wu1_at = p0 - 32'h1;
+        end
+        if (~wu0[10] | wtrunc | ~wu1[wu1_at]) begin
+            ends = (ends & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        set_to$11$bits = wu0 & ~(all_ones << (11 + 32'h1));
+        p0 = set_to$11$count;
+        c_sum = ((p0) & 5'h1f) + ((w1_sums[((((p0) & 6'h3f) << 32'h2))+:(4)]) & 5'h1f);
+        c_planes = (c_planes & ~(1 << (32'hc * 0 + 11)) | ((c_sum[0]) << (32'hc * 0 + 11)));
+        c_planes = (c_planes & ~(1 << (32'hc * 1 + 11)) | ((c_sum[1]) << (32'hc * 1 + 11)));
+        c_planes = (c_planes & ~(1 << (32'hc * 2 + 11)) | ((c_sum[2]) << (32'hc * 2 + 11)));
+        c_planes = (c_planes & ~(1 << (32'hc * 3 + 11)) | ((c_sum[3]) << (32'hc * 3 + 11)));
+        c_planes = (c_planes & ~(1 << (32'hc * 4 + 11)) | ((c_sum[4]) << (32'hc * 4 + 11)));
+        wu1_at = 32'h0;
+        if (p0 != 32'h0) begin
+            wu1_at = p0 - 32'h1;
+        end
+        if (~wu0[11] | wtrunc | ~wu1[wu1_at]) begin
+            ends = (ends & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        total = c_sum;
+        counted = 32'h0;
+        last_select = 32'h0;
+        ends_before$0$bits = ends & ~(all_ones << 0);
+        if (ends[0] & gr_en & (ends_before$0$count < k)) begin
+            counted = (counted & ~(1 << (0)) | ((1'b1) << (0)));
+            if (ends_before$0$count + 32'h1 == k) begin
+                last_select = (last_select & ~(1 << (0)) | ((1'b1) << (0)));
+            end
+        end
+        ends_before$1$bits = ends & ~(all_ones << 1);
+        if (ends[1] & gr_en & (ends_before$1$count < k)) begin
+            counted = (counted & ~(1 << (1)) | ((1'b1) << (1)));
+            if (ends_before$1$count + 32'h1 == k) begin
+                last_select = (last_select & ~(1 << (1)) | ((1'b1) << (1)));
+            end
+        end
+        ends_before$2$bits = ends & ~(all_ones << 2);
+        if (ends[2] & gr_en & (ends_before$2$count < k)) begin
+            counted = (counted & ~(1 << (2)) | ((1'b1) << (2)));
+            if (ends_before$2$count + 32'h1 == k) begin
+                last_select = (last_select & ~(1 << (2)) | ((1'b1) << (2)));
+            end
+        end
+        ends_before$3$bits = ends & ~(all_ones << 3);
+        if (ends[3] & gr_en & (ends_before$3$count < k)) begin
+            counted = (counted & ~(1 << (3)) | ((1'b1) << (3)));
+            if (ends_before$3$count + 32'h1 == k) begin
+                last_select = (last_select & ~(1 << (3)) | ((1'b1) << (3)));
+            end
+        end
+        ends_before$4$bits = ends & ~(all_ones << 4);
+        if (ends[4] & gr_en & (ends_before$4$count < k)) begin
+            counted = (counted & ~(1 << (4)) | ((1'b1) << (4)));
+            if (ends_before$4$count + 32'h1 == k) begin
+                last_select = (last_select & ~(1 << (4)) | ((1'b1) << (4)));
+            end
+        end
+        ends_before$5$bits = ends & ~(all_ones << 5);
+        if (ends[5] & gr_en & (ends_before$5$count < k)) begin
+            counted = (counted & ~(1 << (5)) | ((1'b1) << (5)));
+            if (ends_before$5$count + 32'h1 == k) begin
+                last_select = (last_select & ~(1 << (5)) | ((1'b1) << (5)));
+            end
+        end
+        ends_before$6$bits = ends & ~(all_ones << 6);
+        if (ends[6] & gr_en & (ends_before$6$count < k)) begin
+            counted = (counted & ~(1 << (6)) | ((1'b1) << (6)));
+            if (ends_before$6$count + 32'h1 == k) begin
+                last_select = (last_select & ~(1 << (6)) | ((1'b1) << (6)));
+            end
+        end
+        ends_before$7$bits = ends & ~(all_ones << 7);
+        if (ends[7] & gr_en & (ends_before$7$count < k)) begin
+            counted = (counted & ~(1 << (7)) | ((1'b1) << (7)));
+            if (ends_before$7$count + 32'h1 == k) begin
+                last_select = (last_select & ~(1 << (7)) | ((1'b1) << (7)));
+            end
+        end
+        ends_before$8$bits = ends & ~(all_ones << 8);
+        if (ends[8] & gr_en & (ends_before$8$count < k)) begin
+            counted = (counted & ~(1 << (8)) | ((1'b1) << (8)));
+            if (ends_before$8$count + 32'h1 == k) begin
+                last_select = (last_select & ~(1 << (8)) | ((1'b1) << (8)));
+            end
+        end
+        ends_before$9$bits = ends & ~(all_ones << 9);
+        if (ends[9] & gr_en & (ends_before$9$count < k)) begin
+            counted = (counted & ~(1 << (9)) | ((1'b1) << (9)));
+            if (ends_before$9$count + 32'h1 == k) begin
+                last_select = (last_select & ~(1 << (9)) | ((1'b1) << (9)));
+            end
+        end
+        ends_before$10$bits = ends & ~(all_ones << 10);
+        if (ends[10] & gr_en & (ends_before$10$count < k)) begin
+            counted = (counted & ~(1 << (10)) | ((1'b1) << (10)));
+            if (ends_before$10$count + 32'h1 == k) begin
+                last_select = (last_select & ~(1 << (10)) | ((1'b1) << (10)));
+            end
+        end
+        ends_before$11$bits = ends & ~(all_ones << 11);
+        if (ends[11] & gr_en & (ends_before$11$count < k)) begin
+            counted = (counted & ~(1 << (11)) | ((1'b1) << (11)));
+            if (ends_before$11$count + 32'h1 == k) begin
+                last_select = (last_select & ~(1 << (11)) | ((1'b1) << (11)));
+            end
+        end
+        sums_at_ends = 32'h0;
+        last_end_sum = 32'h0;
+        select = 32'h0;
+        if (counted[0] & (ends_before$0$count == 0)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (counted[1] & (ends_before$1$count == 0)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (counted[2] & (ends_before$2$count == 0)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (counted[3] & (ends_before$3$count == 0)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (counted[4] & (ends_before$4$count == 0)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (counted[5] & (ends_before$5$count == 0)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (counted[6] & (ends_before$6$count == 0)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (counted[7] & (ends_before$7$count == 0)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (counted[8] & (ends_before$8$count == 0)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (counted[9] & (ends_before$9$count == 0)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (counted[10] & (ends_before$10$count == 0)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (counted[11] & (ends_before$11$count == 0)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        sum_at_end = 32'h0;
+        sum_at_end = (sum_at_end & ~(1 << (0)) | ((|(select & c_planes[(32'hc * 0)+:(12)])) << (0)));
+        sum_at_end = (sum_at_end & ~(1 << (1)) | ((|(select & c_planes[(32'hc * 1)+:(12)])) << (1)));
+        sum_at_end = (sum_at_end & ~(1 << (2)) | ((|(select & c_planes[(32'hc * 2)+:(12)])) << (2)));
+        sum_at_end = (sum_at_end & ~(1 << (3)) | ((|(select & c_planes[(32'hc * 3)+:(12)])) << (3)));
+        sum_at_end = (sum_at_end & ~(1 << (4)) | ((|(select & c_planes[(32'hc * 4)+:(12)])) << (4)));
+        sums_at_ends = sums_at_ends | (((sum_at_end) & 60'hfffffffffffffff) << (0 * 32'h5));
+        select = 32'h0;
+        if (counted[0] & (ends_before$0$count == 1)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (counted[1] & (ends_before$1$count == 1)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (counted[2] & (ends_before$2$count == 1)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (counted[3] & (ends_before$3$count == 1)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (counted[4] & (ends_before$4$count == 1)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (counted[5] & (ends_before$5$count == 1)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (counted[6] & (ends_before$6$count == 1)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (counted[7] & (ends_before$7$count == 1)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (counted[8] & (ends_before$8$count == 1)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (counted[9] & (ends_before$9$count == 1)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (counted[10] & (ends_before$10$count == 1)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (counted[11] & (ends_before$11$count == 1)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        sum_at_end = 32'h0;
+        sum_at_end = (sum_at_end & ~(1 << (0)) | ((|(select & c_planes[(32'hc * 0)+:(12)])) << (0)));
+        sum_at_end = (sum_at_end & ~(1 << (1)) | ((|(select & c_planes[(32'hc * 1)+:(12)])) << (1)));
+        sum_at_end = (sum_at_end & ~(1 << (2)) | ((|(select & c_planes[(32'hc * 2)+:(12)])) << (2)));
+        sum_at_end = (sum_at_end & ~(1 << (3)) | ((|(select & c_planes[(32'hc * 3)+:(12)])) << (3)));
+        sum_at_end = (sum_at_end & ~(1 << (4)) | ((|(select & c_planes[(32'hc * 4)+:(12)])) << (4)));
+        sums_at_ends = sums_at_ends | (((sum_at_end) & 60'hfffffffffffffff) << (1 * 32'h5));
+        select = 32'h0;
+        if (counted[0] & (ends_before$0$count == 2)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (counted[1] & (ends_before$1$count == 2)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (counted[2] & (ends_before$2$count == 2)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (counted[3] & (ends_before$3$count == 2)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (counted[4] & (ends_before$4$count == 2)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (counted[5] & (ends_before$5$count == 2)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (counted[6] & (ends_before$6$count == 2)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (counted[7] & (ends_before$7$count == 2)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (counted[8] & (ends_before$8$count == 2)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (counted[9] & (ends_before$9$count == 2)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (counted[10] & (ends_before$10$count == 2)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (counted[11] & (ends_before$11$count == 2)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        sum_at_end = 32'h0;
+        sum_at_end = (sum_at_end & ~(1 << (0)) | ((|(select & c_planes[(32'hc * 0)+:(12)])) << (0)));
+        sum_at_end = (sum_at_end & ~(1 << (1)) | ((|(select & c_planes[(32'hc * 1)+:(12)])) << (1)));
+        sum_at_end = (sum_at_end & ~(1 << (2)) | ((|(select & c_planes[(32'hc * 2)+:(12)])) << (2)));
+        sum_at_end = (sum_at_end & ~(1 << (3)) | ((|(select & c_planes[(32'hc * 3)+:(12)])) << (3)));
+        sum_at_end = (sum_at_end & ~(1 << (4)) | ((|(select & c_planes[(32'hc * 4)+:(12)])) << (4)));
+        sums_at_ends = sums_at_ends | (((sum_at_end) & 60'hfffffffffffffff) << (2 * 32'h5));
+        select = 32'h0;
+        if (counted[0] & (ends_before$0$count == 3)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (counted[1] & (ends_before$1$count == 3)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (counted[2] & (ends_before$2$count == 3)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (counted[3] & (ends_before$3$count == 3)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (counted[4] & (ends_before$4$count == 3)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (counted[5] & (ends_before$5$count == 3)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (counted[6] & (ends_before$6$count == 3)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (counted[7] & (ends_before$7$count == 3)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (counted[8] & (ends_before$8$count == 3)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (counted[9] & (ends_before$9$count == 3)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (counted[10] & (ends_before$10$count == 3)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (counted[11] & (ends_before$11$count == 3)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        sum_at_end = 32'h0;
+        sum_at_end = (sum_at_end & ~(1 << (0)) | ((|(select & c_planes[(32'hc * 0)+:(12)])) << (0)));
+        sum_at_end = (sum_at_end & ~(1 << (1)) | ((|(select & c_planes[(32'hc * 1)+:(12)])) << (1)));
+        sum_at_end = (sum_at_end & ~(1 << (2)) | ((|(select & c_planes[(32'hc * 2)+:(12)])) << (2)));
+        sum_at_end = (sum_at_end & ~(1 << (3)) | ((|(select & c_planes[(32'hc * 3)+:(12)])) << (3)));
+        sum_at_end = (sum_at_end & ~(1 << (4)) | ((|(select & c_planes[(32'hc * 4)+:(12)])) << (4)));
+        sums_at_ends = sums_at_ends | (((sum_at_end) & 60'hfffffffffffffff) << (3 * 32'h5));
+        select = 32'h0;
+        if (counted[0] & (ends_before$0$count == 4)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (counted[1] & (ends_before$1$count == 4)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (counted[2] & (ends_before$2$count == 4)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (counted[3] & (ends_before$3$count == 4)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (counted[4] & (ends_before$4$count == 4)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (counted[5] & (ends_before$5$count == 4)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (counted[6] & (ends_before$6$count == 4)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (counted[7] & (ends_before$7$count == 4)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (counted[8] & (ends_before$8$count == 4)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (counted[9] & (ends_before$9$count == 4)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (counted[10] & (ends_before$10$count == 4)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (counted[11] & (ends_before$11$count == 4)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        sum_at_end = 32'h0;
+        sum_at_end = (sum_at_end & ~(1 << (0)) | ((|(select & c_planes[(32'hc * 0)+:(12)])) << (0)));
+        sum_at_end = (sum_at_end & ~(1 << (1)) | ((|(select & c_planes[(32'hc * 1)+:(12)])) << (1)));
+        sum_at_end = (sum_at_end & ~(1 << (2)) | ((|(select & c_planes[(32'hc * 2)+:(12)])) << (2)));
+        sum_at_end = (sum_at_end & ~(1 << (3)) | ((|(select & c_planes[(32'hc * 3)+:(12)])) << (3)));
+        sum_at_end = (sum_at_end & ~(1 << (4)) | ((|(select & c_planes[(32'hc * 4)+:(12)])) << (4)));
+        sums_at_ends = sums_at_ends | (((sum_at_end) & 60'hfffffffffffffff) << (4 * 32'h5));
+        select = 32'h0;
+        if (counted[0] & (ends_before$0$count == 5)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (counted[1] & (ends_before$1$count == 5)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (counted[2] & (ends_before$2$count == 5)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (counted[3] & (ends_before$3$count == 5)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (counted[4] & (ends_before$4$count == 5)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (counted[5] & (ends_before$5$count == 5)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (counted[6] & (ends_before$6$count == 5)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (counted[7] & (ends_before$7$count == 5)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (counted[8] & (ends_before$8$count == 5)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (counted[9] & (ends_before$9$count == 5)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (counted[10] & (ends_before$10$count == 5)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (counted[11] & (ends_before$11$count == 5)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        sum_at_end = 32'h0;
+        sum_at_end = (sum_at_end & ~(1 << (0)) | ((|(select & c_planes[(32'hc * 0)+:(12)])) << (0)));
+        sum_at_end = (sum_at_end & ~(1 << (1)) | ((|(select & c_planes[(32'hc * 1)+:(12)])) << (1)));
+        sum_at_end = (sum_at_end & ~(1 << (2)) | ((|(select & c_planes[(32'hc * 2)+:(12)])) << (2)));
+        sum_at_end = (sum_at_end & ~(1 << (3)) | ((|(select & c_planes[(32'hc * 3)+:(12)])) << (3)));
+        sum_at_end = (sum_at_end & ~(1 << (4)) | ((|(select & c_planes[(32'hc * 4)+:(12)])) << (4)));
+        sums_at_ends = sums_at_ends | (((sum_at_end) & 60'hfffffffffffffff) << (5 * 32'h5));
+        select = 32'h0;
+        if (counted[0] & (ends_before$0$count == 6)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (counted[1] & (ends_before$1$count == 6)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (counted[2] & (ends_before$2$count == 6)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (counted[3] & (ends_before$3$count == 6)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (counted[4] & (ends_before$4$count == 6)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (counted[5] & (ends_before$5$count == 6)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (counted[6] & (ends_before$6$count == 6)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (counted[7] & (ends_before$7$count == 6)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (counted[8] & (ends_before$8$count == 6)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (counted[9] & (ends_before$9$count == 6)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (counted[10] & (ends_before$10$count == 6)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (counted[11] & (ends_before$11$count == 6)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        sum_at_end = 32'h0;
+        sum_at_end = (sum_at_end & ~(1 << (0)) | ((|(select & c_planes[(32'hc * 0)+:(12)])) << (0)));
+        sum_at_end = (sum_at_end & ~(1 << (1)) | ((|(select & c_planes[(32'hc * 1)+:(12)])) << (1)));
+        sum_at_end = (sum_at_end & ~(1 << (2)) | ((|(select & c_planes[(32'hc * 2)+:(12)])) << (2)));
+        sum_at_end = (sum_at_end & ~(1 << (3)) | ((|(select & c_planes[(32'hc * 3)+:(12)])) << (3)));
+        sum_at_end = (sum_at_end & ~(1 << (4)) | ((|(select & c_planes[(32'hc * 4)+:(12)])) << (4)));
+        sums_at_ends = sums_at_ends | (((sum_at_end) & 60'hfffffffffffffff) << (6 * 32'h5));
+        select = 32'h0;
+        if (counted[0] & (ends_before$0$count == 7)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (counted[1] & (ends_before$1$count == 7)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (counted[2] & (ends_before$2$count == 7)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (counted[3] & (ends_before$3$count == 7)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (counted[4] & (ends_before$4$count == 7)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (counted[5] & (ends_before$5$count == 7)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (counted[6] & (ends_before$6$count == 7)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (counted[7] & (ends_before$7$count == 7)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (counted[8] & (ends_before$8$count == 7)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (counted[9] & (ends_before$9$count == 7)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (counted[10] & (ends_before$10$count == 7)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (counted[11] & (ends_before$11$count == 7)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        sum_at_end = 32'h0;
+        sum_at_end = (sum_at_end & ~(1 << (0)) | ((|(select & c_planes[(32'hc * 0)+:(12)])) << (0)));
+        sum_at_end = (sum_at_end & ~(1 << (1)) | ((|(select & c_planes[(32'hc * 1)+:(12)])) << (1)));
+        sum_at_end = (sum_at_end & ~(1 << (2)) | ((|(select & c_planes[(32'hc * 2)+:(12)])) << (2)));
+        sum_at_end = (sum_at_end & ~(1 << (3)) | ((|(select & c_planes[(32'hc * 3)+:(12)])) << (3)));
+        sum_at_end = (sum_at_end & ~(1 << (4)) | ((|(select & c_planes[(32'hc * 4)+:(12)])) << (4)));
+        sums_at_ends = sums_at_ends | (((sum_at_end) & 60'hfffffffffffffff) << (7 * 32'h5));
+        select = 32'h0;
+        if (counted[0] & (ends_before$0$count == 8)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (counted[1] & (ends_before$1$count == 8)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (counted[2] & (ends_before$2$count == 8)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (counted[3] & (ends_before$3$count == 8)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (counted[4] & (ends_before$4$count == 8)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (counted[5] & (ends_before$5$count == 8)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (counted[6] & (ends_before$6$count == 8)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (counted[7] & (ends_before$7$count == 8)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (counted[8] & (ends_before$8$count == 8)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (counted[9] & (ends_before$9$count == 8)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (counted[10] & (ends_before$10$count == 8)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (counted[11] & (ends_before$11$count == 8)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        sum_at_end = 32'h0;
+        sum_at_end = (sum_at_end & ~(1 << (0)) | ((|(select & c_planes[(32'hc * 0)+:(12)])) << (0)));
+        sum_at_end = (sum_at_end & ~(1 << (1)) | ((|(select & c_planes[(32'hc * 1)+:(12)])) << (1)));
+        sum_at_end = (sum_at_end & ~(1 << (2)) | ((|(select & c_planes[(32'hc * 2)+:(12)])) << (2)));
+        sum_at_end = (sum_at_end & ~(1 << (3)) | ((|(select & c_planes[(32'hc * 3)+:(12)])) << (3)));
+        sum_at_end = (sum_at_end & ~(1 << (4)) | ((|(select & c_planes[(32'hc * 4)+:(12)])) << (4)));
+        sums_at_ends = sums_at_ends | (((sum_at_end) & 60'hfffffffffffffff) << (8 * 32'h5));
+        select = 32'h0;
+        if (counted[0] & (ends_before$0$count == 9)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (counted[1] & (ends_before$1$count == 9)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (counted[2] & (ends_before$2$count == 9)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (counted[3] & (ends_before$3$count == 9)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (counted[4] & (ends_before$4$count == 9)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (counted[5] & (ends_before$5$count == 9)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (counted[6] & (ends_before$6$count == 9)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (counted[7] & (ends_before$7$count == 9)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (counted[8] & (ends_before$8$count == 9)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (counted[9] & (ends_before$9$count == 9)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (counted[10] & (ends_before$10$count == 9)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (counted[11] & (ends_before$11$count == 9)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        sum_at_end = 32'h0;
+        sum_at_end = (sum_at_end & ~(1 << (0)) | ((|(select & c_planes[(32'hc * 0)+:(12)])) << (0)));
+        sum_at_end = (sum_at_end & ~(1 << (1)) | ((|(select & c_planes[(32'hc * 1)+:(12)])) << (1)));
+        sum_at_end = (sum_at_end & ~(1 << (2)) | ((|(select & c_planes[(32'hc * 2)+:(12)])) << (2)));
+        sum_at_end = (sum_at_end & ~(1 << (3)) | ((|(select & c_planes[(32'hc * 3)+:(12)])) << (3)));
+        sum_at_end = (sum_at_end & ~(1 << (4)) | ((|(select & c_planes[(32'hc * 4)+:(12)])) << (4)));
+        sums_at_ends = sums_at_ends | (((sum_at_end) & 60'hfffffffffffffff) << (9 * 32'h5));
+        select = 32'h0;
+        if (counted[0] & (ends_before$0$count == 10)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (counted[1] & (ends_before$1$count == 10)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (counted[2] & (ends_before$2$count == 10)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (counted[3] & (ends_before$3$count == 10)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (counted[4] & (ends_before$4$count == 10)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (counted[5] & (ends_before$5$count == 10)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (counted[6] & (ends_before$6$count == 10)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (counted[7] & (ends_before$7$count == 10)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (counted[8] & (ends_before$8$count == 10)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (counted[9] & (ends_before$9$count == 10)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (counted[10] & (ends_before$10$count == 10)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (counted[11] & (ends_before$11$count == 10)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        sum_at_end = 32'h0;
+        sum_at_end = (sum_at_end & ~(1 << (0)) | ((|(select & c_planes[(32'hc * 0)+:(12)])) << (0)));
+        sum_at_end = (sum_at_end & ~(1 << (1)) | ((|(select & c_planes[(32'hc * 1)+:(12)])) << (1)));
+        sum_at_end = (sum_at_end & ~(1 << (2)) | ((|(select & c_planes[(32'hc * 2)+:(12)])) << (2)));
+        sum_at_end = (sum_at_end & ~(1 << (3)) | ((|(select & c_planes[(32'hc * 3)+:(12)])) << (3)));
+        sum_at_end = (sum_at_end & ~(1 << (4)) | ((|(select & c_planes[(32'hc * 4)+:(12)])) << (4)));
+        sums_at_ends = sums_at_ends | (((sum_at_end) & 60'hfffffffffffffff) << (10 * 32'h5));
+        select = 32'h0;
+        if (counted[0] & (ends_before$0$count == 11)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (counted[1] & (ends_before$1$count == 11)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (counted[2] & (ends_before$2$count == 11)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (counted[3] & (ends_before$3$count == 11)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (counted[4] & (ends_before$4$count == 11)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (counted[5] & (ends_before$5$count == 11)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (counted[6] & (ends_before$6$count == 11)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (counted[7] & (ends_before$7$count == 11)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (counted[8] & (ends_before$8$count == 11)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (counted[9] & (ends_before$9$count == 11)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (counted[10] & (ends_before$10$count == 11)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (counted[11] & (ends_before$11$count == 11)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        sum_at_end = 32'h0;
+        sum_at_end = (sum_at_end & ~(1 << (0)) | ((|(select & c_planes[(32'hc * 0)+:(12)])) << (0)));
+        sum_at_end = (sum_at_end & ~(1 << (1)) | ((|(select & c_planes[(32'hc * 1)+:(12)])) << (1)));
+        sum_at_end = (sum_at_end & ~(1 << (2)) | ((|(select & c_planes[(32'hc * 2)+:(12)])) << (2)));
+        sum_at_end = (sum_at_end & ~(1 << (3)) | ((|(select & c_planes[(32'hc * 3)+:(12)])) << (3)));
+        sum_at_end = (sum_at_end & ~(1 << (4)) | ((|(select & c_planes[(32'hc * 4)+:(12)])) << (4)));
+        sums_at_ends = sums_at_ends | (((sum_at_end) & 60'hfffffffffffffff) << (11 * 32'h5));
+        last_end_sum = (last_end_sum & ~(1 << (0)) | ((|(last_select & c_planes[(32'hc * 0)+:(12)])) << (0)));
+        last_end_sum = (last_end_sum & ~(1 << (1)) | ((|(last_select & c_planes[(32'hc * 1)+:(12)])) << (1)));
+        last_end_sum = (last_end_sum & ~(1 << (2)) | ((|(last_select & c_planes[(32'hc * 2)+:(12)])) << (2)));
+        last_end_sum = (last_end_sum & ~(1 << (3)) | ((|(last_select & c_planes[(32'hc * 3)+:(12)])) << (3)));
+        last_end_sum = (last_end_sum & ~(1 << (4)) | ((|(last_select & c_planes[(32'hc * 4)+:(12)])) << (4)));
+        quotients = ((sums_at_ends[(32'h0)+:(5)]) & 60'hfffffffffffffff);
+        sum_at_end = sums_at_ends[(1 * 32'h5)+:(5)];
+        previous = sums_at_ends[(1 * 32'h5 - 32'h5)+:(5)];
+        quotients = quotients | (((sum_at_end - previous) & 60'hfffffffffffffff) << (1 * 32'h5));
+        sum_at_end = sums_at_ends[(2 * 32'h5)+:(5)];
+        previous = sums_at_ends[(2 * 32'h5 - 32'h5)+:(5)];
+        quotients = quotients | (((sum_at_end - previous) & 60'hfffffffffffffff) << (2 * 32'h5));
+        sum_at_end = sums_at_ends[(3 * 32'h5)+:(5)];
+        previous = sums_at_ends[(3 * 32'h5 - 32'h5)+:(5)];
+        quotients = quotients | (((sum_at_end - previous) & 60'hfffffffffffffff) << (3 * 32'h5));
+        sum_at_end = sums_at_ends[(4 * 32'h5)+:(5)];
+        previous = sums_at_ends[(4 * 32'h5 - 32'h5)+:(5)];
+        quotients = quotients | (((sum_at_end - previous) & 60'hfffffffffffffff) << (4 * 32'h5));
+        sum_at_end = sums_at_ends[(5 * 32'h5)+:(5)];
+        previous = sums_at_ends[(5 * 32'h5 - 32'h5)+:(5)];
+        quotients = quotients | (((sum_at_end - previous) & 60'hfffffffffffffff) << (5 * 32'h5));
+        sum_at_end = sums_at_ends[(6 * 32'h5)+:(5)];
+        previous = sums_at_ends[(6 * 32'h5 - 32'h5)+:(5)];
+        quotients = quotients | (((sum_at_end - previous) & 60'hfffffffffffffff) << (6 * 32'h5));
+        sum_at_end = sums_at_ends[(7 * 32'h5)+:(5)];
+        previous = sums_at_ends[(7 * 32'h5 - 32'h5)+:(5)];
+        quotients = quotients | (((sum_at_end - previous) & 60'hfffffffffffffff) << (7 * 32'h5));
+        sum_at_end = sums_at_ends[(8 * 32'h5)+:(5)];
+        previous = sums_at_ends[(8 * 32'h5 - 32'h5)+:(5)];
+        quotients = quotients | (((sum_at_end - previous) & 60'hfffffffffffffff) << (8 * 32'h5));
+        sum_at_end = sums_at_ends[(9 * 32'h5)+:(5)];
+        previous = sums_at_ends[(9 * 32'h5 - 32'h5)+:(5)];
+        quotients = quotients | (((sum_at_end - previous) & 60'hfffffffffffffff) << (9 * 32'h5));
+        sum_at_end = sums_at_ends[(10 * 32'h5)+:(5)];
+        previous = sums_at_ends[(10 * 32'h5 - 32'h5)+:(5)];
+        quotients = quotients | (((sum_at_end - previous) & 60'hfffffffffffffff) << (10 * 32'h5));
+        sum_at_end = sums_at_ends[(11 * 32'h5)+:(5)];
+        previous = sums_at_ends[(11 * 32'h5 - 32'h5)+:(5)];
+        quotients = quotients | (((sum_at_end - previous) & 60'hfffffffffffffff) << (11 * 32'h5));
+        tail = total - last_end_sum;
+        zero_bits = ~zu;
+        if (~zunary_12) begin
+            zero_bits = ~zu & 32'hff;
+        end
+        zu_ones$bits = zu;
+        if (~zunary_12) begin
+            zu_ones$bits = zu & 32'hff;
+        end
+        z_ones = zu_ones$count;
+        has_zero = |zero_bits;
+        o_planes = 32'h0;
+        last_zero = 32'h0;
+        ones_before$0$bits = zu & ~(all_ones << 0);
+        zeros_before$0$bits = zero_bits & ~(all_ones << 0);
+        o_planes = (o_planes & ~(1 << (32'hc * 0 + 0)) | ((ones_before$0$count[0]) << (32'hc * 0 + 0)));
+        o_planes = (o_planes & ~(1 << (32'hc * 1 + 0)) | ((ones_before$0$count[1]) << (32'hc * 1 + 0)));
+        o_planes = (o_planes & ~(1 << (32'hc * 2 + 0)) | ((ones_before$0$count[2]) << (32'hc * 2 + 0)));
+        o_planes = (o_planes & ~(1 << (32'hc * 3 + 0)) | ((ones_before$0$count[3]) << (32'hc * 3 + 0)));
+        if (zero_bits[0] & ~|(zero_bits & (all_ones << (0 + 32'h1)))) begin
+            last_zero = (last_zero & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        ones_before$1$bits = zu & ~(all_ones << 1);
+        zeros_before$1$bits = zero_bits & ~(all_ones << 1);
+        o_planes = (o_planes & ~(1 << (32'hc * 0 + 1)) | ((ones_before$1$count[0]) << (32'hc * 0 + 1)));
+        o_planes = (o_planes & ~(1 << (32'hc * 1 + 1)) | ((ones_before$1$count[1]) << (32'hc * 1 + 1)));
+        o_planes = (o_planes & ~(1 << (32'hc * 2 + 1)) | ((ones_before$1$count[2]) << (32'hc * 2 + 1)));
+        o_planes = (o_planes & ~(1 << (32'hc * 3 + 1)) | ((ones_before$1$count[3]) << (32'hc * 3 + 1)));
+        if (zero_bits[1] & ~|(zero_bits & (all_ones << (1 + 32'h1)))) begin
+            last_zero = (last_zero & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        ones_before$2$bits = zu & ~(all_ones << 2);
+        zeros_before$2$bits = zero_bits & ~(all_ones << 2);
+        o_planes = (o_planes & ~(1 << (32'hc * 0 + 2)) | ((ones_before$2$count[0]) << (32'hc * 0 + 2)));
+        o_planes = (o_planes & ~(1 << (32'hc * 1 + 2)) | ((ones_before$2$count[1]) << (32'hc * 1 + 2)));
+        o_planes = (o_planes & ~(1 << (32'hc * 2 + 2)) | ((ones_before$2$count[2]) << (32'hc * 2 + 2)));
+        o_planes = (o_planes & ~(1 << (32'hc * 3 + 2)) | ((ones_before$2$count[3]) << (32'hc * 3 + 2)));
+        if (zero_bits[2] & ~|(zero_bits & (all_ones << (2 + 32'h1)))) begin
+            last_zero = (last_zero & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        ones_before$3$bits = zu & ~(all_ones << 3);
+        zeros_before$3$bits = zero_bits & ~(all_ones << 3);
+        o_planes = (o_planes & ~(1 << (32'hc * 0 + 3)) | ((ones_before$3$count[0]) << (32'hc * 0 + 3)));
+        o_planes = (o_planes & ~(1 << (32'hc * 1 + 3)) | ((ones_before$3$count[1]) << (32'hc * 1 + 3)));
+        o_planes = (o_planes & ~(1 << (32'hc * 2 + 3)) | ((ones_before$3$count[2]) << (32'hc * 2 + 3)));
+        o_planes = (o_planes & ~(1 << (32'hc * 3 + 3)) | ((ones_before$3$count[3]) << (32'hc * 3 + 3)));
+        if (zero_bits[3] & ~|(zero_bits & (all_ones << (3 + 32'h1)))) begin
+            last_zero = (last_zero & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        ones_before$4$bits = zu & ~(all_ones << 4);
+        zeros_before$4$bits = zero_bits & ~(all_ones << 4);
+        o_planes = (o_planes & ~(1 << (32'hc * 0 + 4)) | ((ones_before$4$count[0]) << (32'hc * 0 + 4)));
+        o_planes = (o_planes & ~(1 << (32'hc * 1 + 4)) | ((ones_before$4$count[1]) << (32'hc * 1 + 4)));
+        o_planes = (o_planes & ~(1 << (32'hc * 2 + 4)) | ((ones_before$4$count[2]) << (32'hc * 2 + 4)));
+        o_planes = (o_planes & ~(1 << (32'hc * 3 + 4)) | ((ones_before$4$count[3]) << (32'hc * 3 + 4)));
+        if (zero_bits[4] & ~|(zero_bits & (all_ones << (4 + 32'h1)))) begin
+            last_zero = (last_zero & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        ones_before$5$bits = zu & ~(all_ones << 5);
+        zeros_before$5$bits = zero_bits & ~(all_ones << 5);
+        o_planes = (o_planes & ~(1 << (32'hc * 0 + 5)) | ((ones_before$5$count[0]) << (32'hc * 0 + 5)));
+        o_planes = (o_planes & ~(1 << (32'hc * 1 + 5)) | ((ones_before$5$count[1]) << (32'hc * 1 + 5)));
+        o_planes = (o_planes & ~(1 << (32'hc * 2 + 5)) | ((ones_before$5$count[2]) << (32'hc * 2 + 5)));
+        o_planes = (o_planes & ~(1 << (32'hc * 3 + 5)) | ((ones_before$5$count[3]) << (32'hc * 3 + 5)));
+        if (zero_bits[5] & ~|(zero_bits & (all_ones << (5 + 32'h1)))) begin
+            last_zero = (last_zero & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        ones_before$6$bits = zu & ~(all_ones << 6);
+        zeros_before$6$bits = zero_bits & ~(all_ones << 6);
+        o_planes = (o_planes & ~(1 << (32'hc * 0 + 6)) | ((ones_before$6$count[0]) << (32'hc * 0 + 6)));
+        o_planes = (o_planes & ~(1 << (32'hc * 1 + 6)) | ((ones_before$6$count[1]) << (32'hc * 1 + 6)));
+        o_planes = (o_planes & ~(1 << (32'hc * 2 + 6)) | ((ones_before$6$count[2]) << (32'hc * 2 + 6)));
+        o_planes = (o_planes & ~(1 << (32'hc * 3 + 6)) | ((ones_before$6$count[3]) << (32'hc * 3 + 6)));
+        if (zero_bits[6] & ~|(zero_bits & (all_ones << (6 + 32'h1)))) begin
+            last_zero = (last_zero & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        ones_before$7$bits = zu & ~(all_ones << 7);
+        zeros_before$7$bits = zero_bits & ~(all_ones << 7);
+        o_planes = (o_planes & ~(1 << (32'hc * 0 + 7)) | ((ones_before$7$count[0]) << (32'hc * 0 + 7)));
+        o_planes = (o_planes & ~(1 << (32'hc * 1 + 7)) | ((ones_before$7$count[1]) << (32'hc * 1 + 7)));
+        o_planes = (o_planes & ~(1 << (32'hc * 2 + 7)) | ((ones_before$7$count[2]) << (32'hc * 2 + 7)));
+        o_planes = (o_planes & ~(1 << (32'hc * 3 + 7)) | ((ones_before$7$count[3]) << (32'hc * 3 + 7)));
+        if (zero_bits[7] & ~|(zero_bits & (all_ones << (7 + 32'h1)))) begin
+            last_zero = (last_zero & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        ones_before$8$bits = zu & ~(all_ones << 8);
+        zeros_before$8$bits = zero_bits & ~(all_ones << 8);
+        o_planes = (o_planes & ~(1 << (32'hc * 0 + 8)) | ((ones_before$8$count[0]) << (32'hc * 0 + 8)));
+        o_planes = (o_planes & ~(1 << (32'hc * 1 + 8)) | ((ones_before$8$count[1]) << (32'hc * 1 + 8)));
+        o_planes = (o_planes & ~(1 << (32'hc * 2 + 8)) | ((ones_before$8$count[2]) << (32'hc * 2 + 8)));
+        o_planes = (o_planes & ~(1 << (32'hc * 3 + 8)) | ((ones_before$8$count[3]) << (32'hc * 3 + 8)));
+        if (zero_bits[8] & ~|(zero_bits & (all_ones << (8 + 32'h1)))) begin
+            last_zero = (last_zero & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        ones_before$9$bits = zu & ~(all_ones << 9);
+        zeros_before$9$bits = zero_bits & ~(all_ones << 9);
+        o_planes = (o_planes & ~(1 << (32'hc * 0 + 9)) | ((ones_before$9$count[0]) << (32'hc * 0 + 9)));
+        o_planes = (o_planes & ~(1 << (32'hc * 1 + 9)) | ((ones_before$9$count[1]) << (32'hc * 1 + 9)));
+        o_planes = (o_planes & ~(1 << (32'hc * 2 + 9)) | ((ones_before$9$count[2]) << (32'hc * 2 + 9)));
+        o_planes = (o_planes & ~(1 << (32'hc * 3 + 9)) | ((ones_before$9$count[3]) << (32'hc * 3 + 9)));
+        if (zero_bits[9] & ~|(zero_bits & (all_ones << (9 + 32'h1)))) begin
+            last_zero = (last_zero & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        ones_before$10$bits = zu & ~(all_ones << 10);
+        zeros_before$10$bits = zero_bits & ~(all_ones << 10);
+        o_planes = (o_planes & ~(1 << (32'hc * 0 + 10)) | ((ones_before$10$count[0]) << (32'hc * 0 + 10)));
+        o_planes = (o_planes & ~(1 << (32'hc * 1 + 10)) | ((ones_before$10$count[1]) << (32'hc * 1 + 10)));
+        o_planes = (o_planes & ~(1 << (32'hc * 2 + 10)) | ((ones_before$10$count[2]) << (32'hc * 2 + 10)));
+        o_planes = (o_planes & ~(1 << (32'hc * 3 + 10)) | ((ones_before$10$count[3]) << (32'hc * 3 + 10)));
+        if (zero_bits[10] & ~|(zero_bits & (all_ones << (10 + 32'h1)))) begin
+            last_zero = (last_zero & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        ones_before$11$bits = zu & ~(all_ones << 11);
+        zeros_before$11$bits = zero_bits & ~(all_ones << 11);
+        o_planes = (o_planes & ~(1 << (32'hc * 0 + 11)) | ((ones_before$11$count[0]) << (32'hc * 0 + 11)));
+        o_planes = (o_planes & ~(1 << (32'hc * 1 + 11)) | ((ones_before$11$count[1]) << (32'hc * 1 + 11)));
+        o_planes = (o_planes & ~(1 << (32'hc * 2 + 11)) | ((ones_before$11$count[2]) << (32'hc * 2 + 11)));
+        o_planes = (o_planes & ~(1 << (32'hc * 3 + 11)) | ((ones_before$11$count[3]) << (32'hc * 3 + 11)));
+        if (zero_bits[11] & ~|(zero_bits & (all_ones << (11 + 32'h1)))) begin
+            last_zero = (last_zero & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        ones_at_zeros = 32'h0;
+        select = 32'h0;
+        if (zero_bits[0] & (zeros_before$0$count == 0)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (zero_bits[1] & (zeros_before$1$count == 0)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (zero_bits[2] & (zeros_before$2$count == 0)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (zero_bits[3] & (zeros_before$3$count == 0)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (zero_bits[4] & (zeros_before$4$count == 0)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (zero_bits[5] & (zeros_before$5$count == 0)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (zero_bits[6] & (zeros_before$6$count == 0)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (zero_bits[7] & (zeros_before$7$count == 0)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (zero_bits[8] & (zeros_before$8$count == 0)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (zero_bits[9] & (zeros_before$9$count == 0)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (zero_bits[10] & (zeros_before$10$count == 0)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (zero_bits[11] & (zeros_before$11$count == 0)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        ones_at_zero = 32'h0;
+        ones_at_zero = (ones_at_zero & ~(1 << (0)) | ((|(select & o_planes[(32'hc * 0)+:(12)])) << (0)));
+        ones_at_zero = (ones_at_zero & ~(1 << (1)) | ((|(select & o_planes[(32'hc * 1)+:(12)])) << (1)));
+        ones_at_zero = (ones_at_zero & ~(1 << (2)) | ((|(select & o_planes[(32'hc * 2)+:(12)])) << (2)));
+        ones_at_zero = (ones_at_zero & ~(1 << (3)) | ((|(select & o_planes[(32'hc * 3)+:(12)])) << (3)));
+        ones_at_zeros = ones_at_zeros | (((ones_at_zero) & 48'hffffffffffff) << (0 * 32'h4));
+        select = 32'h0;
+        if (zero_bits[0] & (zeros_before$0$count == 1)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (zero_bits[1] & (zeros_before$1$count == 1)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (zero_bits[2] & (zeros_before$2$count == 1)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (zero_bits[3] & (zeros_before$3$count == 1)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (zero_bits[4] & (zeros_before$4$count == 1)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (zero_bits[5] & (zeros_before$5$count == 1)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (zero_bits[6] & (zeros_before$6$count == 1)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (zero_bits[7] & (zeros_before$7$count == 1)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (zero_bits[8] & (zeros_before$8$count == 1)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (zero_bits[9] & (zeros_before$9$count == 1)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (zero_bits[10] & (zeros_before$10$count == 1)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (zero_bits[11] & (zeros_before$11$count == 1)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        ones_at_zero = 32'h0;
+        ones_at_zero = (ones_at_zero & ~(1 << (0)) | ((|(select & o_planes[(32'hc * 0)+:(12)])) << (0)));
+        ones_at_zero = (ones_at_zero & ~(1 << (1)) | ((|(select & o_planes[(32'hc * 1)+:(12)])) << (1)));
+        ones_at_zero = (ones_at_zero & ~(1 << (2)) | ((|(select & o_planes[(32'hc * 2)+:(12)])) << (2)));
+        ones_at_zero = (ones_at_zero & ~(1 << (3)) | ((|(select & o_planes[(32'hc * 3)+:(12)])) << (3)));
+        ones_at_zeros = ones_at_zeros | (((ones_at_zero) & 48'hffffffffffff) << (1 * 32'h4));
+        select = 32'h0;
+        if (zero_bits[0] & (zeros_before$0$count == 2)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (zero_bits[1] & (zeros_before$1$count == 2)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (zero_bits[2] & (zeros_before$2$count == 2)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (zero_bits[3] & (zeros_before$3$count == 2)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (zero_bits[4] & (zeros_before$4$count == 2)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (zero_bits[5] & (zeros_before$5$count == 2)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (zero_bits[6] & (zeros_before$6$count == 2)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (zero_bits[7] & (zeros_before$7$count == 2)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (zero_bits[8] & (zeros_before$8$count == 2)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (zero_bits[9] & (zeros_before$9$count == 2)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (zero_bits[10] & (zeros_before$10$count == 2)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (zero_bits[11] & (zeros_before$11$count == 2)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        ones_at_zero = 32'h0;
+        ones_at_zero = (ones_at_zero & ~(1 << (0)) | ((|(select & o_planes[(32'hc * 0)+:(12)])) << (0)));
+        ones_at_zero = (ones_at_zero & ~(1 << (1)) | ((|(select & o_planes[(32'hc * 1)+:(12)])) << (1)));
+        ones_at_zero = (ones_at_zero & ~(1 << (2)) | ((|(select & o_planes[(32'hc * 2)+:(12)])) << (2)));
+        ones_at_zero = (ones_at_zero & ~(1 << (3)) | ((|(select & o_planes[(32'hc * 3)+:(12)])) << (3)));
+        ones_at_zeros = ones_at_zeros | (((ones_at_zero) & 48'hffffffffffff) << (2 * 32'h4));
+        select = 32'h0;
+        if (zero_bits[0] & (zeros_before$0$count == 3)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (zero_bits[1] & (zeros_before$1$count == 3)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (zero_bits[2] & (zeros_before$2$count == 3)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (zero_bits[3] & (zeros_before$3$count == 3)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (zero_bits[4] & (zeros_before$4$count == 3)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (zero_bits[5] & (zeros_before$5$count == 3)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (zero_bits[6] & (zeros_before$6$count == 3)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (zero_bits[7] & (zeros_before$7$count == 3)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (zero_bits[8] & (zeros_before$8$count == 3)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (zero_bits[9] & (zeros_before$9$count == 3)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (zero_bits[10] & (zeros_before$10$count == 3)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (zero_bits[11] & (zeros_before$11$count == 3)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        ones_at_zero = 32'h0;
+        ones_at_zero = (ones_at_zero & ~(1 << (0)) | ((|(select & o_planes[(32'hc * 0)+:(12)])) << (0)));
+        ones_at_zero = (ones_at_zero & ~(1 << (1)) | ((|(select & o_planes[(32'hc * 1)+:(12)])) << (1)));
+        ones_at_zero = (ones_at_zero & ~(1 << (2)) | ((|(select & o_planes[(32'hc * 2)+:(12)])) << (2)));
+        ones_at_zero = (ones_at_zero & ~(1 << (3)) | ((|(select & o_planes[(32'hc * 3)+:(12)])) << (3)));
+        ones_at_zeros = ones_at_zeros | (((ones_at_zero) & 48'hffffffffffff) << (3 * 32'h4));
+        select = 32'h0;
+        if (zero_bits[0] & (zeros_before$0$count == 4)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (zero_bits[1] & (zeros_before$1$count == 4)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (zero_bits[2] & (zeros_before$2$count == 4)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (zero_bits[3] & (zeros_before$3$count == 4)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (zero_bits[4] & (zeros_before$4$count == 4)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (zero_bits[5] & (zeros_before$5$count == 4)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (zero_bits[6] & (zeros_before$6$count == 4)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (zero_bits[7] & (zeros_before$7$count == 4)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (zero_bits[8] & (zeros_before$8$count == 4)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (zero_bits[9] & (zeros_before$9$count == 4)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (zero_bits[10] & (zeros_before$10$count == 4)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (zero_bits[11] & (zeros_before$11$count == 4)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        ones_at_zero = 32'h0;
+        ones_at_zero = (ones_at_zero & ~(1 << (0)) | ((|(select & o_planes[(32'hc * 0)+:(12)])) << (0)));
+        ones_at_zero = (ones_at_zero & ~(1 << (1)) | ((|(select & o_planes[(32'hc * 1)+:(12)])) << (1)));
+        ones_at_zero = (ones_at_zero & ~(1 << (2)) | ((|(select & o_planes[(32'hc * 2)+:(12)])) << (2)));
+        ones_at_zero = (ones_at_zero & ~(1 << (3)) | ((|(select & o_planes[(32'hc * 3)+:(12)])) << (3)));
+        ones_at_zeros = ones_at_zeros | (((ones_at_zero) & 48'hffffffffffff) << (4 * 32'h4));
+        select = 32'h0;
+        if (zero_bits[0] & (zeros_before$0$count == 5)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (zero_bits[1] & (zeros_before$1$count == 5)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (zero_bits[2] & (zeros_before$2$count == 5)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (zero_bits[3] & (zeros_before$3$count == 5)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (zero_bits[4] & (zeros_before$4$count == 5)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (zero_bits[5] & (zeros_before$5$count == 5)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (zero_bits[6] & (zeros_before$6$count == 5)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (zero_bits[7] & (zeros_before$7$count == 5)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (zero_bits[8] & (zeros_before$8$count == 5)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (zero_bits[9] & (zeros_before$9$count == 5)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (zero_bits[10] & (zeros_before$10$count == 5)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (zero_bits[11] & (zeros_before$11$count == 5)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        ones_at_zero = 32'h0;
+        ones_at_zero = (ones_at_zero & ~(1 << (0)) | ((|(select & o_planes[(32'hc * 0)+:(12)])) << (0)));
+        ones_at_zero = (ones_at_zero & ~(1 << (1)) | ((|(select & o_planes[(32'hc * 1)+:(12)])) << (1)));
+        ones_at_zero = (ones_at_zero & ~(1 << (2)) | ((|(select & o_planes[(32'hc * 2)+:(12)])) << (2)));
+        ones_at_zero = (ones_at_zero & ~(1 << (3)) | ((|(select & o_planes[(32'hc * 3)+:(12)])) << (3)));
+        ones_at_zeros = ones_at_zeros | (((ones_at_zero) & 48'hffffffffffff) << (5 * 32'h4));
+        select = 32'h0;
+        if (zero_bits[0] & (zeros_before$0$count == 6)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (zero_bits[1] & (zeros_before$1$count == 6)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (zero_bits[2] & (zeros_before$2$count == 6)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (zero_bits[3] & (zeros_before$3$count == 6)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (zero_bits[4] & (zeros_before$4$count == 6)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (zero_bits[5] & (zeros_before$5$count == 6)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (zero_bits[6] & (zeros_before$6$count == 6)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (zero_bits[7] & (zeros_before$7$count == 6)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (zero_bits[8] & (zeros_before$8$count == 6)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (zero_bits[9] & (zeros_before$9$count == 6)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (zero_bits[10] & (zeros_before$10$count == 6)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (zero_bits[11] & (zeros_before$11$count == 6)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        ones_at_zero = 32'h0;
+        ones_at_zero = (ones_at_zero & ~(1 << (0)) | ((|(select & o_planes[(32'hc * 0)+:(12)])) << (0)));
+        ones_at_zero = (ones_at_zero & ~(1 << (1)) | ((|(select & o_planes[(32'hc * 1)+:(12)])) << (1)));
+        ones_at_zero = (ones_at_zero & ~(1 << (2)) | ((|(select & o_planes[(32'hc * 2)+:(12)])) << (2)));
+        ones_at_zero = (ones_at_zero & ~(1 << (3)) | ((|(select & o_planes[(32'hc * 3)+:(12)])) << (3)));
+        ones_at_zeros = ones_at_zeros | (((ones_at_zero) & 48'hffffffffffff) << (6 * 32'h4));
+        select = 32'h0;
+        if (zero_bits[0] & (zeros_before$0$count == 7)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (zero_bits[1] & (zeros_before$1$count == 7)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (zero_bits[2] & (zeros_before$2$count == 7)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (zero_bits[3] & (zeros_before$3$count == 7)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (zero_bits[4] & (zeros_before$4$count == 7)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (zero_bits[5] & (zeros_before$5$count == 7)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (zero_bits[6] & (zeros_before$6$count == 7)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (zero_bits[7] & (zeros_before$7$count == 7)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (zero_bits[8] & (zeros_before$8$count == 7)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (zero_bits[9] & (zeros_before$9$count == 7)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (zero_bits[10] & (zeros_before$10$count == 7)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (zero_bits[11] & (zeros_before$11$count == 7)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        ones_at_zero = 32'h0;
+        ones_at_zero = (ones_at_zero & ~(1 << (0)) | ((|(select & o_planes[(32'hc * 0)+:(12)])) << (0)));
+        ones_at_zero = (ones_at_zero & ~(1 << (1)) | ((|(select & o_planes[(32'hc * 1)+:(12)])) << (1)));
+        ones_at_zero = (ones_at_zero & ~(1 << (2)) | ((|(select & o_planes[(32'hc * 2)+:(12)])) << (2)));
+        ones_at_zero = (ones_at_zero & ~(1 << (3)) | ((|(select & o_planes[(32'hc * 3)+:(12)])) << (3)));
+        ones_at_zeros = ones_at_zeros | (((ones_at_zero) & 48'hffffffffffff) << (7 * 32'h4));
+        select = 32'h0;
+        if (zero_bits[0] & (zeros_before$0$count == 8)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (zero_bits[1] & (zeros_before$1$count == 8)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (zero_bits[2] & (zeros_before$2$count == 8)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (zero_bits[3] & (zeros_before$3$count == 8)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (zero_bits[4] & (zeros_before$4$count == 8)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (zero_bits[5] & (zeros_before$5$count == 8)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (zero_bits[6] & (zeros_before$6$count == 8)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (zero_bits[7] & (zeros_before$7$count == 8)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (zero_bits[8] & (zeros_before$8$count == 8)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (zero_bits[9] & (zeros_before$9$count == 8)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (zero_bits[10] & (zeros_before$10$count == 8)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (zero_bits[11] & (zeros_before$11$count == 8)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        ones_at_zero = 32'h0;
+        ones_at_zero = (ones_at_zero & ~(1 << (0)) | ((|(select & o_planes[(32'hc * 0)+:(12)])) << (0)));
+        ones_at_zero = (ones_at_zero & ~(1 << (1)) | ((|(select & o_planes[(32'hc * 1)+:(12)])) << (1)));
+        ones_at_zero = (ones_at_zero & ~(1 << (2)) | ((|(select & o_planes[(32'hc * 2)+:(12)])) << (2)));
+        ones_at_zero = (ones_at_zero & ~(1 << (3)) | ((|(select & o_planes[(32'hc * 3)+:(12)])) << (3)));
+        ones_at_zeros = ones_at_zeros | (((ones_at_zero) & 48'hffffffffffff) << (8 * 32'h4));
+        select = 32'h0;
+        if (zero_bits[0] & (zeros_before$0$count == 9)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (zero_bits[1] & (zeros_before$1$count == 9)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (zero_bits[2] & (zeros_before$2$count == 9)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (zero_bits[3] & (zeros_before$3$count == 9)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (zero_bits[4] & (zeros_before$4$count == 9)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (zero_bits[5] & (zeros_before$5$count == 9)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (zero_bits[6] & (zeros_before$6$count == 9)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (zero_bits[7] & (zeros_before$7$count == 9)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (zero_bits[8] & (zeros_before$8$count == 9)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (zero_bits[9] & (zeros_before$9$count == 9)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (zero_bits[10] & (zeros_before$10$count == 9)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (zero_bits[11] & (zeros_before$11$count == 9)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        ones_at_zero = 32'h0;
+        ones_at_zero = (ones_at_zero & ~(1 << (0)) | ((|(select & o_planes[(32'hc * 0)+:(12)])) << (0)));
+        ones_at_zero = (ones_at_zero & ~(1 << (1)) | ((|(select & o_planes[(32'hc * 1)+:(12)])) << (1)));
+        ones_at_zero = (ones_at_zero & ~(1 << (2)) | ((|(select & o_planes[(32'hc * 2)+:(12)])) << (2)));
+        ones_at_zero = (ones_at_zero & ~(1 << (3)) | ((|(select & o_planes[(32'hc * 3)+:(12)])) << (3)));
+        ones_at_zeros = ones_at_zeros | (((ones_at_zero) & 48'hffffffffffff) << (9 * 32'h4));
+        select = 32'h0;
+        if (zero_bits[0] & (zeros_before$0$count == 10)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (zero_bits[1] & (zeros_before$1$count == 10)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (zero_bits[2] & (zeros_before$2$count == 10)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (zero_bits[3] & (zeros_before$3$count == 10)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (zero_bits[4] & (zeros_before$4$count == 10)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (zero_bits[5] & (zeros_before$5$count == 10)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (zero_bits[6] & (zeros_before$6$count == 10)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (zero_bits[7] & (zeros_before$7$count == 10)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (zero_bits[8] & (zeros_before$8$count == 10)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (zero_bits[9] & (zeros_before$9$count == 10)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (zero_bits[10] & (zeros_before$10$count == 10)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (zero_bits[11] & (zeros_before$11$count == 10)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        ones_at_zero = 32'h0;
+        ones_at_zero = (ones_at_zero & ~(1 << (0)) | ((|(select & o_planes[(32'hc * 0)+:(12)])) << (0)));
+        ones_at_zero = (ones_at_zero & ~(1 << (1)) | ((|(select & o_planes[(32'hc * 1)+:(12)])) << (1)));
+        ones_at_zero = (ones_at_zero & ~(1 << (2)) | ((|(select & o_planes[(32'hc * 2)+:(12)])) << (2)));
+        ones_at_zero = (ones_at_zero & ~(1 << (3)) | ((|(select & o_planes[(32'hc * 3)+:(12)])) << (3)));
+        ones_at_zeros = ones_at_zeros | (((ones_at_zero) & 48'hffffffffffff) << (10 * 32'h4));
+        select = 32'h0;
+        if (zero_bits[0] & (zeros_before$0$count == 11)) begin
+            select = (select & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        if (zero_bits[1] & (zeros_before$1$count == 11)) begin
+            select = (select & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        if (zero_bits[2] & (zeros_before$2$count == 11)) begin
+            select = (select & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        if (zero_bits[3] & (zeros_before$3$count == 11)) begin
+            select = (select & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        if (zero_bits[4] & (zeros_before$4$count == 11)) begin
+            select = (select & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        if (zero_bits[5] & (zeros_before$5$count == 11)) begin
+            select = (select & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        if (zero_bits[6] & (zeros_before$6$count == 11)) begin
+            select = (select & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        if (zero_bits[7] & (zeros_before$7$count == 11)) begin
+            select = (select & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        if (zero_bits[8] & (zeros_before$8$count == 11)) begin
+            select = (select & ~(1 << (8)) | ((1'b1) << (8)));
+        end
+        if (zero_bits[9] & (zeros_before$9$count == 11)) begin
+            select = (select & ~(1 << (9)) | ((1'b1) << (9)));
+        end
+        if (zero_bits[10] & (zeros_before$10$count == 11)) begin
+            select = (select & ~(1 << (10)) | ((1'b1) << (10)));
+        end
+        if (zero_bits[11] & (zeros_before$11$count == 11)) begin
+            select = (select & ~(1 << (11)) | ((1'b1) << (11)));
+        end
+        ones_at_zero = 32'h0;
+        ones_at_zero = (ones_at_zero & ~(1 << (0)) | ((|(select & o_planes[(32'hc * 0)+:(12)])) << (0)));
+        ones_at_zero = (ones_at_zero & ~(1 << (1)) | ((|(select & o_planes[(32'hc * 1)+:(12)])) << (1)));
+        ones_at_zero = (ones_at_zero & ~(1 << (2)) | ((|(select & o_planes[(32'hc * 2)+:(12)])) << (2)));
+        ones_at_zero = (ones_at_zero & ~(1 << (3)) | ((|(select & o_planes[(32'hc * 3)+:(12)])) << (3)));
+        ones_at_zeros = ones_at_zeros | (((ones_at_zero) & 48'hffffffffffff) << (11 * 32'h4));
+        z_first = ones_at_zeros[(32'h0)+:(4)];
+        z_runs = 32'h0;
+        ones_at_zero = ones_at_zeros[(1 * 32'h4)+:(4)];
+        ones_before_prev = ones_at_zeros[(1 * 32'h4 - 32'h4)+:(4)];
+        z_runs = z_runs | (((ones_at_zero - ones_before_prev) & 48'hffffffffffff) << (1 * 32'h4));
+        ones_at_zero = ones_at_zeros[(2 * 32'h4)+:(4)];
+        ones_before_prev = ones_at_zeros[(2 * 32'h4 - 32'h4)+:(4)];
+        z_runs = z_runs | (((ones_at_zero - ones_before_prev) & 48'hffffffffffff) << (2 * 32'h4));
+        ones_at_zero = ones_at_zeros[(3 * 32'h4)+:(4)];
+        ones_before_prev = ones_at_zeros[(3 * 32'h4 - 32'h4)+:(4)];
+        z_runs = z_runs | (((ones_at_zero - ones_before_prev) & 48'hffffffffffff) << (3 * 32'h4));
+        ones_at_zero = ones_at_zeros[(4 * 32'h4)+:(4)];
+        ones_before_prev = ones_at_zeros[(4 * 32'h4 - 32'h4)+:(4)];
+        z_runs = z_runs | (((ones_at_zero - ones_before_prev) & 48'hffffffffffff) << (4 * 32'h4));
+        ones_at_zero = ones_at_zeros[(5 * 32'h4)+:(4)];
+        ones_before_prev = ones_at_zeros[(5 * 32'h4 - 32'h4)+:(4)];
+        z_runs = z_runs | (((ones_at_zero - ones_before_prev) & 48'hffffffffffff) << (5 * 32'h4));
+        ones_at_zero = ones_at_zeros[(6 * 32'h4)+:(4)];
+        ones_before_prev = ones_at_zeros[(6 * 32'h4 - 32'h4)+:(4)];
+        z_runs = z_runs | (((ones_at_zero - ones_before_prev) & 48'hffffffffffff) << (6 * 32'h4));
+        ones_at_zero = ones_at_zeros[(7 * 32'h4)+:(4)];
+        ones_before_prev = ones_at_zeros[(7 * 32'h4 - 32'h4)+:(4)];
+        z_runs = z_runs | (((ones_at_zero - ones_before_prev) & 48'hffffffffffff) << (7 * 32'h4));
+        ones_at_zero = ones_at_zeros[(8 * 32'h4)+:(4)];
+        ones_before_prev = ones_at_zeros[(8 * 32'h4 - 32'h4)+:(4)];
+        z_runs = z_runs | (((ones_at_zero - ones_before_prev) & 48'hffffffffffff) << (8 * 32'h4));
+        ones_at_zero = ones_at_zeros[(9 * 32'h4)+:(4)];
+        ones_before_prev = ones_at_zeros[(9 * 32'h4 - 32'h4)+:(4)];
+        z_runs = z_runs | (((ones_at_zero - ones_before_prev) & 48'hffffffffffff) << (9 * 32'h4));
+        ones_at_zero = ones_at_zeros[(10 * 32'h4)+:(4)];
+        ones_before_prev = ones_at_zeros[(10 * 32'h4 - 32'h4)+:(4)];
+        z_runs = z_runs | (((ones_at_zero - ones_before_prev) & 48'hffffffffffff) << (10 * 32'h4));
+        ones_at_zero = ones_at_zeros[(11 * 32'h4)+:(4)];
+        ones_before_prev = ones_at_zeros[(11 * 32'h4 - 32'h4)+:(4)];
+        z_runs = z_runs | (((ones_at_zero - ones_before_prev) & 48'hffffffffffff) << (11 * 32'h4));
+        ones_at_last = 32'h0;
+        ones_at_last = (ones_at_last & ~(1 << (0)) | ((|(last_zero & o_planes[(32'hc * 0)+:(12)])) << (0)));
+        ones_at_last = (ones_at_last & ~(1 << (1)) | ((|(last_zero & o_planes[(32'hc * 1)+:(12)])) << (1)));
+        ones_at_last = (ones_at_last & ~(1 << (2)) | ((|(last_zero & o_planes[(32'hc * 2)+:(12)])) << (2)));
+        ones_at_last = (ones_at_last & ~(1 << (3)) | ((|(last_zero & o_planes[(32'hc * 3)+:(12)])) << (3)));
+        z_tail = z_ones - ones_at_last;
+    end
+    
+endmodule // weight_decoder_core$pipeline$quotients_a
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+module weight_decoder_core$pipeline$received_a(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [54:0] d;
+    output reg  [54:0] q;
+    
+    // Constant declarations
+    localparam  init = 55'h0;
+    
+    // Enums
+    localparam ErrorCode$None = 0;
+    localparam ErrorCode$NotWordAligned = 1;
+    localparam ErrorCode$UnexpectedEnd = 2;
+    localparam ErrorCode$BadZdiv = 3;
+    localparam ErrorCode$BadWdiv = 4;
+    localparam ErrorCode$BadByteAlign = 5;
+    localparam ErrorCode$FirstSliceWithoutPalette = 6;
+    localparam ErrorCode$ModeChangeWithoutNewpal = 7;
+    localparam ErrorCode$QuotientOverLimit = 8;
+    localparam ErrorCode$IndexOutOfRange = 9;
+    localparam ErrorCode$ValueOutOfRange = 10;
+    localparam ErrorCode$ZeroRunTooLong = 11;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // weight_decoder_core$pipeline$received_a
+
+
+
+
+module weight_decoder_core$pipeline$received_bits_a(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [159:0] d;
+    output reg  [159:0] q;
+    
+    // Constant declarations
+    localparam  init = 160'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // weight_decoder_core$pipeline$received_bits_a
+
+
+
+
+module weight_decoder_core$pipeline$run_quotient(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -9745,7 +8999,860 @@ module weight_decoder_core$parser$zq(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // weight_decoder_core$parser$zq
+endmodule // weight_decoder_core$pipeline$run_quotient
+
+
+module weight_decoder_core$pipeline$runs_a(zrem_field,zdiv,alternating,quotients,first_remainder,offsets);
+    
+    // Module arguments
+    input wire  [35:0] zrem_field;
+    input wire  [1:0] zdiv;
+    input wire  alternating;
+    input wire  [47:0] quotients;
+    output reg  [2:0] first_remainder;
+    output reg  [131:0] offsets;
+    
+    // Local signals
+    reg  [35:0] remainders;
+    reg  [131:0] lengths;
+    reg  [131:0] level_1;
+    reg  [131:0] level_2;
+    reg  [131:0] level_3;
+    reg  [10:0] quotient;
+    reg  [10:0] remainder;
+    reg  [10:0] length;
+    reg  [10:0] earlier;
+    reg  [10:0] own;
+    reg  [3:0] quotient_4;
+    reg  [2:0] remainder_3;
+    reg  rem_1;
+    reg  [1:0] rem_2;
+    reg  [2:0] rem_3;
+    
+    // Update code
+    always @(*) begin
+        remainders = 32'h0;
+        case (zdiv)
+            1:
+                begin
+                    rem_1 = zrem_field[(0)+:(1)];
+                    remainders = remainders | (((rem_1) & 36'hfffffffff) << (0 * 32'h3));
+                    rem_1 = zrem_field[(1)+:(1)];
+                    remainders = remainders | (((rem_1) & 36'hfffffffff) << (1 * 32'h3));
+                    rem_1 = zrem_field[(2)+:(1)];
+                    remainders = remainders | (((rem_1) & 36'hfffffffff) << (2 * 32'h3));
+                    rem_1 = zrem_field[(3)+:(1)];
+                    remainders = remainders | (((rem_1) & 36'hfffffffff) << (3 * 32'h3));
+                    rem_1 = zrem_field[(4)+:(1)];
+                    remainders = remainders | (((rem_1) & 36'hfffffffff) << (4 * 32'h3));
+                    rem_1 = zrem_field[(5)+:(1)];
+                    remainders = remainders | (((rem_1) & 36'hfffffffff) << (5 * 32'h3));
+                    rem_1 = zrem_field[(6)+:(1)];
+                    remainders = remainders | (((rem_1) & 36'hfffffffff) << (6 * 32'h3));
+                    rem_1 = zrem_field[(7)+:(1)];
+                    remainders = remainders | (((rem_1) & 36'hfffffffff) << (7 * 32'h3));
+                    rem_1 = zrem_field[(8)+:(1)];
+                    remainders = remainders | (((rem_1) & 36'hfffffffff) << (8 * 32'h3));
+                    rem_1 = zrem_field[(9)+:(1)];
+                    remainders = remainders | (((rem_1) & 36'hfffffffff) << (9 * 32'h3));
+                    rem_1 = zrem_field[(10)+:(1)];
+                    remainders = remainders | (((rem_1) & 36'hfffffffff) << (10 * 32'h3));
+                    rem_1 = zrem_field[(11)+:(1)];
+                    remainders = remainders | (((rem_1) & 36'hfffffffff) << (11 * 32'h3));
+                end
+            2:
+                begin
+                    rem_2 = zrem_field[(0 * 32'h2)+:(2)];
+                    remainders = remainders | (((rem_2) & 36'hfffffffff) << (0 * 32'h3));
+                    rem_2 = zrem_field[(1 * 32'h2)+:(2)];
+                    remainders = remainders | (((rem_2) & 36'hfffffffff) << (1 * 32'h3));
+                    rem_2 = zrem_field[(2 * 32'h2)+:(2)];
+                    remainders = remainders | (((rem_2) & 36'hfffffffff) << (2 * 32'h3));
+                    rem_2 = zrem_field[(3 * 32'h2)+:(2)];
+                    remainders = remainders | (((rem_2) & 36'hfffffffff) << (3 * 32'h3));
+                    rem_2 = zrem_field[(4 * 32'h2)+:(2)];
+                    remainders = remainders | (((rem_2) & 36'hfffffffff) << (4 * 32'h3));
+                    rem_2 = zrem_field[(5 * 32'h2)+:(2)];
+                    remainders = remainders | (((rem_2) & 36'hfffffffff) << (5 * 32'h3));
+                    rem_2 = zrem_field[(6 * 32'h2)+:(2)];
+                    remainders = remainders | (((rem_2) & 36'hfffffffff) << (6 * 32'h3));
+                    rem_2 = zrem_field[(7 * 32'h2)+:(2)];
+                    remainders = remainders | (((rem_2) & 36'hfffffffff) << (7 * 32'h3));
+                    rem_2 = zrem_field[(8 * 32'h2)+:(2)];
+                    remainders = remainders | (((rem_2) & 36'hfffffffff) << (8 * 32'h3));
+                    rem_2 = zrem_field[(9 * 32'h2)+:(2)];
+                    remainders = remainders | (((rem_2) & 36'hfffffffff) << (9 * 32'h3));
+                    rem_2 = zrem_field[(10 * 32'h2)+:(2)];
+                    remainders = remainders | (((rem_2) & 36'hfffffffff) << (10 * 32'h3));
+                    rem_2 = zrem_field[(11 * 32'h2)+:(2)];
+                    remainders = remainders | (((rem_2) & 36'hfffffffff) << (11 * 32'h3));
+                end
+            3:
+                begin
+                    rem_3 = zrem_field[(0 * 32'h3)+:(3)];
+                    remainders = remainders | (((rem_3) & 36'hfffffffff) << (0 * 32'h3));
+                    rem_3 = zrem_field[(1 * 32'h3)+:(3)];
+                    remainders = remainders | (((rem_3) & 36'hfffffffff) << (1 * 32'h3));
+                    rem_3 = zrem_field[(2 * 32'h3)+:(3)];
+                    remainders = remainders | (((rem_3) & 36'hfffffffff) << (2 * 32'h3));
+                    rem_3 = zrem_field[(3 * 32'h3)+:(3)];
+                    remainders = remainders | (((rem_3) & 36'hfffffffff) << (3 * 32'h3));
+                    rem_3 = zrem_field[(4 * 32'h3)+:(3)];
+                    remainders = remainders | (((rem_3) & 36'hfffffffff) << (4 * 32'h3));
+                    rem_3 = zrem_field[(5 * 32'h3)+:(3)];
+                    remainders = remainders | (((rem_3) & 36'hfffffffff) << (5 * 32'h3));
+                    rem_3 = zrem_field[(6 * 32'h3)+:(3)];
+                    remainders = remainders | (((rem_3) & 36'hfffffffff) << (6 * 32'h3));
+                    rem_3 = zrem_field[(7 * 32'h3)+:(3)];
+                    remainders = remainders | (((rem_3) & 36'hfffffffff) << (7 * 32'h3));
+                    rem_3 = zrem_field[(8 * 32'h3)+:(3)];
+                    remainders = remainders | (((rem_3) & 36'hfffffffff) << (8 * 32'h3));
+                    rem_3 = zrem_field[(9 * 32'h3)+:(3)];
+                    remainders = remainders | (((rem_3) & 36'hfffffffff) << (9 * 32'h3));
+                    rem_3 = zrem_field[(10 * 32'h3)+:(3)];
+                    remainders = remainders | (((rem_3) & 36'hfffffffff) << (10 * 32'h3));
+                    rem_3 = zrem_field[(11 * 32'h3)+:(3)];
+                    remainders = remainders | (((rem_3) & 36'hfffffffff) << (11 * 32'h3));
+                end
+            default:
+                begin
+                end
+        endcase
+        first_remainder = remainders[(32'h0)+:(3)];
+        lengths = 32'h0;
+        quotient_4 = quotients[(1 * 32'h4)+:(4)];
+        remainder_3 = remainders[(1 * 32'h3)+:(3)];
+        quotient = ((quotient_4) & 11'h7ff);
+        remainder = ((remainder_3) & 11'h7ff);
+        length = 32'h1;
+        if (alternating) begin
+            length = ((quotient << zdiv) + remainder) + 32'h1;
+        end
+        lengths = lengths | (((length) & 132'hfffffffffffffffffffffffffffffffff) << (1 * 32'hb));
+        quotient_4 = quotients[(2 * 32'h4)+:(4)];
+        remainder_3 = remainders[(2 * 32'h3)+:(3)];
+        quotient = ((quotient_4) & 11'h7ff);
+        remainder = ((remainder_3) & 11'h7ff);
+        length = 32'h1;
+        if (alternating) begin
+            length = ((quotient << zdiv) + remainder) + 32'h1;
+        end
+        lengths = lengths | (((length) & 132'hfffffffffffffffffffffffffffffffff) << (2 * 32'hb));
+        quotient_4 = quotients[(3 * 32'h4)+:(4)];
+        remainder_3 = remainders[(3 * 32'h3)+:(3)];
+        quotient = ((quotient_4) & 11'h7ff);
+        remainder = ((remainder_3) & 11'h7ff);
+        length = 32'h1;
+        if (alternating) begin
+            length = ((quotient << zdiv) + remainder) + 32'h1;
+        end
+        lengths = lengths | (((length) & 132'hfffffffffffffffffffffffffffffffff) << (3 * 32'hb));
+        quotient_4 = quotients[(4 * 32'h4)+:(4)];
+        remainder_3 = remainders[(4 * 32'h3)+:(3)];
+        quotient = ((quotient_4) & 11'h7ff);
+        remainder = ((remainder_3) & 11'h7ff);
+        length = 32'h1;
+        if (alternating) begin
+            length = ((quotient << zdiv) + remainder) + 32'h1;
+        end
+        lengths = lengths | (((length) & 132'hfffffffffffffffffffffffffffffffff) << (4 * 32'hb));
+        quotient_4 = quotients[(5 * 32'h4)+:(4)];
+        remainder_3 = remainders[(5 * 32'h3)+:(3)];
+        quotient = ((quotient_4) & 11'h7ff);
+        remainder = ((remainder_3) & 11'h7ff);
+        length = 32'h1;
+        if (alternating) begin
+            length = ((quotient << zdiv) + remainder) + 32'h1;
+        end
+        lengths = lengths | (((length) & 132'hfffffffffffffffffffffffffffffffff) << (5 * 32'hb));
+        quotient_4 = quotients[(6 * 32'h4)+:(4)];
+        remainder_3 = remainders[(6 * 32'h3)+:(3)];
+        quotient = ((quotient_4) & 11'h7ff);
+        remainder = ((remainder_3) & 11'h7ff);
+        length = 32'h1;
+        if (alternating) begin
+            length = ((quotient << zdiv) + remainder) + 32'h1;
+        end
+        lengths = lengths | (((length) & 132'hfffffffffffffffffffffffffffffffff) << (6 * 32'hb));
+        quotient_4 = quotients[(7 * 32'h4)+:(4)];
+        remainder_3 = remainders[(7 * 32'h3)+:(3)];
+        quotient = ((quotient_4) & 11'h7ff);
+        remainder = ((remainder_3) & 11'h7ff);
+        length = 32'h1;
+        if (alternating) begin
+            length = ((quotient << zdiv) + remainder) + 32'h1;
+        end
+        lengths = lengths | (((length) & 132'hfffffffffffffffffffffffffffffffff) << (7 * 32'hb));
+        quotient_4 = quotients[(8 * 32'h4)+:(4)];
+        remainder_3 = remainders[(8 * 32'h3)+:(3)];
+        quotient = ((quotient_4) & 11'h7ff);
+        remainder = ((remainder_3) & 11'h7ff);
+        length = 32'h1;
+        if (alternating) begin
+            length = ((quotient << zdiv) + remainder) + 32'h1;
+        end
+        lengths = lengths | (((length) & 132'hfffffffffffffffffffffffffffffffff) << (8 * 32'hb));
+        quotient_4 = quotients[(9 * 32'h4)+:(4)];
+        remainder_3 = remainders[(9 * 32'h3)+:(3)];
+        quotient = ((quotient_4) & 11'h7ff);
+        remainder = ((remainder_3) & 11'h7ff);
+        length = 32'h1;
+        if (alternating) begin
+            length = ((quotient << zdiv) + remainder) + 32'h1;
+        end
+        lengths = lengths | (((length) & 132'hfffffffffffffffffffffffffffffffff) << (9 * 32'hb));
+        quotient_4 = quotients[(10 * 32'h4)+:(4)];
+        remainder_3 = remainders[(10 * 32'h3)+:(3)];
+        quotient = ((quotient_4) & 11'h7ff);
+        remainder = ((remainder_3) & 11'h7ff);
+        length = 32'h1;
+        if (alternating) begin
+            length = ((quotient << zdiv) + remainder) + 32'h1;
+        end
+        lengths = lengths | (((length) & 132'hfffffffffffffffffffffffffffffffff) << (10 * 32'hb));
+        quotient_4 = quotients[(11 * 32'h4)+:(4)];
+        remainder_3 = remainders[(11 * 32'h3)+:(3)];
+        quotient = ((quotient_4) & 11'h7ff);
+        remainder = ((remainder_3) & 11'h7ff);
+        length = 32'h1;
+        if (alternating) begin
+            length = ((quotient << zdiv) + remainder) + 32'h1;
+        end
+        lengths = lengths | (((length) & 132'hfffffffffffffffffffffffffffffffff) << (11 * 32'hb));
+        level_1 = 32'h0;
+        level_2 = 32'h0;
+        level_3 = 32'h0;
+        offsets = 32'h0;
+        own = lengths[(0 * 32'hb)+:(11)];
+        level_1 = level_1 | (((own) & 132'hfffffffffffffffffffffffffffffffff) << (0 * 32'hb));
+        own = lengths[(1 * 32'hb)+:(11)];
+        earlier = lengths[(1 * 32'hb - 32'hb)+:(11)];
+        level_1 = level_1 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (1 * 32'hb));
+        own = lengths[(2 * 32'hb)+:(11)];
+        earlier = lengths[(2 * 32'hb - 32'hb)+:(11)];
+        level_1 = level_1 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (2 * 32'hb));
+        own = lengths[(3 * 32'hb)+:(11)];
+        earlier = lengths[(3 * 32'hb - 32'hb)+:(11)];
+        level_1 = level_1 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (3 * 32'hb));
+        own = lengths[(4 * 32'hb)+:(11)];
+        earlier = lengths[(4 * 32'hb - 32'hb)+:(11)];
+        level_1 = level_1 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (4 * 32'hb));
+        own = lengths[(5 * 32'hb)+:(11)];
+        earlier = lengths[(5 * 32'hb - 32'hb)+:(11)];
+        level_1 = level_1 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (5 * 32'hb));
+        own = lengths[(6 * 32'hb)+:(11)];
+        earlier = lengths[(6 * 32'hb - 32'hb)+:(11)];
+        level_1 = level_1 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (6 * 32'hb));
+        own = lengths[(7 * 32'hb)+:(11)];
+        earlier = lengths[(7 * 32'hb - 32'hb)+:(11)];
+        level_1 = level_1 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (7 * 32'hb));
+        own = lengths[(8 * 32'hb)+:(11)];
+        earlier = lengths[(8 * 32'hb - 32'hb)+:(11)];
+        level_1 = level_1 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (8 * 32'hb));
+        own = lengths[(9 * 32'hb)+:(11)];
+        earlier = lengths[(9 * 32'hb - 32'hb)+:(11)];
+        level_1 = level_1 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (9 * 32'hb));
+        own = lengths[(10 * 32'hb)+:(11)];
+        earlier = lengths[(10 * 32'hb - 32'hb)+:(11)];
+        level_1 = level_1 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (10 * 32'hb));
+        own = lengths[(11 * 32'hb)+:(11)];
+        earlier = lengths[(11 * 32'hb - 32'hb)+:(11)];
+        level_1 = level_1 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (11 * 32'hb));
+        own = level_1[(0 * 32'hb)+:(11)];
+        level_2 = level_2 | (((own) & 132'hfffffffffffffffffffffffffffffffff) << (0 * 32'hb));
+        own = level_1[(1 * 32'hb)+:(11)];
+        level_2 = level_2 | (((own) & 132'hfffffffffffffffffffffffffffffffff) << (1 * 32'hb));
+        own = level_1[(2 * 32'hb)+:(11)];
+        earlier = level_1[(2 * 32'hb - 32'h16)+:(11)];
+        level_2 = level_2 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (2 * 32'hb));
+        own = level_1[(3 * 32'hb)+:(11)];
+        earlier = level_1[(3 * 32'hb - 32'h16)+:(11)];
+        level_2 = level_2 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (3 * 32'hb));
+        own = level_1[(4 * 32'hb)+:(11)];
+        earlier = level_1[(4 * 32'hb - 32'h16)+:(11)];
+        level_2 = level_2 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (4 * 32'hb));
+        own = level_1[(5 * 32'hb)+:(11)];
+        earlier = level_1[(5 * 32'hb - 32'h16)+:(11)];
+        level_2 = level_2 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (5 * 32'hb));
+        own = level_1[(6 * 32'hb)+:(11)];
+        earlier = level_1[(6 * 32'hb - 32'h16)+:(11)];
+        level_2 = level_2 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (6 * 32'hb));
+        own = level_1[(7 * 32'hb)+:(11)];
+        earlier = level_1[(7 * 32'hb - 32'h16)+:(11)];
+        level_2 = level_2 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (7 * 32'hb));
+        own = level_1[(8 * 32'hb)+:(11)];
+        earlier = level_1[(8 * 32'hb - 32'h16)+:(11)];
+        level_2 = level_2 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (8 * 32'hb));
+        own = level_1[(9 * 32'hb)+:(11)];
+        earlier = level_1[(9 * 32'hb - 32'h16)+:(11)];
+        level_2 = level_2 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (9 * 32'hb));
+        own = level_1[(10 * 32'hb)+:(11)];
+        earlier = level_1[(10 * 32'hb - 32'h16)+:(11)];
+        level_2 = level_2 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (10 * 32'hb));
+        own = level_1[(11 * 32'hb)+:(11)];
+        earlier = level_1[(11 * 32'hb - 32'h16)+:(11)];
+        level_2 = level_2 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (11 * 32'hb));
+        own = level_2[(0 * 32'hb)+:(11)];
+        level_3 = level_3 | (((own) & 132'hfffffffffffffffffffffffffffffffff) << (0 * 32'hb));
+        own = level_2[(1 * 32'hb)+:(11)];
+        level_3 = level_3 | (((own) & 132'hfffffffffffffffffffffffffffffffff) << (1 * 32'hb));
+        own = level_2[(2 * 32'hb)+:(11)];
+        level_3 = level_3 | (((own) & 132'hfffffffffffffffffffffffffffffffff) << (2 * 32'hb));
+        own = level_2[(3 * 32'hb)+:(11)];
+        level_3 = level_3 | (((own) & 132'hfffffffffffffffffffffffffffffffff) << (3 * 32'hb));
+        own = level_2[(4 * 32'hb)+:(11)];
+        earlier = level_2[(4 * 32'hb - 32'h2c)+:(11)];
+        level_3 = level_3 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (4 * 32'hb));
+        own = level_2[(5 * 32'hb)+:(11)];
+        earlier = level_2[(5 * 32'hb - 32'h2c)+:(11)];
+        level_3 = level_3 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (5 * 32'hb));
+        own = level_2[(6 * 32'hb)+:(11)];
+        earlier = level_2[(6 * 32'hb - 32'h2c)+:(11)];
+        level_3 = level_3 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (6 * 32'hb));
+        own = level_2[(7 * 32'hb)+:(11)];
+        earlier = level_2[(7 * 32'hb - 32'h2c)+:(11)];
+        level_3 = level_3 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (7 * 32'hb));
+        own = level_2[(8 * 32'hb)+:(11)];
+        earlier = level_2[(8 * 32'hb - 32'h2c)+:(11)];
+        level_3 = level_3 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (8 * 32'hb));
+        own = level_2[(9 * 32'hb)+:(11)];
+        earlier = level_2[(9 * 32'hb - 32'h2c)+:(11)];
+        level_3 = level_3 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (9 * 32'hb));
+        own = level_2[(10 * 32'hb)+:(11)];
+        earlier = level_2[(10 * 32'hb - 32'h2c)+:(11)];
+        level_3 = level_3 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (10 * 32'hb));
+        own = level_2[(11 * 32'hb)+:(11)];
+        earlier = level_2[(11 * 32'hb - 32'h2c)+:(11)];
+        level_3 = level_3 | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (11 * 32'hb));
+        own = level_3[(0 * 32'hb)+:(11)];
+        offsets = offsets | (((own) & 132'hfffffffffffffffffffffffffffffffff) << (0 * 32'hb));
+        own = level_3[(1 * 32'hb)+:(11)];
+        offsets = offsets | (((own) & 132'hfffffffffffffffffffffffffffffffff) << (1 * 32'hb));
+        own = level_3[(2 * 32'hb)+:(11)];
+        offsets = offsets | (((own) & 132'hfffffffffffffffffffffffffffffffff) << (2 * 32'hb));
+        own = level_3[(3 * 32'hb)+:(11)];
+        offsets = offsets | (((own) & 132'hfffffffffffffffffffffffffffffffff) << (3 * 32'hb));
+        own = level_3[(4 * 32'hb)+:(11)];
+        offsets = offsets | (((own) & 132'hfffffffffffffffffffffffffffffffff) << (4 * 32'hb));
+        own = level_3[(5 * 32'hb)+:(11)];
+        offsets = offsets | (((own) & 132'hfffffffffffffffffffffffffffffffff) << (5 * 32'hb));
+        own = level_3[(6 * 32'hb)+:(11)];
+        offsets = offsets | (((own) & 132'hfffffffffffffffffffffffffffffffff) << (6 * 32'hb));
+        own = level_3[(7 * 32'hb)+:(11)];
+        offsets = offsets | (((own) & 132'hfffffffffffffffffffffffffffffffff) << (7 * 32'hb));
+        own = level_3[(8 * 32'hb)+:(11)];
+        earlier = level_3[(8 * 32'hb - 32'h58)+:(11)];
+        offsets = offsets | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (8 * 32'hb));
+        own = level_3[(9 * 32'hb)+:(11)];
+        earlier = level_3[(9 * 32'hb - 32'h58)+:(11)];
+        offsets = offsets | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (9 * 32'hb));
+        own = level_3[(10 * 32'hb)+:(11)];
+        earlier = level_3[(10 * 32'hb - 32'h58)+:(11)];
+        offsets = offsets | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (10 * 32'hb));
+        own = level_3[(11 * 32'hb)+:(11)];
+        earlier = level_3[(11 * 32'hb - 32'h58)+:(11)];
+        offsets = offsets | (((own + earlier) & 132'hfffffffffffffffffffffffffffffffff) << (11 * 32'hb));
+    end
+    
+endmodule // weight_decoder_core$pipeline$runs_a
+
+
+
+
+module weight_decoder_core$pipeline$values_a(wrem_field,wrem_bits,wshift,count,quotients,palette,palette_size,direct_offset,weights,index_error,value_error);
+    
+    // Module arguments
+    input wire  [107:0] wrem_field;
+    input wire  [3:0] wrem_bits;
+    input wire  [2:0] wshift;
+    input wire  [3:0] count;
+    input wire  [59:0] quotients;
+    input wire  [287:0] palette;
+    input wire  [5:0] palette_size;
+    input wire  [10:0] direct_offset;
+    output reg  [107:0] weights;
+    output reg  index_error;
+    output reg  value_error;
+    
+    // Local signals
+    reg  [107:0] remainders;
+    reg  [8:0] field;
+    reg  [4:0] quotient_5;
+    reg  [9:0] quotient;
+    reg  [9:0] index;
+    reg  [287:0] entries;
+    reg  [10:0] code;
+    reg  [8:0] magnitude;
+    reg  [8:0] value;
+    reg  [11:0] index_errors;
+    reg  [11:0] value_errors;
+    
+    // Update code
+    always @(*) begin
+        remainders = 32'h0;
+        case (wrem_bits)
+            1:
+                begin
+                    field = wrem_field[(0)+:(9)] & 32'h1;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    field = wrem_field[(1)+:(9)] & 32'h1;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    field = wrem_field[(2)+:(9)] & 32'h1;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    field = wrem_field[(3)+:(9)] & 32'h1;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    field = wrem_field[(4)+:(9)] & 32'h1;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    field = wrem_field[(5)+:(9)] & 32'h1;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    field = wrem_field[(6)+:(9)] & 32'h1;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    field = wrem_field[(7)+:(9)] & 32'h1;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    field = wrem_field[(8)+:(9)] & 32'h1;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    field = wrem_field[(9)+:(9)] & 32'h1;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    field = wrem_field[(10)+:(9)] & 32'h1;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    field = wrem_field[(11)+:(9)] & 32'h1;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            2:
+                begin
+                    field = wrem_field[(0 * 32'h2)+:(9)] & 32'h3;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    field = wrem_field[(1 * 32'h2)+:(9)] & 32'h3;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    field = wrem_field[(2 * 32'h2)+:(9)] & 32'h3;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    field = wrem_field[(3 * 32'h2)+:(9)] & 32'h3;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    field = wrem_field[(4 * 32'h2)+:(9)] & 32'h3;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    field = wrem_field[(5 * 32'h2)+:(9)] & 32'h3;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    field = wrem_field[(6 * 32'h2)+:(9)] & 32'h3;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    field = wrem_field[(7 * 32'h2)+:(9)] & 32'h3;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    field = wrem_field[(8 * 32'h2)+:(9)] & 32'h3;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    field = wrem_field[(9 * 32'h2)+:(9)] & 32'h3;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    field = wrem_field[(10 * 32'h2)+:(9)] & 32'h3;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    field = wrem_field[(11 * 32'h2)+:(9)] & 32'h3;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            3:
+                begin
+                    field = wrem_field[(0 * 32'h3)+:(9)] & 32'h7;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    field = wrem_field[(1 * 32'h3)+:(9)] & 32'h7;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    field = wrem_field[(2 * 32'h3)+:(9)] & 32'h7;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    field = wrem_field[(3 * 32'h3)+:(9)] & 32'h7;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    field = wrem_field[(4 * 32'h3)+:(9)] & 32'h7;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    field = wrem_field[(5 * 32'h3)+:(9)] & 32'h7;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    field = wrem_field[(6 * 32'h3)+:(9)] & 32'h7;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    field = wrem_field[(7 * 32'h3)+:(9)] & 32'h7;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    field = wrem_field[(8 * 32'h3)+:(9)] & 32'h7;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    field = wrem_field[(9 * 32'h3)+:(9)] & 32'h7;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    field = wrem_field[(10 * 32'h3)+:(9)] & 32'h7;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    field = wrem_field[(11 * 32'h3)+:(9)] & 32'h7;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            4:
+                begin
+                    field = wrem_field[(0 * 32'h4)+:(9)] & 32'hf;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    field = wrem_field[(1 * 32'h4)+:(9)] & 32'hf;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    field = wrem_field[(2 * 32'h4)+:(9)] & 32'hf;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    field = wrem_field[(3 * 32'h4)+:(9)] & 32'hf;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    field = wrem_field[(4 * 32'h4)+:(9)] & 32'hf;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    field = wrem_field[(5 * 32'h4)+:(9)] & 32'hf;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    field = wrem_field[(6 * 32'h4)+:(9)] & 32'hf;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    field = wrem_field[(7 * 32'h4)+:(9)] & 32'hf;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    field = wrem_field[(8 * 32'h4)+:(9)] & 32'hf;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    field = wrem_field[(9 * 32'h4)+:(9)] & 32'hf;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    field = wrem_field[(10 * 32'h4)+:(9)] & 32'hf;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    field = wrem_field[(11 * 32'h4)+:(9)] & 32'hf;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            5:
+                begin
+                    field = wrem_field[(0 * 32'h5)+:(9)] & 32'h1f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    field = wrem_field[(1 * 32'h5)+:(9)] & 32'h1f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    field = wrem_field[(2 * 32'h5)+:(9)] & 32'h1f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    field = wrem_field[(3 * 32'h5)+:(9)] & 32'h1f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    field = wrem_field[(4 * 32'h5)+:(9)] & 32'h1f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    field = wrem_field[(5 * 32'h5)+:(9)] & 32'h1f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    field = wrem_field[(6 * 32'h5)+:(9)] & 32'h1f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    field = wrem_field[(7 * 32'h5)+:(9)] & 32'h1f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    field = wrem_field[(8 * 32'h5)+:(9)] & 32'h1f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    field = wrem_field[(9 * 32'h5)+:(9)] & 32'h1f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    field = wrem_field[(10 * 32'h5)+:(9)] & 32'h1f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    field = wrem_field[(11 * 32'h5)+:(9)] & 32'h1f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            6:
+                begin
+                    field = wrem_field[(0 * 32'h6)+:(9)] & 32'h3f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    field = wrem_field[(1 * 32'h6)+:(9)] & 32'h3f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    field = wrem_field[(2 * 32'h6)+:(9)] & 32'h3f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    field = wrem_field[(3 * 32'h6)+:(9)] & 32'h3f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    field = wrem_field[(4 * 32'h6)+:(9)] & 32'h3f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    field = wrem_field[(5 * 32'h6)+:(9)] & 32'h3f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    field = wrem_field[(6 * 32'h6)+:(9)] & 32'h3f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    field = wrem_field[(7 * 32'h6)+:(9)] & 32'h3f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    field = wrem_field[(8 * 32'h6)+:(9)] & 32'h3f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    field = wrem_field[(9 * 32'h6)+:(9)] & 32'h3f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    field = wrem_field[(10 * 32'h6)+:(9)] & 32'h3f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    field = wrem_field[(11 * 32'h6)+:(9)] & 32'h3f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            7:
+                begin
+                    field = wrem_field[(0 * 32'h7)+:(9)] & 32'h7f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    field = wrem_field[(1 * 32'h7)+:(9)] & 32'h7f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    field = wrem_field[(2 * 32'h7)+:(9)] & 32'h7f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    field = wrem_field[(3 * 32'h7)+:(9)] & 32'h7f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    field = wrem_field[(4 * 32'h7)+:(9)] & 32'h7f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    field = wrem_field[(5 * 32'h7)+:(9)] & 32'h7f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    field = wrem_field[(6 * 32'h7)+:(9)] & 32'h7f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    field = wrem_field[(7 * 32'h7)+:(9)] & 32'h7f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    field = wrem_field[(8 * 32'h7)+:(9)] & 32'h7f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    field = wrem_field[(9 * 32'h7)+:(9)] & 32'h7f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    field = wrem_field[(10 * 32'h7)+:(9)] & 32'h7f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    field = wrem_field[(11 * 32'h7)+:(9)] & 32'h7f;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            8:
+                begin
+                    field = wrem_field[(0 * 32'h8)+:(9)] & 32'hff;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+                    field = wrem_field[(1 * 32'h8)+:(9)] & 32'hff;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+                    field = wrem_field[(2 * 32'h8)+:(9)] & 32'hff;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+                    field = wrem_field[(3 * 32'h8)+:(9)] & 32'hff;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+                    field = wrem_field[(4 * 32'h8)+:(9)] & 32'hff;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+                    field = wrem_field[(5 * 32'h8)+:(9)] & 32'hff;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+                    field = wrem_field[(6 * 32'h8)+:(9)] & 32'hff;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+                    field = wrem_field[(7 * 32'h8)+:(9)] & 32'hff;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+                    field = wrem_field[(8 * 32'h8)+:(9)] & 32'hff;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+                    field = wrem_field[(9 * 32'h8)+:(9)] & 32'hff;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+                    field = wrem_field[(10 * 32'h8)+:(9)] & 32'hff;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+                    field = wrem_field[(11 * 32'h8)+:(9)] & 32'hff;
+                    remainders = remainders | (((field) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+                end
+            9:
+                begin
+                    remainders = wrem_field;
+                end
+            default:
+                begin
+                end
+        endcase
+        weights = 32'h0;
+        index_errors = 32'h0;
+        value_errors = 32'h0;
+        quotient_5 = quotients[(0 * 32'h5)+:(5)];
+        field = remainders[(0 * 32'h9)+:(9)];
+        quotient = ((quotient_5) & 10'h3ff);
+        index = (quotient << wshift) + ((field) & 10'h3ff);
+        entries = (palette >> (((index[(32'h0)+:(5)]) & 9'h1ff) << 32'h3)) >> ((index[(32'h0)+:(5)]) & 9'h1ff);
+        code = ((index) & 11'h7ff) + direct_offset;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = ((entries[(32'h0)+:(9)]) & 11'h7ff);
+        end
+        magnitude = code[(32'h1)+:(9)];
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (0 < count) begin
+            weights = weights | (((value) & 108'hfffffffffffffffffffffffffff) << (0 * 32'h9));
+            index_errors = (index_errors & ~(1 << (0)) | ((index[32'h9]) << (0)));
+            value_errors = (value_errors & ~(1 << (0)) | ((code[(32'h9)+:(2)] != 32'h0) << (0)));
+        end
+        quotient_5 = quotients[(1 * 32'h5)+:(5)];
+        field = remainders[(1 * 32'h9)+:(9)];
+        quotient = ((quotient_5) & 10'h3ff);
+        index = (quotient << wshift) + ((field) & 10'h3ff);
+        entries = (palette >> (((index[(32'h0)+:(5)]) & 9'h1ff) << 32'h3)) >> ((index[(32'h0)+:(5)]) & 9'h1ff);
+        code = ((index) & 11'h7ff) + direct_offset;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = ((entries[(32'h0)+:(9)]) & 11'h7ff);
+        end
+        magnitude = code[(32'h1)+:(9)];
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (1 < count) begin
+            weights = weights | (((value) & 108'hfffffffffffffffffffffffffff) << (1 * 32'h9));
+            index_errors = (index_errors & ~(1 << (1)) | ((index[32'h9]) << (1)));
+            value_errors = (value_errors & ~(1 << (1)) | ((code[(32'h9)+:(2)] != 32'h0) << (1)));
+        end
+        quotient_5 = quotients[(2 * 32'h5)+:(5)];
+        field = remainders[(2 * 32'h9)+:(9)];
+        quotient = ((quotient_5) & 10'h3ff);
+        index = (quotient << wshift) + ((field) & 10'h3ff);
+        entries = (palette >> (((index[(32'h0)+:(5)]) & 9'h1ff) << 32'h3)) >> ((index[(32'h0)+:(5)]) & 9'h1ff);
+        code = ((index) & 11'h7ff) + direct_offset;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = ((entries[(32'h0)+:(9)]) & 11'h7ff);
+        end
+        magnitude = code[(32'h1)+:(9)];
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (2 < count) begin
+            weights = weights | (((value) & 108'hfffffffffffffffffffffffffff) << (2 * 32'h9));
+            index_errors = (index_errors & ~(1 << (2)) | ((index[32'h9]) << (2)));
+            value_errors = (value_errors & ~(1 << (2)) | ((code[(32'h9)+:(2)] != 32'h0) << (2)));
+        end
+        quotient_5 = quotients[(3 * 32'h5)+:(5)];
+        field = remainders[(3 * 32'h9)+:(9)];
+        quotient = ((quotient_5) & 10'h3ff);
+        index = (quotient << wshift) + ((field) & 10'h3ff);
+        entries = (palette >> (((index[(32'h0)+:(5)]) & 9'h1ff) << 32'h3)) >> ((index[(32'h0)+:(5)]) & 9'h1ff);
+        code = ((index) & 11'h7ff) + direct_offset;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = ((entries[(32'h0)+:(9)]) & 11'h7ff);
+        end
+        magnitude = code[(32'h1)+:(9)];
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (3 < count) begin
+            weights = weights | (((value) & 108'hfffffffffffffffffffffffffff) << (3 * 32'h9));
+            index_errors = (index_errors & ~(1 << (3)) | ((index[32'h9]) << (3)));
+            value_errors = (value_errors & ~(1 << (3)) | ((code[(32'h9)+:(2)] != 32'h0) << (3)));
+        end
+        quotient_5 = quotients[(4 * 32'h5)+:(5)];
+        field = remainders[(4 * 32'h9)+:(9)];
+        quotient = ((quotient_5) & 10'h3ff);
+        index = (quotient << wshift) + ((field) & 10'h3ff);
+        entries = (palette >> (((index[(32'h0)+:(5)]) & 9'h1ff) << 32'h3)) >> ((index[(32'h0)+:(5)]) & 9'h1ff);
+        code = ((index) & 11'h7ff) + direct_offset;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = ((entries[(32'h0)+:(9)]) & 11'h7ff);
+        end
+        magnitude = code[(32'h1)+:(9)];
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (4 < count) begin
+            weights = weights | (((value) & 108'hfffffffffffffffffffffffffff) << (4 * 32'h9));
+            index_errors = (index_errors & ~(1 << (4)) | ((index[32'h9]) << (4)));
+            value_errors = (value_errors & ~(1 << (4)) | ((code[(32'h9)+:(2)] != 32'h0) << (4)));
+        end
+        quotient_5 = quotients[(5 * 32'h5)+:(5)];
+        field = remainders[(5 * 32'h9)+:(9)];
+        quotient = ((quotient_5) & 10'h3ff);
+        index = (quotient << wshift) + ((field) & 10'h3ff);
+        entries = (palette >> (((index[(32'h0)+:(5)]) & 9'h1ff) << 32'h3)) >> ((index[(32'h0)+:(5)]) & 9'h1ff);
+        code = ((index) & 11'h7ff) + direct_offset;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = ((entries[(32'h0)+:(9)]) & 11'h7ff);
+        end
+        magnitude = code[(32'h1)+:(9)];
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (5 < count) begin
+            weights = weights | (((value) & 108'hfffffffffffffffffffffffffff) << (5 * 32'h9));
+            index_errors = (index_errors & ~(1 << (5)) | ((index[32'h9]) << (5)));
+            value_errors = (value_errors & ~(1 << (5)) | ((code[(32'h9)+:(2)] != 32'h0) << (5)));
+        end
+        quotient_5 = quotients[(6 * 32'h5)+:(5)];
+        field = remainders[(6 * 32'h9)+:(9)];
+        quotient = ((quotient_5) & 10'h3ff);
+        index = (quotient << wshift) + ((field) & 10'h3ff);
+        entries = (palette >> (((index[(32'h0)+:(5)]) & 9'h1ff) << 32'h3)) >> ((index[(32'h0)+:(5)]) & 9'h1ff);
+        code = ((index) & 11'h7ff) + direct_offset;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = ((entries[(32'h0)+:(9)]) & 11'h7ff);
+        end
+        magnitude = code[(32'h1)+:(9)];
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (6 < count) begin
+            weights = weights | (((value) & 108'hfffffffffffffffffffffffffff) << (6 * 32'h9));
+            index_errors = (index_errors & ~(1 << (6)) | ((index[32'h9]) << (6)));
+            value_errors = (value_errors & ~(1 << (6)) | ((code[(32'h9)+:(2)] != 32'h0) << (6)));
+        end
+        quotient_5 = quotients[(7 * 32'h5)+:(5)];
+        field = remainders[(7 * 32'h9)+:(9)];
+        quotient = ((quotient_5) & 10'h3ff);
+        index = (quotient << wshift) + ((field) & 10'h3ff);
+        entries = (palette >> (((index[(32'h0)+:(5)]) & 9'h1ff) << 32'h3)) >> ((index[(32'h0)+:(5)]) & 9'h1ff);
+        code = ((index) & 11'h7ff) + direct_offset;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = ((entries[(32'h0)+:(9)]) & 11'h7ff);
+        end
+        magnitude = code[(32'h1)+:(9)];
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (7 < count) begin
+            weights = weights | (((value) & 108'hfffffffffffffffffffffffffff) << (7 * 32'h9));
+            index_errors = (index_errors & ~(1 << (7)) | ((index[32'h9]) << (7)));
+            value_errors = (value_errors & ~(1 << (7)) | ((code[(32'h9)+:(2)] != 32'h0) << (7)));
+        end
+        quotient_5 = quotients[(8 * 32'h5)+:(5)];
+        field = remainders[(8 * 32'h9)+:(9)];
+        quotient = ((quotient_5) & 10'h3ff);
+        index = (quotient << wshift) + ((field) & 10'h3ff);
+        entries = (palette >> (((index[(32'h0)+:(5)]) & 9'h1ff) << 32'h3)) >> ((index[(32'h0)+:(5)]) & 9'h1ff);
+        code = ((index) & 11'h7ff) + direct_offset;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = ((entries[(32'h0)+:(9)]) & 11'h7ff);
+        end
+        magnitude = code[(32'h1)+:(9)];
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (8 < count) begin
+            weights = weights | (((value) & 108'hfffffffffffffffffffffffffff) << (8 * 32'h9));
+            index_errors = (index_errors & ~(1 << (8)) | ((index[32'h9]) << (8)));
+            value_errors = (value_errors & ~(1 << (8)) | ((code[(32'h9)+:(2)] != 32'h0) << (8)));
+        end
+        quotient_5 = quotients[(9 * 32'h5)+:(5)];
+        field = remainders[(9 * 32'h9)+:(9)];
+        quotient = ((quotient_5) & 10'h3ff);
+        index = (quotient << wshift) + ((field) & 10'h3ff);
+        entries = (palette >> (((index[(32'h0)+:(5)]) & 9'h1ff) << 32'h3)) >> ((index[(32'h0)+:(5)]) & 9'h1ff);
+        code = ((index) & 11'h7ff) + direct_offset;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = ((entries[(32'h0)+:(9)]) & 11'h7ff);
+        end
+        magnitude = code[(32'h1)+:(9)];
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (9 < count) begin
+            weights = weights | (((value) & 108'hfffffffffffffffffffffffffff) << (9 * 32'h9));
+            index_errors = (index_errors & ~(1 << (9)) | ((index[32'h9]) << (9)));
+            value_errors = (value_errors & ~(1 << (9)) | ((code[(32'h9)+:(2)] != 32'h0) << (9)));
+        end
+        quotient_5 = quotients[(10 * 32'h5)+:(5)];
+        field = remainders[(10 * 32'h9)+:(9)];
+        quotient = ((quotient_5) & 10'h3ff);
+        index = (quotient << wshift) + ((field) & 10'h3ff);
+        entries = (palette >> (((index[(32'h0)+:(5)]) & 9'h1ff) << 32'h3)) >> ((index[(32'h0)+:(5)]) & 9'h1ff);
+        code = ((index) & 11'h7ff) + direct_offset;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = ((entries[(32'h0)+:(9)]) & 11'h7ff);
+        end
+        magnitude = code[(32'h1)+:(9)];
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (10 < count) begin
+            weights = weights | (((value) & 108'hfffffffffffffffffffffffffff) << (10 * 32'h9));
+            index_errors = (index_errors & ~(1 << (10)) | ((index[32'h9]) << (10)));
+            value_errors = (value_errors & ~(1 << (10)) | ((code[(32'h9)+:(2)] != 32'h0) << (10)));
+        end
+        quotient_5 = quotients[(11 * 32'h5)+:(5)];
+        field = remainders[(11 * 32'h9)+:(9)];
+        quotient = ((quotient_5) & 10'h3ff);
+        index = (quotient << wshift) + ((field) & 10'h3ff);
+        entries = (palette >> (((index[(32'h0)+:(5)]) & 9'h1ff) << 32'h3)) >> ((index[(32'h0)+:(5)]) & 9'h1ff);
+        code = ((index) & 11'h7ff) + direct_offset;
+        if (index < ((palette_size) & 10'h3ff)) begin
+            code = ((entries[(32'h0)+:(9)]) & 11'h7ff);
+        end
+        magnitude = code[(32'h1)+:(9)];
+        value = magnitude;
+        if (code[32'h0]) begin
+            value = 32'h0 - magnitude;
+        end
+        if (11 < count) begin
+            weights = weights | (((value) & 108'hfffffffffffffffffffffffffff) << (11 * 32'h9));
+            index_errors = (index_errors & ~(1 << (11)) | ((index[32'h9]) << (11)));
+            value_errors = (value_errors & ~(1 << (11)) | ((code[(32'h9)+:(2)] != 32'h0) << (11)));
+        end
+        index_error = |index_errors;
+        value_error = |value_errors;
+    end
+    
+endmodule // weight_decoder_core$pipeline$values_a
+
+
 
 
 
@@ -9761,28 +9868,26 @@ module weight_decoder_core$window(clock,rst_n,start,words,in_data,in_valid,in_re
     input wire  in_valid;
     output reg  in_ready;
     output reg  [319:0] view;
-    output reg  [8:0] fill;
+    output reg  [9:0] fill;
     output reg  exhausted;
     input wire  [8:0] used;
     
     // Stub signals
     reg  bits$clock;
     reg  bits$rst_n;
-    reg  [447:0] bits$d;
-    wire  [447:0] bits$q;
+    reg  [575:0] bits$d;
+    wire  [575:0] bits$q;
     reg  count$clock;
     reg  count$rst_n;
-    reg  [8:0] count$d;
-    wire  [8:0] count$q;
+    reg  [9:0] count$d;
+    wire  [9:0] count$q;
     reg  left$clock;
     reg  left$rst_n;
     reg  [28:0] left$d;
     wire  [28:0] left$q;
     
     // Local signals
-    reg  [8:0] rest;
-    reg  [447:0] kept;
-    reg  [447:0] word;
+    reg  [575:0] word;
     reg  room;
     
     // Sub module instances
@@ -9819,16 +9924,14 @@ module weight_decoder_core$window(clock,rst_n,start,words,in_data,in_valid,in_re
         view = bits$q[(32'h0)+:(320)];
         fill = count$q;
         exhausted = left$q == 32'h0;
-        rest = count$q - used;
-        room = (left$q != 32'h0) & (rest <= 32'h140);
+        room = (left$q != 32'h0) & (count$q <= 32'h1c0);
         in_ready = room;
-        kept = bits$q >> used;
-        word = ((in_data) & 448'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << rest;
-        bits$d = kept;
-        count$d = rest;
+        word = ((in_data) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << count$q;
+        bits$d = bits$q >> used;
+        count$d = count$q - ((used) & 10'h3ff);
         if (room & in_valid) begin
-            bits$d = kept | word;
-            count$d = rest + 32'h80;
+            bits$d = (bits$q | word) >> used;
+            count$d = (count$q + 32'h80) - ((used) & 10'h3ff);
             left$d = left$q - 32'h1;
         end
         if (start) begin
@@ -9844,11 +9947,11 @@ module weight_decoder_core$window$bits(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [447:0] d;
-    output reg  [447:0] q;
+    input wire  [575:0] d;
+    output reg  [575:0] q;
     
     // Constant declarations
-    localparam  init = 448'h0;
+    localparam  init = 576'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -9863,11 +9966,11 @@ module weight_decoder_core$window$count(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [8:0] d;
-    output reg  [8:0] q;
+    input wire  [9:0] d;
+    output reg  [9:0] q;
     
     // Constant declarations
-    localparam  init = 9'b0;
+    localparam  init = 10'b0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin

@@ -12,8 +12,7 @@
 //!   the stream holds.
 //! - `words` (a [`StreamIn`]): 128-bit words, the byte at the lowest address
 //!   in bits 7:0, so bit 0 is the first stream bit (TRM 4.7.1). Its `ready`
-//!   depends on the decoder's state and, within the cycle, on the `weights`
-//!   stream's `ready` (a group taken frees room), never on `valid`.
+//!   depends on the decoder's registers only, never on `valid`.
 //! - `weights` (a [`StreamOut`] of [`WeightGroup`]s): groups of up to
 //!   [`LANES`] weights, lane i (two's complement, -255..255) in bits
 //!   9i+8..9i. Every group is full except the last of a stream. The group on
@@ -44,23 +43,40 @@
 //! golden decoder checks index and value ranges only after a whole slice is
 //! parsed, so for a stream with several faults it may name another one.
 //!
+//! # Structure
+//!
+//! The bit window (`window`) feeds the parser (`parser`), which finds
+//! slice headers, palettes and chunk boundaries only (each chunk's head:
+//! `head`), up to two chunks a cycle. Each chunk then goes through the
+//! value pipeline (`pipeline`): the quotients its head completes
+//! (`quotients`), the quotients carried from chunk to chunk, the weights
+//! and zero-run lengths it finishes (`values`). The pair buffer
+//! (`output`) joins weights and zero runs and expands them into groups.
+//! So the loop that has to close in a cycle is only the parser's: from the
+//! window through two chunk heads back to the window.
+//!
 //! # Throughput
 //!
 //! Each cycle the parser reads a slice header, a whole palette, up to 32
 //! bytes of 0xff padding, or two chunks (each up to 12 weights and 12 zero
-//! runs, TRM 4.7.4); the second chunk decoder starts where the first ends.
-//! A 32-entry pair buffer joins weights and zero runs, and the output takes
-//! up to [`LANES`] weights per cycle from it, zero runs included. Measured by
+//! runs, TRM 4.7.4) when the window holds 320 bits, else one; the pair
+//! buffer takes up to 25 items and gives out a group of [`LANES`] weights a
+//! cycle, zero runs included. Measured by
 //! `cargo bench -p npu-tb --bench weight_decoder` (input always valid, output
 //! always ready): 16 weights per cycle for uncompressed, palette and sparse
 //! streams; about 9.6 for dense int8 weights Golomb-Rice coded with `wdiv` 5,
 //! whose quotients take about 2.5 of a chunk's 12 unary positions each; about
-//! 14 over Vela's streams, which start many short slices.
+//! 14.7 over Vela's streams, which start many short slices. A stream's first
+//! group comes 6 cycles after its first chunk is read (four pipeline stages).
 
-mod chunk;
+mod head;
 mod mac_groups;
+mod ones;
 mod output;
 mod parser;
+mod pipeline;
+mod quotients;
+mod values;
 mod window;
 
 pub use mac_groups::{MacWeights, WeightGroups, MAC_WEIGHTS};
@@ -68,6 +84,7 @@ pub use mac_groups::{MacWeights, WeightGroups, MAC_WEIGHTS};
 use crate::stream::{StreamIn, StreamOut};
 use output::PairBuffer;
 use parser::Parser;
+use pipeline::ValuePipeline;
 use rust_hdl::prelude::*;
 use window::BitWindow;
 
@@ -75,8 +92,6 @@ use window::BitWindow;
 pub const LANES: usize = 16;
 /// Palette entries (TRM 4.7.2: `palsize` is 5 bits, sizes up to 32).
 pub const PALETTE_ENTRIES: usize = 32;
-/// Items a chunk can finish, rounded up to a power of two for indexing.
-pub const ITEM_SLOTS: usize = 16;
 /// Stream bits the parser sees at once: two chunks.
 pub const VIEW_BITS: usize = 320;
 
@@ -135,6 +150,7 @@ pub struct WeightDecoder {
     pub weights: StreamOut<WeightGroup>,
     window: BitWindow,
     parser: Parser,
+    pipeline: ValuePipeline,
     pairs: PairBuffer,
     accept: Signal<Local, Bit>,
 }
@@ -146,10 +162,13 @@ impl Logic for WeightDecoder {
         self.window.rst_n.next = self.rst_n.val();
         self.parser.clock.next = self.clock.val();
         self.parser.rst_n.next = self.rst_n.val();
+        self.pipeline.clock.next = self.clock.val();
+        self.pipeline.rst_n.next = self.rst_n.val();
         self.pairs.clock.next = self.clock.val();
         self.pairs.rst_n.next = self.rst_n.val();
 
-        self.busy.next = !self.parser.idle.val() | !self.pairs.empty.val();
+        self.busy.next =
+            !self.parser.idle.val() | !self.pipeline.empty.val() | !self.pairs.empty.val();
         self.accept.next = self.start.val() & !self.busy.val();
 
         // Stream words: ceil(length / 16).
@@ -166,21 +185,29 @@ impl Logic for WeightDecoder {
         self.parser.view.next = self.window.view.val();
         self.parser.fill.next = self.window.fill.val();
         self.parser.exhausted.next = self.window.exhausted.val();
-        self.parser.w_room.next = self.pairs.w_room.val();
-        self.parser.z_room.next = self.pairs.z_room.val();
-        self.error_code.next = self.parser.error_code.val();
-        self.error.next = self.parser.error_code.val() != ErrorCode::None;
+        self.parser.accept.next = self.pipeline.accept.val();
+        self.parser.bank_busy.next = self.pipeline.bank_busy.val();
+        self.parser.downstream_fault.next = self.pipeline.error_code.val() != ErrorCode::None;
 
-        self.pairs.push_a_w.next = self.parser.push_a_w.val();
-        self.pairs.push_a_value.next = self.parser.push_a_value.val();
-        self.pairs.push_a_weights.next = self.parser.push_a_weights.val();
-        self.pairs.push_a_z.next = self.parser.push_a_z.val();
-        self.pairs.push_a_runs.next = self.parser.push_a_runs.val();
-        self.pairs.push_b_w.next = self.parser.push_b_w.val();
-        self.pairs.push_b_weights.next = self.parser.push_b_weights.val();
-        self.pairs.push_b_z.next = self.parser.push_b_z.val();
-        self.pairs.push_b_runs.next = self.parser.push_b_runs.val();
-        self.pairs.finished.next = self.parser.idle.val();
+        self.pipeline.start.next = self.accept.val();
+        self.pipeline.record_a.next = self.parser.record_a.val();
+        self.pipeline.record_b.next = self.parser.record_b.val();
+        self.pipeline.bits_a.next = self.parser.bits_a.val();
+        self.pipeline.bits_b.next = self.parser.bits_b.val();
+        self.pipeline.palette_0.next = self.parser.palette_0.val();
+        self.pipeline.palette_1.next = self.parser.palette_1.val();
+        self.pipeline.palette_size_0.next = self.parser.palette_size_0.val();
+        self.pipeline.palette_size_1.next = self.parser.palette_size_1.val();
+        self.pipeline.direct_offset_0.next = self.parser.direct_offset_0.val();
+        self.pipeline.direct_offset_1.next = self.parser.direct_offset_1.val();
+        self.pipeline.w_free.next = self.pairs.w_free.val();
+        self.pipeline.z_free.next = self.pairs.z_free.val();
+        self.error_code.next = self.pipeline.error_code.val();
+        self.error.next = self.pipeline.error_code.val() != ErrorCode::None;
+
+        self.pairs.push_a.next = self.pipeline.push_a.val();
+        self.pairs.push_b.next = self.pipeline.push_b.val();
+        self.pairs.finished.next = self.parser.idle.val() & self.pipeline.empty.val();
         self.pairs.out_ready.next = self.weights.ready.val();
         self.weights.data.next.weights = self.pairs.out_weights.val();
         self.weights.data.next.count = self.pairs.out_count.val();

@@ -1,17 +1,42 @@
 //! The stream parser: `zdiv` 7 padding, slice headers, palettes and the chunk
-//! sequence of each slice (TRM 4.7.2 - 4.7.4). Each cycle it reads a slice
-//! header, a whole palette, up to 32 bytes of padding, or two chunks: the
-//! second chunk decoder starts where the first ends and its result is taken
-//! when it fits in the window and the pair buffer and is free of faults
-//! (a fault is then reported by the first decoder in the next cycle).
+//! boundaries of each slice (TRM 4.7.2 - 4.7.4). Each cycle it reads a slice
+//! header, a whole palette, up to 32 bytes of padding, or up to two chunks,
+//! and hands each chunk's bits to the value pipeline as a [`ChunkRecord`].
+//!
+//! Only what the next chunk's position depends on is decided here: each
+//! chunk's head ([`ChunkHead`]: lengths of `wunary0`, `zunary`, `wunary1`,
+//! and the weights and zero runs it completes) and the remainders it holds
+//! for the chunk before. Quotients, values and their faults come later, in
+//! the value pipeline, so this loop (window, head, length, window) stays
+//! short. The second chunk is read when the window holds two chunks of the
+//! longest kind (320 bits), so its length never needs checking against the
+//! window; a stream's last few chunks go one a cycle.
+//!
+//! A fault found here travels down the pipeline as a record of its own, so
+//! faults reach `error_code` in stream order whichever stage finds them.
+//!
+//! # Palettes
+//!
+//! Palettes live in two banks: a slice with `newpal` loads the bank its
+//! predecessor did not use and its records name their bank, so the value
+//! pipeline reads the right palette while the next slice's is loaded. A
+//! `newpal` header waits while the pipeline still holds records of the bank
+//! it would overwrite (`bank_busy`).
 
-use super::chunk::{ChunkDecoder, CHUNK_VIEW_BITS};
-use super::{ErrorCode, ITEM_SLOTS, PALETTE_ENTRIES, VIEW_BITS};
+use super::head::{ChunkHead, HEAD_BITS};
+use super::ones::Ones12;
+use super::{ErrorCode, PALETTE_ENTRIES, VIEW_BITS};
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
 
 // A whole palette (at most 32 9-bit entries) fits in the parser's view.
 const _: () = assert!(PALETTE_ENTRIES * 9 <= VIEW_BITS);
+
+/// Bits of the stream a chunk may span: a 36-bit head, 72 remainder bits
+/// (8 uncompressed 9-bit indices), 36 zero-run remainder bits.
+pub const CHUNK_BITS: usize = 160;
+// Two chunks fit in the view (the literal 320 in `update`).
+const _: () = assert!(2 * CHUNK_BITS == VIEW_BITS);
 
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 pub enum Phase {
@@ -27,6 +52,47 @@ pub enum Phase {
     Fail,
 }
 
+/// One chunk (its bits travel beside it), or a slice's value-less leading
+/// entry, or a fault, for the value pipeline.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct ChunkRecord {
+    pub valid: Bit,
+    /// The first chunk of its slice: quotients in progress start at 0.
+    pub first: Bit,
+    pub gr_en: Bit,
+    pub z_en: Bit,
+    /// Weights and zero runs the chunk completes; whether the slice codes
+    /// weights after its last completed one (so its trailing quotient counts).
+    pub k: Bits<4>,
+    pub m: Bits<4>,
+    pub more_weights: Bit,
+    /// Weights and zero runs completed by the chunk before, whose
+    /// remainders this chunk holds, and where those remainders begin.
+    pub pend_w: Bits<4>,
+    pub pend_z: Bits<4>,
+    pub wrem_at: Bits<6>,
+    pub zrem_at: Bits<8>,
+    /// The first pending zero run is the slice's leading run (no weight of its own).
+    pub lead_run: Bit,
+    /// Not a chunk: the value-less entry of a slice's leading zero run.
+    pub lead_entry: Bit,
+    /// The stream ends inside the chunk's remainders: a fault, reported as
+    /// `QuotientOverLimit` if the head already breaks that rule.
+    pub truncated: Bit,
+    /// A fault found by the parser (`None` otherwise).
+    pub fault: ErrorCode,
+    /// Slice parameters (TRM 4.7.2): the palette bank, `zdiv` < 4, `zdiv`,
+    /// the index shift (`wdiv`, 0 uncompressed), `wtrunc`, 12 `zunary`
+    /// bits, the `wremain` width.
+    pub bank: Bit,
+    pub alternating: Bit,
+    pub zdiv: Bits<2>,
+    pub wshift: Bits<3>,
+    pub wtrunc: Bit,
+    pub zunary_12: Bit,
+    pub wrem_bits: Bits<4>,
+}
+
 #[derive(LogicBlock, Default)]
 pub struct Parser {
     pub clock: Signal<In, Clock>,
@@ -37,77 +103,102 @@ pub struct Parser {
     /// The bit window: the next stream bits, how many are valid, and whether
     /// the whole stream has arrived.
     pub view: Signal<In, Bits<VIEW_BITS>>,
-    pub fill: Signal<In, Bits<9>>,
+    pub fill: Signal<In, Bits<10>>,
     pub exhausted: Signal<In, Bit>,
     /// Bits consumed this cycle.
     pub used: Signal<Out, Bits<9>>,
-    /// Items for the pair buffer, in two groups (one per chunk decoder):
-    /// `push_*_w` weights (`push_a_value` low for the value-less entry that
-    /// carries a slice's leading zero run) and `push_*_z` zero runs, group a
-    /// first; and the room the buffer has for each kind.
-    pub push_a_w: Signal<Out, Bits<4>>,
-    pub push_a_value: Signal<Out, Bit>,
-    pub push_a_weights: Signal<Out, Bits<{ ITEM_SLOTS * 9 }>>,
-    pub push_a_z: Signal<Out, Bits<4>>,
-    pub push_a_runs: Signal<Out, Bits<{ ITEM_SLOTS * 32 }>>,
-    pub push_b_w: Signal<Out, Bits<4>>,
-    pub push_b_weights: Signal<Out, Bits<{ ITEM_SLOTS * 9 }>>,
-    pub push_b_z: Signal<Out, Bits<4>>,
-    pub push_b_runs: Signal<Out, Bits<{ ITEM_SLOTS * 32 }>>,
-    pub w_room: Signal<In, Bits<7>>,
-    pub z_room: Signal<In, Bits<7>>,
+    /// The value pipeline takes records this cycle; the records sent.
+    pub accept: Signal<In, Bit>,
+    pub record_a: Signal<Out, ChunkRecord>,
+    pub record_b: Signal<Out, ChunkRecord>,
+    /// The chunks' bits from their first (TRM 4.7.1 order).
+    pub bits_a: Signal<Out, Bits<CHUNK_BITS>>,
+    pub bits_b: Signal<Out, Bits<CHUNK_BITS>>,
+    /// The pipeline holds records of palette bank 0 / 1 not yet decoded.
+    pub bank_busy: Signal<In, Bits<2>>,
+    /// The pipeline met a fault: discard the rest of the stream.
+    pub downstream_fault: Signal<In, Bit>,
+    /// The palette banks: entries as sign-magnitude codes (entry i in bits
+    /// 9i+8..9i), sizes, and `dirofs` - size (11-bit two's complement).
+    pub palette_0: Signal<Out, Bits<{ PALETTE_ENTRIES * 9 }>>,
+    pub palette_1: Signal<Out, Bits<{ PALETTE_ENTRIES * 9 }>>,
+    pub palette_size_0: Signal<Out, Bits<6>>,
+    pub palette_size_1: Signal<Out, Bits<6>>,
+    pub direct_offset_0: Signal<Out, Bits<11>>,
+    pub direct_offset_1: Signal<Out, Bits<11>>,
     /// No stream is being parsed.
     pub idle: Signal<Out, Bit>,
-    /// The first error met in the stream, 0 if none (see [`ErrorCode`]).
-    pub error_code: Signal<Out, ErrorCode>,
-    chunk_a: ChunkDecoder,
-    chunk_b: ChunkDecoder,
+    head_a: ChunkHead,
+    head_b: ChunkHead,
     phase: ResetReg<Phase>,
-    error: ResetReg<ErrorCode>,
     pos8: ResetReg<Bits<3>>,
     // Slice parameters (TRM 4.7.2).
     alternating: ResetReg<Bit>,
     zdiv: ResetReg<Bits<2>>,
     wdiv: ResetReg<Bits<3>>,
     wtrunc: ResetReg<Bit>,
-    w_cnt: ResetReg<Bits<16>>,
-    z_cnt: ResetReg<Bits<16>>,
     // Palette state, kept across slices without newpal.
     have_palette: ResetReg<Bit>,
-    palette: ResetReg<Bits<{ PALETTE_ENTRIES * 9 }>>,
+    bank: ResetReg<Bit>,
     palette_size: ResetReg<Bits<6>>,
     palette_bits: ResetReg<Bits<4>>,
-    dirofs: ResetReg<Bits<5>>,
-    // Chunk state between chunks (see ChunkDecoder).
-    wq_i: ResetReg<Bits<16>>,
-    zq_i: ResetReg<Bits<16>>,
-    wq: ResetReg<Bits<5>>,
-    zq: ResetReg<Bits<28>>,
+    pal_0: ResetReg<Bits<{ PALETTE_ENTRIES * 9 }>>,
+    pal_1: ResetReg<Bits<{ PALETTE_ENTRIES * 9 }>>,
+    size_0: ResetReg<Bits<6>>,
+    size_1: ResetReg<Bits<6>>,
+    offset_0: ResetReg<Bits<11>>,
+    offset_1: ResetReg<Bits<11>>,
+    // Chunk state: weights and zero runs the slice still codes, quotients
+    // completed of weights minus of zero runs (TRM 4.7.4 balance, 6-bit two's
+    // complement), completions of the last chunk, the leading run still to
+    // come, the slice's first chunk next.
+    w_left: ResetReg<Bits<16>>,
+    z_left: ResetReg<Bits<16>>,
+    balance: ResetReg<Bits<6>>,
     pend_w: ResetReg<Bits<4>>,
-    pend_wq: ResetReg<Bits<60>>,
     pend_z: ResetReg<Bits<4>>,
-    pend_zq0: ResetReg<Bits<28>>,
-    pend_zq: ResetReg<Bits<48>>,
+    lead_pending: ResetReg<Bit>,
+    first: ResetReg<Bit>,
     // Header fields.
     zdiv_field: Signal<Local, Bits<3>>,
     wdiv_field: Signal<Local, Bits<3>>,
     newpal: Signal<Local, Bit>,
     palsize_field: Signal<Local, Bits<5>>,
     header_alternating: Signal<Local, Bit>,
+    new_size: Signal<Local, Bits<6>>,
+    other_bank_busy: Signal<Local, Bit>,
     // zdiv 7 padding: ones to the byte boundary, and whole 0xff bytes.
     pad: Signal<Local, Bits<3>>,
     pad_ok: Signal<Local, Bit>,
+    ff_mask: Signal<Local, Bits<32>>,
+    ff_run: Signal<Local, Bits<32>>,
+    ff_count: [Ones12; 3],
     ff_bytes: Signal<Local, Bits<6>>,
-    ff_run: Signal<Local, Bit>,
     // Palette entries.
     unc_bits: Signal<Local, Bits<4>>,
-    pal_off: Signal<Local, Bits<9>>,
+    wrem_bits: Signal<Local, Bits<4>>,
+    pal_len: Signal<Local, Bits<9>>,
     raw: Signal<Local, Bits<9>>,
     entries: Signal<Local, Bits<{ PALETTE_ENTRIES * 9 }>>,
-    // The second chunk: its length after the first, whether it is taken.
-    len_ab: Signal<Local, Bits<9>>,
+    // The chunks: enables, remainder lengths, lengths; b's state after a.
+    uncompressed: Signal<Local, Bit>,
+    zunary_12: Signal<Local, Bit>,
+    w_left_sat: Signal<Local, Bits<5>>,
+    z_left_sat: Signal<Local, Bits<5>>,
+    rem_w_a: Signal<Local, Bits<8>>,
+    rem_z_a: Signal<Local, Bits<8>>,
+    len_a: Signal<Local, Bits<8>>,
+    balance_b: Signal<Local, Bits<6>>,
+    w_left_b: Signal<Local, Bits<5>>,
+    z_left_b: Signal<Local, Bits<5>>,
+    rem_w_b: Signal<Local, Bits<8>>,
+    rem_z_b: Signal<Local, Bits<8>>,
+    len_b: Signal<Local, Bits<8>>,
+    header_taken: Signal<Local, Bit>,
+    next_phase: Signal<Local, Phase>,
+    take_a: Signal<Local, Bit>,
     take_b: Signal<Local, Bit>,
-    fail_code: Signal<Local, ErrorCode>,
+    fault: Signal<Local, ErrorCode>,
 }
 
 impl Logic for Parser {
@@ -117,55 +208,60 @@ impl Logic for Parser {
             self,
             clock,
             phase,
-            error,
             pos8,
             alternating,
             zdiv,
             wdiv,
             wtrunc,
-            w_cnt,
-            z_cnt,
             have_palette,
-            palette,
+            bank,
             palette_size,
             palette_bits,
-            dirofs,
-            wq_i,
-            zq_i,
-            wq,
-            zq,
+            pal_0,
+            pal_1,
+            size_0,
+            size_1,
+            offset_0,
+            offset_1,
+            w_left,
+            z_left,
+            balance,
             pend_w,
-            pend_wq,
             pend_z,
-            pend_zq0,
-            pend_zq
+            lead_pending,
+            first
         );
         self.phase.rst_n.next = self.rst_n.val();
-        self.error.rst_n.next = self.rst_n.val();
         self.pos8.rst_n.next = self.rst_n.val();
         self.alternating.rst_n.next = self.rst_n.val();
         self.zdiv.rst_n.next = self.rst_n.val();
         self.wdiv.rst_n.next = self.rst_n.val();
         self.wtrunc.rst_n.next = self.rst_n.val();
-        self.w_cnt.rst_n.next = self.rst_n.val();
-        self.z_cnt.rst_n.next = self.rst_n.val();
         self.have_palette.rst_n.next = self.rst_n.val();
-        self.palette.rst_n.next = self.rst_n.val();
+        self.bank.rst_n.next = self.rst_n.val();
         self.palette_size.rst_n.next = self.rst_n.val();
         self.palette_bits.rst_n.next = self.rst_n.val();
-        self.dirofs.rst_n.next = self.rst_n.val();
-        self.wq_i.rst_n.next = self.rst_n.val();
-        self.zq_i.rst_n.next = self.rst_n.val();
-        self.wq.rst_n.next = self.rst_n.val();
-        self.zq.rst_n.next = self.rst_n.val();
+        self.pal_0.rst_n.next = self.rst_n.val();
+        self.pal_1.rst_n.next = self.rst_n.val();
+        self.size_0.rst_n.next = self.rst_n.val();
+        self.size_1.rst_n.next = self.rst_n.val();
+        self.offset_0.rst_n.next = self.rst_n.val();
+        self.offset_1.rst_n.next = self.rst_n.val();
+        self.w_left.rst_n.next = self.rst_n.val();
+        self.z_left.rst_n.next = self.rst_n.val();
+        self.balance.rst_n.next = self.rst_n.val();
         self.pend_w.rst_n.next = self.rst_n.val();
-        self.pend_wq.rst_n.next = self.rst_n.val();
         self.pend_z.rst_n.next = self.rst_n.val();
-        self.pend_zq0.rst_n.next = self.rst_n.val();
-        self.pend_zq.rst_n.next = self.rst_n.val();
+        self.lead_pending.rst_n.next = self.rst_n.val();
+        self.first.rst_n.next = self.rst_n.val();
 
         self.idle.next = self.phase.q.val() == Phase::Idle;
-        self.error_code.next = self.error.q.val();
+        self.palette_0.next = self.pal_0.q.val();
+        self.palette_1.next = self.pal_1.q.val();
+        self.palette_size_0.next = self.size_0.q.val();
+        self.palette_size_1.next = self.size_1.q.val();
+        self.direct_offset_0.next = self.offset_0.q.val();
+        self.direct_offset_1.next = self.offset_1.q.val();
 
         // TRM 4.7.3.2.2: uncompressed_bits = ceil(log2(palette_size)), or
         // palette_bits in direct mode.
@@ -185,74 +281,32 @@ impl Logic for Parser {
                 self.unc_bits.next = 1.into();
             }
         }
-
-        // The chunk decoders see the slice parameters; the first the window
-        // and the chunk state, the second what follows the first chunk.
-        self.chunk_a.bits.next = bit_cast::<CHUNK_VIEW_BITS, VIEW_BITS>(self.view.val());
-        self.chunk_b.bits.next = self
-            .view
-            .val()
-            .get_bits::<CHUNK_VIEW_BITS>(self.chunk_a.len.val().index());
-        self.chunk_a.alternating.next = self.alternating.q.val();
-        self.chunk_a.zdiv.next = self.zdiv.q.val();
-        self.chunk_a.wdiv.next = self.wdiv.q.val();
-        self.chunk_a.wtrunc.next = self.wtrunc.q.val();
-        self.chunk_a.uncompressed.next = self.wdiv.q.val() == 7;
-        self.chunk_a.wremain_bits.next = bit_cast::<4, 3>(self.wdiv.q.val());
-        if self.wdiv.q.val() == 7 {
-            self.chunk_a.wremain_bits.next = self.unc_bits.val();
+        self.uncompressed.next = self.wdiv.q.val() == 7;
+        self.wrem_bits.next = bit_cast::<4, 3>(self.wdiv.q.val());
+        if self.uncompressed.val() {
+            self.wrem_bits.next = self.unc_bits.val();
         }
-        self.chunk_a.per_chunk_12.next = self.unc_bits.val() <= 5;
-        self.chunk_a.zunary_12.next = self.zdiv.q.val() < 3;
-        self.chunk_a.w_cnt.next = self.w_cnt.q.val();
-        self.chunk_a.z_cnt.next = self.z_cnt.q.val();
-        self.chunk_a.palette.next = self.palette.q.val();
-        self.chunk_a.palette_size.next = self.palette_size.q.val();
-        self.chunk_a.dirofs.next = self.dirofs.q.val();
-        self.chunk_b.alternating.next = self.alternating.q.val();
-        self.chunk_b.zdiv.next = self.zdiv.q.val();
-        self.chunk_b.wdiv.next = self.wdiv.q.val();
-        self.chunk_b.wtrunc.next = self.wtrunc.q.val();
-        self.chunk_b.uncompressed.next = self.wdiv.q.val() == 7;
-        self.chunk_b.wremain_bits.next = bit_cast::<4, 3>(self.wdiv.q.val());
-        if self.wdiv.q.val() == 7 {
-            self.chunk_b.wremain_bits.next = self.unc_bits.val();
-        }
-        self.chunk_b.per_chunk_12.next = self.unc_bits.val() <= 5;
-        self.chunk_b.zunary_12.next = self.zdiv.q.val() < 3;
-        self.chunk_b.w_cnt.next = self.w_cnt.q.val();
-        self.chunk_b.z_cnt.next = self.z_cnt.q.val();
-        self.chunk_b.palette.next = self.palette.q.val();
-        self.chunk_b.palette_size.next = self.palette_size.q.val();
-        self.chunk_b.dirofs.next = self.dirofs.q.val();
-        self.chunk_a.wq_i.next = self.wq_i.q.val();
-        self.chunk_a.zq_i.next = self.zq_i.q.val();
-        self.chunk_a.wq.next = self.wq.q.val();
-        self.chunk_a.zq.next = self.zq.q.val();
-        self.chunk_a.pend_w.next = self.pend_w.q.val();
-        self.chunk_a.pend_wq.next = self.pend_wq.q.val();
-        self.chunk_a.pend_z.next = self.pend_z.q.val();
-        self.chunk_a.pend_zq0.next = self.pend_zq0.q.val();
-        self.chunk_a.pend_zq.next = self.pend_zq.q.val();
-        self.chunk_b.wq_i.next = self.chunk_a.next_wq_i.val();
-        self.chunk_b.zq_i.next = self.chunk_a.next_zq_i.val();
-        self.chunk_b.wq.next = self.chunk_a.next_wq.val();
-        self.chunk_b.zq.next = self.chunk_a.next_zq.val();
-        self.chunk_b.pend_w.next = self.chunk_a.next_pend_w.val();
-        self.chunk_b.pend_wq.next = self.chunk_a.next_pend_wq.val();
-        self.chunk_b.pend_z.next = self.chunk_a.next_pend_z.val();
-        self.chunk_b.pend_zq0.next = self.chunk_a.next_pend_zq0.val();
-        self.chunk_b.pend_zq.next = self.chunk_a.next_pend_zq.val();
+        self.zunary_12.next = self.zdiv.q.val() < 3;
 
         // Header fields (TRM 4.7.2).
+        self.other_bank_busy.next = self.bank_busy.val().get_bit(1);
+        if self.bank.q.val() {
+            self.other_bank_busy.next = self.bank_busy.val().get_bit(0);
+        }
         self.zdiv_field.next = self.view.val().get_bits::<3>(0);
         self.wdiv_field.next = self.view.val().get_bits::<3>(18);
         self.newpal.next = self.view.val().get_bit(22);
         self.palsize_field.next = self.view.val().get_bits::<5>(28);
         self.header_alternating.next = self.zdiv_field.val() < 4;
+        self.new_size.next = 0.into();
+        if self.palsize_field.val() != 0 {
+            self.new_size.next = bit_cast::<6, 5>(self.palsize_field.val()) + 1;
+        }
 
         // zdiv 7: ones up to the byte boundary (TRM 4.7.2), at byte
-        // boundaries whole 0xff bytes, up to 32 of them at once.
+        // boundaries whole 0xff bytes, up to 32 of them at once: the run of
+        // ones at the bottom of the byte mask (cleared from its first zero
+        // by adding one), counted.
         self.pad.next = 5 - self.pos8.q.val();
         self.pad_ok.next = true;
         for i in 0..7 {
@@ -260,28 +314,28 @@ impl Logic for Parser {
                 self.pad_ok.next = false;
             }
         }
-        self.ff_bytes.next = 0.into();
-        self.ff_run.next = self.pos8.q.val() == 0;
+        self.ff_mask.next = 0.into();
         for b in 0..32 {
-            if self.ff_run.val()
-                & (self.view.val().get_bits::<8>(b * 8) == 0xFF)
-                & (self.fill.val() >= ((b + 1) * 8).to_bits::<9>())
+            if (self.view.val().get_bits::<8>(b * 8) == 0xFF)
+                & (self.fill.val() >= ((b + 1) * 8).to_bits::<10>())
             {
-                self.ff_bytes.next = self.ff_bytes.val() + 1;
-            } else {
-                self.ff_run.next = false;
+                self.ff_mask.next = self.ff_mask.val().replace_bit(b, true);
             }
         }
+        self.ff_run.next = self.ff_mask.val() & !(self.ff_mask.val() + 1);
+        self.ff_count[0].bits.next = self.ff_run.val().get_bits::<12>(0);
+        self.ff_count[1].bits.next = self.ff_run.val().get_bits::<12>(12);
+        self.ff_count[2].bits.next = bit_cast::<12, 8>(self.ff_run.val().get_bits::<8>(24));
+        self.ff_bytes.next = (bit_cast::<6, 4>(self.ff_count[0].count.val())
+            + bit_cast::<6, 4>(self.ff_count[1].count.val()))
+            + bit_cast::<6, 4>(self.ff_count[2].count.val());
 
         // Palette entries: all in one cycle, palette_bits (2-9) each; the
         // entries past palette_size are never read.
-        self.pal_off.next = 0.into();
-        for e in 0..PALETTE_ENTRIES {
-            if e.to_bits::<6>() < self.palette_size.q.val() {
-                self.pal_off.next =
-                    self.pal_off.val() + bit_cast::<9, 4>(self.palette_bits.q.val());
-            }
-        }
+        self.pal_len.next = bit_cast::<9, 32>(
+            bit_cast::<16, 6>(self.palette_size.q.val())
+                * bit_cast::<16, 4>(self.palette_bits.q.val()),
+        );
         self.entries.next = 0.into();
         self.raw.next = 0.into();
         match self.palette_bits.q.val().index() {
@@ -352,209 +406,349 @@ impl Logic for Parser {
             _ => {}
         }
 
-        self.used.next = 0.into();
-        self.push_a_w.next = 0.into();
-        self.push_a_value.next = true;
-        self.push_a_weights.next = self.chunk_a.weights.val();
-        self.push_a_z.next = 0.into();
-        self.push_a_runs.next = self.chunk_a.zero_runs.val();
-        self.push_b_w.next = 0.into();
-        self.push_b_weights.next = self.chunk_b.weights.val();
-        self.push_b_z.next = 0.into();
-        self.push_b_runs.next = self.chunk_b.zero_runs.val();
-        self.len_ab.next =
-            bit_cast::<9, 8>(self.chunk_a.len.val()) + bit_cast::<9, 8>(self.chunk_b.len.val());
-        self.take_b.next = false;
-        self.fail_code.next = ErrorCode::None;
+        // Chunk a: at the window's start, with the state registered.
+        // Saturated at 31, chunk b's remaining counts stay exact up to 19 (a
+        // chunk completes at most 12).
+        self.w_left_sat.next = bit_cast::<5, 16>(self.w_left.q.val());
+        if self.w_left.q.val() > 31 {
+            self.w_left_sat.next = 31.into();
+        }
+        self.z_left_sat.next = bit_cast::<5, 16>(self.z_left.q.val());
+        if self.z_left.q.val() > 31 {
+            self.z_left_sat.next = 31.into();
+        }
+        self.head_a.bits.next = self.view.val().get_bits::<HEAD_BITS>(0);
+        self.head_a.w_en.next = (self.w_left.q.val() != 0)
+            & (!self.alternating.q.val()
+                | self.balance.q.val().get_bit(5)
+                | (self.balance.q.val().get_bits::<3>(3) == 0));
+        self.head_a.z_en.next = self.alternating.q.val()
+            & !self.balance.q.val().get_bit(5)
+            & (self.z_left.q.val() != 0);
+        self.head_a.uncompressed.next = self.uncompressed.val();
+        self.head_a.wtrunc.next = self.wtrunc.q.val();
+        self.head_a.zunary_12.next = self.zunary_12.val();
+        self.head_a.per_chunk_12.next = self.unc_bits.val() <= 5;
+        self.head_a.w_left.next = self.w_left_sat.val();
+        self.head_a.z_left.next = self.z_left_sat.val();
+        self.rem_w_a.next = bit_cast::<8, 32>(
+            bit_cast::<16, 4>(self.pend_w.q.val()) * bit_cast::<16, 4>(self.wrem_bits.val()),
+        );
+        self.rem_z_a.next = bit_cast::<8, 32>(
+            bit_cast::<16, 4>(self.pend_z.q.val()) * bit_cast::<16, 2>(self.zdiv.q.val()),
+        );
+        self.len_a.next = (bit_cast::<8, 6>(self.head_a.head_len.val()) + self.rem_w_a.val())
+            + self.rem_z_a.val();
 
-        match self.phase.q.val() {
-            Phase::Idle => {
-                if self.start.val() {
-                    self.error.d.next = ErrorCode::None;
-                    self.have_palette.d.next = false;
-                    self.phase.d.next = Phase::Header;
-                    if self.bad_length.val() {
-                        self.fail_code.next = ErrorCode::NotWordAligned;
+        // Chunk b: where a ends, with the state after a.
+        self.balance_b.next = self.balance.q.val() + bit_cast::<6, 4>(self.head_a.k.val())
+            - bit_cast::<6, 4>(self.head_a.m.val());
+        self.w_left_b.next = self.w_left_sat.val() - bit_cast::<5, 4>(self.head_a.k.val());
+        self.z_left_b.next = self.z_left_sat.val() - bit_cast::<5, 4>(self.head_a.m.val());
+        self.head_b.bits.next = self
+            .view
+            .val()
+            .get_bits::<HEAD_BITS>(self.len_a.val().index());
+        self.head_b.w_en.next = (self.w_left_b.val() != 0)
+            & (!self.alternating.q.val()
+                | self.balance_b.val().get_bit(5)
+                | (self.balance_b.val().get_bits::<3>(3) == 0));
+        self.head_b.z_en.next = self.alternating.q.val()
+            & !self.balance_b.val().get_bit(5)
+            & (self.z_left_b.val() != 0);
+        self.head_b.uncompressed.next = self.uncompressed.val();
+        self.head_b.wtrunc.next = self.wtrunc.q.val();
+        self.head_b.zunary_12.next = self.zunary_12.val();
+        self.head_b.per_chunk_12.next = self.unc_bits.val() <= 5;
+        self.head_b.w_left.next = self.w_left_b.val();
+        self.head_b.z_left.next = self.z_left_b.val();
+        self.rem_w_b.next = bit_cast::<8, 32>(
+            bit_cast::<16, 4>(self.head_a.k.val()) * bit_cast::<16, 4>(self.wrem_bits.val()),
+        );
+        self.rem_z_b.next = bit_cast::<8, 32>(
+            bit_cast::<16, 4>(self.head_a.m.val()) * bit_cast::<16, 2>(self.zdiv.q.val()),
+        );
+        self.len_b.next = (bit_cast::<8, 6>(self.head_b.head_len.val()) + self.rem_w_b.val())
+            + self.rem_z_b.val();
+
+        // The records as chunks a and b would send them; `valid` decides.
+        self.record_a.next.valid = false;
+        self.bits_a.next = self.view.val().get_bits::<CHUNK_BITS>(0);
+        self.record_a.next.first = self.first.q.val();
+        self.record_a.next.gr_en = self.head_a.gr_en.val();
+        self.record_a.next.z_en = self.head_a.z_en.val();
+        self.record_a.next.k = self.head_a.k.val();
+        self.record_a.next.m = self.head_a.m.val();
+        self.record_a.next.more_weights =
+            self.w_left_sat.val() > bit_cast::<5, 4>(self.head_a.k.val());
+        self.record_a.next.pend_w = self.pend_w.q.val();
+        self.record_a.next.pend_z = self.pend_z.q.val();
+        self.record_a.next.wrem_at = self.head_a.head_len.val();
+        self.record_a.next.zrem_at =
+            bit_cast::<8, 6>(self.head_a.head_len.val()) + self.rem_w_a.val();
+        self.record_a.next.lead_run = self.lead_pending.q.val() & (self.pend_z.q.val() != 0);
+        self.record_a.next.lead_entry = false;
+        self.record_a.next.truncated = false;
+        self.record_a.next.fault = ErrorCode::None;
+        self.record_a.next.bank = self.bank.q.val();
+        self.record_a.next.alternating = self.alternating.q.val();
+        self.record_a.next.zdiv = self.zdiv.q.val();
+        self.record_a.next.wshift = self.wdiv.q.val();
+        if self.uncompressed.val() {
+            self.record_a.next.wshift = 0.into();
+        }
+        self.record_a.next.wtrunc = self.wtrunc.q.val();
+        self.record_a.next.zunary_12 = self.zunary_12.val();
+        self.record_a.next.wrem_bits = self.wrem_bits.val();
+
+        self.record_b.next = self.record_a.val();
+        self.record_b.next.valid = false;
+        self.bits_b.next = self
+            .view
+            .val()
+            .get_bits::<CHUNK_BITS>(self.len_a.val().index());
+        self.record_b.next.first = false;
+        self.record_b.next.gr_en = self.head_b.gr_en.val();
+        self.record_b.next.z_en = self.head_b.z_en.val();
+        self.record_b.next.k = self.head_b.k.val();
+        self.record_b.next.m = self.head_b.m.val();
+        self.record_b.next.more_weights =
+            self.w_left_b.val() > bit_cast::<5, 4>(self.head_b.k.val());
+        self.record_b.next.pend_w = self.head_a.k.val();
+        self.record_b.next.pend_z = self.head_a.m.val();
+        self.record_b.next.wrem_at = self.head_b.head_len.val();
+        self.record_b.next.zrem_at =
+            bit_cast::<8, 6>(self.head_b.head_len.val()) + self.rem_w_b.val();
+        self.record_b.next.lead_run =
+            self.lead_pending.q.val() & (self.pend_z.q.val() == 0) & (self.head_a.m.val() != 0);
+
+        self.used.next = 0.into();
+        self.take_a.next = false;
+        self.take_b.next = false;
+        self.fault.next = ErrorCode::None;
+
+        // Nothing moves while the pipeline is full.
+        if self.accept.val() {
+            match self.phase.q.val() {
+                Phase::Idle => {
+                    if self.start.val() {
+                        self.have_palette.d.next = false;
+                        if self.bad_length.val() {
+                            self.fault.next = ErrorCode::NotWordAligned;
+                        }
                     }
                 }
-            }
-            Phase::Header => {
-                if self.fill.val() == 0 {
-                    if self.exhausted.val() {
-                        self.phase.d.next = Phase::Idle;
-                    }
-                } else if self.fill.val() < 3 {
-                    if self.exhausted.val() {
-                        self.fail_code.next = ErrorCode::UnexpectedEnd;
-                    }
-                } else if self.zdiv_field.val() == 7 {
-                    if self.fill.val() < bit_cast::<9, 3>(self.pad.val()) + 3 {
+                Phase::Header => {
+                    // An empty window at the stream's end: see the next phase.
+                    if self.fill.val() == 0 {
+                    } else if self.fill.val() < 3 {
                         if self.exhausted.val() {
-                            self.fail_code.next = ErrorCode::UnexpectedEnd;
+                            self.fault.next = ErrorCode::UnexpectedEnd;
                         }
-                    } else if !self.pad_ok.val() {
-                        self.fail_code.next = ErrorCode::BadByteAlign;
-                    } else if self.pos8.q.val() == 0 {
-                        self.used.next = bit_cast::<9, 6>(self.ff_bytes.val()) << 3;
-                    } else {
-                        self.used.next = bit_cast::<9, 3>(self.pad.val()) + 3;
-                    }
-                } else if (self.zdiv_field.val() == 4) | (self.zdiv_field.val() == 5) {
-                    self.fail_code.next = ErrorCode::BadZdiv;
-                } else if self.fill.val() < 21 {
-                    if self.exhausted.val() {
-                        self.fail_code.next = ErrorCode::UnexpectedEnd;
-                    }
-                } else if self.wdiv_field.val() == 6 {
-                    self.fail_code.next = ErrorCode::BadWdiv;
-                } else if (self.fill.val() < 23) | (self.newpal.val() & (self.fill.val() < 36)) {
-                    if self.exhausted.val() {
-                        self.fail_code.next = ErrorCode::UnexpectedEnd;
-                    }
-                } else if !self.newpal.val() & !self.have_palette.q.val() {
-                    self.fail_code.next = ErrorCode::FirstSliceWithoutPalette;
-                } else if !self.newpal.val()
-                    & (self.header_alternating.val() != self.alternating.q.val())
-                {
-                    self.fail_code.next = ErrorCode::ModeChangeWithoutNewpal;
-                } else if !(self.header_alternating.val() & self.newpal.val())
-                    | (self.w_room.val() != 0)
-                {
-                    // A slice header: latch it and start its chunks.
-                    self.used.next = 23.into();
-                    self.alternating.d.next = self.header_alternating.val();
-                    self.zdiv.d.next = bit_cast::<2, 3>(self.zdiv_field.val());
-                    self.wdiv.d.next = self.wdiv_field.val();
-                    self.wtrunc.d.next = self.view.val().get_bit(21);
-                    self.w_cnt.d.next = bit_cast::<16, 15>(self.view.val().get_bits::<15>(3)) + 1;
-                    self.z_cnt.d.next = 0.into();
-                    if self.header_alternating.val() {
-                        self.z_cnt.d.next = bit_cast::<16, 15>(self.view.val().get_bits::<15>(3))
-                            + 1
-                            + self.newpal.val();
-                    }
-                    self.wq_i.d.next = 0.into();
-                    self.zq_i.d.next = 0.into();
-                    self.wq.d.next = 0.into();
-                    self.zq.d.next = 0.into();
-                    self.pend_w.d.next = 0.into();
-                    self.pend_z.d.next = 0.into();
-                    self.phase.d.next = Phase::Chunk;
-                    if self.newpal.val() {
-                        self.used.next = 36.into();
-                        self.have_palette.d.next = true;
-                        self.dirofs.d.next = self.view.val().get_bits::<5>(23);
-                        self.palette_bits.d.next =
-                            bit_cast::<4, 3>(self.view.val().get_bits::<3>(33)) + 2;
-                        self.palette_size.d.next = 0.into();
-                        if self.palsize_field.val() != 0 {
-                            self.palette_size.d.next =
-                                bit_cast::<6, 5>(self.palsize_field.val()) + 1;
-                            self.phase.d.next = Phase::Palette;
+                    } else if self.zdiv_field.val() == 7 {
+                        if self.fill.val() < bit_cast::<10, 3>(self.pad.val()) + 3 {
+                            if self.exhausted.val() {
+                                self.fault.next = ErrorCode::UnexpectedEnd;
+                            }
+                        } else if !self.pad_ok.val() {
+                            self.fault.next = ErrorCode::BadByteAlign;
+                        } else if self.pos8.q.val() == 0 {
+                            self.used.next = bit_cast::<9, 6>(self.ff_bytes.val()) << 3;
+                        } else {
+                            self.used.next = bit_cast::<9, 3>(self.pad.val()) + 3;
                         }
-                        // The leading zero run goes with a value-less entry (TRM 4.7.3.3).
+                    } else if (self.zdiv_field.val() == 4) | (self.zdiv_field.val() == 5) {
+                        self.fault.next = ErrorCode::BadZdiv;
+                    } else if self.fill.val() < 21 {
+                        if self.exhausted.val() {
+                            self.fault.next = ErrorCode::UnexpectedEnd;
+                        }
+                    } else if self.wdiv_field.val() == 6 {
+                        self.fault.next = ErrorCode::BadWdiv;
+                    } else if (self.fill.val() < 23) | (self.newpal.val() & (self.fill.val() < 36))
+                    {
+                        if self.exhausted.val() {
+                            self.fault.next = ErrorCode::UnexpectedEnd;
+                        }
+                    } else if !self.newpal.val() & !self.have_palette.q.val() {
+                        self.fault.next = ErrorCode::FirstSliceWithoutPalette;
+                    } else if !self.newpal.val()
+                        & (self.header_alternating.val() != self.alternating.q.val())
+                    {
+                        self.fault.next = ErrorCode::ModeChangeWithoutNewpal;
+                    } else if !self.newpal.val() | !self.other_bank_busy.val() {
+                        // A slice header: latch it and start its chunks.
+                        self.used.next = 23.into();
+                        self.alternating.d.next = self.header_alternating.val();
+                        self.zdiv.d.next = bit_cast::<2, 3>(self.zdiv_field.val());
+                        self.wdiv.d.next = self.wdiv_field.val();
+                        self.wtrunc.d.next = self.view.val().get_bit(21);
+                        self.w_left.d.next =
+                            bit_cast::<16, 15>(self.view.val().get_bits::<15>(3)) + 1;
+                        self.z_left.d.next = 0.into();
                         if self.header_alternating.val() {
-                            self.push_a_w.next = 1.into();
-                            self.push_a_value.next = false;
+                            self.z_left.d.next =
+                                bit_cast::<16, 15>(self.view.val().get_bits::<15>(3))
+                                    + 1
+                                    + self.newpal.val();
+                        }
+                        self.balance.d.next = 0.into();
+                        self.pend_w.d.next = 0.into();
+                        self.pend_z.d.next = 0.into();
+                        self.lead_pending.d.next = false;
+                        self.first.d.next = true;
+                        if self.newpal.val() {
+                            // The other bank takes the new palette.
+                            self.used.next = 36.into();
+                            self.have_palette.d.next = true;
+                            self.bank.d.next = !self.bank.q.val();
+                            self.palette_bits.d.next =
+                                bit_cast::<4, 3>(self.view.val().get_bits::<3>(33)) + 2;
+                            self.palette_size.d.next = self.new_size.val();
+                            if self.bank.q.val() {
+                                self.size_0.d.next = self.new_size.val();
+                                self.offset_0.d.next =
+                                    bit_cast::<11, 5>(self.view.val().get_bits::<5>(23))
+                                        - bit_cast::<11, 6>(self.new_size.val());
+                            } else {
+                                self.size_1.d.next = self.new_size.val();
+                                self.offset_1.d.next =
+                                    bit_cast::<11, 5>(self.view.val().get_bits::<5>(23))
+                                        - bit_cast::<11, 6>(self.new_size.val());
+                            }
+                            // The leading zero run goes with a value-less entry (TRM 4.7.3.3).
+                            if self.header_alternating.val() {
+                                self.lead_pending.d.next = true;
+                                self.record_a.next.valid = true;
+                                self.record_a.next.lead_entry = true;
+                            }
                         }
                     }
                 }
-            }
-            Phase::Palette => {
-                if self.fill.val() < self.pal_off.val() {
-                    if self.exhausted.val() {
-                        self.fail_code.next = ErrorCode::UnexpectedEnd;
-                    }
-                } else {
-                    // Entries past palette_size are never read.
-                    self.used.next = self.pal_off.val();
-                    self.palette.d.next = self.entries.val();
-                    self.phase.d.next = Phase::Chunk;
-                }
-            }
-            Phase::Chunk => {
-                if self.fill.val() < bit_cast::<9, 8>(self.chunk_a.head_len.val()) {
-                    if self.exhausted.val() {
-                        self.fail_code.next = ErrorCode::UnexpectedEnd;
-                    }
-                } else if self.chunk_a.quotient_error.val() {
-                    self.fail_code.next = ErrorCode::QuotientOverLimit;
-                } else if self.fill.val() < bit_cast::<9, 8>(self.chunk_a.len.val()) {
-                    if self.exhausted.val() {
-                        self.fail_code.next = ErrorCode::UnexpectedEnd;
-                    }
-                } else if self.chunk_a.index_error.val() {
-                    self.fail_code.next = ErrorCode::IndexOutOfRange;
-                } else if self.chunk_a.value_error.val() {
-                    self.fail_code.next = ErrorCode::ValueOutOfRange;
-                } else if self.chunk_a.zero_run_error.val() {
-                    self.fail_code.next = ErrorCode::ZeroRunTooLong;
-                } else if (bit_cast::<7, 4>(self.chunk_a.n_w.val()) <= self.w_room.val())
-                    & (bit_cast::<7, 4>(self.chunk_a.n_z.val()) <= self.z_room.val())
-                {
-                    self.used.next = bit_cast::<9, 8>(self.chunk_a.len.val());
-                    self.push_a_w.next = self.chunk_a.n_w.val();
-                    self.push_a_z.next = self.chunk_a.n_z.val();
-                    self.wq_i.d.next = self.chunk_a.next_wq_i.val();
-                    self.zq_i.d.next = self.chunk_a.next_zq_i.val();
-                    self.wq.d.next = self.chunk_a.next_wq.val();
-                    self.zq.d.next = self.chunk_a.next_zq.val();
-                    self.pend_w.d.next = self.chunk_a.next_pend_w.val();
-                    self.pend_wq.d.next = self.chunk_a.next_pend_wq.val();
-                    self.pend_z.d.next = self.chunk_a.next_pend_z.val();
-                    self.pend_zq0.d.next = self.chunk_a.next_pend_zq0.val();
-                    self.pend_zq.d.next = self.chunk_a.next_pend_zq.val();
-                    if self.chunk_a.last.val() {
-                        self.phase.d.next = Phase::Header;
-                    }
-                    self.take_b.next = !self.chunk_a.last.val()
-                        & (self.fill.val() >= self.len_ab.val())
-                        & !self.chunk_b.quotient_error.val()
-                        & !self.chunk_b.index_error.val()
-                        & !self.chunk_b.value_error.val()
-                        & !self.chunk_b.zero_run_error.val()
-                        & (bit_cast::<7, 4>(self.chunk_a.n_w.val())
-                            + bit_cast::<7, 4>(self.chunk_b.n_w.val())
-                            <= self.w_room.val())
-                        & (bit_cast::<7, 4>(self.chunk_a.n_z.val())
-                            + bit_cast::<7, 4>(self.chunk_b.n_z.val())
-                            <= self.z_room.val());
-                    if self.take_b.val() {
-                        self.used.next = self.len_ab.val();
-                        self.push_b_w.next = self.chunk_b.n_w.val();
-                        self.push_b_z.next = self.chunk_b.n_z.val();
-                        self.wq_i.d.next = self.chunk_b.next_wq_i.val();
-                        self.zq_i.d.next = self.chunk_b.next_zq_i.val();
-                        self.wq.d.next = self.chunk_b.next_wq.val();
-                        self.zq.d.next = self.chunk_b.next_zq.val();
-                        self.pend_w.d.next = self.chunk_b.next_pend_w.val();
-                        self.pend_wq.d.next = self.chunk_b.next_pend_wq.val();
-                        self.pend_z.d.next = self.chunk_b.next_pend_z.val();
-                        self.pend_zq0.d.next = self.chunk_b.next_pend_zq0.val();
-                        self.pend_zq.d.next = self.chunk_b.next_pend_zq.val();
-                        if self.chunk_b.last.val() {
-                            self.phase.d.next = Phase::Header;
+                Phase::Palette => {
+                    if self.fill.val() < bit_cast::<10, 9>(self.pal_len.val()) {
+                        if self.exhausted.val() {
+                            self.fault.next = ErrorCode::UnexpectedEnd;
+                        }
+                    } else {
+                        // Entries past palette_size are never read.
+                        self.used.next = self.pal_len.val();
+                        if self.bank.q.val() {
+                            self.pal_1.d.next = self.entries.val();
+                        } else {
+                            self.pal_0.d.next = self.entries.val();
                         }
                     }
                 }
-            }
-            Phase::Fail => {
-                // Discard the rest of the stream, never more than its length.
-                self.used.next = self.fill.val();
-                if self.exhausted.val() & (self.fill.val() == 0) {
-                    self.phase.d.next = Phase::Idle;
+                Phase::Chunk => {
+                    if self.fill.val() < bit_cast::<10, 6>(self.head_a.head_len.val()) {
+                        if self.exhausted.val() {
+                            self.fault.next = ErrorCode::UnexpectedEnd;
+                        }
+                    } else if self.fill.val() < bit_cast::<10, 8>(self.len_a.val()) {
+                        if self.exhausted.val() {
+                            // The value pipeline judges the head's quotients first.
+                            self.record_a.next.valid = true;
+                            self.record_a.next.truncated = true;
+                        }
+                    } else {
+                        self.take_a.next = true;
+                        self.take_b.next = !self.head_a.last.val() & (self.fill.val() >= 320);
+                    }
+                }
+                Phase::Fail => {
+                    // Discard the rest of the stream, never more than its length.
+                    self.used.next = bit_cast::<9, 10>(self.fill.val());
+                    if self.fill.val() > 256 {
+                        self.used.next = 256.into();
+                    }
                 }
             }
+            if self.take_a.val() {
+                self.record_a.next.valid = true;
+                self.used.next = bit_cast::<9, 8>(self.len_a.val());
+                self.w_left.d.next = self.w_left.q.val() - bit_cast::<16, 4>(self.head_a.k.val());
+                self.z_left.d.next = self.z_left.q.val() - bit_cast::<16, 4>(self.head_a.m.val());
+                self.balance.d.next = self.balance_b.val();
+                self.pend_w.d.next = self.head_a.k.val();
+                self.pend_z.d.next = self.head_a.m.val();
+                self.first.d.next = false;
+                if self.pend_z.q.val() != 0 {
+                    self.lead_pending.d.next = false;
+                }
+            }
+            if self.take_b.val() {
+                self.record_b.next.valid = true;
+                self.used.next =
+                    bit_cast::<9, 8>(self.len_a.val()) + bit_cast::<9, 8>(self.len_b.val());
+                self.w_left.d.next = self.w_left.q.val()
+                    - (bit_cast::<16, 4>(self.head_a.k.val())
+                        + bit_cast::<16, 4>(self.head_b.k.val()));
+                self.z_left.d.next = self.z_left.q.val()
+                    - (bit_cast::<16, 4>(self.head_a.m.val())
+                        + bit_cast::<16, 4>(self.head_b.m.val()));
+                self.balance.d.next = self.balance_b.val() + bit_cast::<6, 4>(self.head_b.k.val())
+                    - bit_cast::<6, 4>(self.head_b.m.val());
+                self.pend_w.d.next = self.head_b.k.val();
+                self.pend_z.d.next = self.head_b.m.val();
+                if (self.pend_z.q.val() != 0) | (self.head_a.m.val() != 0) {
+                    self.lead_pending.d.next = false;
+                }
+            }
+            if self.fault.val() != ErrorCode::None {
+                self.record_a.next.valid = true;
+                self.record_a.next.fault = self.fault.val();
+                self.used.next = 0.into();
+            }
         }
-        if self.fail_code.val() != ErrorCode::None {
-            self.error.d.next = self.fail_code.val();
-            self.phase.d.next = Phase::Fail;
-            self.used.next = 0.into();
-            self.push_a_w.next = 0.into();
-            self.push_a_z.next = 0.into();
-            self.push_b_w.next = 0.into();
-            self.push_b_z.next = 0.into();
+        // The next phase from flat conditions: a chain of assignments through
+        // the branches above would be as deep as they are many.
+        self.header_taken.next = (self.phase.q.val() == Phase::Header)
+            & ((self.zdiv_field.val() < 4) | (self.zdiv_field.val() == 6))
+            & (self.wdiv_field.val() != 6)
+            & (self.fill.val() >= 23)
+            & (!self.newpal.val() | (self.fill.val() >= 36))
+            & (self.newpal.val() | self.have_palette.q.val())
+            & (self.newpal.val() | (self.header_alternating.val() == self.alternating.q.val()))
+            & (!self.newpal.val() | !self.other_bank_busy.val());
+        self.next_phase.next = self.phase.q.val();
+        if self.accept.val() {
+            if (self.phase.q.val() == Phase::Idle) & self.start.val() {
+                self.next_phase.next = Phase::Header;
+            }
+            if ((self.phase.q.val() == Phase::Header) | (self.phase.q.val() == Phase::Fail))
+                & self.exhausted.val()
+                & (self.fill.val() == 0)
+            {
+                self.next_phase.next = Phase::Idle;
+            }
+            if self.header_taken.val() {
+                self.next_phase.next = Phase::Chunk;
+                if self.newpal.val() & (self.palsize_field.val() != 0) {
+                    self.next_phase.next = Phase::Palette;
+                }
+            }
+            if (self.phase.q.val() == Phase::Palette)
+                & (self.fill.val() >= bit_cast::<10, 9>(self.pal_len.val()))
+            {
+                self.next_phase.next = Phase::Chunk;
+            }
+            if (self.take_a.val() & !self.take_b.val() & self.head_a.last.val())
+                | (self.take_b.val() & self.head_b.last.val())
+            {
+                self.next_phase.next = Phase::Header;
+            }
+            if self.record_a.val().truncated | (self.fault.val() != ErrorCode::None) {
+                self.next_phase.next = Phase::Fail;
+            }
         }
+        if self.downstream_fault.val()
+            & (self.phase.q.val() != Phase::Idle)
+            & (self.phase.q.val() != Phase::Fail)
+        {
+            self.next_phase.next = Phase::Fail;
+        }
+        self.phase.d.next = self.next_phase.val();
         self.pos8.d.next = self.pos8.q.val() + bit_cast::<3, 9>(self.used.val());
         if self.start.val() {
             self.pos8.d.next = 0.into();

@@ -5,13 +5,13 @@ use super::VIEW_BITS;
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
 
-/// Bits held: a 128-bit word fits beside the most the parser reads at once
-/// (two chunks of up to 144 bits, a 288-bit palette, 32 padding bytes), so
-/// the parser is never starved by a window too full to take the next word.
-pub const WINDOW_BITS: usize = 448;
-// The window takes a word when at most 320 bits remain after this cycle's
-// consumption (the literal in `update`).
-const _: () = assert!(WINDOW_BITS - 128 == 320);
+/// Bits held. The window takes a word while it holds at most 448 bits,
+/// judged before this cycle's consumption so that the word's place does not
+/// wait for it; so the parser finds the 320 bits it reads two chunks from
+/// whenever the stream keeps up.
+pub const WINDOW_BITS: usize = 576;
+// The literal 448 in `update`.
+const _: () = assert!(WINDOW_BITS - 128 == 448);
 
 #[derive(LogicBlock, Default)]
 pub struct BitWindow {
@@ -26,16 +26,14 @@ pub struct BitWindow {
     pub in_ready: Signal<Out, Bit>,
     /// The next stream bits, bit 0 first; `fill` of them are valid, the rest 0.
     pub view: Signal<Out, Bits<VIEW_BITS>>,
-    pub fill: Signal<Out, Bits<9>>,
+    pub fill: Signal<Out, Bits<10>>,
     /// Every word of the stream has been taken.
     pub exhausted: Signal<Out, Bit>,
     /// Bits the parser consumes this cycle, at most `fill`.
     pub used: Signal<In, Bits<9>>,
     bits: ResetReg<Bits<WINDOW_BITS>>,
-    count: ResetReg<Bits<9>>,
+    count: ResetReg<Bits<10>>,
     left: ResetReg<Bits<29>>,
-    rest: Signal<Local, Bits<9>>,
-    kept: Signal<Local, Bits<WINDOW_BITS>>,
     word: Signal<Local, Bits<WINDOW_BITS>>,
     room: Signal<Local, Bit>,
 }
@@ -52,16 +50,14 @@ impl Logic for BitWindow {
         self.fill.next = self.count.q.val();
         self.exhausted.next = self.left.q.val() == 0;
 
-        self.rest.next = self.count.q.val() - self.used.val();
-        self.room.next = (self.left.q.val() != 0) & (self.rest.val() <= 320);
+        self.room.next = (self.left.q.val() != 0) & (self.count.q.val() <= 448);
         self.in_ready.next = self.room.val();
-        self.kept.next = self.bits.q.val() >> self.used.val();
-        self.word.next = bit_cast::<WINDOW_BITS, 128>(self.in_data.val()) << self.rest.val();
-        self.bits.d.next = self.kept.val();
-        self.count.d.next = self.rest.val();
+        self.word.next = bit_cast::<WINDOW_BITS, 128>(self.in_data.val()) << self.count.q.val();
+        self.bits.d.next = self.bits.q.val() >> self.used.val();
+        self.count.d.next = self.count.q.val() - bit_cast::<10, 9>(self.used.val());
         if self.room.val() & self.in_valid.val() {
-            self.bits.d.next = self.kept.val() | self.word.val();
-            self.count.d.next = self.rest.val() + 128;
+            self.bits.d.next = (self.bits.q.val() | self.word.val()) >> self.used.val();
+            self.count.d.next = (self.count.q.val() + 128) - bit_cast::<10, 9>(self.used.val());
             self.left.d.next = self.left.q.val() - 1;
         }
         if self.start.val() {
