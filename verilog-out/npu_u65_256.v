@@ -15347,6 +15347,30 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline(clock,rst_n,sta
     wire  quotients_b$has_zero;
     wire  [107:0] quotients_b$wrem_field;
     wire  [35:0] quotients_b$zrem_field;
+    reg  [5:0] carry_a$weight_quotient;
+    reg  [28:0] carry_a$run_quotient;
+    reg  carry_a$gr_en;
+    reg  carry_a$z_en;
+    reg  carry_a$completes;
+    reg  [274:0] carry_a$head;
+    wire  [5:0] carry_a$weight_quotient_out;
+    wire  [28:0] carry_a$run_quotient_out;
+    wire  [59:0] carry_a$completed;
+    wire  [28:0] carry_a$first_run;
+    wire  carry_a$quotient_error;
+    wire  carry_a$zero_run_error;
+    reg  [5:0] carry_b$weight_quotient;
+    reg  [28:0] carry_b$run_quotient;
+    reg  carry_b$gr_en;
+    reg  carry_b$z_en;
+    reg  carry_b$completes;
+    reg  [274:0] carry_b$head;
+    wire  [5:0] carry_b$weight_quotient_out;
+    wire  [28:0] carry_b$run_quotient_out;
+    wire  [59:0] carry_b$completed;
+    wire  [28:0] carry_b$first_run;
+    wire  carry_b$quotient_error;
+    wire  carry_b$zero_run_error;
     reg  [35:0] runs_a$zrem_field;
     reg  [1:0] runs_a$zdiv;
     reg  runs_a$alternating;
@@ -15472,24 +15496,6 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline(clock,rst_n,sta
     reg  chunk_b;
     reg  [5:0] wq_in_a;
     reg  [28:0] zq_in_a;
-    reg  [5:0] first_w_a;
-    reg  [5:0] sum_w_a;
-    reg  [5:0] wq_out_a;
-    reg  [28:0] first_z_a;
-    reg  [28:0] sum_z_a;
-    reg  [28:0] zq_out_a;
-    reg  quotient_error_a;
-    reg  zero_run_error_a;
-    reg  [59:0] completed_a;
-    reg  [5:0] first_w_b;
-    reg  [5:0] sum_w_b;
-    reg  [5:0] wq_out_b;
-    reg  [28:0] first_z_b;
-    reg  [28:0] sum_z_b;
-    reg  [28:0] zq_out_b;
-    reg  quotient_error_b;
-    reg  zero_run_error_b;
-    reg  [59:0] completed_b;
     reg  [3:0] n_z_a;
     reg  [3:0] n_z_b;
     reg  [33:0] scaled_a;
@@ -15500,8 +15506,6 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline(clock,rst_n,sta
     reg  [10:0] last_offset_b;
     reg  [131:0] offsets_a;
     reg  [131:0] offsets_b;
-    reg  [59:0] head_quotients_a;
-    reg  [59:0] head_quotients_b;
     reg  pushing_a;
     reg  pushing_b;
     reg  [3:0] fault_a;
@@ -15549,6 +15553,34 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline(clock,rst_n,sta
         .has_zero(quotients_b$has_zero),
         .wrem_field(quotients_b$wrem_field),
         .zrem_field(quotients_b$zrem_field)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline$carry_a carry_a(
+        .weight_quotient(carry_a$weight_quotient),
+        .run_quotient(carry_a$run_quotient),
+        .gr_en(carry_a$gr_en),
+        .z_en(carry_a$z_en),
+        .completes(carry_a$completes),
+        .head(carry_a$head),
+        .weight_quotient_out(carry_a$weight_quotient_out),
+        .run_quotient_out(carry_a$run_quotient_out),
+        .completed(carry_a$completed),
+        .first_run(carry_a$first_run),
+        .quotient_error(carry_a$quotient_error),
+        .zero_run_error(carry_a$zero_run_error)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline$carry_a carry_b(
+        .weight_quotient(carry_b$weight_quotient),
+        .run_quotient(carry_b$run_quotient),
+        .gr_en(carry_b$gr_en),
+        .z_en(carry_b$z_en),
+        .completes(carry_b$completes),
+        .head(carry_b$head),
+        .weight_quotient_out(carry_b$weight_quotient_out),
+        .run_quotient_out(carry_b$run_quotient_out),
+        .completed(carry_b$completed),
+        .first_run(carry_b$first_run),
+        .quotient_error(carry_b$quotient_error),
+        .zero_run_error(carry_b$zero_run_error)
     );
     npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline$runs_a runs_a(
         .zrem_field(runs_a$zrem_field),
@@ -15865,68 +15897,18 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline(clock,rst_n,sta
             wq_in_a = 32'h0;
             zq_in_a = 32'h0;
         end
-        head_quotients_a = head_a$q[(64'h0)+:(60)];
-        first_w_a = wq_in_a + ((head_quotients_a[(32'h0)+:(5)]) & 6'h3f);
-        sum_w_a = wq_in_a + ((head_a$q[(64'h3c)+:(5)]) & 6'h3f);
-        wq_out_a = wq_in_a;
-        quotient_error_a = 1'b0;
-        completed_a = head_a$q[(64'h0)+:(60)];
-        if (headed_a$q[(64'h2)+:(1)]) begin
-            if (headed_a$q[(64'h4)+:(4)] != 32'h0) begin
-                wq_out_a = ((head_a$q[(64'h41)+:(5)]) & 6'h3f);
-                quotient_error_a = first_w_a > 32'h1f;
-                completed_a = ((head_quotients_a >> 32'h5) << 32'h5) | ((first_w_a & 32'h1f) & 60'hfffffffffffffff);
-            end
-            else begin
-                wq_out_a = sum_w_a;
-                quotient_error_a = sum_w_a > 32'h1f;
-            end
-        end
-        first_z_a = zq_in_a + ((head_a$q[(64'h46)+:(4)]) & 29'h1fffffff);
-        sum_z_a = zq_in_a + ((head_a$q[(64'h7e)+:(4)]) & 29'h1fffffff);
-        zq_out_a = zq_in_a;
-        zero_run_error_a = 1'b0;
-        if (headed_a$q[(64'h3)+:(1)]) begin
-            if (head_a$q[(64'h82)+:(1)]) begin
-                zq_out_a = ((head_a$q[(64'h7a)+:(4)]) & 29'h1fffffff);
-                zero_run_error_a = first_z_a[32'h1c];
-            end
-            else begin
-                zq_out_a = sum_z_a;
-                zero_run_error_a = sum_z_a[32'h1c];
-            end
-        end
-        head_quotients_b = head_b$q[(64'h0)+:(60)];
-        first_w_b = wq_out_a + ((head_quotients_b[(32'h0)+:(5)]) & 6'h3f);
-        sum_w_b = wq_out_a + ((head_b$q[(64'h3c)+:(5)]) & 6'h3f);
-        wq_out_b = wq_out_a;
-        quotient_error_b = 1'b0;
-        completed_b = head_b$q[(64'h0)+:(60)];
-        if (headed_b$q[(64'h2)+:(1)]) begin
-            if (headed_b$q[(64'h4)+:(4)] != 32'h0) begin
-                wq_out_b = ((head_b$q[(64'h41)+:(5)]) & 6'h3f);
-                quotient_error_b = first_w_b > 32'h1f;
-                completed_b = ((head_quotients_b >> 32'h5) << 32'h5) | ((first_w_b & 32'h1f) & 60'hfffffffffffffff);
-            end
-            else begin
-                wq_out_b = sum_w_b;
-                quotient_error_b = sum_w_b > 32'h1f;
-            end
-        end
-        first_z_b = zq_out_a + ((head_b$q[(64'h46)+:(4)]) & 29'h1fffffff);
-        sum_z_b = zq_out_a + ((head_b$q[(64'h7e)+:(4)]) & 29'h1fffffff);
-        zq_out_b = zq_out_a;
-        zero_run_error_b = 1'b0;
-        if (headed_b$q[(64'h3)+:(1)]) begin
-            if (head_b$q[(64'h82)+:(1)]) begin
-                zq_out_b = ((head_b$q[(64'h7a)+:(4)]) & 29'h1fffffff);
-                zero_run_error_b = first_z_b[32'h1c];
-            end
-            else begin
-                zq_out_b = sum_z_b;
-                zero_run_error_b = sum_z_b[32'h1c];
-            end
-        end
+        carry_a$weight_quotient = wq_in_a;
+        carry_a$run_quotient = zq_in_a;
+        carry_a$gr_en = headed_a$q[(64'h2)+:(1)];
+        carry_a$z_en = headed_a$q[(64'h3)+:(1)];
+        carry_a$completes = headed_a$q[(64'h4)+:(4)] != 32'h0;
+        carry_a$head = head_a$q;
+        carry_b$weight_quotient = carry_a$weight_quotient_out;
+        carry_b$run_quotient = carry_a$run_quotient_out;
+        carry_b$gr_en = headed_b$q[(64'h2)+:(1)];
+        carry_b$z_en = headed_b$q[(64'h3)+:(1)];
+        carry_b$completes = headed_b$q[(64'h4)+:(4)] != 32'h0;
+        carry_b$head = head_b$q;
         runs_a$zrem_field = head_a$q[(64'hef)+:(36)];
         runs_a$zdiv = headed_a$q[(64'h2c)+:(2)];
         runs_a$alternating = headed_a$q[(64'h2b)+:(1)];
@@ -15943,27 +15925,27 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline(clock,rst_n,sta
             finish_a$d[(64'h58)+:(3)] = runs_a$first_remainder;
             finish_a$d[(64'h5b)+:(132)] = runs_a$offsets;
             finish_a$d[(64'hdf)+:(108)] = head_a$q[(64'h83)+:(108)];
-            finish_a$d[(64'h14b)+:(1)] = chunk_a & quotient_error_a;
-            finish_a$d[(64'h14c)+:(1)] = chunk_a & zero_run_error_a;
-            finish_b$d[(64'h0)+:(60)] = completed_a;
-            finish_b$d[(64'h3c)+:(28)] = ((first_z_a) & 28'hfffffff);
+            finish_a$d[(64'h14b)+:(1)] = chunk_a & carry_a$quotient_error;
+            finish_a$d[(64'h14c)+:(1)] = chunk_a & carry_a$zero_run_error;
+            finish_b$d[(64'h0)+:(60)] = carry_a$completed;
+            finish_b$d[(64'h3c)+:(28)] = ((carry_a$first_run) & 28'hfffffff);
             finish_b$d[(64'h58)+:(3)] = runs_b$first_remainder;
             finish_b$d[(64'h5b)+:(132)] = runs_b$offsets;
             finish_b$d[(64'hdf)+:(108)] = head_b$q[(64'h83)+:(108)];
-            finish_b$d[(64'h14b)+:(1)] = chunk_b & quotient_error_b;
-            finish_b$d[(64'h14c)+:(1)] = chunk_b & zero_run_error_b;
+            finish_b$d[(64'h14b)+:(1)] = chunk_b & carry_b$quotient_error;
+            finish_b$d[(64'h14c)+:(1)] = chunk_b & carry_b$zero_run_error;
             if (chunk_b) begin
-                weight_quotient$d = wq_out_b;
-                run_quotient$d = ((zq_out_b) & 28'hfffffff);
-                last_quotients$d = completed_b;
-                last_first_run$d = ((first_z_b) & 28'hfffffff);
+                weight_quotient$d = carry_b$weight_quotient_out;
+                run_quotient$d = ((carry_b$run_quotient_out) & 28'hfffffff);
+                last_quotients$d = carry_b$completed;
+                last_first_run$d = ((carry_b$first_run) & 28'hfffffff);
                 last_runs$d = head_b$q[(64'h4a)+:(48)];
             end
             else if (chunk_a) begin
-                weight_quotient$d = wq_out_a;
-                run_quotient$d = ((zq_out_a) & 28'hfffffff);
-                last_quotients$d = completed_a;
-                last_first_run$d = ((first_z_a) & 28'hfffffff);
+                weight_quotient$d = carry_a$weight_quotient_out;
+                run_quotient$d = ((carry_a$run_quotient_out) & 28'hfffffff);
+                last_quotients$d = carry_a$completed;
+                last_first_run$d = ((carry_a$first_run) & 28'hfffffff);
                 last_runs$d = head_a$q[(64'h4a)+:(48)];
             end
         end
@@ -16176,6 +16158,68 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline(clock,rst_n,sta
     end
     
 endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline
+
+
+module npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline$carry_a(weight_quotient,run_quotient,gr_en,z_en,completes,head,weight_quotient_out,run_quotient_out,completed,first_run,quotient_error,zero_run_error);
+    
+    // Module arguments
+    input wire  [5:0] weight_quotient;
+    input wire  [28:0] run_quotient;
+    input wire  gr_en;
+    input wire  z_en;
+    input wire  completes;
+    input wire  [274:0] head;
+    output reg  [5:0] weight_quotient_out;
+    output reg  [28:0] run_quotient_out;
+    output reg  [59:0] completed;
+    output reg  [28:0] first_run;
+    output reg  quotient_error;
+    output reg  zero_run_error;
+    
+    // Local signals
+    reg  [59:0] quotients;
+    reg  [5:0] first_weight;
+    reg  [5:0] weight_sum;
+    reg  [28:0] run_sum;
+    
+    // Update code
+    always @(*) begin
+        quotients = head[(64'h0)+:(60)];
+        first_weight = weight_quotient + ((quotients[(32'h0)+:(5)]) & 6'h3f);
+        weight_sum = weight_quotient + ((head[(64'h3c)+:(5)]) & 6'h3f);
+        weight_quotient_out = weight_quotient;
+        quotient_error = 1'b0;
+        completed = quotients;
+        if (gr_en) begin
+            if (completes) begin
+                weight_quotient_out = ((head[(64'h41)+:(5)]) & 6'h3f);
+                quotient_error = first_weight > 32'h1f;
+                completed = ((quotients >> 32'h5) << 32'h5) | ((first_weight & 32'h1f) & 60'hfffffffffffffff);
+            end
+            else begin
+                weight_quotient_out = weight_sum;
+                quotient_error = weight_sum > 32'h1f;
+            end
+        end
+        first_run = run_quotient + ((head[(64'h46)+:(4)]) & 29'h1fffffff);
+        run_sum = run_quotient + ((head[(64'h7e)+:(4)]) & 29'h1fffffff);
+        run_quotient_out = run_quotient;
+        zero_run_error = 1'b0;
+        if (z_en) begin
+            if (head[(64'h82)+:(1)]) begin
+                run_quotient_out = ((head[(64'h7a)+:(4)]) & 29'h1fffffff);
+                zero_run_error = first_run[32'h1c];
+            end
+            else begin
+                run_quotient_out = run_sum;
+                zero_run_error = run_sum[32'h1c];
+            end
+        end
+    end
+    
+endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline$carry_a
+
+
 
 
 module npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline$error(clock,rst_n,d,q);

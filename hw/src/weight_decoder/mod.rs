@@ -66,8 +66,8 @@
 //! always ready): 16 weights per cycle for uncompressed, palette and sparse
 //! streams; about 9.6 for dense int8 weights Golomb-Rice coded with `wdiv` 5,
 //! whose quotients take about 2.5 of a chunk's 12 unary positions each; about
-//! 14.7 over Vela's streams, which start many short slices. A stream's first
-//! group comes 6 cycles after its first chunk is read (four pipeline stages).
+//! 14.7 over Vela's streams, which start many short slices. A chunk's items
+//! reach the pair buffer 5 cycles after the parser reads it (four stages).
 
 mod head;
 mod mac_groups;

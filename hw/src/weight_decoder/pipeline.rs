@@ -102,6 +102,8 @@ pub struct ValuePipeline {
     pub empty: Signal<Out, Bit>,
     quotients_a: ChunkQuotients,
     quotients_b: ChunkQuotients,
+    carry_a: ChunkCarry,
+    carry_b: ChunkCarry,
     runs_a: RunLengths,
     runs_b: RunLengths,
     values_a: ChunkValues,
@@ -141,24 +143,6 @@ pub struct ValuePipeline {
     chunk_b: Signal<Local, Bit>,
     wq_in_a: Signal<Local, Bits<6>>,
     zq_in_a: Signal<Local, Bits<29>>,
-    first_w_a: Signal<Local, Bits<6>>,
-    sum_w_a: Signal<Local, Bits<6>>,
-    wq_out_a: Signal<Local, Bits<6>>,
-    first_z_a: Signal<Local, Bits<29>>,
-    sum_z_a: Signal<Local, Bits<29>>,
-    zq_out_a: Signal<Local, Bits<29>>,
-    quotient_error_a: Signal<Local, Bit>,
-    zero_run_error_a: Signal<Local, Bit>,
-    completed_a: Signal<Local, Bits<{ ITEMS * 5 }>>,
-    first_w_b: Signal<Local, Bits<6>>,
-    sum_w_b: Signal<Local, Bits<6>>,
-    wq_out_b: Signal<Local, Bits<6>>,
-    first_z_b: Signal<Local, Bits<29>>,
-    sum_z_b: Signal<Local, Bits<29>>,
-    zq_out_b: Signal<Local, Bits<29>>,
-    quotient_error_b: Signal<Local, Bit>,
-    zero_run_error_b: Signal<Local, Bit>,
-    completed_b: Signal<Local, Bits<{ ITEMS * 5 }>>,
     // Stage 4: runs finished, first runs' lengths, faults.
     n_z_a: Signal<Local, Bits<4>>,
     n_z_b: Signal<Local, Bits<4>>,
@@ -170,8 +154,6 @@ pub struct ValuePipeline {
     last_offset_b: Signal<Local, Bits<11>>,
     offsets_a: Signal<Local, Bits<{ ITEMS * 11 }>>,
     offsets_b: Signal<Local, Bits<{ ITEMS * 11 }>>,
-    head_quotients_a: Signal<Local, Bits<{ ITEMS * 5 }>>,
-    head_quotients_b: Signal<Local, Bits<{ ITEMS * 5 }>>,
     pushing_a: Signal<Local, Bit>,
     pushing_b: Signal<Local, Bit>,
     fault_a: Signal<Local, ErrorCode>,
@@ -385,71 +367,18 @@ impl Logic for ValuePipeline {
             self.wq_in_a.next = 0.into();
             self.zq_in_a.next = 0.into();
         }
-        // Weights: the first completed one takes the quotient in progress;
-        // with none completed, the chunk's whole sum adds to it.
-        self.head_quotients_a.next = self.head_a.q.val().quotients;
-        self.first_w_a.next =
-            self.wq_in_a.val() + bit_cast::<6, 5>(self.head_quotients_a.val().get_bits::<5>(0));
-        self.sum_w_a.next = self.wq_in_a.val() + bit_cast::<6, 5>(self.head_a.q.val().total);
-        self.wq_out_a.next = self.wq_in_a.val();
-        self.quotient_error_a.next = false;
-        self.completed_a.next = self.head_a.q.val().quotients;
-        if self.headed_a.q.val().gr_en {
-            if self.headed_a.q.val().k != 0 {
-                self.wq_out_a.next = bit_cast::<6, 5>(self.head_a.q.val().tail);
-                self.quotient_error_a.next = self.first_w_a.val() > 31;
-                self.completed_a.next = ((self.head_quotients_a.val() >> 5) << 5)
-                    | bit_cast::<60, 6>(self.first_w_a.val() & 31);
-            } else {
-                self.wq_out_a.next = self.sum_w_a.val();
-                self.quotient_error_a.next = self.sum_w_a.val() > 31;
-            }
-        }
-        // Zero runs: the first ending one takes the run in progress.
-        self.first_z_a.next = self.zq_in_a.val() + bit_cast::<29, 4>(self.head_a.q.val().z_first);
-        self.sum_z_a.next = self.zq_in_a.val() + bit_cast::<29, 4>(self.head_a.q.val().z_ones);
-        self.zq_out_a.next = self.zq_in_a.val();
-        self.zero_run_error_a.next = false;
-        if self.headed_a.q.val().z_en {
-            if self.head_a.q.val().has_zero {
-                self.zq_out_a.next = bit_cast::<29, 4>(self.head_a.q.val().z_tail);
-                self.zero_run_error_a.next = self.first_z_a.val().get_bit(28);
-            } else {
-                self.zq_out_a.next = self.sum_z_a.val();
-                self.zero_run_error_a.next = self.sum_z_a.val().get_bit(28);
-            }
-        }
-        self.head_quotients_b.next = self.head_b.q.val().quotients;
-        self.first_w_b.next =
-            self.wq_out_a.val() + bit_cast::<6, 5>(self.head_quotients_b.val().get_bits::<5>(0));
-        self.sum_w_b.next = self.wq_out_a.val() + bit_cast::<6, 5>(self.head_b.q.val().total);
-        self.wq_out_b.next = self.wq_out_a.val();
-        self.quotient_error_b.next = false;
-        self.completed_b.next = self.head_b.q.val().quotients;
-        if self.headed_b.q.val().gr_en {
-            if self.headed_b.q.val().k != 0 {
-                self.wq_out_b.next = bit_cast::<6, 5>(self.head_b.q.val().tail);
-                self.quotient_error_b.next = self.first_w_b.val() > 31;
-                self.completed_b.next = ((self.head_quotients_b.val() >> 5) << 5)
-                    | bit_cast::<60, 6>(self.first_w_b.val() & 31);
-            } else {
-                self.wq_out_b.next = self.sum_w_b.val();
-                self.quotient_error_b.next = self.sum_w_b.val() > 31;
-            }
-        }
-        self.first_z_b.next = self.zq_out_a.val() + bit_cast::<29, 4>(self.head_b.q.val().z_first);
-        self.sum_z_b.next = self.zq_out_a.val() + bit_cast::<29, 4>(self.head_b.q.val().z_ones);
-        self.zq_out_b.next = self.zq_out_a.val();
-        self.zero_run_error_b.next = false;
-        if self.headed_b.q.val().z_en {
-            if self.head_b.q.val().has_zero {
-                self.zq_out_b.next = bit_cast::<29, 4>(self.head_b.q.val().z_tail);
-                self.zero_run_error_b.next = self.first_z_b.val().get_bit(28);
-            } else {
-                self.zq_out_b.next = self.sum_z_b.val();
-                self.zero_run_error_b.next = self.sum_z_b.val().get_bit(28);
-            }
-        }
+        self.carry_a.weight_quotient.next = self.wq_in_a.val();
+        self.carry_a.run_quotient.next = self.zq_in_a.val();
+        self.carry_a.gr_en.next = self.headed_a.q.val().gr_en;
+        self.carry_a.z_en.next = self.headed_a.q.val().z_en;
+        self.carry_a.completes.next = self.headed_a.q.val().k != 0;
+        self.carry_a.head.next = self.head_a.q.val();
+        self.carry_b.weight_quotient.next = self.carry_a.weight_quotient_out.val();
+        self.carry_b.run_quotient.next = self.carry_a.run_quotient_out.val();
+        self.carry_b.gr_en.next = self.headed_b.q.val().gr_en;
+        self.carry_b.z_en.next = self.headed_b.q.val().z_en;
+        self.carry_b.completes.next = self.headed_b.q.val().k != 0;
+        self.carry_b.head.next = self.head_b.q.val();
         // Each chunk finishes the items the chunk before completed.
         self.runs_a.zrem_field.next = self.head_a.q.val().zrem_field;
         self.runs_a.zdiv.next = self.headed_a.q.val().zdiv;
@@ -467,26 +396,30 @@ impl Logic for ValuePipeline {
             self.finish_a.d.next.first_remainder = self.runs_a.first_remainder.val();
             self.finish_a.d.next.offsets = self.runs_a.offsets.val();
             self.finish_a.d.next.wrem_field = self.head_a.q.val().wrem_field;
-            self.finish_a.d.next.quotient_error = self.chunk_a.val() & self.quotient_error_a.val();
-            self.finish_a.d.next.zero_run_error = self.chunk_a.val() & self.zero_run_error_a.val();
-            self.finish_b.d.next.quotients = self.completed_a.val();
-            self.finish_b.d.next.first_quotient = bit_cast::<28, 29>(self.first_z_a.val());
+            self.finish_a.d.next.quotient_error =
+                self.chunk_a.val() & self.carry_a.quotient_error.val();
+            self.finish_a.d.next.zero_run_error =
+                self.chunk_a.val() & self.carry_a.zero_run_error.val();
+            self.finish_b.d.next.quotients = self.carry_a.completed.val();
+            self.finish_b.d.next.first_quotient = bit_cast::<28, 29>(self.carry_a.first_run.val());
             self.finish_b.d.next.first_remainder = self.runs_b.first_remainder.val();
             self.finish_b.d.next.offsets = self.runs_b.offsets.val();
             self.finish_b.d.next.wrem_field = self.head_b.q.val().wrem_field;
-            self.finish_b.d.next.quotient_error = self.chunk_b.val() & self.quotient_error_b.val();
-            self.finish_b.d.next.zero_run_error = self.chunk_b.val() & self.zero_run_error_b.val();
+            self.finish_b.d.next.quotient_error =
+                self.chunk_b.val() & self.carry_b.quotient_error.val();
+            self.finish_b.d.next.zero_run_error =
+                self.chunk_b.val() & self.carry_b.zero_run_error.val();
             if self.chunk_b.val() {
-                self.weight_quotient.d.next = self.wq_out_b.val();
-                self.run_quotient.d.next = bit_cast::<28, 29>(self.zq_out_b.val());
-                self.last_quotients.d.next = self.completed_b.val();
-                self.last_first_run.d.next = bit_cast::<28, 29>(self.first_z_b.val());
+                self.weight_quotient.d.next = self.carry_b.weight_quotient_out.val();
+                self.run_quotient.d.next = bit_cast::<28, 29>(self.carry_b.run_quotient_out.val());
+                self.last_quotients.d.next = self.carry_b.completed.val();
+                self.last_first_run.d.next = bit_cast::<28, 29>(self.carry_b.first_run.val());
                 self.last_runs.d.next = self.head_b.q.val().z_runs;
             } else if self.chunk_a.val() {
-                self.weight_quotient.d.next = self.wq_out_a.val();
-                self.run_quotient.d.next = bit_cast::<28, 29>(self.zq_out_a.val());
-                self.last_quotients.d.next = self.completed_a.val();
-                self.last_first_run.d.next = bit_cast::<28, 29>(self.first_z_a.val());
+                self.weight_quotient.d.next = self.carry_a.weight_quotient_out.val();
+                self.run_quotient.d.next = bit_cast::<28, 29>(self.carry_a.run_quotient_out.val());
+                self.last_quotients.d.next = self.carry_a.completed.val();
+                self.last_first_run.d.next = bit_cast::<28, 29>(self.carry_a.first_run.val());
                 self.last_runs.d.next = self.head_a.q.val().z_runs;
             }
         }
@@ -650,5 +583,73 @@ impl Logic for ValuePipeline {
             self.error.d.next = ErrorCode::None;
         }
         self.error_code.next = self.error.q.val();
+    }
+}
+
+/// Stage 3 for one chunk: the quotients in progress from earlier chunks go
+/// to its first completed weight and first ending zero run (or, with none,
+/// grow by its whole sums); a quotient over 31 or a run of 2^28 quotient
+/// units is a fault.
+#[derive(LogicBlock, Default)]
+pub struct ChunkCarry {
+    /// In progress before the chunk.
+    pub weight_quotient: Signal<In, Bits<6>>,
+    pub run_quotient: Signal<In, Bits<29>>,
+    /// Golomb-Rice weights and zero runs enabled; at least one weight completed.
+    pub gr_en: Signal<In, Bit>,
+    pub z_en: Signal<In, Bit>,
+    pub completes: Signal<In, Bit>,
+    pub head: Signal<In, HeadQuotients>,
+    /// In progress after the chunk.
+    pub weight_quotient_out: Signal<Out, Bits<6>>,
+    pub run_quotient_out: Signal<Out, Bits<29>>,
+    /// The completed weights' quotients, and the first ending run's.
+    pub completed: Signal<Out, Bits<{ ITEMS * 5 }>>,
+    pub first_run: Signal<Out, Bits<29>>,
+    pub quotient_error: Signal<Out, Bit>,
+    pub zero_run_error: Signal<Out, Bit>,
+    quotients: Signal<Local, Bits<{ ITEMS * 5 }>>,
+    first_weight: Signal<Local, Bits<6>>,
+    weight_sum: Signal<Local, Bits<6>>,
+    run_sum: Signal<Local, Bits<29>>,
+}
+
+impl Logic for ChunkCarry {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // Weights: the first completed one takes the quotient in progress;
+        // with none completed, the chunk's whole sum adds to it.
+        self.quotients.next = self.head.val().quotients;
+        self.first_weight.next =
+            self.weight_quotient.val() + bit_cast::<6, 5>(self.quotients.val().get_bits::<5>(0));
+        self.weight_sum.next = self.weight_quotient.val() + bit_cast::<6, 5>(self.head.val().total);
+        self.weight_quotient_out.next = self.weight_quotient.val();
+        self.quotient_error.next = false;
+        self.completed.next = self.quotients.val();
+        if self.gr_en.val() {
+            if self.completes.val() {
+                self.weight_quotient_out.next = bit_cast::<6, 5>(self.head.val().tail);
+                self.quotient_error.next = self.first_weight.val() > 31;
+                self.completed.next = ((self.quotients.val() >> 5) << 5)
+                    | bit_cast::<60, 6>(self.first_weight.val() & 31);
+            } else {
+                self.weight_quotient_out.next = self.weight_sum.val();
+                self.quotient_error.next = self.weight_sum.val() > 31;
+            }
+        }
+        // Zero runs: the first ending one takes the run in progress.
+        self.first_run.next = self.run_quotient.val() + bit_cast::<29, 4>(self.head.val().z_first);
+        self.run_sum.next = self.run_quotient.val() + bit_cast::<29, 4>(self.head.val().z_ones);
+        self.run_quotient_out.next = self.run_quotient.val();
+        self.zero_run_error.next = false;
+        if self.z_en.val() {
+            if self.head.val().has_zero {
+                self.run_quotient_out.next = bit_cast::<29, 4>(self.head.val().z_tail);
+                self.zero_run_error.next = self.first_run.val().get_bit(28);
+            } else {
+                self.run_quotient_out.next = self.run_sum.val();
+                self.zero_run_error.next = self.run_sum.val().get_bit(28);
+            }
+        }
     }
 }
