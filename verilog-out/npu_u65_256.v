@@ -15041,13 +15041,38 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a(bits,w_en,
     wire  [3:0] wu0_ones$count;
     reg  [11:0] zu_zeros$bits;
     wire  [3:0] zu_zeros$count;
-    reg  [11:0] wu1_ones$bits;
-    wire  [3:0] wu1_ones$count;
+    reg  [11:0] wu1_first$0$bits;
+    wire  [3:0] wu1_first$0$count;
+    reg  [11:0] wu1_first$1$bits;
+    wire  [3:0] wu1_first$1$count;
+    reg  [11:0] wu1_first$2$bits;
+    wire  [3:0] wu1_first$2$count;
+    reg  [11:0] wu1_first$3$bits;
+    wire  [3:0] wu1_first$3$count;
+    reg  [11:0] wu1_first$4$bits;
+    wire  [3:0] wu1_first$4$count;
+    reg  [11:0] wu1_first$5$bits;
+    wire  [3:0] wu1_first$5$count;
+    reg  [11:0] wu1_first$6$bits;
+    wire  [3:0] wu1_first$6$count;
+    reg  [11:0] wu1_first$7$bits;
+    wire  [3:0] wu1_first$7$count;
+    reg  [11:0] wu1_first$8$bits;
+    wire  [3:0] wu1_first$8$count;
+    reg  [11:0] wu1_first$9$bits;
+    wire  [3:0] wu1_first$9$count;
+    reg  [11:0] wu1_first$10$bits;
+    wire  [3:0] wu1_first$10$count;
+    reg  [11:0] wu1_first$11$bits;
+    wire  [3:0] wu1_first$11$count;
     
     // Local signals
     reg  [11:0] zu;
     reg  [11:0] wu1;
-    reg  [11:0] first_p;
+    reg  [11:0] all_ones;
+    reg  [3:0] count;
+    reg  [51:0] prefix_ones;
+    reg  [3:0] wu1_taken;
     reg  [3:0] ends;
     reg  [3:0] per_chunk;
     reg  [3:0] zeros;
@@ -15061,9 +15086,53 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a(bits,w_en,
         .bits(zu_zeros$bits),
         .count(zu_zeros$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_ones(
-        .bits(wu1_ones$bits),
-        .count(wu1_ones$count)
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$0(
+        .bits(wu1_first$0$bits),
+        .count(wu1_first$0$count)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$1(
+        .bits(wu1_first$1$bits),
+        .count(wu1_first$1$count)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$2(
+        .bits(wu1_first$2$bits),
+        .count(wu1_first$2$count)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$3(
+        .bits(wu1_first$3$bits),
+        .count(wu1_first$3$count)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$4(
+        .bits(wu1_first$4$bits),
+        .count(wu1_first$4$count)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$5(
+        .bits(wu1_first$5$bits),
+        .count(wu1_first$5$count)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$6(
+        .bits(wu1_first$6$bits),
+        .count(wu1_first$6$count)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$7(
+        .bits(wu1_first$7$bits),
+        .count(wu1_first$7$count)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$8(
+        .bits(wu1_first$8$bits),
+        .count(wu1_first$8$count)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$9(
+        .bits(wu1_first$9$bits),
+        .count(wu1_first$9$count)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$10(
+        .bits(wu1_first$10$bits),
+        .count(wu1_first$10$count)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$11(
+        .bits(wu1_first$11$bits),
+        .count(wu1_first$11$count)
     );
     
     // Update code
@@ -15087,44 +15156,45 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a(bits,w_en,
         if (~zunary_12) begin
             zu_zeros$bits = ~zu & 32'hff;
         end
-        first_p = 32'h0;
-        if (wu0_ones$count > 0) begin
-            first_p = (first_p & ~(1 << (0)) | ((1'b1) << (0)));
-        end
-        if (wu0_ones$count > 1) begin
-            first_p = (first_p & ~(1 << (1)) | ((1'b1) << (1)));
-        end
-        if (wu0_ones$count > 2) begin
-            first_p = (first_p & ~(1 << (2)) | ((1'b1) << (2)));
-        end
-        if (wu0_ones$count > 3) begin
-            first_p = (first_p & ~(1 << (3)) | ((1'b1) << (3)));
-        end
-        if (wu0_ones$count > 4) begin
-            first_p = (first_p & ~(1 << (4)) | ((1'b1) << (4)));
-        end
-        if (wu0_ones$count > 5) begin
-            first_p = (first_p & ~(1 << (5)) | ((1'b1) << (5)));
-        end
-        if (wu0_ones$count > 6) begin
-            first_p = (first_p & ~(1 << (6)) | ((1'b1) << (6)));
-        end
-        if (wu0_ones$count > 7) begin
-            first_p = (first_p & ~(1 << (7)) | ((1'b1) << (7)));
-        end
-        if (wu0_ones$count > 8) begin
-            first_p = (first_p & ~(1 << (8)) | ((1'b1) << (8)));
-        end
-        if (wu0_ones$count > 9) begin
-            first_p = (first_p & ~(1 << (9)) | ((1'b1) << (9)));
-        end
-        if (wu0_ones$count > 10) begin
-            first_p = (first_p & ~(1 << (10)) | ((1'b1) << (10)));
-        end
-        if (wu0_ones$count > 11) begin
-            first_p = (first_p & ~(1 << (11)) | ((1'b1) << (11)));
-        end
-        wu1_ones$bits = wu1 & first_p;
+        all_ones = 32'hfff;
+        prefix_ones = 32'h0;
+        wu1_first$0$bits = wu1 & ~(all_ones << (0 + 32'h1));
+        count = wu1_first$0$count;
+        prefix_ones = prefix_ones | (((count) & 52'hfffffffffffff) << ((0 + 32'h1) * 32'h4));
+        wu1_first$1$bits = wu1 & ~(all_ones << (1 + 32'h1));
+        count = wu1_first$1$count;
+        prefix_ones = prefix_ones | (((count) & 52'hfffffffffffff) << ((1 + 32'h1) * 32'h4));
+        wu1_first$2$bits = wu1 & ~(all_ones << (2 + 32'h1));
+        count = wu1_first$2$count;
+        prefix_ones = prefix_ones | (((count) & 52'hfffffffffffff) << ((2 + 32'h1) * 32'h4));
+        wu1_first$3$bits = wu1 & ~(all_ones << (3 + 32'h1));
+        count = wu1_first$3$count;
+        prefix_ones = prefix_ones | (((count) & 52'hfffffffffffff) << ((3 + 32'h1) * 32'h4));
+        wu1_first$4$bits = wu1 & ~(all_ones << (4 + 32'h1));
+        count = wu1_first$4$count;
+        prefix_ones = prefix_ones | (((count) & 52'hfffffffffffff) << ((4 + 32'h1) * 32'h4));
+        wu1_first$5$bits = wu1 & ~(all_ones << (5 + 32'h1));
+        count = wu1_first$5$count;
+        prefix_ones = prefix_ones | (((count) & 52'hfffffffffffff) << ((5 + 32'h1) * 32'h4));
+        wu1_first$6$bits = wu1 & ~(all_ones << (6 + 32'h1));
+        count = wu1_first$6$count;
+        prefix_ones = prefix_ones | (((count) & 52'hfffffffffffff) << ((6 + 32'h1) * 32'h4));
+        wu1_first$7$bits = wu1 & ~(all_ones << (7 + 32'h1));
+        count = wu1_first$7$count;
+        prefix_ones = prefix_ones | (((count) & 52'hfffffffffffff) << ((7 + 32'h1) * 32'h4));
+        wu1_first$8$bits = wu1 & ~(all_ones << (8 + 32'h1));
+        count = wu1_first$8$count;
+        prefix_ones = prefix_ones | (((count) & 52'hfffffffffffff) << ((8 + 32'h1) * 32'h4));
+        wu1_first$9$bits = wu1 & ~(all_ones << (9 + 32'h1));
+        count = wu1_first$9$count;
+        prefix_ones = prefix_ones | (((count) & 52'hfffffffffffff) << ((9 + 32'h1) * 32'h4));
+        wu1_first$10$bits = wu1 & ~(all_ones << (10 + 32'h1));
+        count = wu1_first$10$count;
+        prefix_ones = prefix_ones | (((count) & 52'hfffffffffffff) << ((10 + 32'h1) * 32'h4));
+        wu1_first$11$bits = wu1 & ~(all_ones << (11 + 32'h1));
+        count = wu1_first$11$count;
+        prefix_ones = prefix_ones | (((count) & 52'hfffffffffffff) << ((11 + 32'h1) * 32'h4));
+        wu1_taken = prefix_ones[((((wu0_ones$count) & 6'h3f) << 32'h2))+:(4)];
         head_len = 32'h0;
         if (gr_en) begin
             head_len = ((wu0_ones$count) & 6'h3f) + 32'hc;
@@ -15139,7 +15209,7 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a(bits,w_en,
         end
         ends = 32'hc;
         if (~wtrunc) begin
-            ends = 32'hc - wu1_ones$count;
+            ends = 32'hc - wu1_taken;
         end
         per_chunk = 32'h8;
         if (per_chunk_12) begin
@@ -15180,6 +15250,50 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones(b
     end
     
 endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 
 
 

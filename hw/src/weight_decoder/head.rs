@@ -42,10 +42,13 @@ pub struct ChunkHead {
     pub last: Signal<Out, Bit>,
     wu0_ones: Ones12,
     zu_zeros: Ones12,
-    wu1_ones: Ones12,
+    wu1_first: [Ones12; 12],
     zu: Signal<Local, Bits<12>>,
     wu1: Signal<Local, Bits<12>>,
-    first_p: Signal<Local, Bits<12>>,
+    all_ones: Signal<Local, Bits<12>>,
+    count: Signal<Local, Bits<4>>,
+    prefix_ones: Signal<Local, Bits<52>>,
+    wu1_taken: Signal<Local, Bits<4>>,
     ends: Signal<Local, Bits<4>>,
     per_chunk: Signal<Local, Bits<4>>,
     zeros: Signal<Local, Bits<4>>,
@@ -76,14 +79,21 @@ impl Logic for ChunkHead {
         if !self.zunary_12.val() {
             self.zu_zeros.bits.next = !self.zu.val() & 0xFF;
         }
-        // The wunary1 bits that belong to this chunk: one per set wunary0 bit.
-        self.first_p.next = 0.into();
-        for i in 0..12 {
-            if self.wu0_ones.count.val() > i.to_bits::<4>() {
-                self.first_p.next = self.first_p.val().replace_bit(i, true);
-            }
+        // The wunary1 bits that belong to this chunk, one per set wunary0 bit:
+        // the ones among every prefix of wunary1 side by side, the p-th chosen.
+        self.all_ones.next = 0xFFF.into();
+        self.prefix_ones.next = 0.into();
+        for n in 0..12 {
+            self.wu1_first[n].bits.next =
+                self.wu1.val() & !(self.all_ones.val() << (n + 1).to_bits::<4>());
+            self.count.next = self.wu1_first[n].count.val();
+            self.prefix_ones.next = self.prefix_ones.val()
+                | (bit_cast::<52, 4>(self.count.val()) << ((n + 1) * 4).to_bits::<6>());
         }
-        self.wu1_ones.bits.next = self.wu1.val() & self.first_p.val();
+        self.wu1_taken.next = self
+            .prefix_ones
+            .val()
+            .get_bits::<4>((bit_cast::<6, 4>(self.wu0_ones.count.val()) << 2).index());
 
         self.head_len.next = 0.into();
         if self.gr_en.val() {
@@ -100,7 +110,7 @@ impl Logic for ChunkHead {
         // Weights completed: at most those the slice still codes.
         self.ends.next = 12.into();
         if !self.wtrunc.val() {
-            self.ends.next = 12 - self.wu1_ones.count.val();
+            self.ends.next = 12 - self.wu1_taken.val();
         }
         self.per_chunk.next = 8.into();
         if self.per_chunk_12.val() {
