@@ -9845,8 +9845,8 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder(clock,rst_n,start,length
     reg  parser$exhausted;
     wire  [8:0] parser$used;
     reg  parser$accept;
-    wire  [54:0] parser$record_a;
-    wire  [54:0] parser$record_b;
+    wire  [53:0] parser$record_a;
+    wire  [53:0] parser$record_b;
     wire  [159:0] parser$bits_a;
     wire  [159:0] parser$bits_b;
     reg  [1:0] parser$bank_busy;
@@ -9861,8 +9861,8 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder(clock,rst_n,start,length
     reg  pipeline$clock;
     reg  pipeline$rst_n;
     reg  pipeline$start;
-    reg  [54:0] pipeline$record_a;
-    reg  [54:0] pipeline$record_b;
+    reg  [53:0] pipeline$record_a;
+    reg  [53:0] pipeline$record_b;
     reg  [159:0] pipeline$bits_a;
     reg  [159:0] pipeline$bits_b;
     wire  pipeline$accept;
@@ -13551,8 +13551,8 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
     input wire  exhausted;
     output reg  [8:0] used;
     input wire  accept;
-    output reg  [54:0] record_a;
-    output reg  [54:0] record_b;
+    output reg  [53:0] record_a;
+    output reg  [53:0] record_b;
     output reg  [159:0] bits_a;
     output reg  [159:0] bits_b;
     input wire  [1:0] bank_busy;
@@ -14757,25 +14757,24 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         record_a[(64'h3)+:(1)] = head_a$z_en;
         record_a[(64'h4)+:(4)] = head_a$k;
         record_a[(64'h8)+:(4)] = head_a$m;
-        record_a[(64'hc)+:(1)] = w_left_sat > ((head_a$k) & 5'h1f);
-        record_a[(64'hd)+:(4)] = pend_w$q;
-        record_a[(64'h11)+:(4)] = pend_z$q;
-        record_a[(64'h15)+:(6)] = head_a$head_len;
-        record_a[(64'h1b)+:(8)] = ((head_a$head_len) & 8'hff) + rem_w_a;
-        record_a[(64'h23)+:(1)] = lead_pending$q & (pend_z$q != 32'h0);
+        record_a[(64'hc)+:(4)] = pend_w$q;
+        record_a[(64'h10)+:(4)] = pend_z$q;
+        record_a[(64'h14)+:(6)] = head_a$head_len;
+        record_a[(64'h1a)+:(8)] = ((head_a$head_len) & 8'hff) + rem_w_a;
+        record_a[(64'h22)+:(1)] = lead_pending$q & (pend_z$q != 32'h0);
+        record_a[(64'h23)+:(1)] = 1'b0;
         record_a[(64'h24)+:(1)] = 1'b0;
-        record_a[(64'h25)+:(1)] = 1'b0;
-        record_a[(64'h26)+:(4)] = ErrorCode$None;
-        record_a[(64'h2a)+:(1)] = bank$q;
-        record_a[(64'h2b)+:(1)] = alternating$q;
-        record_a[(64'h2c)+:(2)] = zdiv$q;
-        record_a[(64'h2e)+:(3)] = wdiv$q;
+        record_a[(64'h25)+:(4)] = ErrorCode$None;
+        record_a[(64'h29)+:(1)] = bank$q;
+        record_a[(64'h2a)+:(1)] = alternating$q;
+        record_a[(64'h2b)+:(2)] = zdiv$q;
+        record_a[(64'h2d)+:(3)] = wdiv$q;
         if (uncompressed) begin
-            record_a[(64'h2e)+:(3)] = 32'h0;
+            record_a[(64'h2d)+:(3)] = 32'h0;
         end
-        record_a[(64'h31)+:(1)] = wtrunc$q;
-        record_a[(64'h32)+:(1)] = zunary_12;
-        record_a[(64'h33)+:(4)] = wrem_bits;
+        record_a[(64'h30)+:(1)] = wtrunc$q;
+        record_a[(64'h31)+:(1)] = zunary_12;
+        record_a[(64'h32)+:(4)] = wrem_bits;
         record_b = record_a;
         record_b[(64'h0)+:(1)] = 1'b0;
         bits_b = view[(len_a)+:(160)];
@@ -14784,12 +14783,11 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         record_b[(64'h3)+:(1)] = head_b$z_en;
         record_b[(64'h4)+:(4)] = head_b$k;
         record_b[(64'h8)+:(4)] = head_b$m;
-        record_b[(64'hc)+:(1)] = w_left_b > ((head_b$k) & 5'h1f);
-        record_b[(64'hd)+:(4)] = head_a$k;
-        record_b[(64'h11)+:(4)] = head_a$m;
-        record_b[(64'h15)+:(6)] = head_b$head_len;
-        record_b[(64'h1b)+:(8)] = ((head_b$head_len) & 8'hff) + rem_w_b;
-        record_b[(64'h23)+:(1)] = lead_pending$q & (pend_z$q == 32'h0) & (head_a$m != 32'h0);
+        record_b[(64'hc)+:(4)] = head_a$k;
+        record_b[(64'h10)+:(4)] = head_a$m;
+        record_b[(64'h14)+:(6)] = head_b$head_len;
+        record_b[(64'h1a)+:(8)] = ((head_b$head_len) & 8'hff) + rem_w_b;
+        record_b[(64'h22)+:(1)] = lead_pending$q & (pend_z$q == 32'h0) & (head_a$m != 32'h0);
         used = 32'h0;
         take_a = 1'b0;
         take_b = 1'b0;
@@ -14885,7 +14883,7 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
                                 if (header_alternating) begin
                                     lead_pending$d = 1'b1;
                                     record_a[(64'h0)+:(1)] = 1'b1;
-                                    record_a[(64'h24)+:(1)] = 1'b1;
+                                    record_a[(64'h23)+:(1)] = 1'b1;
                                 end
                             end
                         end
@@ -14917,7 +14915,7 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
                         else if (fill < ((len_a) & 10'h3ff)) begin
                             if (exhausted) begin
                                 record_a[(64'h0)+:(1)] = 1'b1;
-                                record_a[(64'h25)+:(1)] = 1'b1;
+                                record_a[(64'h24)+:(1)] = 1'b1;
                             end
                         end
                         else begin
@@ -14960,7 +14958,7 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
             end
             if (fault != ErrorCode$None) begin
                 record_a[(64'h0)+:(1)] = 1'b1;
-                record_a[(64'h26)+:(4)] = fault;
+                record_a[(64'h25)+:(4)] = fault;
                 used = 32'h0;
             end
         end
@@ -14985,7 +14983,7 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
             if ((take_a & ~take_b & head_a$last) | (take_b & head_b$last)) begin
                 next_phase = Phase$Header;
             end
-            if (record_a[(64'h25)+:(1)] | (fault != ErrorCode$None)) begin
+            if (record_a[(64'h24)+:(1)] | (fault != ErrorCode$None)) begin
                 next_phase = Phase$Fail;
             end
         end
@@ -15391,8 +15389,8 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline(clock,rst_n,sta
     input wire  clock;
     input wire  rst_n;
     input wire  start;
-    input wire  [54:0] record_a;
-    input wire  [54:0] record_b;
+    input wire  [53:0] record_a;
+    input wire  [53:0] record_b;
     input wire  [159:0] bits_a;
     input wire  [159:0] bits_b;
     output reg  accept;
@@ -15521,12 +15519,12 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline(clock,rst_n,sta
     wire  values_b$value_error;
     reg  received_a$clock;
     reg  received_a$rst_n;
-    reg  [54:0] received_a$d;
-    wire  [54:0] received_a$q;
+    reg  [53:0] received_a$d;
+    wire  [53:0] received_a$q;
     reg  received_b$clock;
     reg  received_b$rst_n;
-    reg  [54:0] received_b$d;
-    wire  [54:0] received_b$q;
+    reg  [53:0] received_b$d;
+    wire  [53:0] received_b$q;
     reg  received_bits_a$clock;
     reg  received_bits_a$rst_n;
     reg  [159:0] received_bits_a$d;
@@ -15537,12 +15535,12 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline(clock,rst_n,sta
     wire  [159:0] received_bits_b$q;
     reg  headed_a$clock;
     reg  headed_a$rst_n;
-    reg  [54:0] headed_a$d;
-    wire  [54:0] headed_a$q;
+    reg  [53:0] headed_a$d;
+    wire  [53:0] headed_a$q;
     reg  headed_b$clock;
     reg  headed_b$rst_n;
-    reg  [54:0] headed_b$d;
-    wire  [54:0] headed_b$q;
+    reg  [53:0] headed_b$d;
+    wire  [53:0] headed_b$q;
     reg  head_a$clock;
     reg  head_a$rst_n;
     reg  [274:0] head_a$d;
@@ -15553,12 +15551,12 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline(clock,rst_n,sta
     wire  [274:0] head_b$q;
     reg  finishing_a$clock;
     reg  finishing_a$rst_n;
-    reg  [54:0] finishing_a$d;
-    wire  [54:0] finishing_a$q;
+    reg  [53:0] finishing_a$d;
+    wire  [53:0] finishing_a$q;
     reg  finishing_b$clock;
     reg  finishing_b$rst_n;
-    reg  [54:0] finishing_b$d;
-    wire  [54:0] finishing_b$q;
+    reg  [53:0] finishing_b$d;
+    wire  [53:0] finishing_b$q;
     reg  finish_a$clock;
     reg  finish_a$rst_n;
     reg  [332:0] finish_a$d;
@@ -15948,12 +15946,12 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline(clock,rst_n,sta
         busy_records = (busy_records & ~(1 << (32'h4)) | ((finishing_a$q[(64'h0)+:(1)]) << (32'h4)));
         busy_records = (busy_records & ~(1 << (32'h5)) | ((finishing_b$q[(64'h0)+:(1)]) << (32'h5)));
         busy_banks = 32'h0;
-        busy_banks = (busy_banks & ~(1 << (32'h0)) | ((received_a$q[(64'h2a)+:(1)]) << (32'h0)));
-        busy_banks = (busy_banks & ~(1 << (32'h1)) | ((received_b$q[(64'h2a)+:(1)]) << (32'h1)));
-        busy_banks = (busy_banks & ~(1 << (32'h2)) | ((headed_a$q[(64'h2a)+:(1)]) << (32'h2)));
-        busy_banks = (busy_banks & ~(1 << (32'h3)) | ((headed_b$q[(64'h2a)+:(1)]) << (32'h3)));
-        busy_banks = (busy_banks & ~(1 << (32'h4)) | ((finishing_a$q[(64'h2a)+:(1)]) << (32'h4)));
-        busy_banks = (busy_banks & ~(1 << (32'h5)) | ((finishing_b$q[(64'h2a)+:(1)]) << (32'h5)));
+        busy_banks = (busy_banks & ~(1 << (32'h0)) | ((received_a$q[(64'h29)+:(1)]) << (32'h0)));
+        busy_banks = (busy_banks & ~(1 << (32'h1)) | ((received_b$q[(64'h29)+:(1)]) << (32'h1)));
+        busy_banks = (busy_banks & ~(1 << (32'h2)) | ((headed_a$q[(64'h29)+:(1)]) << (32'h2)));
+        busy_banks = (busy_banks & ~(1 << (32'h3)) | ((headed_b$q[(64'h29)+:(1)]) << (32'h3)));
+        busy_banks = (busy_banks & ~(1 << (32'h4)) | ((finishing_a$q[(64'h29)+:(1)]) << (32'h4)));
+        busy_banks = (busy_banks & ~(1 << (32'h5)) | ((finishing_b$q[(64'h29)+:(1)]) << (32'h5)));
         bank_busy = 32'h0;
         bank_busy = (bank_busy & ~(1 << (32'h0)) | ((|(busy_records & ~busy_banks)) << (32'h0)));
         bank_busy = (bank_busy & ~(1 << (32'h1)) | ((|(busy_records & busy_banks)) << (32'h1)));
@@ -15966,19 +15964,19 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline(clock,rst_n,sta
         quotients_a$bits = received_bits_a$q;
         quotients_a$gr_en = received_a$q[(64'h2)+:(1)];
         quotients_a$z_en = received_a$q[(64'h3)+:(1)];
-        quotients_a$wtrunc = received_a$q[(64'h31)+:(1)];
-        quotients_a$zunary_12 = received_a$q[(64'h32)+:(1)];
+        quotients_a$wtrunc = received_a$q[(64'h30)+:(1)];
+        quotients_a$zunary_12 = received_a$q[(64'h31)+:(1)];
         quotients_a$k = received_a$q[(64'h4)+:(4)];
-        quotients_a$wrem_at = received_a$q[(64'h15)+:(6)];
-        quotients_a$zrem_at = received_a$q[(64'h1b)+:(8)];
+        quotients_a$wrem_at = received_a$q[(64'h14)+:(6)];
+        quotients_a$zrem_at = received_a$q[(64'h1a)+:(8)];
         quotients_b$bits = received_bits_b$q;
         quotients_b$gr_en = received_b$q[(64'h2)+:(1)];
         quotients_b$z_en = received_b$q[(64'h3)+:(1)];
-        quotients_b$wtrunc = received_b$q[(64'h31)+:(1)];
-        quotients_b$zunary_12 = received_b$q[(64'h32)+:(1)];
+        quotients_b$wtrunc = received_b$q[(64'h30)+:(1)];
+        quotients_b$zunary_12 = received_b$q[(64'h31)+:(1)];
         quotients_b$k = received_b$q[(64'h4)+:(4)];
-        quotients_b$wrem_at = received_b$q[(64'h15)+:(6)];
-        quotients_b$zrem_at = received_b$q[(64'h1b)+:(8)];
+        quotients_b$wrem_at = received_b$q[(64'h14)+:(6)];
+        quotients_b$zrem_at = received_b$q[(64'h1a)+:(8)];
         if (move_2) begin
             headed_a$d = received_a$q;
             headed_b$d = received_b$q;
@@ -16003,7 +16001,7 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline(clock,rst_n,sta
             head_b$d[(64'h83)+:(108)] = quotients_b$wrem_field;
             head_b$d[(64'hef)+:(36)] = quotients_b$zrem_field;
         end
-        chunk_a = headed_a$q[(64'h0)+:(1)] & ~headed_a$q[(64'h24)+:(1)] & (headed_a$q[(64'h26)+:(4)] == ErrorCode$None);
+        chunk_a = headed_a$q[(64'h0)+:(1)] & ~headed_a$q[(64'h23)+:(1)] & (headed_a$q[(64'h25)+:(4)] == ErrorCode$None);
         chunk_b = headed_b$q[(64'h0)+:(1)];
         wq_in_a = weight_quotient$q;
         zq_in_a = ((run_quotient$q) & 29'h1fffffff);
@@ -16024,12 +16022,12 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline(clock,rst_n,sta
         carry_b$completes = headed_b$q[(64'h4)+:(4)] != 32'h0;
         carry_b$head = head_b$q;
         runs_a$zrem_field = head_a$q[(64'hef)+:(36)];
-        runs_a$zdiv = headed_a$q[(64'h2c)+:(2)];
-        runs_a$alternating = headed_a$q[(64'h2b)+:(1)];
+        runs_a$zdiv = headed_a$q[(64'h2b)+:(2)];
+        runs_a$alternating = headed_a$q[(64'h2a)+:(1)];
         runs_a$quotients = last_runs$q;
         runs_b$zrem_field = head_b$q[(64'hef)+:(36)];
-        runs_b$zdiv = headed_b$q[(64'h2c)+:(2)];
-        runs_b$alternating = headed_b$q[(64'h2b)+:(1)];
+        runs_b$zdiv = headed_b$q[(64'h2b)+:(2)];
+        runs_b$alternating = headed_b$q[(64'h2a)+:(1)];
         runs_b$quotients = head_a$q[(64'h4a)+:(48)];
         if (move_3) begin
             finishing_a$d = headed_a$q;
@@ -16064,64 +16062,64 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline(clock,rst_n,sta
             end
         end
         values_a$wrem_field = finish_a$q[(64'hdf)+:(108)];
-        values_a$wrem_bits = finishing_a$q[(64'h33)+:(4)];
-        values_a$wshift = finishing_a$q[(64'h2e)+:(3)];
-        values_a$count = finishing_a$q[(64'hd)+:(4)];
-        if (finishing_a$q[(64'h24)+:(1)]) begin
+        values_a$wrem_bits = finishing_a$q[(64'h32)+:(4)];
+        values_a$wshift = finishing_a$q[(64'h2d)+:(3)];
+        values_a$count = finishing_a$q[(64'hc)+:(4)];
+        if (finishing_a$q[(64'h23)+:(1)]) begin
             values_a$count = 32'h0;
         end
         values_a$quotients = finish_a$q[(64'h0)+:(60)];
         values_a$palette = palette_0;
         values_a$palette_size = palette_size_0;
         values_a$direct_offset = direct_offset_0;
-        if (finishing_a$q[(64'h2a)+:(1)]) begin
+        if (finishing_a$q[(64'h29)+:(1)]) begin
             values_a$palette = palette_1;
             values_a$palette_size = palette_size_1;
             values_a$direct_offset = direct_offset_1;
         end
         values_b$wrem_field = finish_b$q[(64'hdf)+:(108)];
-        values_b$wrem_bits = finishing_b$q[(64'h33)+:(4)];
-        values_b$wshift = finishing_b$q[(64'h2e)+:(3)];
-        values_b$count = finishing_b$q[(64'hd)+:(4)];
-        if (finishing_b$q[(64'h24)+:(1)]) begin
+        values_b$wrem_bits = finishing_b$q[(64'h32)+:(4)];
+        values_b$wshift = finishing_b$q[(64'h2d)+:(3)];
+        values_b$count = finishing_b$q[(64'hc)+:(4)];
+        if (finishing_b$q[(64'h23)+:(1)]) begin
             values_b$count = 32'h0;
         end
         values_b$quotients = finish_b$q[(64'h0)+:(60)];
         values_b$palette = palette_0;
         values_b$palette_size = palette_size_0;
         values_b$direct_offset = direct_offset_0;
-        if (finishing_b$q[(64'h2a)+:(1)]) begin
+        if (finishing_b$q[(64'h29)+:(1)]) begin
             values_b$palette = palette_1;
             values_b$palette_size = palette_size_1;
             values_b$direct_offset = direct_offset_1;
         end
-        n_z_a = finishing_a$q[(64'hd)+:(4)];
-        if (finishing_a$q[(64'h2b)+:(1)]) begin
-            n_z_a = finishing_a$q[(64'h11)+:(4)];
+        n_z_a = finishing_a$q[(64'hc)+:(4)];
+        if (finishing_a$q[(64'h2a)+:(1)]) begin
+            n_z_a = finishing_a$q[(64'h10)+:(4)];
         end
-        n_z_b = finishing_b$q[(64'hd)+:(4)];
-        if (finishing_b$q[(64'h2b)+:(1)]) begin
-            n_z_b = finishing_b$q[(64'h11)+:(4)];
+        n_z_b = finishing_b$q[(64'hc)+:(4)];
+        if (finishing_b$q[(64'h2a)+:(1)]) begin
+            n_z_b = finishing_b$q[(64'h10)+:(4)];
         end
         scaled_a = 32'h0;
         small_a = 32'h0;
         if (n_z_a != 32'h0) begin
-            if (~finishing_a$q[(64'h23)+:(1)]) begin
+            if (~finishing_a$q[(64'h22)+:(1)]) begin
                 small_a = 32'h1;
             end
-            if (finishing_a$q[(64'h2b)+:(1)]) begin
-                scaled_a = ((finish_a$q[(64'h3c)+:(28)]) & 34'h3ffffffff) << finishing_a$q[(64'h2c)+:(2)];
+            if (finishing_a$q[(64'h2a)+:(1)]) begin
+                scaled_a = ((finish_a$q[(64'h3c)+:(28)]) & 34'h3ffffffff) << finishing_a$q[(64'h2b)+:(2)];
                 small_a = small_a + ((finish_a$q[(64'h58)+:(3)]) & 13'h1fff);
             end
         end
         scaled_b = 32'h0;
         small_b = 32'h0;
         if (n_z_b != 32'h0) begin
-            if (~finishing_b$q[(64'h23)+:(1)]) begin
+            if (~finishing_b$q[(64'h22)+:(1)]) begin
                 small_b = 32'h1;
             end
-            if (finishing_b$q[(64'h2b)+:(1)]) begin
-                scaled_b = ((finish_b$q[(64'h3c)+:(28)]) & 34'h3ffffffff) << finishing_b$q[(64'h2c)+:(2)];
+            if (finishing_b$q[(64'h2a)+:(1)]) begin
+                scaled_b = ((finish_b$q[(64'h3c)+:(28)]) & 34'h3ffffffff) << finishing_b$q[(64'h2b)+:(2)];
                 small_b = small_b + ((finish_b$q[(64'h58)+:(3)]) & 13'h1fff);
             end
         end
@@ -16195,12 +16193,12 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline(clock,rst_n,sta
         if (n_z_b == (11 + 32'h1)) begin
             last_offset_b = offsets_b[(11 * 32'hb)+:(11)];
         end
-        fault_a = finishing_a$q[(64'h26)+:(4)];
-        if (finishing_a$q[(64'h26)+:(4)] == ErrorCode$None) begin
+        fault_a = finishing_a$q[(64'h25)+:(4)];
+        if (finishing_a$q[(64'h25)+:(4)] == ErrorCode$None) begin
             if (finish_a$q[(64'h14b)+:(1)]) begin
                 fault_a = ErrorCode$QuotientOverLimit;
             end
-            else if (finishing_a$q[(64'h25)+:(1)]) begin
+            else if (finishing_a$q[(64'h24)+:(1)]) begin
                 fault_a = ErrorCode$UnexpectedEnd;
             end
             else if (values_a$index_error) begin
@@ -16228,10 +16226,10 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline(clock,rst_n,sta
         end
         if (move_4) begin
             pushes_a$d[(64'h0)+:(1)] = finishing_a$q[(64'h0)+:(1)];
-            pushes_a$d[(64'h1)+:(4)] = finishing_a$q[(64'hd)+:(4)];
+            pushes_a$d[(64'h1)+:(4)] = finishing_a$q[(64'hc)+:(4)];
             pushes_a$d[(64'h5)+:(1)] = 1'b1;
             pushes_a$d[(64'h72)+:(4)] = n_z_a;
-            if (finishing_a$q[(64'h24)+:(1)]) begin
+            if (finishing_a$q[(64'h23)+:(1)]) begin
                 pushes_a$d[(64'h1)+:(4)] = 32'h1;
                 pushes_a$d[(64'h5)+:(1)] = 1'b0;
                 pushes_a$d[(64'h72)+:(4)] = 32'h0;
@@ -16242,7 +16240,7 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline(clock,rst_n,sta
             pushes_a$d[(64'h11c)+:(11)] = last_offset_a;
             pushes_a$d[(64'h127)+:(4)] = fault_a;
             pushes_b$d[(64'h0)+:(1)] = finishing_b$q[(64'h0)+:(1)];
-            pushes_b$d[(64'h1)+:(4)] = finishing_b$q[(64'hd)+:(4)];
+            pushes_b$d[(64'h1)+:(4)] = finishing_b$q[(64'hc)+:(4)];
             pushes_b$d[(64'h5)+:(1)] = 1'b1;
             pushes_b$d[(64'h72)+:(4)] = n_z_b;
             pushes_b$d[(64'h6)+:(108)] = values_b$weights;
@@ -18724,11 +18722,11 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline$received_a(cloc
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [54:0] d;
-    output reg  [54:0] q;
+    input wire  [53:0] d;
+    output reg  [53:0] q;
     
     // Constant declarations
-    localparam  init = 55'h0;
+    localparam  init = 54'h0;
     
     // Enums
     localparam ErrorCode$None = 0;

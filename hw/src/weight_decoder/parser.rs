@@ -61,11 +61,9 @@ pub struct ChunkRecord {
     pub first: Bit,
     pub gr_en: Bit,
     pub z_en: Bit,
-    /// Weights and zero runs the chunk completes; whether the slice codes
-    /// weights after its last completed one (so its trailing quotient counts).
+    /// Weights and zero runs the chunk completes.
     pub k: Bits<4>,
     pub m: Bits<4>,
-    pub more_weights: Bit,
     /// Weights and zero runs completed by the chunk before, whose
     /// remainders this chunk holds, and where those remainders begin.
     pub pend_w: Bits<4>,
@@ -479,8 +477,6 @@ impl Logic for Parser {
         self.record_a.next.z_en = self.head_a.z_en.val();
         self.record_a.next.k = self.head_a.k.val();
         self.record_a.next.m = self.head_a.m.val();
-        self.record_a.next.more_weights =
-            self.w_left_sat.val() > bit_cast::<5, 4>(self.head_a.k.val());
         self.record_a.next.pend_w = self.pend_w.q.val();
         self.record_a.next.pend_z = self.pend_z.q.val();
         self.record_a.next.wrem_at = self.head_a.head_len.val();
@@ -512,8 +508,6 @@ impl Logic for Parser {
         self.record_b.next.z_en = self.head_b.z_en.val();
         self.record_b.next.k = self.head_b.k.val();
         self.record_b.next.m = self.head_b.m.val();
-        self.record_b.next.more_weights =
-            self.w_left_b.val() > bit_cast::<5, 4>(self.head_b.k.val());
         self.record_b.next.pend_w = self.head_a.k.val();
         self.record_b.next.pend_z = self.head_a.m.val();
         self.record_b.next.wrem_at = self.head_b.head_len.val();
