@@ -3973,11 +3973,20 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
     reg  [7:0] rem_w_b;
     reg  [7:0] rem_z_b;
     reg  [7:0] len_b;
+    reg  [10:0] new_offset;
+    reg  [15:0] slice_weights;
+    reg  [3:0] fault;
+    reg  faulted;
+    reg  start_taken;
+    reg  padding_taken;
     reg  header_taken;
-    reg  [2:0] next_phase;
+    reg  palette_taken;
+    reg  entries_taken;
+    reg  truncated;
     reg  take_a;
     reg  take_b;
-    reg  [3:0] fault;
+    reg  lead_entry;
+    reg  [2:0] next_phase;
     
     // Sub module instances
     weight_decoder_core$parser$head_a head_a(
@@ -4276,6 +4285,7 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
         if (palsize_field != 32'h0) begin
             new_size = ((palsize_field) & 6'h3f) + 32'h1;
         end
+        new_offset = ((view[(32'h17)+:(5)]) & 11'h7ff) - ((new_size) & 11'h7ff);
         pad = 32'h5 - pos8$q;
         pad_ok = 1'b1;
         if ((0 < pad) & ~view[0 + 32'h3]) begin
@@ -5018,204 +5028,195 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
         record_b[(64'h14)+:(6)] = head_b$head_len;
         record_b[(64'h1a)+:(8)] = ((head_b$head_len) & 8'hff) + rem_w_b;
         record_b[(64'h22)+:(1)] = lead_pending$q & (pend_z$q == 32'h0) & (head_a$m != 32'h0);
-        used = 32'h0;
-        take_a = 1'b0;
-        take_b = 1'b0;
         fault = ErrorCode$None;
-        if (accept) begin
-            case (phase$q)
-                Phase$Idle:
-                    begin
-                        if (start) begin
-                            have_palette$d = 1'b0;
-                            if (bad_length) begin
-                                fault = ErrorCode$NotWordAligned;
-                            end
-                        end
+        case (phase$q)
+            Phase$Idle:
+                begin
+                    if (start & bad_length) begin
+                        fault = ErrorCode$NotWordAligned;
                     end
-                Phase$Header:
-                    begin
-                        if (fill == 32'h0) begin
-                        end
-                        else if (fill < 32'h3) begin
-                            if (exhausted) begin
-                                fault = ErrorCode$UnexpectedEnd;
-                            end
-                        end
-                        else if (zdiv_field == 32'h7) begin
-                            if (fill < ((pad) & 10'h3ff) + 32'h3) begin
-                                if (exhausted) begin
-                                    fault = ErrorCode$UnexpectedEnd;
-                                end
-                            end
-                            else if (~pad_ok) begin
-                                fault = ErrorCode$BadByteAlign;
-                            end
-                            else if (pos8$q == 32'h0) begin
-                                used = ((ff_bytes) & 9'h1ff) << 32'h3;
-                            end
-                            else begin
-                                used = ((pad) & 9'h1ff) + 32'h3;
-                            end
-                        end
-                        else if ((zdiv_field == 32'h4) | (zdiv_field == 32'h5)) begin
-                            fault = ErrorCode$BadZdiv;
-                        end
-                        else if (fill < 32'h15) begin
-                            if (exhausted) begin
-                                fault = ErrorCode$UnexpectedEnd;
-                            end
-                        end
-                        else if (wdiv_field == 32'h6) begin
-                            fault = ErrorCode$BadWdiv;
-                        end
-                        else if ((fill < 32'h17) | (newpal & (fill < 32'h24))) begin
-                            if (exhausted) begin
-                                fault = ErrorCode$UnexpectedEnd;
-                            end
-                        end
-                        else if (~newpal & ~have_palette$q) begin
-                            fault = ErrorCode$FirstSliceWithoutPalette;
-                        end
-                        else if (~newpal & (header_alternating != alternating$q)) begin
-                            fault = ErrorCode$ModeChangeWithoutNewpal;
-                        end
-                        else if (~newpal | ~other_bank_busy) begin
-                            used = 32'h17;
-                            alternating$d = header_alternating;
-                            zdiv$d = ((zdiv_field) & 2'h3);
-                            wdiv$d = wdiv_field;
-                            wtrunc$d = view[32'h15];
-                            w_left$d = ((view[(32'h3)+:(15)]) & 16'hffff) + 32'h1;
-                            z_left$d = 32'h0;
-                            if (header_alternating) begin
-                                z_left$d = ((view[(32'h3)+:(15)]) & 16'hffff) + 32'h1 + newpal;
-                            end
-                            balance$d = 32'h0;
-                            pend_w$d = 32'h0;
-                            pend_z$d = 32'h0;
-                            lead_pending$d = 1'b0;
-                            first$d = 1'b1;
-                            if (newpal) begin
-                                used = 32'h24;
-                                have_palette$d = 1'b1;
-                                bank$d = ~bank$q;
-                                palette_bits$d = ((view[(32'h21)+:(3)]) & 4'hf) + 32'h2;
-                                palette_size$d = new_size;
-                                if (bank$q) begin
-                                    size_0$d = new_size;
-                                    offset_0$d = ((view[(32'h17)+:(5)]) & 11'h7ff) - ((new_size) & 11'h7ff);
-                                end
-                                else begin
-                                    size_1$d = new_size;
-                                    offset_1$d = ((view[(32'h17)+:(5)]) & 11'h7ff) - ((new_size) & 11'h7ff);
-                                end
-                                if (header_alternating) begin
-                                    lead_pending$d = 1'b1;
-                                    record_a[(64'h0)+:(1)] = 1'b1;
-                                    record_a[(64'h23)+:(1)] = 1'b1;
-                                end
-                            end
-                        end
-                    end
-                Phase$Palette:
-                    begin
-                        if (fill < ((pal_len) & 10'h3ff)) begin
-                            if (exhausted) begin
-                                fault = ErrorCode$UnexpectedEnd;
-                            end
-                        end
-                        else begin
-                            used = pal_len;
-                            if (bank$q) begin
-                                pal_1$d = entries;
-                            end
-                            else begin
-                                pal_0$d = entries;
-                            end
-                        end
-                    end
-                Phase$Chunk:
-                    begin
-                        if (fill < ((head_a$head_len) & 10'h3ff)) begin
-                            if (exhausted) begin
-                                fault = ErrorCode$UnexpectedEnd;
-                            end
-                        end
-                        else if (fill < ((len_a) & 10'h3ff)) begin
-                            if (exhausted) begin
-                                record_a[(64'h0)+:(1)] = 1'b1;
-                                record_a[(64'h24)+:(1)] = 1'b1;
-                            end
-                        end
-                        else begin
-                            take_a = 1'b1;
-                            take_b = ~head_a$last & (fill >= 32'h140);
-                        end
-                    end
-                Phase$Fail:
-                    begin
-                        used = ((fill) & 9'h1ff);
-                        if (fill > 32'h100) begin
-                            used = 32'h100;
-                        end
-                    end
-            endcase
-            if (take_a) begin
-                record_a[(64'h0)+:(1)] = 1'b1;
-                used = ((len_a) & 9'h1ff);
-                w_left$d = w_left$q - ((head_a$k) & 16'hffff);
-                z_left$d = z_left$q - ((head_a$m) & 16'hffff);
-                balance$d = balance_b;
-                pend_w$d = head_a$k;
-                pend_z$d = head_a$m;
-                first$d = 1'b0;
-                if (pend_z$q != 32'h0) begin
-                    lead_pending$d = 1'b0;
                 end
-            end
-            if (take_b) begin
-                record_b[(64'h0)+:(1)] = 1'b1;
-                used = ((len_a) & 9'h1ff) + ((len_b) & 9'h1ff);
-                w_left$d = w_left$q - (((head_a$k) & 16'hffff) + ((head_b$k) & 16'hffff));
-                z_left$d = z_left$q - (((head_a$m) & 16'hffff) + ((head_b$m) & 16'hffff));
-                balance$d = balance_b + ((head_b$k) & 6'h3f) - ((head_b$m) & 6'h3f);
-                pend_w$d = head_b$k;
-                pend_z$d = head_b$m;
-                if ((pend_z$q != 32'h0) | (head_a$m != 32'h0)) begin
-                    lead_pending$d = 1'b0;
+            Phase$Header:
+                begin
+                    if (fill == 32'h0) begin
+                    end
+                    else if (fill < 32'h3) begin
+                        if (exhausted) begin
+                            fault = ErrorCode$UnexpectedEnd;
+                        end
+                    end
+                    else if (zdiv_field == 32'h7) begin
+                        if (fill < ((pad) & 10'h3ff) + 32'h3) begin
+                            if (exhausted) begin
+                                fault = ErrorCode$UnexpectedEnd;
+                            end
+                        end
+                        else if (~pad_ok) begin
+                            fault = ErrorCode$BadByteAlign;
+                        end
+                    end
+                    else if ((zdiv_field == 32'h4) | (zdiv_field == 32'h5)) begin
+                        fault = ErrorCode$BadZdiv;
+                    end
+                    else if (fill < 32'h15) begin
+                        if (exhausted) begin
+                            fault = ErrorCode$UnexpectedEnd;
+                        end
+                    end
+                    else if (wdiv_field == 32'h6) begin
+                        fault = ErrorCode$BadWdiv;
+                    end
+                    else if ((fill < 32'h17) | (newpal & (fill < 32'h24))) begin
+                        if (exhausted) begin
+                            fault = ErrorCode$UnexpectedEnd;
+                        end
+                    end
+                    else if (~newpal & ~have_palette$q) begin
+                        fault = ErrorCode$FirstSliceWithoutPalette;
+                    end
+                    else if (~newpal & (header_alternating != alternating$q)) begin
+                        fault = ErrorCode$ModeChangeWithoutNewpal;
+                    end
                 end
-            end
-            if (fault != ErrorCode$None) begin
-                record_a[(64'h0)+:(1)] = 1'b1;
-                record_a[(64'h25)+:(4)] = fault;
-                used = 32'h0;
+            Phase$Palette:
+                begin
+                    if ((fill < ((pal_len) & 10'h3ff)) & exhausted) begin
+                        fault = ErrorCode$UnexpectedEnd;
+                    end
+                end
+            Phase$Chunk:
+                begin
+                    if ((fill < ((head_a$head_len) & 10'h3ff)) & exhausted) begin
+                        fault = ErrorCode$UnexpectedEnd;
+                    end
+                end
+            Phase$Fail:
+                begin
+                end
+        endcase
+        faulted = accept & (fault != ErrorCode$None);
+        start_taken = accept & (phase$q == Phase$Idle) & start;
+        padding_taken = accept & (phase$q == Phase$Header) & (zdiv_field == 32'h7) & (fill >= 32'h3) & (fill >= ((pad) & 10'h3ff) + 32'h3) & pad_ok;
+        header_taken = accept & (phase$q == Phase$Header) & ((zdiv_field < 32'h4) | (zdiv_field == 32'h6)) & (wdiv_field != 32'h6) & (fill >= 32'h17) & (~newpal | (fill >= 32'h24)) & (newpal | have_palette$q) & (newpal | (header_alternating == alternating$q)) & (~newpal | ~other_bank_busy);
+        palette_taken = header_taken & newpal;
+        entries_taken = accept & (phase$q == Phase$Palette) & (fill >= ((pal_len) & 10'h3ff));
+        truncated = accept & (phase$q == Phase$Chunk) & (fill >= ((head_a$head_len) & 10'h3ff)) & (fill < ((len_a) & 10'h3ff)) & exhausted;
+        take_a = accept & (phase$q == Phase$Chunk) & (fill >= ((len_a) & 10'h3ff));
+        take_b = take_a & ~head_a$last & (fill >= 32'h140);
+        lead_entry = palette_taken & header_alternating;
+        record_a[(64'h0)+:(1)] = take_a | lead_entry | truncated | faulted;
+        record_a[(64'h23)+:(1)] = lead_entry;
+        record_a[(64'h24)+:(1)] = truncated;
+        record_a[(64'h25)+:(4)] = fault;
+        record_b[(64'h0)+:(1)] = take_b;
+        used = 32'h0;
+        if (padding_taken) begin
+            used = ((pad) & 9'h1ff) + 32'h3;
+            if (pos8$q == 32'h0) begin
+                used = ((ff_bytes) & 9'h1ff) << 32'h3;
             end
         end
-        header_taken = (phase$q == Phase$Header) & ((zdiv_field < 32'h4) | (zdiv_field == 32'h6)) & (wdiv_field != 32'h6) & (fill >= 32'h17) & (~newpal | (fill >= 32'h24)) & (newpal | have_palette$q) & (newpal | (header_alternating == alternating$q)) & (~newpal | ~other_bank_busy);
+        if (header_taken) begin
+            used = 32'h17;
+            if (newpal) begin
+                used = 32'h24;
+            end
+        end
+        if (entries_taken) begin
+            used = pal_len;
+        end
+        if (accept & (phase$q == Phase$Fail)) begin
+            used = ((fill) & 9'h1ff);
+            if (fill > 32'h100) begin
+                used = 32'h100;
+            end
+        end
+        if (take_a) begin
+            used = ((len_a) & 9'h1ff);
+        end
+        if (take_b) begin
+            used = ((len_a) & 9'h1ff) + ((len_b) & 9'h1ff);
+        end
+        if (start_taken) begin
+            have_palette$d = 1'b0;
+        end
+        if (header_taken) begin
+            alternating$d = header_alternating;
+            zdiv$d = ((zdiv_field) & 2'h3);
+            wdiv$d = wdiv_field;
+            wtrunc$d = view[32'h15];
+        end
+        if (palette_taken) begin
+            have_palette$d = 1'b1;
+            bank$d = ~bank$q;
+            palette_bits$d = ((view[(32'h21)+:(3)]) & 4'hf) + 32'h2;
+            palette_size$d = new_size;
+            if (bank$q) begin
+                size_0$d = new_size;
+                offset_0$d = new_offset;
+            end
+            else begin
+                size_1$d = new_size;
+                offset_1$d = new_offset;
+            end
+        end
+        if (entries_taken) begin
+            if (bank$q) begin
+                pal_1$d = entries;
+            end
+            else begin
+                pal_0$d = entries;
+            end
+        end
+        slice_weights = ((view[(32'h3)+:(15)]) & 16'hffff) + 32'h1;
+        if (header_taken) begin
+            w_left$d = slice_weights;
+            z_left$d = 32'h0;
+            if (header_alternating) begin
+                z_left$d = slice_weights + newpal;
+            end
+            balance$d = 32'h0;
+            pend_w$d = 32'h0;
+            pend_z$d = 32'h0;
+            first$d = 1'b1;
+        end
+        if (take_a) begin
+            w_left$d = w_left$q - ((head_a$k) & 16'hffff);
+            z_left$d = z_left$q - ((head_a$m) & 16'hffff);
+            balance$d = balance_b;
+            pend_w$d = head_a$k;
+            pend_z$d = head_a$m;
+            first$d = 1'b0;
+        end
+        if (take_b) begin
+            w_left$d = w_left$q - (((head_a$k) & 16'hffff) + ((head_b$k) & 16'hffff));
+            z_left$d = z_left$q - (((head_a$m) & 16'hffff) + ((head_b$m) & 16'hffff));
+            balance$d = balance_b + ((head_b$k) & 6'h3f) - ((head_b$m) & 6'h3f);
+            pend_w$d = head_b$k;
+            pend_z$d = head_b$m;
+        end
+        lead_pending$d = (lead_pending$q & ~(take_a & (pend_z$q != 32'h0)) & ~(take_b & (head_a$m != 32'h0)) & ~header_taken) | lead_entry;
         next_phase = phase$q;
-        if (accept) begin
-            if ((phase$q == Phase$Idle) & start) begin
-                next_phase = Phase$Header;
+        if (start_taken) begin
+            next_phase = Phase$Header;
+        end
+        if (accept & ((phase$q == Phase$Header) | (phase$q == Phase$Fail)) & exhausted & (fill == 32'h0)) begin
+            next_phase = Phase$Idle;
+        end
+        if (header_taken) begin
+            next_phase = Phase$Chunk;
+            if (newpal & (palsize_field != 32'h0)) begin
+                next_phase = Phase$Palette;
             end
-            if (((phase$q == Phase$Header) | (phase$q == Phase$Fail)) & exhausted & (fill == 32'h0)) begin
-                next_phase = Phase$Idle;
-            end
-            if (header_taken) begin
-                next_phase = Phase$Chunk;
-                if (newpal & (palsize_field != 32'h0)) begin
-                    next_phase = Phase$Palette;
-                end
-            end
-            if ((phase$q == Phase$Palette) & (fill >= ((pal_len) & 10'h3ff))) begin
-                next_phase = Phase$Chunk;
-            end
-            if ((take_a & ~take_b & head_a$last) | (take_b & head_b$last)) begin
-                next_phase = Phase$Header;
-            end
-            if (record_a[(64'h24)+:(1)] | (fault != ErrorCode$None)) begin
-                next_phase = Phase$Fail;
-            end
+        end
+        if (entries_taken) begin
+            next_phase = Phase$Chunk;
+        end
+        if ((take_a & ~take_b & head_a$last) | (take_b & head_b$last)) begin
+            next_phase = Phase$Header;
+        end
+        if (truncated | faulted) begin
+            next_phase = Phase$Fail;
         end
         if (downstream_fault & (phase$q != Phase$Idle) & (phase$q != Phase$Fail)) begin
             next_phase = Phase$Fail;

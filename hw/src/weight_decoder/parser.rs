@@ -192,11 +192,21 @@ pub struct Parser {
     rem_w_b: Signal<Local, Bits<8>>,
     rem_z_b: Signal<Local, Bits<8>>,
     len_b: Signal<Local, Bits<8>>,
+    new_offset: Signal<Local, Bits<11>>,
+    slice_weights: Signal<Local, Bits<16>>,
+    // What moves this cycle.
+    fault: Signal<Local, ErrorCode>,
+    faulted: Signal<Local, Bit>,
+    start_taken: Signal<Local, Bit>,
+    padding_taken: Signal<Local, Bit>,
     header_taken: Signal<Local, Bit>,
-    next_phase: Signal<Local, Phase>,
+    palette_taken: Signal<Local, Bit>,
+    entries_taken: Signal<Local, Bit>,
+    truncated: Signal<Local, Bit>,
     take_a: Signal<Local, Bit>,
     take_b: Signal<Local, Bit>,
-    fault: Signal<Local, ErrorCode>,
+    lead_entry: Signal<Local, Bit>,
+    next_phase: Signal<Local, Phase>,
 }
 
 impl Logic for Parser {
@@ -300,6 +310,8 @@ impl Logic for Parser {
         if self.palsize_field.val() != 0 {
             self.new_size.next = bit_cast::<6, 5>(self.palsize_field.val()) + 1;
         }
+        self.new_offset.next = bit_cast::<11, 5>(self.view.val().get_bits::<5>(23))
+            - bit_cast::<11, 6>(self.new_size.val());
 
         // zdiv 7: ones up to the byte boundary (TRM 4.7.2), at byte
         // boundaries whole 0xff bytes, up to 32 of them at once: the run of
@@ -516,188 +528,80 @@ impl Logic for Parser {
         self.record_b.next.lead_run =
             self.lead_pending.q.val() & (self.pend_z.q.val() == 0) & (self.head_a.m.val() != 0);
 
-        self.used.next = 0.into();
-        self.take_a.next = false;
-        self.take_b.next = false;
+        // The fault the stream meets here, if any (only `fault` is chosen by
+        // this chain; everything else follows from flat conditions below).
         self.fault.next = ErrorCode::None;
-
-        // Nothing moves while the pipeline is full.
-        if self.accept.val() {
-            match self.phase.q.val() {
-                Phase::Idle => {
-                    if self.start.val() {
-                        self.have_palette.d.next = false;
-                        if self.bad_length.val() {
-                            self.fault.next = ErrorCode::NotWordAligned;
-                        }
-                    }
-                }
-                Phase::Header => {
-                    // An empty window at the stream's end: see the next phase.
-                    if self.fill.val() == 0 {
-                    } else if self.fill.val() < 3 {
-                        if self.exhausted.val() {
-                            self.fault.next = ErrorCode::UnexpectedEnd;
-                        }
-                    } else if self.zdiv_field.val() == 7 {
-                        if self.fill.val() < bit_cast::<10, 3>(self.pad.val()) + 3 {
-                            if self.exhausted.val() {
-                                self.fault.next = ErrorCode::UnexpectedEnd;
-                            }
-                        } else if !self.pad_ok.val() {
-                            self.fault.next = ErrorCode::BadByteAlign;
-                        } else if self.pos8.q.val() == 0 {
-                            self.used.next = bit_cast::<9, 6>(self.ff_bytes.val()) << 3;
-                        } else {
-                            self.used.next = bit_cast::<9, 3>(self.pad.val()) + 3;
-                        }
-                    } else if (self.zdiv_field.val() == 4) | (self.zdiv_field.val() == 5) {
-                        self.fault.next = ErrorCode::BadZdiv;
-                    } else if self.fill.val() < 21 {
-                        if self.exhausted.val() {
-                            self.fault.next = ErrorCode::UnexpectedEnd;
-                        }
-                    } else if self.wdiv_field.val() == 6 {
-                        self.fault.next = ErrorCode::BadWdiv;
-                    } else if (self.fill.val() < 23) | (self.newpal.val() & (self.fill.val() < 36))
-                    {
-                        if self.exhausted.val() {
-                            self.fault.next = ErrorCode::UnexpectedEnd;
-                        }
-                    } else if !self.newpal.val() & !self.have_palette.q.val() {
-                        self.fault.next = ErrorCode::FirstSliceWithoutPalette;
-                    } else if !self.newpal.val()
-                        & (self.header_alternating.val() != self.alternating.q.val())
-                    {
-                        self.fault.next = ErrorCode::ModeChangeWithoutNewpal;
-                    } else if !self.newpal.val() | !self.other_bank_busy.val() {
-                        // A slice header: latch it and start its chunks.
-                        self.used.next = 23.into();
-                        self.alternating.d.next = self.header_alternating.val();
-                        self.zdiv.d.next = bit_cast::<2, 3>(self.zdiv_field.val());
-                        self.wdiv.d.next = self.wdiv_field.val();
-                        self.wtrunc.d.next = self.view.val().get_bit(21);
-                        self.w_left.d.next =
-                            bit_cast::<16, 15>(self.view.val().get_bits::<15>(3)) + 1;
-                        self.z_left.d.next = 0.into();
-                        if self.header_alternating.val() {
-                            self.z_left.d.next =
-                                bit_cast::<16, 15>(self.view.val().get_bits::<15>(3))
-                                    + 1
-                                    + self.newpal.val();
-                        }
-                        self.balance.d.next = 0.into();
-                        self.pend_w.d.next = 0.into();
-                        self.pend_z.d.next = 0.into();
-                        self.lead_pending.d.next = false;
-                        self.first.d.next = true;
-                        if self.newpal.val() {
-                            // The other bank takes the new palette.
-                            self.used.next = 36.into();
-                            self.have_palette.d.next = true;
-                            self.bank.d.next = !self.bank.q.val();
-                            self.palette_bits.d.next =
-                                bit_cast::<4, 3>(self.view.val().get_bits::<3>(33)) + 2;
-                            self.palette_size.d.next = self.new_size.val();
-                            if self.bank.q.val() {
-                                self.size_0.d.next = self.new_size.val();
-                                self.offset_0.d.next =
-                                    bit_cast::<11, 5>(self.view.val().get_bits::<5>(23))
-                                        - bit_cast::<11, 6>(self.new_size.val());
-                            } else {
-                                self.size_1.d.next = self.new_size.val();
-                                self.offset_1.d.next =
-                                    bit_cast::<11, 5>(self.view.val().get_bits::<5>(23))
-                                        - bit_cast::<11, 6>(self.new_size.val());
-                            }
-                            // The leading zero run goes with a value-less entry (TRM 4.7.3.3).
-                            if self.header_alternating.val() {
-                                self.lead_pending.d.next = true;
-                                self.record_a.next.valid = true;
-                                self.record_a.next.lead_entry = true;
-                            }
-                        }
-                    }
-                }
-                Phase::Palette => {
-                    if self.fill.val() < bit_cast::<10, 9>(self.pal_len.val()) {
-                        if self.exhausted.val() {
-                            self.fault.next = ErrorCode::UnexpectedEnd;
-                        }
-                    } else {
-                        // Entries past palette_size are never read.
-                        self.used.next = self.pal_len.val();
-                        if self.bank.q.val() {
-                            self.pal_1.d.next = self.entries.val();
-                        } else {
-                            self.pal_0.d.next = self.entries.val();
-                        }
-                    }
-                }
-                Phase::Chunk => {
-                    if self.fill.val() < bit_cast::<10, 6>(self.head_a.head_len.val()) {
-                        if self.exhausted.val() {
-                            self.fault.next = ErrorCode::UnexpectedEnd;
-                        }
-                    } else if self.fill.val() < bit_cast::<10, 8>(self.len_a.val()) {
-                        if self.exhausted.val() {
-                            // The value pipeline judges the head's quotients first.
-                            self.record_a.next.valid = true;
-                            self.record_a.next.truncated = true;
-                        }
-                    } else {
-                        self.take_a.next = true;
-                        self.take_b.next = !self.head_a.last.val() & (self.fill.val() >= 320);
-                    }
-                }
-                Phase::Fail => {
-                    // Discard the rest of the stream, never more than its length.
-                    self.used.next = bit_cast::<9, 10>(self.fill.val());
-                    if self.fill.val() > 256 {
-                        self.used.next = 256.into();
-                    }
+        match self.phase.q.val() {
+            Phase::Idle => {
+                if self.start.val() & self.bad_length.val() {
+                    self.fault.next = ErrorCode::NotWordAligned;
                 }
             }
-            if self.take_a.val() {
-                self.record_a.next.valid = true;
-                self.used.next = bit_cast::<9, 8>(self.len_a.val());
-                self.w_left.d.next = self.w_left.q.val() - bit_cast::<16, 4>(self.head_a.k.val());
-                self.z_left.d.next = self.z_left.q.val() - bit_cast::<16, 4>(self.head_a.m.val());
-                self.balance.d.next = self.balance_b.val();
-                self.pend_w.d.next = self.head_a.k.val();
-                self.pend_z.d.next = self.head_a.m.val();
-                self.first.d.next = false;
-                if self.pend_z.q.val() != 0 {
-                    self.lead_pending.d.next = false;
+            Phase::Header => {
+                // An empty window at the stream's end: see the next phase.
+                if self.fill.val() == 0 {
+                } else if self.fill.val() < 3 {
+                    if self.exhausted.val() {
+                        self.fault.next = ErrorCode::UnexpectedEnd;
+                    }
+                } else if self.zdiv_field.val() == 7 {
+                    if self.fill.val() < bit_cast::<10, 3>(self.pad.val()) + 3 {
+                        if self.exhausted.val() {
+                            self.fault.next = ErrorCode::UnexpectedEnd;
+                        }
+                    } else if !self.pad_ok.val() {
+                        self.fault.next = ErrorCode::BadByteAlign;
+                    }
+                } else if (self.zdiv_field.val() == 4) | (self.zdiv_field.val() == 5) {
+                    self.fault.next = ErrorCode::BadZdiv;
+                } else if self.fill.val() < 21 {
+                    if self.exhausted.val() {
+                        self.fault.next = ErrorCode::UnexpectedEnd;
+                    }
+                } else if self.wdiv_field.val() == 6 {
+                    self.fault.next = ErrorCode::BadWdiv;
+                } else if (self.fill.val() < 23) | (self.newpal.val() & (self.fill.val() < 36)) {
+                    if self.exhausted.val() {
+                        self.fault.next = ErrorCode::UnexpectedEnd;
+                    }
+                } else if !self.newpal.val() & !self.have_palette.q.val() {
+                    self.fault.next = ErrorCode::FirstSliceWithoutPalette;
+                } else if !self.newpal.val()
+                    & (self.header_alternating.val() != self.alternating.q.val())
+                {
+                    self.fault.next = ErrorCode::ModeChangeWithoutNewpal;
                 }
             }
-            if self.take_b.val() {
-                self.record_b.next.valid = true;
-                self.used.next =
-                    bit_cast::<9, 8>(self.len_a.val()) + bit_cast::<9, 8>(self.len_b.val());
-                self.w_left.d.next = self.w_left.q.val()
-                    - (bit_cast::<16, 4>(self.head_a.k.val())
-                        + bit_cast::<16, 4>(self.head_b.k.val()));
-                self.z_left.d.next = self.z_left.q.val()
-                    - (bit_cast::<16, 4>(self.head_a.m.val())
-                        + bit_cast::<16, 4>(self.head_b.m.val()));
-                self.balance.d.next = self.balance_b.val() + bit_cast::<6, 4>(self.head_b.k.val())
-                    - bit_cast::<6, 4>(self.head_b.m.val());
-                self.pend_w.d.next = self.head_b.k.val();
-                self.pend_z.d.next = self.head_b.m.val();
-                if (self.pend_z.q.val() != 0) | (self.head_a.m.val() != 0) {
-                    self.lead_pending.d.next = false;
+            Phase::Palette => {
+                if (self.fill.val() < bit_cast::<10, 9>(self.pal_len.val())) & self.exhausted.val()
+                {
+                    self.fault.next = ErrorCode::UnexpectedEnd;
                 }
             }
-            if self.fault.val() != ErrorCode::None {
-                self.record_a.next.valid = true;
-                self.record_a.next.fault = self.fault.val();
-                self.used.next = 0.into();
+            Phase::Chunk => {
+                if (self.fill.val() < bit_cast::<10, 6>(self.head_a.head_len.val()))
+                    & self.exhausted.val()
+                {
+                    self.fault.next = ErrorCode::UnexpectedEnd;
+                }
             }
+            Phase::Fail => {}
         }
-        // The next phase from flat conditions: a chain of assignments through
-        // the branches above would be as deep as they are many.
-        self.header_taken.next = (self.phase.q.val() == Phase::Header)
+
+        // What moves this cycle; nothing does while the pipeline is full. At
+        // most one of these holds but the chunks (b only with a), and none
+        // with a fault.
+        self.faulted.next = self.accept.val() & (self.fault.val() != ErrorCode::None);
+        self.start_taken.next =
+            self.accept.val() & (self.phase.q.val() == Phase::Idle) & self.start.val();
+        self.padding_taken.next = self.accept.val()
+            & (self.phase.q.val() == Phase::Header)
+            & (self.zdiv_field.val() == 7)
+            & (self.fill.val() >= 3)
+            & (self.fill.val() >= bit_cast::<10, 3>(self.pad.val()) + 3)
+            & self.pad_ok.val();
+        self.header_taken.next = self.accept.val()
+            & (self.phase.q.val() == Phase::Header)
             & ((self.zdiv_field.val() < 4) | (self.zdiv_field.val() == 6))
             & (self.wdiv_field.val() != 6)
             & (self.fill.val() >= 23)
@@ -705,36 +609,161 @@ impl Logic for Parser {
             & (self.newpal.val() | self.have_palette.q.val())
             & (self.newpal.val() | (self.header_alternating.val() == self.alternating.q.val()))
             & (!self.newpal.val() | !self.other_bank_busy.val());
+        self.palette_taken.next = self.header_taken.val() & self.newpal.val();
+        self.entries_taken.next = self.accept.val()
+            & (self.phase.q.val() == Phase::Palette)
+            & (self.fill.val() >= bit_cast::<10, 9>(self.pal_len.val()));
+        // The value pipeline judges a truncated chunk's head quotients first.
+        self.truncated.next = self.accept.val()
+            & (self.phase.q.val() == Phase::Chunk)
+            & (self.fill.val() >= bit_cast::<10, 6>(self.head_a.head_len.val()))
+            & (self.fill.val() < bit_cast::<10, 8>(self.len_a.val()))
+            & self.exhausted.val();
+        self.take_a.next = self.accept.val()
+            & (self.phase.q.val() == Phase::Chunk)
+            & (self.fill.val() >= bit_cast::<10, 8>(self.len_a.val()));
+        self.take_b.next = self.take_a.val() & !self.head_a.last.val() & (self.fill.val() >= 320);
+        // The leading zero run goes with a value-less entry (TRM 4.7.3.3).
+        self.lead_entry.next = self.palette_taken.val() & self.header_alternating.val();
+
+        self.record_a.next.valid =
+            self.take_a.val() | self.lead_entry.val() | self.truncated.val() | self.faulted.val();
+        self.record_a.next.lead_entry = self.lead_entry.val();
+        self.record_a.next.truncated = self.truncated.val();
+        self.record_a.next.fault = self.fault.val();
+        self.record_b.next.valid = self.take_b.val();
+
+        self.used.next = 0.into();
+        if self.padding_taken.val() {
+            self.used.next = bit_cast::<9, 3>(self.pad.val()) + 3;
+            if self.pos8.q.val() == 0 {
+                self.used.next = bit_cast::<9, 6>(self.ff_bytes.val()) << 3;
+            }
+        }
+        if self.header_taken.val() {
+            self.used.next = 23.into();
+            if self.newpal.val() {
+                self.used.next = 36.into();
+            }
+        }
+        if self.entries_taken.val() {
+            // Entries past palette_size are never read.
+            self.used.next = self.pal_len.val();
+        }
+        if self.accept.val() & (self.phase.q.val() == Phase::Fail) {
+            // Discard the rest of the stream, never more than its length.
+            self.used.next = bit_cast::<9, 10>(self.fill.val());
+            if self.fill.val() > 256 {
+                self.used.next = 256.into();
+            }
+        }
+        if self.take_a.val() {
+            self.used.next = bit_cast::<9, 8>(self.len_a.val());
+        }
+        if self.take_b.val() {
+            self.used.next =
+                bit_cast::<9, 8>(self.len_a.val()) + bit_cast::<9, 8>(self.len_b.val());
+        }
+
+        // A slice header: latch it and start its chunks.
+        if self.start_taken.val() {
+            self.have_palette.d.next = false;
+        }
+        if self.header_taken.val() {
+            self.alternating.d.next = self.header_alternating.val();
+            self.zdiv.d.next = bit_cast::<2, 3>(self.zdiv_field.val());
+            self.wdiv.d.next = self.wdiv_field.val();
+            self.wtrunc.d.next = self.view.val().get_bit(21);
+        }
+        // The other bank takes a new palette.
+        if self.palette_taken.val() {
+            self.have_palette.d.next = true;
+            self.bank.d.next = !self.bank.q.val();
+            self.palette_bits.d.next = bit_cast::<4, 3>(self.view.val().get_bits::<3>(33)) + 2;
+            self.palette_size.d.next = self.new_size.val();
+            if self.bank.q.val() {
+                self.size_0.d.next = self.new_size.val();
+                self.offset_0.d.next = self.new_offset.val();
+            } else {
+                self.size_1.d.next = self.new_size.val();
+                self.offset_1.d.next = self.new_offset.val();
+            }
+        }
+        if self.entries_taken.val() {
+            if self.bank.q.val() {
+                self.pal_1.d.next = self.entries.val();
+            } else {
+                self.pal_0.d.next = self.entries.val();
+            }
+        }
+
+        // The chunk state: set by a header, advanced by chunks a and b.
+        self.slice_weights.next = bit_cast::<16, 15>(self.view.val().get_bits::<15>(3)) + 1;
+        if self.header_taken.val() {
+            self.w_left.d.next = self.slice_weights.val();
+            self.z_left.d.next = 0.into();
+            if self.header_alternating.val() {
+                self.z_left.d.next = self.slice_weights.val() + self.newpal.val();
+            }
+            self.balance.d.next = 0.into();
+            self.pend_w.d.next = 0.into();
+            self.pend_z.d.next = 0.into();
+            self.first.d.next = true;
+        }
+        if self.take_a.val() {
+            self.w_left.d.next = self.w_left.q.val() - bit_cast::<16, 4>(self.head_a.k.val());
+            self.z_left.d.next = self.z_left.q.val() - bit_cast::<16, 4>(self.head_a.m.val());
+            self.balance.d.next = self.balance_b.val();
+            self.pend_w.d.next = self.head_a.k.val();
+            self.pend_z.d.next = self.head_a.m.val();
+            self.first.d.next = false;
+        }
+        if self.take_b.val() {
+            self.w_left.d.next = self.w_left.q.val()
+                - (bit_cast::<16, 4>(self.head_a.k.val()) + bit_cast::<16, 4>(self.head_b.k.val()));
+            self.z_left.d.next = self.z_left.q.val()
+                - (bit_cast::<16, 4>(self.head_a.m.val()) + bit_cast::<16, 4>(self.head_b.m.val()));
+            self.balance.d.next = self.balance_b.val() + bit_cast::<6, 4>(self.head_b.k.val())
+                - bit_cast::<6, 4>(self.head_b.m.val());
+            self.pend_w.d.next = self.head_b.k.val();
+            self.pend_z.d.next = self.head_b.m.val();
+        }
+        // The leading run is pending from a header with a new palette until a
+        // chunk completes a zero run.
+        self.lead_pending.d.next = (self.lead_pending.q.val()
+            & !(self.take_a.val() & (self.pend_z.q.val() != 0))
+            & !(self.take_b.val() & (self.head_a.m.val() != 0))
+            & !self.header_taken.val())
+            | self.lead_entry.val();
+        // The next phase from flat conditions: a chain of assignments through
+        // the branches above would be as deep as they are many.
         self.next_phase.next = self.phase.q.val();
-        if self.accept.val() {
-            if (self.phase.q.val() == Phase::Idle) & self.start.val() {
-                self.next_phase.next = Phase::Header;
+        if self.start_taken.val() {
+            self.next_phase.next = Phase::Header;
+        }
+        if self.accept.val()
+            & ((self.phase.q.val() == Phase::Header) | (self.phase.q.val() == Phase::Fail))
+            & self.exhausted.val()
+            & (self.fill.val() == 0)
+        {
+            self.next_phase.next = Phase::Idle;
+        }
+        if self.header_taken.val() {
+            self.next_phase.next = Phase::Chunk;
+            if self.newpal.val() & (self.palsize_field.val() != 0) {
+                self.next_phase.next = Phase::Palette;
             }
-            if ((self.phase.q.val() == Phase::Header) | (self.phase.q.val() == Phase::Fail))
-                & self.exhausted.val()
-                & (self.fill.val() == 0)
-            {
-                self.next_phase.next = Phase::Idle;
-            }
-            if self.header_taken.val() {
-                self.next_phase.next = Phase::Chunk;
-                if self.newpal.val() & (self.palsize_field.val() != 0) {
-                    self.next_phase.next = Phase::Palette;
-                }
-            }
-            if (self.phase.q.val() == Phase::Palette)
-                & (self.fill.val() >= bit_cast::<10, 9>(self.pal_len.val()))
-            {
-                self.next_phase.next = Phase::Chunk;
-            }
-            if (self.take_a.val() & !self.take_b.val() & self.head_a.last.val())
-                | (self.take_b.val() & self.head_b.last.val())
-            {
-                self.next_phase.next = Phase::Header;
-            }
-            if self.record_a.val().truncated | (self.fault.val() != ErrorCode::None) {
-                self.next_phase.next = Phase::Fail;
-            }
+        }
+        if self.entries_taken.val() {
+            self.next_phase.next = Phase::Chunk;
+        }
+        if (self.take_a.val() & !self.take_b.val() & self.head_a.last.val())
+            | (self.take_b.val() & self.head_b.last.val())
+        {
+            self.next_phase.next = Phase::Header;
+        }
+        if self.truncated.val() | self.faulted.val() {
+            self.next_phase.next = Phase::Fail;
         }
         if self.downstream_fault.val()
             & (self.phase.q.val() != Phase::Idle)
