@@ -49,6 +49,7 @@ module weight_decoder_core(clock,rst_n,start,length,busy,error,error_code,words$
     wire  [9:0] window$fill;
     wire  window$exhausted;
     reg  [8:0] window$used;
+    reg  [7:0] window$used_b;
     reg  parser$clock;
     reg  parser$rst_n;
     reg  parser$start;
@@ -57,6 +58,7 @@ module weight_decoder_core(clock,rst_n,start,length,busy,error,error_code,words$
     reg  [9:0] parser$fill;
     reg  parser$exhausted;
     wire  [8:0] parser$used;
+    wire  [7:0] parser$used_b;
     reg  parser$accept;
     wire  [53:0] parser$record_a;
     wire  [53:0] parser$record_b;
@@ -120,7 +122,8 @@ module weight_decoder_core(clock,rst_n,start,length,busy,error,error_code,words$
         .view(window$view),
         .fill(window$fill),
         .exhausted(window$exhausted),
-        .used(window$used)
+        .used(window$used),
+        .used_b(window$used_b)
     );
     weight_decoder_core$parser parser(
         .clock(parser$clock),
@@ -131,6 +134,7 @@ module weight_decoder_core(clock,rst_n,start,length,busy,error,error_code,words$
         .fill(parser$fill),
         .exhausted(parser$exhausted),
         .used(parser$used),
+        .used_b(parser$used_b),
         .accept(parser$accept),
         .record_a(parser$record_a),
         .record_b(parser$record_b),
@@ -202,6 +206,7 @@ module weight_decoder_core(clock,rst_n,start,length,busy,error,error_code,words$
         window$in_valid = words$valid;
         words$ready = window$in_ready;
         window$used = parser$used;
+        window$used_b = parser$used_b;
         parser$start = accept;
         parser$bad_length = |length[(32'h0)+:(4)];
         parser$view = window$view;
@@ -459,7 +464,7 @@ module weight_decoder_core$pairs(clock,rst_n,push_a,push_b,w_free,z_free,finishe
         .d(out_full$d),
         .q(out_full$q)
     );
-    weight_decoder_core$parser$head_a$wu0_ones taken_low(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones taken_low(
         .bits(taken_low$bits),
         .count(taken_low$count)
     );
@@ -3769,7 +3774,7 @@ endmodule // weight_decoder_core$pairs$w_count
 
 
 
-module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhausted,used,accept,record_a,record_b,bits_a,bits_b,bank_busy,downstream_fault,palette_0,palette_1,palette_size_0,palette_size_1,direct_offset_0,direct_offset_1,idle);
+module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhausted,used,used_b,accept,record_a,record_b,bits_a,bits_b,bank_busy,downstream_fault,palette_0,palette_1,palette_size_0,palette_size_1,direct_offset_0,direct_offset_1,idle);
     
     // Module arguments
     input wire  clock;
@@ -3780,6 +3785,7 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
     input wire  [9:0] fill;
     input wire  exhausted;
     output reg  [8:0] used;
+    output reg  [7:0] used_b;
     input wire  accept;
     output reg  [53:0] record_a;
     output reg  [53:0] record_b;
@@ -3826,8 +3832,12 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
     reg  [4:0] head_a$z_left;
     wire  head_a$gr_en;
     wire  [5:0] head_a$head_len;
+    wire  [3:0] head_a$wu0_count;
+    wire  [4:0] head_a$fixed_len;
     wire  [3:0] head_a$k;
     wire  [3:0] head_a$m;
+    wire  [3:0] head_a$k_all;
+    wire  [3:0] head_a$m_all;
     wire  head_a$last;
     reg  [35:0] head_b$bits;
     reg  head_b$w_en;
@@ -3840,8 +3850,12 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
     reg  [4:0] head_b$z_left;
     wire  head_b$gr_en;
     wire  [5:0] head_b$head_len;
+    wire  [3:0] head_b$wu0_count;
+    wire  [4:0] head_b$fixed_len;
     wire  [3:0] head_b$k;
     wire  [3:0] head_b$m;
+    wire  [3:0] head_b$k_all;
+    wire  [3:0] head_b$m_all;
     wire  head_b$last;
     reg  phase$clock;
     reg  phase$rst_n;
@@ -3883,6 +3897,14 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
     reg  palette_bits$rst_n;
     reg  [3:0] palette_bits$d;
     wire  [3:0] palette_bits$q;
+    reg  unc_bits$clock;
+    reg  unc_bits$rst_n;
+    reg  [3:0] unc_bits$d;
+    wire  [3:0] unc_bits$q;
+    reg  wrem_bits$clock;
+    reg  wrem_bits$rst_n;
+    reg  [3:0] wrem_bits$d;
+    wire  [3:0] wrem_bits$q;
     reg  pal_0$clock;
     reg  pal_0$rst_n;
     reg  [287:0] pal_0$d;
@@ -3955,8 +3977,12 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
     reg  [31:0] ff_mask;
     reg  [31:0] ff_run;
     reg  [5:0] ff_bytes;
-    reg  [3:0] unc_bits;
-    reg  [3:0] wrem_bits;
+    reg  [5:0] next_size;
+    reg  [3:0] next_palette_bits;
+    reg  [2:0] next_wdiv;
+    reg  [3:0] next_unc_bits;
+    reg  [7:0] wrem_8;
+    reg  [103:0] rem_table;
     reg  [8:0] pal_len;
     reg  [8:0] raw;
     reg  [287:0] entries;
@@ -3968,13 +3994,32 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
     reg  [7:0] rem_z_a;
     reg  [7:0] len_a;
     reg  [5:0] balance_b;
+    reg  [15:0] w_true;
+    reg  [15:0] z_true;
+    reg  [5:0] balance_true;
+    reg  capped_w_a;
+    reg  capped_z_a;
     reg  [4:0] w_left_b;
     reg  [4:0] z_left_b;
+    reg  w_en_b;
+    reg  z_en_b;
+    reg  [7:0] rem_a;
+    reg  [195:0] past_rem_a;
+    reg  [171:0] past_fixed_a;
+    reg  [159:0] bits_at_b;
     reg  [7:0] rem_w_b;
     reg  [7:0] rem_z_b;
     reg  [7:0] len_b;
     reg  [10:0] new_offset;
     reg  [15:0] slice_weights;
+    reg  in_header;
+    reg  is_padding;
+    reg  padding_whole;
+    reg  is_slice;
+    reg  slice_fields;
+    reg  slice_short;
+    reg  slice_whole;
+    reg  ends_early;
     reg  [3:0] fault;
     reg  faulted;
     reg  start_taken;
@@ -4001,8 +4046,12 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
         .z_left(head_a$z_left),
         .gr_en(head_a$gr_en),
         .head_len(head_a$head_len),
+        .wu0_count(head_a$wu0_count),
+        .fixed_len(head_a$fixed_len),
         .k(head_a$k),
         .m(head_a$m),
+        .k_all(head_a$k_all),
+        .m_all(head_a$m_all),
         .last(head_a$last)
     );
     weight_decoder_core$parser$head_a head_b(
@@ -4017,8 +4066,12 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
         .z_left(head_b$z_left),
         .gr_en(head_b$gr_en),
         .head_len(head_b$head_len),
+        .wu0_count(head_b$wu0_count),
+        .fixed_len(head_b$fixed_len),
         .k(head_b$k),
         .m(head_b$m),
+        .k_all(head_b$k_all),
+        .m_all(head_b$m_all),
         .last(head_b$last)
     );
     weight_decoder_core$parser$phase phase(
@@ -4080,6 +4133,18 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
         .rst_n(palette_bits$rst_n),
         .d(palette_bits$d),
         .q(palette_bits$q)
+    );
+    weight_decoder_core$parser$palette_bits unc_bits(
+        .clock(unc_bits$clock),
+        .rst_n(unc_bits$rst_n),
+        .d(unc_bits$d),
+        .q(unc_bits$q)
+    );
+    weight_decoder_core$parser$palette_bits wrem_bits(
+        .clock(wrem_bits$clock),
+        .rst_n(wrem_bits$rst_n),
+        .d(wrem_bits$d),
+        .q(wrem_bits$q)
     );
     weight_decoder_core$parser$pal_0 pal_0(
         .clock(pal_0$clock),
@@ -4159,15 +4224,15 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
         .d(first$d),
         .q(first$q)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ff_count$0(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ff_count$0(
         .bits(ff_count$0$bits),
         .count(ff_count$0$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ff_count$1(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ff_count$1(
         .bits(ff_count$1$bits),
         .count(ff_count$1$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ff_count$2(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ff_count$2(
         .bits(ff_count$2$bits),
         .count(ff_count$2$count)
     );
@@ -4184,6 +4249,8 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
         bank$clock = clock;
         palette_size$clock = clock;
         palette_bits$clock = clock;
+        unc_bits$clock = clock;
+        wrem_bits$clock = clock;
         pal_0$clock = clock;
         pal_1$clock = clock;
         size_0$clock = clock;
@@ -4207,6 +4274,8 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
         bank$d = bank$q;
         palette_size$d = palette_size$q;
         palette_bits$d = palette_bits$q;
+        unc_bits$d = unc_bits$q;
+        wrem_bits$d = wrem_bits$q;
         pal_0$d = pal_0$q;
         pal_1$d = pal_1$q;
         size_0$d = size_0$q;
@@ -4230,6 +4299,8 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
         bank$rst_n = rst_n;
         palette_size$rst_n = rst_n;
         palette_bits$rst_n = rst_n;
+        unc_bits$rst_n = rst_n;
+        wrem_bits$rst_n = rst_n;
         pal_0$rst_n = rst_n;
         pal_1$rst_n = rst_n;
         size_0$rst_n = rst_n;
@@ -4250,27 +4321,7 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
         palette_size_1 = size_1$q;
         direct_offset_0 = offset_0$q;
         direct_offset_1 = offset_1$q;
-        unc_bits = palette_bits$q;
-        if (palette_size$q != 32'h0) begin
-            unc_bits = 32'h5;
-            if (palette_size$q <= 32'h10) begin
-                unc_bits = 32'h4;
-            end
-            if (palette_size$q <= 32'h8) begin
-                unc_bits = 32'h3;
-            end
-            if (palette_size$q <= 32'h4) begin
-                unc_bits = 32'h2;
-            end
-            if (palette_size$q <= 32'h2) begin
-                unc_bits = 32'h1;
-            end
-        end
         uncompressed = wdiv$q == 32'h7;
-        wrem_bits = ((wdiv$q) & 4'hf);
-        if (uncompressed) begin
-            wrem_bits = unc_bits;
-        end
         zunary_12 = zdiv$q < 32'h3;
         other_bank_busy = bank_busy[32'h1];
         if (bank$q) begin
@@ -4955,39 +5006,58 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
                 begin
                 end
         endcase
-        w_left_sat = ((w_left$q) & 5'h1f);
-        if (w_left$q > 32'h1f) begin
+        w_true = w_left$q - ((pend_w$q) & 16'hffff);
+        z_true = z_left$q - ((pend_z$q) & 16'hffff);
+        balance_true = (balance$q + ((pend_w$q) & 6'h3f)) - ((pend_z$q) & 6'h3f);
+        w_left_sat = ((w_true) & 5'h1f);
+        if (w_true > 32'h1f) begin
             w_left_sat = 32'h1f;
         end
-        z_left_sat = ((z_left$q) & 5'h1f);
-        if (z_left$q > 32'h1f) begin
+        z_left_sat = ((z_true) & 5'h1f);
+        if (z_true > 32'h1f) begin
             z_left_sat = 32'h1f;
         end
+        wrem_8 = ((wrem_bits$q) & 8'hff);
+        rem_table = ((wrem_8) & 104'hffffffffffffffffffffffffff) << 32'h8 | ((wrem_8 << 32'h1) & 104'hffffffffffffffffffffffffff) << 32'h10 | (((wrem_8 << 32'h1) + wrem_8) & 104'hffffffffffffffffffffffffff) << 32'h18 | ((wrem_8 << 32'h2) & 104'hffffffffffffffffffffffffff) << 32'h20 | (((wrem_8 << 32'h2) + wrem_8) & 104'hffffffffffffffffffffffffff) << 32'h28 | (((wrem_8 << 32'h2) + (wrem_8 << 32'h1)) & 104'hffffffffffffffffffffffffff) << 32'h30 | (((wrem_8 << 32'h3) - wrem_8) & 104'hffffffffffffffffffffffffff) << 32'h38 | ((wrem_8 << 32'h3) & 104'hffffffffffffffffffffffffff) << 32'h40 | (((wrem_8 << 32'h3) + wrem_8) & 104'hffffffffffffffffffffffffff) << 32'h48 | (((wrem_8 << 32'h3) + (wrem_8 << 32'h1)) & 104'hffffffffffffffffffffffffff) << 32'h50 | (((wrem_8 << 32'h3) + ((wrem_8 << 32'h1) + wrem_8)) & 104'hffffffffffffffffffffffffff) << 32'h58 | (((wrem_8 << 32'h3) + (wrem_8 << 32'h2)) & 104'hffffffffffffffffffffffffff) << 32'h60;
         head_a$bits = view[(32'h0)+:(36)];
-        head_a$w_en = (w_left$q != 32'h0) & (~alternating$q | balance$q[32'h5] | (balance$q[(32'h3)+:(3)] == 32'h0));
-        head_a$z_en = alternating$q & ~balance$q[32'h5] & (z_left$q != 32'h0);
+        head_a$w_en = (w_left$q != ((pend_w$q) & 16'hffff)) & (~alternating$q | balance_true[32'h5] | (balance_true[(32'h3)+:(3)] == 32'h0));
+        head_a$z_en = alternating$q & ~balance_true[32'h5] & (z_left$q != ((pend_z$q) & 16'hffff));
         head_a$uncompressed = uncompressed;
         head_a$wtrunc = wtrunc$q;
         head_a$zunary_12 = zunary_12;
-        head_a$per_chunk_12 = unc_bits <= 32'h5;
+        head_a$per_chunk_12 = unc_bits$q <= 32'h5;
         head_a$w_left = w_left_sat;
         head_a$z_left = z_left_sat;
-        rem_w_a = ((((pend_w$q) & 16'hffff) * ((wrem_bits) & 16'hffff)) & 8'hff);
+        rem_w_a = ((((pend_w$q) & 16'hffff) * ((wrem_bits$q) & 16'hffff)) & 8'hff);
         rem_z_a = ((((pend_z$q) & 16'hffff) * ((zdiv$q) & 16'hffff)) & 8'hff);
-        len_a = (((head_a$head_len) & 8'hff) + rem_w_a) + rem_z_a;
-        balance_b = balance$q + ((head_a$k) & 6'h3f) - ((head_a$m) & 6'h3f);
-        w_left_b = w_left_sat - ((head_a$k) & 5'h1f);
-        z_left_b = z_left_sat - ((head_a$m) & 5'h1f);
-        head_b$bits = view[(len_a)+:(36)];
-        head_b$w_en = (w_left_b != 32'h0) & (~alternating$q | balance_b[32'h5] | (balance_b[(32'h3)+:(3)] == 32'h0));
-        head_b$z_en = alternating$q & ~balance_b[32'h5] & (z_left_b != 32'h0);
+        rem_a = rem_w_a + rem_z_a;
+        len_a = ((head_a$head_len) & 8'hff) + rem_a;
+        capped_w_a = ((head_a$k_all) & 5'h1f) > w_left_sat;
+        capped_z_a = ((head_a$m_all) & 5'h1f) > z_left_sat;
+        balance_b = (balance_true + ((head_a$k_all) & 6'h3f)) - ((head_a$m_all) & 6'h3f);
+        if (capped_z_a) begin
+            balance_b = (balance_true + ((head_a$k_all) & 6'h3f)) - ((z_left_sat) & 6'h3f);
+        end
+        if (capped_w_a) begin
+            balance_b = (balance_true + ((w_left_sat) & 6'h3f)) - ((head_a$m_all) & 6'h3f);
+        end
+        w_left_b = w_left_sat - ((head_a$k_all) & 5'h1f);
+        z_left_b = z_left_sat - ((head_a$m_all) & 5'h1f);
+        w_en_b = (((head_a$k_all) & 5'h1f) < w_left_sat) & (~alternating$q | balance_b[32'h5] | (balance_b[(32'h3)+:(3)] == 32'h0));
+        z_en_b = alternating$q & ~balance_b[32'h5] & (((head_a$m_all) & 5'h1f) < z_left_sat);
+        past_rem_a = view[(rem_a)+:(196)];
+        past_fixed_a = past_rem_a[(head_a$fixed_len)+:(172)];
+        bits_at_b = past_fixed_a[(head_a$wu0_count)+:(160)];
+        head_b$bits = bits_at_b[(32'h0)+:(36)];
+        head_b$w_en = w_en_b;
+        head_b$z_en = z_en_b;
         head_b$uncompressed = uncompressed;
         head_b$wtrunc = wtrunc$q;
         head_b$zunary_12 = zunary_12;
-        head_b$per_chunk_12 = unc_bits <= 32'h5;
+        head_b$per_chunk_12 = unc_bits$q <= 32'h5;
         head_b$w_left = w_left_b;
         head_b$z_left = z_left_b;
-        rem_w_b = ((((head_a$k) & 16'hffff) * ((wrem_bits) & 16'hffff)) & 8'hff);
+        rem_w_b = rem_table[((((head_a$k) & 7'h7f) << 32'h3))+:(8)];
         rem_z_b = ((((head_a$m) & 16'hffff) * ((zdiv$q) & 16'hffff)) & 8'hff);
         len_b = (((head_b$head_len) & 8'hff) + rem_w_b) + rem_z_b;
         record_a[(64'h0)+:(1)] = 1'b0;
@@ -5014,13 +5084,13 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
         end
         record_a[(64'h30)+:(1)] = wtrunc$q;
         record_a[(64'h31)+:(1)] = zunary_12;
-        record_a[(64'h32)+:(4)] = wrem_bits;
+        record_a[(64'h32)+:(4)] = wrem_bits$q;
         record_b = record_a;
         record_b[(64'h0)+:(1)] = 1'b0;
-        bits_b = view[(len_a)+:(160)];
+        bits_b = bits_at_b;
         record_b[(64'h1)+:(1)] = 1'b0;
         record_b[(64'h2)+:(1)] = head_b$gr_en;
-        record_b[(64'h3)+:(1)] = head_b$z_en;
+        record_b[(64'h3)+:(1)] = z_en_b;
         record_b[(64'h4)+:(4)] = head_b$k;
         record_b[(64'h8)+:(4)] = head_b$m;
         record_b[(64'hc)+:(4)] = head_a$k;
@@ -5028,76 +5098,40 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
         record_b[(64'h14)+:(6)] = head_b$head_len;
         record_b[(64'h1a)+:(8)] = ((head_b$head_len) & 8'hff) + rem_w_b;
         record_b[(64'h22)+:(1)] = lead_pending$q & (pend_z$q == 32'h0) & (head_a$m != 32'h0);
+        in_header = (phase$q == Phase$Header) & (fill != 32'h0);
+        is_padding = in_header & (fill >= 32'h3) & (zdiv_field == 32'h7);
+        padding_whole = fill >= ((pad) & 10'h3ff) + 32'h3;
+        is_slice = in_header & (fill >= 32'h3) & (zdiv_field != 32'h7) & (zdiv_field != 32'h4) & (zdiv_field != 32'h5);
+        slice_fields = is_slice & (fill >= 32'h15) & (wdiv_field != 32'h6);
+        slice_short = (fill < 32'h17) | (newpal & (fill < 32'h24));
+        slice_whole = slice_fields & ~slice_short;
+        ends_early = exhausted & ((in_header & (fill < 32'h3)) | (is_padding & ~padding_whole) | (is_slice & (fill < 32'h15)) | (slice_fields & slice_short) | ((phase$q == Phase$Palette) & (fill < ((pal_len) & 10'h3ff))) | ((phase$q == Phase$Chunk) & (fill < ((head_a$head_len) & 10'h3ff))));
         fault = ErrorCode$None;
-        case (phase$q)
-            Phase$Idle:
-                begin
-                    if (start & bad_length) begin
-                        fault = ErrorCode$NotWordAligned;
-                    end
-                end
-            Phase$Header:
-                begin
-                    if (fill == 32'h0) begin
-                    end
-                    else if (fill < 32'h3) begin
-                        if (exhausted) begin
-                            fault = ErrorCode$UnexpectedEnd;
-                        end
-                    end
-                    else if (zdiv_field == 32'h7) begin
-                        if (fill < ((pad) & 10'h3ff) + 32'h3) begin
-                            if (exhausted) begin
-                                fault = ErrorCode$UnexpectedEnd;
-                            end
-                        end
-                        else if (~pad_ok) begin
-                            fault = ErrorCode$BadByteAlign;
-                        end
-                    end
-                    else if ((zdiv_field == 32'h4) | (zdiv_field == 32'h5)) begin
-                        fault = ErrorCode$BadZdiv;
-                    end
-                    else if (fill < 32'h15) begin
-                        if (exhausted) begin
-                            fault = ErrorCode$UnexpectedEnd;
-                        end
-                    end
-                    else if (wdiv_field == 32'h6) begin
-                        fault = ErrorCode$BadWdiv;
-                    end
-                    else if ((fill < 32'h17) | (newpal & (fill < 32'h24))) begin
-                        if (exhausted) begin
-                            fault = ErrorCode$UnexpectedEnd;
-                        end
-                    end
-                    else if (~newpal & ~have_palette$q) begin
-                        fault = ErrorCode$FirstSliceWithoutPalette;
-                    end
-                    else if (~newpal & (header_alternating != alternating$q)) begin
-                        fault = ErrorCode$ModeChangeWithoutNewpal;
-                    end
-                end
-            Phase$Palette:
-                begin
-                    if ((fill < ((pal_len) & 10'h3ff)) & exhausted) begin
-                        fault = ErrorCode$UnexpectedEnd;
-                    end
-                end
-            Phase$Chunk:
-                begin
-                    if ((fill < ((head_a$head_len) & 10'h3ff)) & exhausted) begin
-                        fault = ErrorCode$UnexpectedEnd;
-                    end
-                end
-            Phase$Fail:
-                begin
-                end
-        endcase
+        if ((phase$q == Phase$Idle) & start & bad_length) begin
+            fault = ErrorCode$NotWordAligned;
+        end
+        if (ends_early) begin
+            fault = ErrorCode$UnexpectedEnd;
+        end
+        if (is_padding & padding_whole & ~pad_ok) begin
+            fault = ErrorCode$BadByteAlign;
+        end
+        if (in_header & (fill >= 32'h3) & ((zdiv_field == 32'h4) | (zdiv_field == 32'h5))) begin
+            fault = ErrorCode$BadZdiv;
+        end
+        if (is_slice & (fill >= 32'h15) & (wdiv_field == 32'h6)) begin
+            fault = ErrorCode$BadWdiv;
+        end
+        if (slice_whole & ~newpal & ~have_palette$q) begin
+            fault = ErrorCode$FirstSliceWithoutPalette;
+        end
+        if (slice_whole & ~newpal & have_palette$q & (header_alternating != alternating$q)) begin
+            fault = ErrorCode$ModeChangeWithoutNewpal;
+        end
         faulted = accept & (fault != ErrorCode$None);
         start_taken = accept & (phase$q == Phase$Idle) & start;
-        padding_taken = accept & (phase$q == Phase$Header) & (zdiv_field == 32'h7) & (fill >= 32'h3) & (fill >= ((pad) & 10'h3ff) + 32'h3) & pad_ok;
-        header_taken = accept & (phase$q == Phase$Header) & ((zdiv_field < 32'h4) | (zdiv_field == 32'h6)) & (wdiv_field != 32'h6) & (fill >= 32'h17) & (~newpal | (fill >= 32'h24)) & (newpal | have_palette$q) & (newpal | (header_alternating == alternating$q)) & (~newpal | ~other_bank_busy);
+        padding_taken = accept & is_padding & padding_whole & pad_ok;
+        header_taken = accept & slice_whole & (newpal | have_palette$q) & (newpal | (header_alternating == alternating$q)) & (~newpal | ~other_bank_busy);
         palette_taken = header_taken & newpal;
         entries_taken = accept & (phase$q == Phase$Palette) & (fill >= ((pal_len) & 10'h3ff));
         truncated = accept & (phase$q == Phase$Chunk) & (fill >= ((head_a$head_len) & 10'h3ff)) & (fill < ((len_a) & 10'h3ff)) & exhausted;
@@ -5134,8 +5168,9 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
         if (take_a) begin
             used = ((len_a) & 9'h1ff);
         end
+        used_b = 32'h0;
         if (take_b) begin
-            used = ((len_a) & 9'h1ff) + ((len_b) & 9'h1ff);
+            used_b = len_b;
         end
         if (start_taken) begin
             have_palette$d = 1'b0;
@@ -5143,14 +5178,11 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
         if (header_taken) begin
             alternating$d = header_alternating;
             zdiv$d = ((zdiv_field) & 2'h3);
-            wdiv$d = wdiv_field;
             wtrunc$d = view[32'h15];
         end
         if (palette_taken) begin
             have_palette$d = 1'b1;
             bank$d = ~bank$q;
-            palette_bits$d = ((view[(32'h21)+:(3)]) & 4'hf) + 32'h2;
-            palette_size$d = new_size;
             if (bank$q) begin
                 size_0$d = new_size;
                 offset_0$d = new_offset;
@@ -5181,21 +5213,55 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
             first$d = 1'b1;
         end
         if (take_a) begin
-            w_left$d = w_left$q - ((head_a$k) & 16'hffff);
-            z_left$d = z_left$q - ((head_a$m) & 16'hffff);
-            balance$d = balance_b;
+            w_left$d = w_true;
+            z_left$d = z_true;
+            balance$d = balance_true;
             pend_w$d = head_a$k;
             pend_z$d = head_a$m;
             first$d = 1'b0;
         end
         if (take_b) begin
-            w_left$d = w_left$q - (((head_a$k) & 16'hffff) + ((head_b$k) & 16'hffff));
-            z_left$d = z_left$q - (((head_a$m) & 16'hffff) + ((head_b$m) & 16'hffff));
-            balance$d = balance_b + ((head_b$k) & 6'h3f) - ((head_b$m) & 6'h3f);
+            w_left$d = w_true - ((head_a$k) & 16'hffff);
+            z_left$d = z_true - ((head_a$m) & 16'hffff);
+            balance$d = balance_b;
             pend_w$d = head_b$k;
             pend_z$d = head_b$m;
         end
         lead_pending$d = (lead_pending$q & ~(take_a & (pend_z$q != 32'h0)) & ~(take_b & (head_a$m != 32'h0)) & ~header_taken) | lead_entry;
+        next_size = palette_size$q;
+        next_palette_bits = palette_bits$q;
+        if (palette_taken) begin
+            next_size = new_size;
+            next_palette_bits = ((view[(32'h21)+:(3)]) & 4'hf) + 32'h2;
+        end
+        next_wdiv = wdiv$q;
+        if (header_taken) begin
+            next_wdiv = wdiv_field;
+        end
+        next_unc_bits = next_palette_bits;
+        if (next_size != 32'h0) begin
+            next_unc_bits = 32'h5;
+            if (next_size <= 32'h10) begin
+                next_unc_bits = 32'h4;
+            end
+            if (next_size <= 32'h8) begin
+                next_unc_bits = 32'h3;
+            end
+            if (next_size <= 32'h4) begin
+                next_unc_bits = 32'h2;
+            end
+            if (next_size <= 32'h2) begin
+                next_unc_bits = 32'h1;
+            end
+        end
+        unc_bits$d = next_unc_bits;
+        wrem_bits$d = ((next_wdiv) & 4'hf);
+        if (next_wdiv == 32'h7) begin
+            wrem_bits$d = next_unc_bits;
+        end
+        palette_size$d = next_size;
+        palette_bits$d = next_palette_bits;
+        wdiv$d = next_wdiv;
         next_phase = phase$q;
         if (start_taken) begin
             next_phase = Phase$Header;
@@ -5222,7 +5288,7 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
             next_phase = Phase$Fail;
         end
         phase$d = next_phase;
-        pos8$d = pos8$q + ((used) & 3'h7);
+        pos8$d = (pos8$q + ((used) & 3'h7)) + ((used_b) & 3'h7);
         if (start) begin
             pos8$d = 32'h0;
         end
@@ -5264,7 +5330,7 @@ endmodule // weight_decoder_core$parser$alternating
 
 
 
-module weight_decoder_core$parser$head_a(bits,w_en,z_en,uncompressed,wtrunc,zunary_12,per_chunk_12,w_left,z_left,gr_en,head_len,k,m,last);
+module weight_decoder_core$parser$head_a(bits,w_en,z_en,uncompressed,wtrunc,zunary_12,per_chunk_12,w_left,z_left,gr_en,head_len,wu0_count,fixed_len,k,m,k_all,m_all,last);
     
     // Module arguments
     input wire  [35:0] bits;
@@ -5278,8 +5344,219 @@ module weight_decoder_core$parser$head_a(bits,w_en,z_en,uncompressed,wtrunc,zuna
     input wire  [4:0] z_left;
     output reg  gr_en;
     output reg  [5:0] head_len;
+    output reg  [3:0] wu0_count;
+    output reg  [4:0] fixed_len;
     output reg  [3:0] k;
     output reg  [3:0] m;
+    output reg  [3:0] k_all;
+    output reg  [3:0] m_all;
+    output reg  last;
+    
+    // Stub signals
+    reg  [35:0] cores$0$bits;
+    reg  cores$0$w_en;
+    reg  cores$0$z_en;
+    reg  cores$0$uncompressed;
+    reg  cores$0$wtrunc;
+    reg  cores$0$zunary_12;
+    reg  cores$0$per_chunk_12;
+    reg  [4:0] cores$0$w_left;
+    reg  [4:0] cores$0$z_left;
+    wire  cores$0$gr_en;
+    wire  [5:0] cores$0$head_len;
+    wire  [3:0] cores$0$wu0_count;
+    wire  [4:0] cores$0$fixed_len;
+    wire  [3:0] cores$0$k;
+    wire  [3:0] cores$0$m;
+    wire  [3:0] cores$0$k_all;
+    wire  [3:0] cores$0$m_all;
+    wire  cores$0$last;
+    reg  [35:0] cores$1$bits;
+    reg  cores$1$w_en;
+    reg  cores$1$z_en;
+    reg  cores$1$uncompressed;
+    reg  cores$1$wtrunc;
+    reg  cores$1$zunary_12;
+    reg  cores$1$per_chunk_12;
+    reg  [4:0] cores$1$w_left;
+    reg  [4:0] cores$1$z_left;
+    wire  cores$1$gr_en;
+    wire  [5:0] cores$1$head_len;
+    wire  [3:0] cores$1$wu0_count;
+    wire  [4:0] cores$1$fixed_len;
+    wire  [3:0] cores$1$k;
+    wire  [3:0] cores$1$m;
+    wire  [3:0] cores$1$k_all;
+    wire  [3:0] cores$1$m_all;
+    wire  cores$1$last;
+    reg  [35:0] cores$2$bits;
+    reg  cores$2$w_en;
+    reg  cores$2$z_en;
+    reg  cores$2$uncompressed;
+    reg  cores$2$wtrunc;
+    reg  cores$2$zunary_12;
+    reg  cores$2$per_chunk_12;
+    reg  [4:0] cores$2$w_left;
+    reg  [4:0] cores$2$z_left;
+    wire  cores$2$gr_en;
+    wire  [5:0] cores$2$head_len;
+    wire  [3:0] cores$2$wu0_count;
+    wire  [4:0] cores$2$fixed_len;
+    wire  [3:0] cores$2$k;
+    wire  [3:0] cores$2$m;
+    wire  [3:0] cores$2$k_all;
+    wire  [3:0] cores$2$m_all;
+    wire  cores$2$last;
+    
+    // Sub module instances
+    weight_decoder_core$parser$head_a$cores$0 cores$0(
+        .bits(cores$0$bits),
+        .w_en(cores$0$w_en),
+        .z_en(cores$0$z_en),
+        .uncompressed(cores$0$uncompressed),
+        .wtrunc(cores$0$wtrunc),
+        .zunary_12(cores$0$zunary_12),
+        .per_chunk_12(cores$0$per_chunk_12),
+        .w_left(cores$0$w_left),
+        .z_left(cores$0$z_left),
+        .gr_en(cores$0$gr_en),
+        .head_len(cores$0$head_len),
+        .wu0_count(cores$0$wu0_count),
+        .fixed_len(cores$0$fixed_len),
+        .k(cores$0$k),
+        .m(cores$0$m),
+        .k_all(cores$0$k_all),
+        .m_all(cores$0$m_all),
+        .last(cores$0$last)
+    );
+    weight_decoder_core$parser$head_a$cores$0 cores$1(
+        .bits(cores$1$bits),
+        .w_en(cores$1$w_en),
+        .z_en(cores$1$z_en),
+        .uncompressed(cores$1$uncompressed),
+        .wtrunc(cores$1$wtrunc),
+        .zunary_12(cores$1$zunary_12),
+        .per_chunk_12(cores$1$per_chunk_12),
+        .w_left(cores$1$w_left),
+        .z_left(cores$1$z_left),
+        .gr_en(cores$1$gr_en),
+        .head_len(cores$1$head_len),
+        .wu0_count(cores$1$wu0_count),
+        .fixed_len(cores$1$fixed_len),
+        .k(cores$1$k),
+        .m(cores$1$m),
+        .k_all(cores$1$k_all),
+        .m_all(cores$1$m_all),
+        .last(cores$1$last)
+    );
+    weight_decoder_core$parser$head_a$cores$0 cores$2(
+        .bits(cores$2$bits),
+        .w_en(cores$2$w_en),
+        .z_en(cores$2$z_en),
+        .uncompressed(cores$2$uncompressed),
+        .wtrunc(cores$2$wtrunc),
+        .zunary_12(cores$2$zunary_12),
+        .per_chunk_12(cores$2$per_chunk_12),
+        .w_left(cores$2$w_left),
+        .z_left(cores$2$z_left),
+        .gr_en(cores$2$gr_en),
+        .head_len(cores$2$head_len),
+        .wu0_count(cores$2$wu0_count),
+        .fixed_len(cores$2$fixed_len),
+        .k(cores$2$k),
+        .m(cores$2$m),
+        .k_all(cores$2$k_all),
+        .m_all(cores$2$m_all),
+        .last(cores$2$last)
+    );
+    
+    // Update code
+    always @(*) begin
+        cores$0$bits = bits;
+        cores$0$uncompressed = uncompressed;
+        cores$0$wtrunc = wtrunc;
+        cores$0$zunary_12 = zunary_12;
+        cores$0$per_chunk_12 = per_chunk_12;
+        cores$0$w_left = w_left;
+        cores$0$z_left = z_left;
+        cores$1$bits = bits;
+        cores$1$uncompressed = uncompressed;
+        cores$1$wtrunc = wtrunc;
+        cores$1$zunary_12 = zunary_12;
+        cores$1$per_chunk_12 = per_chunk_12;
+        cores$1$w_left = w_left;
+        cores$1$z_left = z_left;
+        cores$2$bits = bits;
+        cores$2$uncompressed = uncompressed;
+        cores$2$wtrunc = wtrunc;
+        cores$2$zunary_12 = zunary_12;
+        cores$2$per_chunk_12 = per_chunk_12;
+        cores$2$w_left = w_left;
+        cores$2$z_left = z_left;
+        cores$0$w_en = 1'b1;
+        cores$0$z_en = 1'b0;
+        cores$1$w_en = 1'b0;
+        cores$1$z_en = 1'b1;
+        cores$2$w_en = 1'b1;
+        cores$2$z_en = 1'b1;
+        gr_en = 1'b0;
+        head_len = 32'h0;
+        wu0_count = 32'h0;
+        fixed_len = 32'h0;
+        k = 32'h0;
+        m = 32'h0;
+        k_all = 32'h0;
+        m_all = 32'h0;
+        last = ~w_en & ~z_en;
+        if (w_en & ~z_en) begin
+            gr_en = cores$0$gr_en;
+            head_len = cores$0$head_len;
+            wu0_count = cores$0$wu0_count;
+            fixed_len = cores$0$fixed_len;
+            k = cores$0$k;
+            k_all = cores$0$k_all;
+        end
+        if (~w_en & z_en) begin
+            head_len = cores$1$head_len;
+            fixed_len = cores$1$fixed_len;
+            m = cores$1$m;
+            m_all = cores$1$m_all;
+        end
+        if (w_en & z_en) begin
+            gr_en = cores$2$gr_en;
+            head_len = cores$2$head_len;
+            wu0_count = cores$2$wu0_count;
+            fixed_len = cores$2$fixed_len;
+            k = cores$2$k;
+            m = cores$2$m;
+            k_all = cores$2$k_all;
+            m_all = cores$2$m_all;
+        end
+    end
+    
+endmodule // weight_decoder_core$parser$head_a
+
+
+module weight_decoder_core$parser$head_a$cores$0(bits,w_en,z_en,uncompressed,wtrunc,zunary_12,per_chunk_12,w_left,z_left,gr_en,head_len,wu0_count,fixed_len,k,m,k_all,m_all,last);
+    
+    // Module arguments
+    input wire  [35:0] bits;
+    input wire  w_en;
+    input wire  z_en;
+    input wire  uncompressed;
+    input wire  wtrunc;
+    input wire  zunary_12;
+    input wire  per_chunk_12;
+    input wire  [4:0] w_left;
+    input wire  [4:0] z_left;
+    output reg  gr_en;
+    output reg  [5:0] head_len;
+    output reg  [3:0] wu0_count;
+    output reg  [4:0] fixed_len;
+    output reg  [3:0] k;
+    output reg  [3:0] m;
+    output reg  [3:0] k_all;
+    output reg  [3:0] m_all;
     output reg  last;
     
     // Stub signals
@@ -5319,64 +5596,65 @@ module weight_decoder_core$parser$head_a(bits,w_en,z_en,uncompressed,wtrunc,zuna
     reg  [3:0] count;
     reg  [51:0] prefix_ones;
     reg  [3:0] wu1_taken;
+    reg  [51:0] twelve_minus;
     reg  [3:0] ends;
     reg  [3:0] per_chunk;
     reg  [3:0] zeros;
     
     // Sub module instances
-    weight_decoder_core$parser$head_a$wu0_ones wu0_ones(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu0_ones(
         .bits(wu0_ones$bits),
         .count(wu0_ones$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones zu_zeros(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones zu_zeros(
         .bits(zu_zeros$bits),
         .count(zu_zeros$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$0(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$0(
         .bits(wu1_first$0$bits),
         .count(wu1_first$0$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$1(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$1(
         .bits(wu1_first$1$bits),
         .count(wu1_first$1$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$2(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$2(
         .bits(wu1_first$2$bits),
         .count(wu1_first$2$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$3(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$3(
         .bits(wu1_first$3$bits),
         .count(wu1_first$3$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$4(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$4(
         .bits(wu1_first$4$bits),
         .count(wu1_first$4$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$5(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$5(
         .bits(wu1_first$5$bits),
         .count(wu1_first$5$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$6(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$6(
         .bits(wu1_first$6$bits),
         .count(wu1_first$6$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$7(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$7(
         .bits(wu1_first$7$bits),
         .count(wu1_first$7$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$8(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$8(
         .bits(wu1_first$8$bits),
         .count(wu1_first$8$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$9(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$9(
         .bits(wu1_first$9$bits),
         .count(wu1_first$9$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$10(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$10(
         .bits(wu1_first$10$bits),
         .count(wu1_first$10$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$11(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$11(
         .bits(wu1_first$11$bits),
         .count(wu1_first$11$count)
     );
@@ -5441,21 +5719,24 @@ module weight_decoder_core$parser$head_a(bits,w_en,z_en,uncompressed,wtrunc,zuna
         count = wu1_first$11$count;
         prefix_ones = prefix_ones | (((count) & 52'hfffffffffffff) << ((11 + 32'h1) * 32'h4));
         wu1_taken = prefix_ones[((((wu0_ones$count) & 6'h3f) << 32'h2))+:(4)];
-        head_len = 32'h0;
+        fixed_len = 32'h0;
         if (gr_en) begin
-            head_len = ((wu0_ones$count) & 6'h3f) + 32'hc;
+            fixed_len = 32'hc;
         end
         if (z_en) begin
             if (zunary_12) begin
-                head_len = head_len + 32'hc;
+                fixed_len = fixed_len + 32'hc;
             end
             else begin
-                head_len = head_len + 32'h8;
+                fixed_len = fixed_len + 32'h8;
             end
         end
+        wu0_count = wu0_ones$count;
+        head_len = ((fixed_len) & 6'h3f) + ((wu0_count) & 6'h3f);
+        twelve_minus = 64'h123456789abc;
         ends = 32'hc;
         if (~wtrunc) begin
-            ends = 32'hc - wu1_taken;
+            ends = twelve_minus[((((wu1_taken) & 6'h3f) << 32'h2))+:(4)];
         end
         per_chunk = 32'h8;
         if (per_chunk_12) begin
@@ -5463,6 +5744,10 @@ module weight_decoder_core$parser$head_a(bits,w_en,z_en,uncompressed,wtrunc,zuna
         end
         if (~gr_en) begin
             ends = per_chunk;
+        end
+        k_all = 32'h0;
+        if (w_en) begin
+            k_all = ends;
         end
         k = 32'h0;
         if (w_en) begin
@@ -5472,6 +5757,10 @@ module weight_decoder_core$parser$head_a(bits,w_en,z_en,uncompressed,wtrunc,zuna
             end
         end
         zeros = zu_zeros$count;
+        m_all = 32'h0;
+        if (z_en) begin
+            m_all = zeros;
+        end
         m = 32'h0;
         if (z_en) begin
             m = zeros;
@@ -5481,10 +5770,10 @@ module weight_decoder_core$parser$head_a(bits,w_en,z_en,uncompressed,wtrunc,zuna
         end
     end
     
-endmodule // weight_decoder_core$parser$head_a
+endmodule // weight_decoder_core$parser$head_a$cores$0
 
 
-module weight_decoder_core$parser$head_a$wu0_ones(bits,count);
+module weight_decoder_core$parser$head_a$cores$0$wu0_ones(bits,count);
     
     // Module arguments
     input wire  [11:0] bits;
@@ -5495,7 +5784,129 @@ module weight_decoder_core$parser$head_a$wu0_ones(bits,count);
         count = ((((bits[(32'h0)+:(1)]) & 4'hf) + ((bits[(32'h1)+:(1)]) & 4'hf)) + (((bits[(32'h2)+:(1)]) & 4'hf) + ((bits[(32'h3)+:(1)]) & 4'hf))) + ((((bits[(32'h4)+:(1)]) & 4'hf) + ((bits[(32'h5)+:(1)]) & 4'hf)) + (((bits[(32'h6)+:(1)]) & 4'hf) + ((bits[(32'h7)+:(1)]) & 4'hf))) + ((((bits[(32'h8)+:(1)]) & 4'hf) + ((bits[(32'h9)+:(1)]) & 4'hf)) + (((bits[(32'ha)+:(1)]) & 4'hf) + ((bits[(32'hb)+:(1)]) & 4'hf)));
     end
     
-endmodule // weight_decoder_core$parser$head_a$wu0_ones
+endmodule // weight_decoder_core$parser$head_a$cores$0$wu0_ones
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 
 
 
@@ -5689,6 +6100,8 @@ endmodule // weight_decoder_core$parser$pos8
 
 
 
+
+
 module weight_decoder_core$parser$w_left(clock,rst_n,d,q);
     
     // Module arguments
@@ -5706,6 +6119,8 @@ module weight_decoder_core$parser$w_left(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // weight_decoder_core$parser$w_left
+
+
 
 
 
@@ -7016,247 +7431,247 @@ module weight_decoder_core$pipeline$quotients_a(bits,gr_en,z_en,wtrunc,zunary_12
     reg  [3:0] ones_at_last;
     
     // Sub module instances
-    weight_decoder_core$parser$head_a$wu0_ones set_to$0(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones set_to$0(
         .bits(set_to$0$bits),
         .count(set_to$0$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones set_to$1(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones set_to$1(
         .bits(set_to$1$bits),
         .count(set_to$1$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones set_to$2(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones set_to$2(
         .bits(set_to$2$bits),
         .count(set_to$2$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones set_to$3(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones set_to$3(
         .bits(set_to$3$bits),
         .count(set_to$3$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones set_to$4(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones set_to$4(
         .bits(set_to$4$bits),
         .count(set_to$4$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones set_to$5(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones set_to$5(
         .bits(set_to$5$bits),
         .count(set_to$5$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones set_to$6(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones set_to$6(
         .bits(set_to$6$bits),
         .count(set_to$6$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones set_to$7(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones set_to$7(
         .bits(set_to$7$bits),
         .count(set_to$7$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones set_to$8(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones set_to$8(
         .bits(set_to$8$bits),
         .count(set_to$8$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones set_to$9(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones set_to$9(
         .bits(set_to$9$bits),
         .count(set_to$9$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones set_to$10(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones set_to$10(
         .bits(set_to$10$bits),
         .count(set_to$10$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones set_to$11(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones set_to$11(
         .bits(set_to$11$bits),
         .count(set_to$11$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$0(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$0(
         .bits(wu1_first$0$bits),
         .count(wu1_first$0$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$1(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$1(
         .bits(wu1_first$1$bits),
         .count(wu1_first$1$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$2(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$2(
         .bits(wu1_first$2$bits),
         .count(wu1_first$2$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$3(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$3(
         .bits(wu1_first$3$bits),
         .count(wu1_first$3$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$4(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$4(
         .bits(wu1_first$4$bits),
         .count(wu1_first$4$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$5(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$5(
         .bits(wu1_first$5$bits),
         .count(wu1_first$5$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$6(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$6(
         .bits(wu1_first$6$bits),
         .count(wu1_first$6$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$7(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$7(
         .bits(wu1_first$7$bits),
         .count(wu1_first$7$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$8(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$8(
         .bits(wu1_first$8$bits),
         .count(wu1_first$8$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$9(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$9(
         .bits(wu1_first$9$bits),
         .count(wu1_first$9$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$10(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$10(
         .bits(wu1_first$10$bits),
         .count(wu1_first$10$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones wu1_first$11(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones wu1_first$11(
         .bits(wu1_first$11$bits),
         .count(wu1_first$11$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ends_before$0(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ends_before$0(
         .bits(ends_before$0$bits),
         .count(ends_before$0$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ends_before$1(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ends_before$1(
         .bits(ends_before$1$bits),
         .count(ends_before$1$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ends_before$2(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ends_before$2(
         .bits(ends_before$2$bits),
         .count(ends_before$2$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ends_before$3(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ends_before$3(
         .bits(ends_before$3$bits),
         .count(ends_before$3$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ends_before$4(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ends_before$4(
         .bits(ends_before$4$bits),
         .count(ends_before$4$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ends_before$5(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ends_before$5(
         .bits(ends_before$5$bits),
         .count(ends_before$5$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ends_before$6(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ends_before$6(
         .bits(ends_before$6$bits),
         .count(ends_before$6$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ends_before$7(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ends_before$7(
         .bits(ends_before$7$bits),
         .count(ends_before$7$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ends_before$8(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ends_before$8(
         .bits(ends_before$8$bits),
         .count(ends_before$8$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ends_before$9(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ends_before$9(
         .bits(ends_before$9$bits),
         .count(ends_before$9$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ends_before$10(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ends_before$10(
         .bits(ends_before$10$bits),
         .count(ends_before$10$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ends_before$11(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ends_before$11(
         .bits(ends_before$11$bits),
         .count(ends_before$11$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ones_before$0(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ones_before$0(
         .bits(ones_before$0$bits),
         .count(ones_before$0$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ones_before$1(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ones_before$1(
         .bits(ones_before$1$bits),
         .count(ones_before$1$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ones_before$2(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ones_before$2(
         .bits(ones_before$2$bits),
         .count(ones_before$2$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ones_before$3(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ones_before$3(
         .bits(ones_before$3$bits),
         .count(ones_before$3$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ones_before$4(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ones_before$4(
         .bits(ones_before$4$bits),
         .count(ones_before$4$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ones_before$5(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ones_before$5(
         .bits(ones_before$5$bits),
         .count(ones_before$5$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ones_before$6(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ones_before$6(
         .bits(ones_before$6$bits),
         .count(ones_before$6$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ones_before$7(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ones_before$7(
         .bits(ones_before$7$bits),
         .count(ones_before$7$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ones_before$8(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ones_before$8(
         .bits(ones_before$8$bits),
         .count(ones_before$8$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ones_before$9(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ones_before$9(
         .bits(ones_before$9$bits),
         .count(ones_before$9$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ones_before$10(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ones_before$10(
         .bits(ones_before$10$bits),
         .count(ones_before$10$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones ones_before$11(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones ones_before$11(
         .bits(ones_before$11$bits),
         .count(ones_before$11$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones zeros_before$0(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones zeros_before$0(
         .bits(zeros_before$0$bits),
         .count(zeros_before$0$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones zeros_before$1(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones zeros_before$1(
         .bits(zeros_before$1$bits),
         .count(zeros_before$1$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones zeros_before$2(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones zeros_before$2(
         .bits(zeros_before$2$bits),
         .count(zeros_before$2$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones zeros_before$3(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones zeros_before$3(
         .bits(zeros_before$3$bits),
         .count(zeros_before$3$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones zeros_before$4(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones zeros_before$4(
         .bits(zeros_before$4$bits),
         .count(zeros_before$4$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones zeros_before$5(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones zeros_before$5(
         .bits(zeros_before$5$bits),
         .count(zeros_before$5$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones zeros_before$6(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones zeros_before$6(
         .bits(zeros_before$6$bits),
         .count(zeros_before$6$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones zeros_before$7(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones zeros_before$7(
         .bits(zeros_before$7$bits),
         .count(zeros_before$7$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones zeros_before$8(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones zeros_before$8(
         .bits(zeros_before$8$bits),
         .count(zeros_before$8$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones zeros_before$9(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones zeros_before$9(
         .bits(zeros_before$9$bits),
         .count(zeros_before$9$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones zeros_before$10(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones zeros_before$10(
         .bits(zeros_before$10$bits),
         .count(zeros_before$10$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones zeros_before$11(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones zeros_before$11(
         .bits(zeros_before$11$bits),
         .count(zeros_before$11$count)
     );
-    weight_decoder_core$parser$head_a$wu0_ones zu_ones(
+    weight_decoder_core$parser$head_a$cores$0$wu0_ones zu_ones(
         .bits(zu_ones$bits),
         .count(zu_ones$count)
     );
@@ -10014,7 +10429,7 @@ endmodule // weight_decoder_core$pipeline$values_a
 
 
 
-module weight_decoder_core$window(clock,rst_n,start,words,in_data,in_valid,in_ready,view,fill,exhausted,used);
+module weight_decoder_core$window(clock,rst_n,start,words,in_data,in_valid,in_ready,view,fill,exhausted,used,used_b);
     
     // Module arguments
     input wire  clock;
@@ -10028,6 +10443,7 @@ module weight_decoder_core$window(clock,rst_n,start,words,in_data,in_valid,in_re
     output reg  [9:0] fill;
     output reg  exhausted;
     input wire  [8:0] used;
+    input wire  [7:0] used_b;
     
     // Stub signals
     reg  bits$clock;
@@ -10045,6 +10461,8 @@ module weight_decoder_core$window(clock,rst_n,start,words,in_data,in_valid,in_re
     
     // Local signals
     reg  [575:0] word;
+    reg  [575:0] merged;
+    reg  [9:0] count_in;
     reg  room;
     
     // Sub module instances
@@ -10084,13 +10502,15 @@ module weight_decoder_core$window(clock,rst_n,start,words,in_data,in_valid,in_re
         room = (left$q != 32'h0) & (count$q <= 32'h1c0);
         in_ready = room;
         word = ((in_data) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << count$q;
-        bits$d = bits$q >> used;
-        count$d = count$q - ((used) & 10'h3ff);
+        merged = bits$q;
+        count_in = count$q;
         if (room & in_valid) begin
-            bits$d = (bits$q | word) >> used;
-            count$d = (count$q + 32'h80) - ((used) & 10'h3ff);
+            merged = bits$q | word;
+            count_in = count$q + 32'h80;
             left$d = left$q - 32'h1;
         end
+        bits$d = (merged >> used) >> used_b;
+        count$d = (count_in - ((used) & 10'h3ff)) - ((used_b) & 10'h3ff);
         if (start) begin
             left$d = words;
         end

@@ -179,6 +179,7 @@ impl Logic for WeightDecoder {
         self.window.in_valid.next = self.words.valid.val();
         self.words.ready.next = self.window.in_ready.val();
         self.window.used.next = self.parser.used.val();
+        self.window.used_b.next = self.parser.used_b.val();
 
         self.parser.start.next = self.accept.val();
         self.parser.bad_length.next = self.length.val().get_bits::<4>(0).any();

@@ -103,8 +103,9 @@ pub struct Parser {
     pub view: Signal<In, Bits<VIEW_BITS>>,
     pub fill: Signal<In, Bits<10>>,
     pub exhausted: Signal<In, Bit>,
-    /// Bits consumed this cycle.
+    /// Bits consumed this cycle: all but chunk b's, and chunk b's.
     pub used: Signal<Out, Bits<9>>,
+    pub used_b: Signal<Out, Bits<8>>,
     /// The value pipeline takes records this cycle; the records sent.
     pub accept: Signal<In, Bit>,
     pub record_a: Signal<Out, ChunkRecord>,
@@ -140,6 +141,9 @@ pub struct Parser {
     bank: ResetReg<Bit>,
     palette_size: ResetReg<Bits<6>>,
     palette_bits: ResetReg<Bits<4>>,
+    // Remainder widths: uncompressed indices, weights.
+    unc_bits: ResetReg<Bits<4>>,
+    wrem_bits: ResetReg<Bits<4>>,
     pal_0: ResetReg<Bits<{ PALETTE_ENTRIES * 9 }>>,
     pal_1: ResetReg<Bits<{ PALETTE_ENTRIES * 9 }>>,
     size_0: ResetReg<Bits<6>>,
@@ -173,8 +177,12 @@ pub struct Parser {
     ff_count: [Ones12; 3],
     ff_bytes: Signal<Local, Bits<6>>,
     // Palette entries.
-    unc_bits: Signal<Local, Bits<4>>,
-    wrem_bits: Signal<Local, Bits<4>>,
+    next_size: Signal<Local, Bits<6>>,
+    next_palette_bits: Signal<Local, Bits<4>>,
+    next_wdiv: Signal<Local, Bits<3>>,
+    next_unc_bits: Signal<Local, Bits<4>>,
+    wrem_8: Signal<Local, Bits<8>>,
+    rem_table: Signal<Local, Bits<104>>,
     pal_len: Signal<Local, Bits<9>>,
     raw: Signal<Local, Bits<9>>,
     entries: Signal<Local, Bits<{ PALETTE_ENTRIES * 9 }>>,
@@ -187,14 +195,33 @@ pub struct Parser {
     rem_z_a: Signal<Local, Bits<8>>,
     len_a: Signal<Local, Bits<8>>,
     balance_b: Signal<Local, Bits<6>>,
+    w_true: Signal<Local, Bits<16>>,
+    z_true: Signal<Local, Bits<16>>,
+    balance_true: Signal<Local, Bits<6>>,
+    capped_w_a: Signal<Local, Bit>,
+    capped_z_a: Signal<Local, Bit>,
     w_left_b: Signal<Local, Bits<5>>,
     z_left_b: Signal<Local, Bits<5>>,
+    w_en_b: Signal<Local, Bit>,
+    z_en_b: Signal<Local, Bit>,
+    rem_a: Signal<Local, Bits<8>>,
+    past_rem_a: Signal<Local, Bits<196>>,
+    past_fixed_a: Signal<Local, Bits<172>>,
+    bits_at_b: Signal<Local, Bits<CHUNK_BITS>>,
     rem_w_b: Signal<Local, Bits<8>>,
     rem_z_b: Signal<Local, Bits<8>>,
     len_b: Signal<Local, Bits<8>>,
     new_offset: Signal<Local, Bits<11>>,
     slice_weights: Signal<Local, Bits<16>>,
     // What moves this cycle.
+    in_header: Signal<Local, Bit>,
+    is_padding: Signal<Local, Bit>,
+    padding_whole: Signal<Local, Bit>,
+    is_slice: Signal<Local, Bit>,
+    slice_fields: Signal<Local, Bit>,
+    slice_short: Signal<Local, Bit>,
+    slice_whole: Signal<Local, Bit>,
+    ends_early: Signal<Local, Bit>,
     fault: Signal<Local, ErrorCode>,
     faulted: Signal<Local, Bit>,
     start_taken: Signal<Local, Bit>,
@@ -225,6 +252,8 @@ impl Logic for Parser {
             bank,
             palette_size,
             palette_bits,
+            unc_bits,
+            wrem_bits,
             pal_0,
             pal_1,
             size_0,
@@ -249,6 +278,8 @@ impl Logic for Parser {
         self.bank.rst_n.next = self.rst_n.val();
         self.palette_size.rst_n.next = self.rst_n.val();
         self.palette_bits.rst_n.next = self.rst_n.val();
+        self.unc_bits.rst_n.next = self.rst_n.val();
+        self.wrem_bits.rst_n.next = self.rst_n.val();
         self.pal_0.rst_n.next = self.rst_n.val();
         self.pal_1.rst_n.next = self.rst_n.val();
         self.size_0.rst_n.next = self.rst_n.val();
@@ -271,29 +302,7 @@ impl Logic for Parser {
         self.direct_offset_0.next = self.offset_0.q.val();
         self.direct_offset_1.next = self.offset_1.q.val();
 
-        // TRM 4.7.3.2.2: uncompressed_bits = ceil(log2(palette_size)), or
-        // palette_bits in direct mode.
-        self.unc_bits.next = self.palette_bits.q.val();
-        if self.palette_size.q.val() != 0 {
-            self.unc_bits.next = 5.into();
-            if self.palette_size.q.val() <= 16 {
-                self.unc_bits.next = 4.into();
-            }
-            if self.palette_size.q.val() <= 8 {
-                self.unc_bits.next = 3.into();
-            }
-            if self.palette_size.q.val() <= 4 {
-                self.unc_bits.next = 2.into();
-            }
-            if self.palette_size.q.val() <= 2 {
-                self.unc_bits.next = 1.into();
-            }
-        }
         self.uncompressed.next = self.wdiv.q.val() == 7;
-        self.wrem_bits.next = bit_cast::<4, 3>(self.wdiv.q.val());
-        if self.uncompressed.val() {
-            self.wrem_bits.next = self.unc_bits.val();
-        }
         self.zunary_12.next = self.zdiv.q.val() < 3;
 
         // Header fields (TRM 4.7.2).
@@ -416,65 +425,116 @@ impl Logic for Parser {
             _ => {}
         }
 
-        // Chunk a: at the window's start, with the state registered.
-        // Saturated at 31, chunk b's remaining counts stay exact up to 19 (a
-        // chunk completes at most 12).
-        self.w_left_sat.next = bit_cast::<5, 16>(self.w_left.q.val());
-        if self.w_left.q.val() > 31 {
+        // The chunk state registers hold the state before the last chunk
+        // taken, whose completions are `pend_w`/`pend_z`: taking them off
+        // here, from registers, keeps them out of the chunk loop.
+        self.w_true.next = self.w_left.q.val() - bit_cast::<16, 4>(self.pend_w.q.val());
+        self.z_true.next = self.z_left.q.val() - bit_cast::<16, 4>(self.pend_z.q.val());
+        self.balance_true.next = (self.balance.q.val() + bit_cast::<6, 4>(self.pend_w.q.val()))
+            - bit_cast::<6, 4>(self.pend_z.q.val());
+        self.w_left_sat.next = bit_cast::<5, 16>(self.w_true.val());
+        if self.w_true.val() > 31 {
             self.w_left_sat.next = 31.into();
         }
-        self.z_left_sat.next = bit_cast::<5, 16>(self.z_left.q.val());
-        if self.z_left.q.val() > 31 {
+        self.z_left_sat.next = bit_cast::<5, 16>(self.z_true.val());
+        if self.z_true.val() > 31 {
             self.z_left_sat.next = 31.into();
         }
+        // j * wrem_bits at bits 8j+7..8j, j = 0..12: chunk b's weight
+        // remainders are looked up once chunk a's completions are known, not
+        // multiplied.
+        self.wrem_8.next = bit_cast::<8, 4>(self.wrem_bits.q.val());
+        self.rem_table.next = bit_cast::<104, 8>(self.wrem_8.val()) << 8
+            | bit_cast::<104, 8>(self.wrem_8.val() << 1) << 16
+            | bit_cast::<104, 8>((self.wrem_8.val() << 1) + self.wrem_8.val()) << 24
+            | bit_cast::<104, 8>(self.wrem_8.val() << 2) << 32
+            | bit_cast::<104, 8>((self.wrem_8.val() << 2) + self.wrem_8.val()) << 40
+            | bit_cast::<104, 8>((self.wrem_8.val() << 2) + (self.wrem_8.val() << 1)) << 48
+            | bit_cast::<104, 8>((self.wrem_8.val() << 3) - self.wrem_8.val()) << 56
+            | bit_cast::<104, 8>(self.wrem_8.val() << 3) << 64
+            | bit_cast::<104, 8>((self.wrem_8.val() << 3) + self.wrem_8.val()) << 72
+            | bit_cast::<104, 8>((self.wrem_8.val() << 3) + (self.wrem_8.val() << 1)) << 80
+            | bit_cast::<104, 8>(
+                (self.wrem_8.val() << 3) + ((self.wrem_8.val() << 1) + self.wrem_8.val()),
+            ) << 88
+            | bit_cast::<104, 8>((self.wrem_8.val() << 3) + (self.wrem_8.val() << 2)) << 96;
+
+        // Chunk a: at the window's start.
         self.head_a.bits.next = self.view.val().get_bits::<HEAD_BITS>(0);
-        self.head_a.w_en.next = (self.w_left.q.val() != 0)
+        self.head_a.w_en.next = (self.w_left.q.val() != bit_cast::<16, 4>(self.pend_w.q.val()))
             & (!self.alternating.q.val()
-                | self.balance.q.val().get_bit(5)
-                | (self.balance.q.val().get_bits::<3>(3) == 0));
+                | self.balance_true.val().get_bit(5)
+                | (self.balance_true.val().get_bits::<3>(3) == 0));
         self.head_a.z_en.next = self.alternating.q.val()
-            & !self.balance.q.val().get_bit(5)
-            & (self.z_left.q.val() != 0);
+            & !self.balance_true.val().get_bit(5)
+            & (self.z_left.q.val() != bit_cast::<16, 4>(self.pend_z.q.val()));
         self.head_a.uncompressed.next = self.uncompressed.val();
         self.head_a.wtrunc.next = self.wtrunc.q.val();
         self.head_a.zunary_12.next = self.zunary_12.val();
-        self.head_a.per_chunk_12.next = self.unc_bits.val() <= 5;
+        self.head_a.per_chunk_12.next = self.unc_bits.q.val() <= 5;
         self.head_a.w_left.next = self.w_left_sat.val();
         self.head_a.z_left.next = self.z_left_sat.val();
         self.rem_w_a.next = bit_cast::<8, 32>(
-            bit_cast::<16, 4>(self.pend_w.q.val()) * bit_cast::<16, 4>(self.wrem_bits.val()),
+            bit_cast::<16, 4>(self.pend_w.q.val()) * bit_cast::<16, 4>(self.wrem_bits.q.val()),
         );
         self.rem_z_a.next = bit_cast::<8, 32>(
             bit_cast::<16, 4>(self.pend_z.q.val()) * bit_cast::<16, 2>(self.zdiv.q.val()),
         );
-        self.len_a.next = (bit_cast::<8, 6>(self.head_a.head_len.val()) + self.rem_w_a.val())
-            + self.rem_z_a.val();
+        self.rem_a.next = self.rem_w_a.val() + self.rem_z_a.val();
+        self.len_a.next = bit_cast::<8, 6>(self.head_a.head_len.val()) + self.rem_a.val();
 
-        // Chunk b: where a ends, with the state after a.
-        self.balance_b.next = self.balance.q.val() + bit_cast::<6, 4>(self.head_a.k.val())
-            - bit_cast::<6, 4>(self.head_a.m.val());
-        self.w_left_b.next = self.w_left_sat.val() - bit_cast::<5, 4>(self.head_a.k.val());
-        self.z_left_b.next = self.z_left_sat.val() - bit_cast::<5, 4>(self.head_a.m.val());
-        self.head_b.bits.next = self
-            .view
-            .val()
-            .get_bits::<HEAD_BITS>(self.len_a.val().index());
-        self.head_b.w_en.next = (self.w_left_b.val() != 0)
+        // Chunk b: where a ends, with the state after a. Whether chunk a meets the slice's end (its counts capped) is known
+        // before its capped counts are: the balance after a is taken from
+        // whichever of its three forms applies (an end met leaves that kind
+        // disabled in b, so the other form decides).
+        self.capped_w_a.next = bit_cast::<5, 4>(self.head_a.k_all.val()) > self.w_left_sat.val();
+        self.capped_z_a.next = bit_cast::<5, 4>(self.head_a.m_all.val()) > self.z_left_sat.val();
+        self.balance_b.next = (self.balance_true.val() + bit_cast::<6, 4>(self.head_a.k_all.val()))
+            - bit_cast::<6, 4>(self.head_a.m_all.val());
+        if self.capped_z_a.val() {
+            self.balance_b.next = (self.balance_true.val()
+                + bit_cast::<6, 4>(self.head_a.k_all.val()))
+                - bit_cast::<6, 5>(self.z_left_sat.val());
+        }
+        if self.capped_w_a.val() {
+            self.balance_b.next = (self.balance_true.val()
+                + bit_cast::<6, 5>(self.w_left_sat.val()))
+                - bit_cast::<6, 4>(self.head_a.m_all.val());
+        }
+        self.w_left_b.next = self.w_left_sat.val() - bit_cast::<5, 4>(self.head_a.k_all.val());
+        self.z_left_b.next = self.z_left_sat.val() - bit_cast::<5, 4>(self.head_a.m_all.val());
+        self.w_en_b.next = (bit_cast::<5, 4>(self.head_a.k_all.val()) < self.w_left_sat.val())
             & (!self.alternating.q.val()
                 | self.balance_b.val().get_bit(5)
                 | (self.balance_b.val().get_bits::<3>(3) == 0));
-        self.head_b.z_en.next = self.alternating.q.val()
+        self.z_en_b.next = self.alternating.q.val()
             & !self.balance_b.val().get_bit(5)
-            & (self.z_left_b.val() != 0);
+            & (bit_cast::<5, 4>(self.head_a.m_all.val()) < self.z_left_sat.val());
+        // Where chunk a ends, in three shifts as its length's parts arrive:
+        // the remainders (from registers), the enables' part of the head,
+        // the ones of `wunary0`.
+        self.past_rem_a.next = self.view.val().get_bits::<196>(self.rem_a.val().index());
+        self.past_fixed_a.next = self
+            .past_rem_a
+            .val()
+            .get_bits::<172>(self.head_a.fixed_len.val().index());
+        self.bits_at_b.next = self
+            .past_fixed_a
+            .val()
+            .get_bits::<CHUNK_BITS>(self.head_a.wu0_count.val().index());
+        self.head_b.bits.next = self.bits_at_b.val().get_bits::<HEAD_BITS>(0);
+        self.head_b.w_en.next = self.w_en_b.val();
+        self.head_b.z_en.next = self.z_en_b.val();
         self.head_b.uncompressed.next = self.uncompressed.val();
         self.head_b.wtrunc.next = self.wtrunc.q.val();
         self.head_b.zunary_12.next = self.zunary_12.val();
-        self.head_b.per_chunk_12.next = self.unc_bits.val() <= 5;
+        self.head_b.per_chunk_12.next = self.unc_bits.q.val() <= 5;
         self.head_b.w_left.next = self.w_left_b.val();
         self.head_b.z_left.next = self.z_left_b.val();
-        self.rem_w_b.next = bit_cast::<8, 32>(
-            bit_cast::<16, 4>(self.head_a.k.val()) * bit_cast::<16, 4>(self.wrem_bits.val()),
-        );
+        self.rem_w_b.next = self
+            .rem_table
+            .val()
+            .get_bits::<8>((bit_cast::<7, 4>(self.head_a.k.val()) << 3).index());
         self.rem_z_b.next = bit_cast::<8, 32>(
             bit_cast::<16, 4>(self.head_a.m.val()) * bit_cast::<16, 2>(self.zdiv.q.val()),
         );
@@ -507,17 +567,14 @@ impl Logic for Parser {
         }
         self.record_a.next.wtrunc = self.wtrunc.q.val();
         self.record_a.next.zunary_12 = self.zunary_12.val();
-        self.record_a.next.wrem_bits = self.wrem_bits.val();
+        self.record_a.next.wrem_bits = self.wrem_bits.q.val();
 
         self.record_b.next = self.record_a.val();
         self.record_b.next.valid = false;
-        self.bits_b.next = self
-            .view
-            .val()
-            .get_bits::<CHUNK_BITS>(self.len_a.val().index());
+        self.bits_b.next = self.bits_at_b.val();
         self.record_b.next.first = false;
         self.record_b.next.gr_en = self.head_b.gr_en.val();
-        self.record_b.next.z_en = self.head_b.z_en.val();
+        self.record_b.next.z_en = self.z_en_b.val();
         self.record_b.next.k = self.head_b.k.val();
         self.record_b.next.m = self.head_b.m.val();
         self.record_b.next.pend_w = self.head_a.k.val();
@@ -528,64 +585,59 @@ impl Logic for Parser {
         self.record_b.next.lead_run =
             self.lead_pending.q.val() & (self.pend_z.q.val() == 0) & (self.head_a.m.val() != 0);
 
-        // The fault the stream meets here, if any (only `fault` is chosen by
-        // this chain; everything else follows from flat conditions below).
+        // The fault the stream meets here, if any, from flat conditions (at
+        // most one holds): a chain of branches would be as deep as it is long.
+        self.in_header.next = (self.phase.q.val() == Phase::Header) & (self.fill.val() != 0);
+        self.is_padding.next =
+            self.in_header.val() & (self.fill.val() >= 3) & (self.zdiv_field.val() == 7);
+        self.padding_whole.next = self.fill.val() >= bit_cast::<10, 3>(self.pad.val()) + 3;
+        self.is_slice.next = self.in_header.val()
+            & (self.fill.val() >= 3)
+            & (self.zdiv_field.val() != 7)
+            & (self.zdiv_field.val() != 4)
+            & (self.zdiv_field.val() != 5);
+        self.slice_fields.next =
+            self.is_slice.val() & (self.fill.val() >= 21) & (self.wdiv_field.val() != 6);
+        self.slice_short.next =
+            (self.fill.val() < 23) | (self.newpal.val() & (self.fill.val() < 36));
+        self.slice_whole.next = self.slice_fields.val() & !self.slice_short.val();
+        self.ends_early.next = self.exhausted.val()
+            & ((self.in_header.val() & (self.fill.val() < 3))
+                | (self.is_padding.val() & !self.padding_whole.val())
+                | (self.is_slice.val() & (self.fill.val() < 21))
+                | (self.slice_fields.val() & self.slice_short.val())
+                | ((self.phase.q.val() == Phase::Palette)
+                    & (self.fill.val() < bit_cast::<10, 9>(self.pal_len.val())))
+                | ((self.phase.q.val() == Phase::Chunk)
+                    & (self.fill.val() < bit_cast::<10, 6>(self.head_a.head_len.val()))));
         self.fault.next = ErrorCode::None;
-        match self.phase.q.val() {
-            Phase::Idle => {
-                if self.start.val() & self.bad_length.val() {
-                    self.fault.next = ErrorCode::NotWordAligned;
-                }
-            }
-            Phase::Header => {
-                // An empty window at the stream's end: see the next phase.
-                if self.fill.val() == 0 {
-                } else if self.fill.val() < 3 {
-                    if self.exhausted.val() {
-                        self.fault.next = ErrorCode::UnexpectedEnd;
-                    }
-                } else if self.zdiv_field.val() == 7 {
-                    if self.fill.val() < bit_cast::<10, 3>(self.pad.val()) + 3 {
-                        if self.exhausted.val() {
-                            self.fault.next = ErrorCode::UnexpectedEnd;
-                        }
-                    } else if !self.pad_ok.val() {
-                        self.fault.next = ErrorCode::BadByteAlign;
-                    }
-                } else if (self.zdiv_field.val() == 4) | (self.zdiv_field.val() == 5) {
-                    self.fault.next = ErrorCode::BadZdiv;
-                } else if self.fill.val() < 21 {
-                    if self.exhausted.val() {
-                        self.fault.next = ErrorCode::UnexpectedEnd;
-                    }
-                } else if self.wdiv_field.val() == 6 {
-                    self.fault.next = ErrorCode::BadWdiv;
-                } else if (self.fill.val() < 23) | (self.newpal.val() & (self.fill.val() < 36)) {
-                    if self.exhausted.val() {
-                        self.fault.next = ErrorCode::UnexpectedEnd;
-                    }
-                } else if !self.newpal.val() & !self.have_palette.q.val() {
-                    self.fault.next = ErrorCode::FirstSliceWithoutPalette;
-                } else if !self.newpal.val()
-                    & (self.header_alternating.val() != self.alternating.q.val())
-                {
-                    self.fault.next = ErrorCode::ModeChangeWithoutNewpal;
-                }
-            }
-            Phase::Palette => {
-                if (self.fill.val() < bit_cast::<10, 9>(self.pal_len.val())) & self.exhausted.val()
-                {
-                    self.fault.next = ErrorCode::UnexpectedEnd;
-                }
-            }
-            Phase::Chunk => {
-                if (self.fill.val() < bit_cast::<10, 6>(self.head_a.head_len.val()))
-                    & self.exhausted.val()
-                {
-                    self.fault.next = ErrorCode::UnexpectedEnd;
-                }
-            }
-            Phase::Fail => {}
+        if (self.phase.q.val() == Phase::Idle) & self.start.val() & self.bad_length.val() {
+            self.fault.next = ErrorCode::NotWordAligned;
+        }
+        if self.ends_early.val() {
+            self.fault.next = ErrorCode::UnexpectedEnd;
+        }
+        if self.is_padding.val() & self.padding_whole.val() & !self.pad_ok.val() {
+            self.fault.next = ErrorCode::BadByteAlign;
+        }
+        if self.in_header.val()
+            & (self.fill.val() >= 3)
+            & ((self.zdiv_field.val() == 4) | (self.zdiv_field.val() == 5))
+        {
+            self.fault.next = ErrorCode::BadZdiv;
+        }
+        if self.is_slice.val() & (self.fill.val() >= 21) & (self.wdiv_field.val() == 6) {
+            self.fault.next = ErrorCode::BadWdiv;
+        }
+        if self.slice_whole.val() & !self.newpal.val() & !self.have_palette.q.val() {
+            self.fault.next = ErrorCode::FirstSliceWithoutPalette;
+        }
+        if self.slice_whole.val()
+            & !self.newpal.val()
+            & self.have_palette.q.val()
+            & (self.header_alternating.val() != self.alternating.q.val())
+        {
+            self.fault.next = ErrorCode::ModeChangeWithoutNewpal;
         }
 
         // What moves this cycle; nothing does while the pipeline is full. At
@@ -595,17 +647,11 @@ impl Logic for Parser {
         self.start_taken.next =
             self.accept.val() & (self.phase.q.val() == Phase::Idle) & self.start.val();
         self.padding_taken.next = self.accept.val()
-            & (self.phase.q.val() == Phase::Header)
-            & (self.zdiv_field.val() == 7)
-            & (self.fill.val() >= 3)
-            & (self.fill.val() >= bit_cast::<10, 3>(self.pad.val()) + 3)
+            & self.is_padding.val()
+            & self.padding_whole.val()
             & self.pad_ok.val();
         self.header_taken.next = self.accept.val()
-            & (self.phase.q.val() == Phase::Header)
-            & ((self.zdiv_field.val() < 4) | (self.zdiv_field.val() == 6))
-            & (self.wdiv_field.val() != 6)
-            & (self.fill.val() >= 23)
-            & (!self.newpal.val() | (self.fill.val() >= 36))
+            & self.slice_whole.val()
             & (self.newpal.val() | self.have_palette.q.val())
             & (self.newpal.val() | (self.header_alternating.val() == self.alternating.q.val()))
             & (!self.newpal.val() | !self.other_bank_busy.val());
@@ -660,9 +706,9 @@ impl Logic for Parser {
         if self.take_a.val() {
             self.used.next = bit_cast::<9, 8>(self.len_a.val());
         }
+        self.used_b.next = 0.into();
         if self.take_b.val() {
-            self.used.next =
-                bit_cast::<9, 8>(self.len_a.val()) + bit_cast::<9, 8>(self.len_b.val());
+            self.used_b.next = self.len_b.val();
         }
 
         // A slice header: latch it and start its chunks.
@@ -672,15 +718,12 @@ impl Logic for Parser {
         if self.header_taken.val() {
             self.alternating.d.next = self.header_alternating.val();
             self.zdiv.d.next = bit_cast::<2, 3>(self.zdiv_field.val());
-            self.wdiv.d.next = self.wdiv_field.val();
             self.wtrunc.d.next = self.view.val().get_bit(21);
         }
         // The other bank takes a new palette.
         if self.palette_taken.val() {
             self.have_palette.d.next = true;
             self.bank.d.next = !self.bank.q.val();
-            self.palette_bits.d.next = bit_cast::<4, 3>(self.view.val().get_bits::<3>(33)) + 2;
-            self.palette_size.d.next = self.new_size.val();
             if self.bank.q.val() {
                 self.size_0.d.next = self.new_size.val();
                 self.offset_0.d.next = self.new_offset.val();
@@ -711,20 +754,17 @@ impl Logic for Parser {
             self.first.d.next = true;
         }
         if self.take_a.val() {
-            self.w_left.d.next = self.w_left.q.val() - bit_cast::<16, 4>(self.head_a.k.val());
-            self.z_left.d.next = self.z_left.q.val() - bit_cast::<16, 4>(self.head_a.m.val());
-            self.balance.d.next = self.balance_b.val();
+            self.w_left.d.next = self.w_true.val();
+            self.z_left.d.next = self.z_true.val();
+            self.balance.d.next = self.balance_true.val();
             self.pend_w.d.next = self.head_a.k.val();
             self.pend_z.d.next = self.head_a.m.val();
             self.first.d.next = false;
         }
         if self.take_b.val() {
-            self.w_left.d.next = self.w_left.q.val()
-                - (bit_cast::<16, 4>(self.head_a.k.val()) + bit_cast::<16, 4>(self.head_b.k.val()));
-            self.z_left.d.next = self.z_left.q.val()
-                - (bit_cast::<16, 4>(self.head_a.m.val()) + bit_cast::<16, 4>(self.head_b.m.val()));
-            self.balance.d.next = self.balance_b.val() + bit_cast::<6, 4>(self.head_b.k.val())
-                - bit_cast::<6, 4>(self.head_b.m.val());
+            self.w_left.d.next = self.w_true.val() - bit_cast::<16, 4>(self.head_a.k.val());
+            self.z_left.d.next = self.z_true.val() - bit_cast::<16, 4>(self.head_a.m.val());
+            self.balance.d.next = self.balance_b.val();
             self.pend_w.d.next = self.head_b.k.val();
             self.pend_z.d.next = self.head_b.m.val();
         }
@@ -735,6 +775,45 @@ impl Logic for Parser {
             & !(self.take_b.val() & (self.head_a.m.val() != 0))
             & !self.header_taken.val())
             | self.lead_entry.val();
+        // The remainder widths, registered (they change only with a header
+        // or a palette), from the values the registers take.
+        // TRM 4.7.3.2.2: uncompressed_bits = ceil(log2(palette_size)), or
+        // palette_bits in direct mode.
+        self.next_size.next = self.palette_size.q.val();
+        self.next_palette_bits.next = self.palette_bits.q.val();
+        if self.palette_taken.val() {
+            self.next_size.next = self.new_size.val();
+            self.next_palette_bits.next = bit_cast::<4, 3>(self.view.val().get_bits::<3>(33)) + 2;
+        }
+        self.next_wdiv.next = self.wdiv.q.val();
+        if self.header_taken.val() {
+            self.next_wdiv.next = self.wdiv_field.val();
+        }
+        self.next_unc_bits.next = self.next_palette_bits.val();
+        if self.next_size.val() != 0 {
+            self.next_unc_bits.next = 5.into();
+            if self.next_size.val() <= 16 {
+                self.next_unc_bits.next = 4.into();
+            }
+            if self.next_size.val() <= 8 {
+                self.next_unc_bits.next = 3.into();
+            }
+            if self.next_size.val() <= 4 {
+                self.next_unc_bits.next = 2.into();
+            }
+            if self.next_size.val() <= 2 {
+                self.next_unc_bits.next = 1.into();
+            }
+        }
+        self.unc_bits.d.next = self.next_unc_bits.val();
+        self.wrem_bits.d.next = bit_cast::<4, 3>(self.next_wdiv.val());
+        if self.next_wdiv.val() == 7 {
+            self.wrem_bits.d.next = self.next_unc_bits.val();
+        }
+        self.palette_size.d.next = self.next_size.val();
+        self.palette_bits.d.next = self.next_palette_bits.val();
+        self.wdiv.d.next = self.next_wdiv.val();
+
         // The next phase from flat conditions: a chain of assignments through
         // the branches above would be as deep as they are many.
         self.next_phase.next = self.phase.q.val();
@@ -772,7 +851,8 @@ impl Logic for Parser {
             self.next_phase.next = Phase::Fail;
         }
         self.phase.d.next = self.next_phase.val();
-        self.pos8.d.next = self.pos8.q.val() + bit_cast::<3, 9>(self.used.val());
+        self.pos8.d.next = (self.pos8.q.val() + bit_cast::<3, 9>(self.used.val()))
+            + bit_cast::<3, 8>(self.used_b.val());
         if self.start.val() {
             self.pos8.d.next = 0.into();
         }

@@ -29,12 +29,16 @@ pub struct BitWindow {
     pub fill: Signal<Out, Bits<10>>,
     /// Every word of the stream has been taken.
     pub exhausted: Signal<Out, Bit>,
-    /// Bits the parser consumes this cycle, at most `fill`.
+    /// Bits the parser consumes this cycle, at most `fill`: `used`, then
+    /// `used_b` (its second chunk, known last, taken off last).
     pub used: Signal<In, Bits<9>>,
+    pub used_b: Signal<In, Bits<8>>,
     bits: ResetReg<Bits<WINDOW_BITS>>,
     count: ResetReg<Bits<10>>,
     left: ResetReg<Bits<29>>,
     word: Signal<Local, Bits<WINDOW_BITS>>,
+    merged: Signal<Local, Bits<WINDOW_BITS>>,
+    count_in: Signal<Local, Bits<10>>,
     room: Signal<Local, Bit>,
 }
 
@@ -53,13 +57,16 @@ impl Logic for BitWindow {
         self.room.next = (self.left.q.val() != 0) & (self.count.q.val() <= 448);
         self.in_ready.next = self.room.val();
         self.word.next = bit_cast::<WINDOW_BITS, 128>(self.in_data.val()) << self.count.q.val();
-        self.bits.d.next = self.bits.q.val() >> self.used.val();
-        self.count.d.next = self.count.q.val() - bit_cast::<10, 9>(self.used.val());
+        self.merged.next = self.bits.q.val();
+        self.count_in.next = self.count.q.val();
         if self.room.val() & self.in_valid.val() {
-            self.bits.d.next = (self.bits.q.val() | self.word.val()) >> self.used.val();
-            self.count.d.next = (self.count.q.val() + 128) - bit_cast::<10, 9>(self.used.val());
+            self.merged.next = self.bits.q.val() | self.word.val();
+            self.count_in.next = self.count.q.val() + 128;
             self.left.d.next = self.left.q.val() - 1;
         }
+        self.bits.d.next = (self.merged.val() >> self.used.val()) >> self.used_b.val();
+        self.count.d.next = (self.count_in.val() - bit_cast::<10, 9>(self.used.val()))
+            - bit_cast::<10, 8>(self.used_b.val());
         if self.start.val() {
             self.left.d.next = self.words.val();
         }
