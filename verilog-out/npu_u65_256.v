@@ -9836,6 +9836,7 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder(clock,rst_n,start,length
     wire  [9:0] window$fill;
     wire  window$exhausted;
     reg  [8:0] window$used;
+    reg  [7:0] window$used_b;
     reg  parser$clock;
     reg  parser$rst_n;
     reg  parser$start;
@@ -9844,6 +9845,7 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder(clock,rst_n,start,length
     reg  [9:0] parser$fill;
     reg  parser$exhausted;
     wire  [8:0] parser$used;
+    wire  [7:0] parser$used_b;
     reg  parser$accept;
     wire  [53:0] parser$record_a;
     wire  [53:0] parser$record_b;
@@ -9907,7 +9909,8 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder(clock,rst_n,start,length
         .view(window$view),
         .fill(window$fill),
         .exhausted(window$exhausted),
-        .used(window$used)
+        .used(window$used),
+        .used_b(window$used_b)
     );
     npu_u65_256_core$datapath$cores$0$weight_decoder$parser parser(
         .clock(parser$clock),
@@ -9918,6 +9921,7 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder(clock,rst_n,start,length
         .fill(parser$fill),
         .exhausted(parser$exhausted),
         .used(parser$used),
+        .used_b(parser$used_b),
         .accept(parser$accept),
         .record_a(parser$record_a),
         .record_b(parser$record_b),
@@ -9989,6 +9993,7 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder(clock,rst_n,start,length
         window$in_valid = words$valid;
         words$ready = window$in_ready;
         window$used = parser$used;
+        window$used_b = parser$used_b;
         parser$start = accept;
         parser$bad_length = |length[(32'h0)+:(4)];
         parser$view = window$view;
@@ -10246,7 +10251,7 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
         .d(out_full$d),
         .q(out_full$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones taken_low(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones taken_low(
         .bits(taken_low$bits),
         .count(taken_low$count)
     );
@@ -13539,7 +13544,7 @@ endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$w_count
 
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start,bad_length,view,fill,exhausted,used,accept,record_a,record_b,bits_a,bits_b,bank_busy,downstream_fault,palette_0,palette_1,palette_size_0,palette_size_1,direct_offset_0,direct_offset_1,idle);
+module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start,bad_length,view,fill,exhausted,used,used_b,accept,record_a,record_b,bits_a,bits_b,bank_busy,downstream_fault,palette_0,palette_1,palette_size_0,palette_size_1,direct_offset_0,direct_offset_1,idle);
     
     // Module arguments
     input wire  clock;
@@ -13550,6 +13555,7 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
     input wire  [9:0] fill;
     input wire  exhausted;
     output reg  [8:0] used;
+    output reg  [7:0] used_b;
     input wire  accept;
     output reg  [53:0] record_a;
     output reg  [53:0] record_b;
@@ -13596,8 +13602,12 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
     reg  [4:0] head_a$z_left;
     wire  head_a$gr_en;
     wire  [5:0] head_a$head_len;
+    wire  [3:0] head_a$wu0_count;
+    wire  [4:0] head_a$fixed_len;
     wire  [3:0] head_a$k;
     wire  [3:0] head_a$m;
+    wire  [3:0] head_a$k_all;
+    wire  [3:0] head_a$m_all;
     wire  head_a$last;
     reg  [35:0] head_b$bits;
     reg  head_b$w_en;
@@ -13610,8 +13620,12 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
     reg  [4:0] head_b$z_left;
     wire  head_b$gr_en;
     wire  [5:0] head_b$head_len;
+    wire  [3:0] head_b$wu0_count;
+    wire  [4:0] head_b$fixed_len;
     wire  [3:0] head_b$k;
     wire  [3:0] head_b$m;
+    wire  [3:0] head_b$k_all;
+    wire  [3:0] head_b$m_all;
     wire  head_b$last;
     reg  phase$clock;
     reg  phase$rst_n;
@@ -13653,6 +13667,14 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
     reg  palette_bits$rst_n;
     reg  [3:0] palette_bits$d;
     wire  [3:0] palette_bits$q;
+    reg  unc_bits$clock;
+    reg  unc_bits$rst_n;
+    reg  [3:0] unc_bits$d;
+    wire  [3:0] unc_bits$q;
+    reg  wrem_bits$clock;
+    reg  wrem_bits$rst_n;
+    reg  [3:0] wrem_bits$d;
+    wire  [3:0] wrem_bits$q;
     reg  pal_0$clock;
     reg  pal_0$rst_n;
     reg  [287:0] pal_0$d;
@@ -13725,8 +13747,12 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
     reg  [31:0] ff_mask;
     reg  [31:0] ff_run;
     reg  [5:0] ff_bytes;
-    reg  [3:0] unc_bits;
-    reg  [3:0] wrem_bits;
+    reg  [5:0] next_size;
+    reg  [3:0] next_palette_bits;
+    reg  [2:0] next_wdiv;
+    reg  [3:0] next_unc_bits;
+    reg  [7:0] wrem_8;
+    reg  [103:0] rem_table;
     reg  [8:0] pal_len;
     reg  [8:0] raw;
     reg  [287:0] entries;
@@ -13738,16 +13764,44 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
     reg  [7:0] rem_z_a;
     reg  [7:0] len_a;
     reg  [5:0] balance_b;
+    reg  [15:0] w_true;
+    reg  [15:0] z_true;
+    reg  [5:0] balance_true;
+    reg  capped_w_a;
+    reg  capped_z_a;
     reg  [4:0] w_left_b;
     reg  [4:0] z_left_b;
+    reg  w_en_b;
+    reg  z_en_b;
+    reg  [7:0] rem_a;
+    reg  [195:0] past_rem_a;
+    reg  [171:0] past_fixed_a;
+    reg  [159:0] bits_at_b;
     reg  [7:0] rem_w_b;
     reg  [7:0] rem_z_b;
     reg  [7:0] len_b;
+    reg  [10:0] new_offset;
+    reg  [15:0] slice_weights;
+    reg  in_header;
+    reg  is_padding;
+    reg  padding_whole;
+    reg  is_slice;
+    reg  slice_fields;
+    reg  slice_short;
+    reg  slice_whole;
+    reg  ends_early;
+    reg  [3:0] fault;
+    reg  faulted;
+    reg  start_taken;
+    reg  padding_taken;
     reg  header_taken;
-    reg  [2:0] next_phase;
+    reg  palette_taken;
+    reg  entries_taken;
+    reg  truncated;
     reg  take_a;
     reg  take_b;
-    reg  [3:0] fault;
+    reg  lead_entry;
+    reg  [2:0] next_phase;
     
     // Sub module instances
     npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a head_a(
@@ -13762,8 +13816,12 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         .z_left(head_a$z_left),
         .gr_en(head_a$gr_en),
         .head_len(head_a$head_len),
+        .wu0_count(head_a$wu0_count),
+        .fixed_len(head_a$fixed_len),
         .k(head_a$k),
         .m(head_a$m),
+        .k_all(head_a$k_all),
+        .m_all(head_a$m_all),
         .last(head_a$last)
     );
     npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a head_b(
@@ -13778,8 +13836,12 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         .z_left(head_b$z_left),
         .gr_en(head_b$gr_en),
         .head_len(head_b$head_len),
+        .wu0_count(head_b$wu0_count),
+        .fixed_len(head_b$fixed_len),
         .k(head_b$k),
         .m(head_b$m),
+        .k_all(head_b$k_all),
+        .m_all(head_b$m_all),
         .last(head_b$last)
     );
     npu_u65_256_core$datapath$cores$0$weight_decoder$parser$phase phase(
@@ -13841,6 +13903,18 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         .rst_n(palette_bits$rst_n),
         .d(palette_bits$d),
         .q(palette_bits$q)
+    );
+    npu_u65_256_core$datapath$ifm_fetch$step unc_bits(
+        .clock(unc_bits$clock),
+        .rst_n(unc_bits$rst_n),
+        .d(unc_bits$d),
+        .q(unc_bits$q)
+    );
+    npu_u65_256_core$datapath$ifm_fetch$step wrem_bits(
+        .clock(wrem_bits$clock),
+        .rst_n(wrem_bits$rst_n),
+        .d(wrem_bits$d),
+        .q(wrem_bits$q)
     );
     npu_u65_256_core$datapath$cores$0$weight_decoder$parser$pal_0 pal_0(
         .clock(pal_0$clock),
@@ -13920,15 +13994,15 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         .d(first$d),
         .q(first$q)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ff_count$0(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ff_count$0(
         .bits(ff_count$0$bits),
         .count(ff_count$0$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ff_count$1(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ff_count$1(
         .bits(ff_count$1$bits),
         .count(ff_count$1$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ff_count$2(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ff_count$2(
         .bits(ff_count$2$bits),
         .count(ff_count$2$count)
     );
@@ -13945,6 +14019,8 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         bank$clock = clock;
         palette_size$clock = clock;
         palette_bits$clock = clock;
+        unc_bits$clock = clock;
+        wrem_bits$clock = clock;
         pal_0$clock = clock;
         pal_1$clock = clock;
         size_0$clock = clock;
@@ -13968,6 +14044,8 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         bank$d = bank$q;
         palette_size$d = palette_size$q;
         palette_bits$d = palette_bits$q;
+        unc_bits$d = unc_bits$q;
+        wrem_bits$d = wrem_bits$q;
         pal_0$d = pal_0$q;
         pal_1$d = pal_1$q;
         size_0$d = size_0$q;
@@ -13991,6 +14069,8 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         bank$rst_n = rst_n;
         palette_size$rst_n = rst_n;
         palette_bits$rst_n = rst_n;
+        unc_bits$rst_n = rst_n;
+        wrem_bits$rst_n = rst_n;
         pal_0$rst_n = rst_n;
         pal_1$rst_n = rst_n;
         size_0$rst_n = rst_n;
@@ -14011,27 +14091,7 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         palette_size_1 = size_1$q;
         direct_offset_0 = offset_0$q;
         direct_offset_1 = offset_1$q;
-        unc_bits = palette_bits$q;
-        if (palette_size$q != 32'h0) begin
-            unc_bits = 32'h5;
-            if (palette_size$q <= 32'h10) begin
-                unc_bits = 32'h4;
-            end
-            if (palette_size$q <= 32'h8) begin
-                unc_bits = 32'h3;
-            end
-            if (palette_size$q <= 32'h4) begin
-                unc_bits = 32'h2;
-            end
-            if (palette_size$q <= 32'h2) begin
-                unc_bits = 32'h1;
-            end
-        end
         uncompressed = wdiv$q == 32'h7;
-        wrem_bits = ((wdiv$q) & 4'hf);
-        if (uncompressed) begin
-            wrem_bits = unc_bits;
-        end
         zunary_12 = zdiv$q < 32'h3;
         other_bank_busy = bank_busy[32'h1];
         if (bank$q) begin
@@ -14046,6 +14106,7 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         if (palsize_field != 32'h0) begin
             new_size = ((palsize_field) & 6'h3f) + 32'h1;
         end
+        new_offset = ((view[(32'h17)+:(5)]) & 11'h7ff) - ((new_size) & 11'h7ff);
         pad = 32'h5 - pos8$q;
         pad_ok = 1'b1;
         if ((0 < pad) & ~view[0 + 32'h3]) begin
@@ -14070,100 +14131,100 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
             pad_ok = 1'b0;
         end
         ff_mask = 32'h0;
-        if ((view[(0 * 32'h8)+:(8)] == 32'hff) & (fill >= ((0 + 32'h1) * 32'h8))) begin
+        if (view[(0 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if ((view[(1 * 32'h8)+:(8)] == 32'hff) & (fill >= ((1 + 32'h1) * 32'h8))) begin
+        if (view[(1 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if ((view[(2 * 32'h8)+:(8)] == 32'hff) & (fill >= ((2 + 32'h1) * 32'h8))) begin
+        if (view[(2 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if ((view[(3 * 32'h8)+:(8)] == 32'hff) & (fill >= ((3 + 32'h1) * 32'h8))) begin
+        if (view[(3 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if ((view[(4 * 32'h8)+:(8)] == 32'hff) & (fill >= ((4 + 32'h1) * 32'h8))) begin
+        if (view[(4 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if ((view[(5 * 32'h8)+:(8)] == 32'hff) & (fill >= ((5 + 32'h1) * 32'h8))) begin
+        if (view[(5 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if ((view[(6 * 32'h8)+:(8)] == 32'hff) & (fill >= ((6 + 32'h1) * 32'h8))) begin
+        if (view[(6 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if ((view[(7 * 32'h8)+:(8)] == 32'hff) & (fill >= ((7 + 32'h1) * 32'h8))) begin
+        if (view[(7 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if ((view[(8 * 32'h8)+:(8)] == 32'hff) & (fill >= ((8 + 32'h1) * 32'h8))) begin
+        if (view[(8 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (8)) | ((1'b1) << (8)));
         end
-        if ((view[(9 * 32'h8)+:(8)] == 32'hff) & (fill >= ((9 + 32'h1) * 32'h8))) begin
+        if (view[(9 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (9)) | ((1'b1) << (9)));
         end
-        if ((view[(10 * 32'h8)+:(8)] == 32'hff) & (fill >= ((10 + 32'h1) * 32'h8))) begin
+        if (view[(10 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (10)) | ((1'b1) << (10)));
         end
-        if ((view[(11 * 32'h8)+:(8)] == 32'hff) & (fill >= ((11 + 32'h1) * 32'h8))) begin
+        if (view[(11 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (11)) | ((1'b1) << (11)));
         end
-        if ((view[(12 * 32'h8)+:(8)] == 32'hff) & (fill >= ((12 + 32'h1) * 32'h8))) begin
+        if (view[(12 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (12)) | ((1'b1) << (12)));
         end
-        if ((view[(13 * 32'h8)+:(8)] == 32'hff) & (fill >= ((13 + 32'h1) * 32'h8))) begin
+        if (view[(13 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (13)) | ((1'b1) << (13)));
         end
-        if ((view[(14 * 32'h8)+:(8)] == 32'hff) & (fill >= ((14 + 32'h1) * 32'h8))) begin
+        if (view[(14 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (14)) | ((1'b1) << (14)));
         end
-        if ((view[(15 * 32'h8)+:(8)] == 32'hff) & (fill >= ((15 + 32'h1) * 32'h8))) begin
+        if (view[(15 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (15)) | ((1'b1) << (15)));
         end
-        if ((view[(16 * 32'h8)+:(8)] == 32'hff) & (fill >= ((16 + 32'h1) * 32'h8))) begin
+        if (view[(16 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (16)) | ((1'b1) << (16)));
         end
-        if ((view[(17 * 32'h8)+:(8)] == 32'hff) & (fill >= ((17 + 32'h1) * 32'h8))) begin
+        if (view[(17 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (17)) | ((1'b1) << (17)));
         end
-        if ((view[(18 * 32'h8)+:(8)] == 32'hff) & (fill >= ((18 + 32'h1) * 32'h8))) begin
+        if (view[(18 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (18)) | ((1'b1) << (18)));
         end
-        if ((view[(19 * 32'h8)+:(8)] == 32'hff) & (fill >= ((19 + 32'h1) * 32'h8))) begin
+        if (view[(19 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (19)) | ((1'b1) << (19)));
         end
-        if ((view[(20 * 32'h8)+:(8)] == 32'hff) & (fill >= ((20 + 32'h1) * 32'h8))) begin
+        if (view[(20 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (20)) | ((1'b1) << (20)));
         end
-        if ((view[(21 * 32'h8)+:(8)] == 32'hff) & (fill >= ((21 + 32'h1) * 32'h8))) begin
+        if (view[(21 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (21)) | ((1'b1) << (21)));
         end
-        if ((view[(22 * 32'h8)+:(8)] == 32'hff) & (fill >= ((22 + 32'h1) * 32'h8))) begin
+        if (view[(22 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (22)) | ((1'b1) << (22)));
         end
-        if ((view[(23 * 32'h8)+:(8)] == 32'hff) & (fill >= ((23 + 32'h1) * 32'h8))) begin
+        if (view[(23 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (23)) | ((1'b1) << (23)));
         end
-        if ((view[(24 * 32'h8)+:(8)] == 32'hff) & (fill >= ((24 + 32'h1) * 32'h8))) begin
+        if (view[(24 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (24)) | ((1'b1) << (24)));
         end
-        if ((view[(25 * 32'h8)+:(8)] == 32'hff) & (fill >= ((25 + 32'h1) * 32'h8))) begin
+        if (view[(25 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (25)) | ((1'b1) << (25)));
         end
-        if ((view[(26 * 32'h8)+:(8)] == 32'hff) & (fill >= ((26 + 32'h1) * 32'h8))) begin
+        if (view[(26 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (26)) | ((1'b1) << (26)));
         end
-        if ((view[(27 * 32'h8)+:(8)] == 32'hff) & (fill >= ((27 + 32'h1) * 32'h8))) begin
+        if (view[(27 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (27)) | ((1'b1) << (27)));
         end
-        if ((view[(28 * 32'h8)+:(8)] == 32'hff) & (fill >= ((28 + 32'h1) * 32'h8))) begin
+        if (view[(28 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (28)) | ((1'b1) << (28)));
         end
-        if ((view[(29 * 32'h8)+:(8)] == 32'hff) & (fill >= ((29 + 32'h1) * 32'h8))) begin
+        if (view[(29 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (29)) | ((1'b1) << (29)));
         end
-        if ((view[(30 * 32'h8)+:(8)] == 32'hff) & (fill >= ((30 + 32'h1) * 32'h8))) begin
+        if (view[(30 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (30)) | ((1'b1) << (30)));
         end
-        if ((view[(31 * 32'h8)+:(8)] == 32'hff) & (fill >= ((31 + 32'h1) * 32'h8))) begin
+        if (view[(31 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (31)) | ((1'b1) << (31)));
         end
         ff_run = ff_mask & ~(ff_mask + 32'h1);
@@ -14715,39 +14776,58 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
                 begin
                 end
         endcase
-        w_left_sat = ((w_left$q) & 5'h1f);
-        if (w_left$q > 32'h1f) begin
+        w_true = w_left$q - ((pend_w$q) & 16'hffff);
+        z_true = z_left$q - ((pend_z$q) & 16'hffff);
+        balance_true = (balance$q + ((pend_w$q) & 6'h3f)) - ((pend_z$q) & 6'h3f);
+        w_left_sat = ((w_true) & 5'h1f);
+        if (w_true > 32'h1f) begin
             w_left_sat = 32'h1f;
         end
-        z_left_sat = ((z_left$q) & 5'h1f);
-        if (z_left$q > 32'h1f) begin
+        z_left_sat = ((z_true) & 5'h1f);
+        if (z_true > 32'h1f) begin
             z_left_sat = 32'h1f;
         end
+        wrem_8 = ((wrem_bits$q) & 8'hff);
+        rem_table = ((wrem_8) & 104'hffffffffffffffffffffffffff) << 32'h8 | ((wrem_8 << 32'h1) & 104'hffffffffffffffffffffffffff) << 32'h10 | (((wrem_8 << 32'h1) + wrem_8) & 104'hffffffffffffffffffffffffff) << 32'h18 | ((wrem_8 << 32'h2) & 104'hffffffffffffffffffffffffff) << 32'h20 | (((wrem_8 << 32'h2) + wrem_8) & 104'hffffffffffffffffffffffffff) << 32'h28 | (((wrem_8 << 32'h2) + (wrem_8 << 32'h1)) & 104'hffffffffffffffffffffffffff) << 32'h30 | (((wrem_8 << 32'h3) - wrem_8) & 104'hffffffffffffffffffffffffff) << 32'h38 | ((wrem_8 << 32'h3) & 104'hffffffffffffffffffffffffff) << 32'h40 | (((wrem_8 << 32'h3) + wrem_8) & 104'hffffffffffffffffffffffffff) << 32'h48 | (((wrem_8 << 32'h3) + (wrem_8 << 32'h1)) & 104'hffffffffffffffffffffffffff) << 32'h50 | (((wrem_8 << 32'h3) + ((wrem_8 << 32'h1) + wrem_8)) & 104'hffffffffffffffffffffffffff) << 32'h58 | (((wrem_8 << 32'h3) + (wrem_8 << 32'h2)) & 104'hffffffffffffffffffffffffff) << 32'h60;
         head_a$bits = view[(32'h0)+:(36)];
-        head_a$w_en = (w_left$q != 32'h0) & (~alternating$q | balance$q[32'h5] | (balance$q[(32'h3)+:(3)] == 32'h0));
-        head_a$z_en = alternating$q & ~balance$q[32'h5] & (z_left$q != 32'h0);
+        head_a$w_en = (w_left$q != ((pend_w$q) & 16'hffff)) & (~alternating$q | balance_true[32'h5] | (balance_true[(32'h3)+:(3)] == 32'h0));
+        head_a$z_en = alternating$q & ~balance_true[32'h5] & (z_left$q != ((pend_z$q) & 16'hffff));
         head_a$uncompressed = uncompressed;
         head_a$wtrunc = wtrunc$q;
         head_a$zunary_12 = zunary_12;
-        head_a$per_chunk_12 = unc_bits <= 32'h5;
+        head_a$per_chunk_12 = unc_bits$q <= 32'h5;
         head_a$w_left = w_left_sat;
         head_a$z_left = z_left_sat;
-        rem_w_a = ((((pend_w$q) & 16'hffff) * ((wrem_bits) & 16'hffff)) & 8'hff);
+        rem_w_a = ((((pend_w$q) & 16'hffff) * ((wrem_bits$q) & 16'hffff)) & 8'hff);
         rem_z_a = ((((pend_z$q) & 16'hffff) * ((zdiv$q) & 16'hffff)) & 8'hff);
-        len_a = (((head_a$head_len) & 8'hff) + rem_w_a) + rem_z_a;
-        balance_b = balance$q + ((head_a$k) & 6'h3f) - ((head_a$m) & 6'h3f);
-        w_left_b = w_left_sat - ((head_a$k) & 5'h1f);
-        z_left_b = z_left_sat - ((head_a$m) & 5'h1f);
-        head_b$bits = view[(len_a)+:(36)];
-        head_b$w_en = (w_left_b != 32'h0) & (~alternating$q | balance_b[32'h5] | (balance_b[(32'h3)+:(3)] == 32'h0));
-        head_b$z_en = alternating$q & ~balance_b[32'h5] & (z_left_b != 32'h0);
+        rem_a = rem_w_a + rem_z_a;
+        len_a = ((head_a$head_len) & 8'hff) + rem_a;
+        capped_w_a = ((head_a$k_all) & 5'h1f) > w_left_sat;
+        capped_z_a = ((head_a$m_all) & 5'h1f) > z_left_sat;
+        balance_b = (balance_true + ((head_a$k_all) & 6'h3f)) - ((head_a$m_all) & 6'h3f);
+        if (capped_z_a) begin
+            balance_b = (balance_true + ((head_a$k_all) & 6'h3f)) - ((z_left_sat) & 6'h3f);
+        end
+        if (capped_w_a) begin
+            balance_b = (balance_true + ((w_left_sat) & 6'h3f)) - ((head_a$m_all) & 6'h3f);
+        end
+        w_left_b = w_left_sat - ((head_a$k_all) & 5'h1f);
+        z_left_b = z_left_sat - ((head_a$m_all) & 5'h1f);
+        w_en_b = (((head_a$k_all) & 5'h1f) < w_left_sat) & (~alternating$q | balance_b[32'h5] | (balance_b[(32'h3)+:(3)] == 32'h0));
+        z_en_b = alternating$q & ~balance_b[32'h5] & (((head_a$m_all) & 5'h1f) < z_left_sat);
+        past_rem_a = view[(rem_a)+:(196)];
+        past_fixed_a = past_rem_a[(head_a$fixed_len)+:(172)];
+        bits_at_b = past_fixed_a[(head_a$wu0_count)+:(160)];
+        head_b$bits = bits_at_b[(32'h0)+:(36)];
+        head_b$w_en = w_en_b;
+        head_b$z_en = z_en_b;
         head_b$uncompressed = uncompressed;
         head_b$wtrunc = wtrunc$q;
         head_b$zunary_12 = zunary_12;
-        head_b$per_chunk_12 = unc_bits <= 32'h5;
+        head_b$per_chunk_12 = unc_bits$q <= 32'h5;
         head_b$w_left = w_left_b;
         head_b$z_left = z_left_b;
-        rem_w_b = ((((head_a$k) & 16'hffff) * ((wrem_bits) & 16'hffff)) & 8'hff);
+        rem_w_b = rem_table[((((head_a$k) & 7'h7f) << 32'h3))+:(8)];
         rem_z_b = ((((head_a$m) & 16'hffff) * ((zdiv$q) & 16'hffff)) & 8'hff);
         len_b = (((head_b$head_len) & 8'hff) + rem_w_b) + rem_z_b;
         record_a[(64'h0)+:(1)] = 1'b0;
@@ -14774,13 +14854,13 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         end
         record_a[(64'h30)+:(1)] = wtrunc$q;
         record_a[(64'h31)+:(1)] = zunary_12;
-        record_a[(64'h32)+:(4)] = wrem_bits;
+        record_a[(64'h32)+:(4)] = wrem_bits$q;
         record_b = record_a;
         record_b[(64'h0)+:(1)] = 1'b0;
-        bits_b = view[(len_a)+:(160)];
+        bits_b = bits_at_b;
         record_b[(64'h1)+:(1)] = 1'b0;
         record_b[(64'h2)+:(1)] = head_b$gr_en;
-        record_b[(64'h3)+:(1)] = head_b$z_en;
+        record_b[(64'h3)+:(1)] = z_en_b;
         record_b[(64'h4)+:(4)] = head_b$k;
         record_b[(64'h8)+:(4)] = head_b$m;
         record_b[(64'hc)+:(4)] = head_a$k;
@@ -14788,210 +14868,197 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         record_b[(64'h14)+:(6)] = head_b$head_len;
         record_b[(64'h1a)+:(8)] = ((head_b$head_len) & 8'hff) + rem_w_b;
         record_b[(64'h22)+:(1)] = lead_pending$q & (pend_z$q == 32'h0) & (head_a$m != 32'h0);
-        used = 32'h0;
-        take_a = 1'b0;
-        take_b = 1'b0;
+        in_header = (phase$q == Phase$Header) & (fill != 32'h0);
+        is_padding = in_header & (fill >= 32'h3) & (zdiv_field == 32'h7);
+        padding_whole = fill >= ((pad) & 10'h3ff) + 32'h3;
+        is_slice = in_header & (fill >= 32'h3) & (zdiv_field != 32'h7) & (zdiv_field != 32'h4) & (zdiv_field != 32'h5);
+        slice_fields = is_slice & (fill >= 32'h15) & (wdiv_field != 32'h6);
+        slice_short = (fill < 32'h17) | (newpal & (fill < 32'h24));
+        slice_whole = slice_fields & ~slice_short;
+        ends_early = exhausted & ((in_header & (fill < 32'h3)) | (is_padding & ~padding_whole) | (is_slice & (fill < 32'h15)) | (slice_fields & slice_short) | ((phase$q == Phase$Palette) & (fill < ((pal_len) & 10'h3ff))) | ((phase$q == Phase$Chunk) & (fill < ((head_a$head_len) & 10'h3ff))));
         fault = ErrorCode$None;
-        if (accept) begin
-            case (phase$q)
-                Phase$Idle:
-                    begin
-                        if (start) begin
-                            have_palette$d = 1'b0;
-                            if (bad_length) begin
-                                fault = ErrorCode$NotWordAligned;
-                            end
-                        end
-                    end
-                Phase$Header:
-                    begin
-                        if (fill == 32'h0) begin
-                        end
-                        else if (fill < 32'h3) begin
-                            if (exhausted) begin
-                                fault = ErrorCode$UnexpectedEnd;
-                            end
-                        end
-                        else if (zdiv_field == 32'h7) begin
-                            if (fill < ((pad) & 10'h3ff) + 32'h3) begin
-                                if (exhausted) begin
-                                    fault = ErrorCode$UnexpectedEnd;
-                                end
-                            end
-                            else if (~pad_ok) begin
-                                fault = ErrorCode$BadByteAlign;
-                            end
-                            else if (pos8$q == 32'h0) begin
-                                used = ((ff_bytes) & 9'h1ff) << 32'h3;
-                            end
-                            else begin
-                                used = ((pad) & 9'h1ff) + 32'h3;
-                            end
-                        end
-                        else if ((zdiv_field == 32'h4) | (zdiv_field == 32'h5)) begin
-                            fault = ErrorCode$BadZdiv;
-                        end
-                        else if (fill < 32'h15) begin
-                            if (exhausted) begin
-                                fault = ErrorCode$UnexpectedEnd;
-                            end
-                        end
-                        else if (wdiv_field == 32'h6) begin
-                            fault = ErrorCode$BadWdiv;
-                        end
-                        else if ((fill < 32'h17) | (newpal & (fill < 32'h24))) begin
-                            if (exhausted) begin
-                                fault = ErrorCode$UnexpectedEnd;
-                            end
-                        end
-                        else if (~newpal & ~have_palette$q) begin
-                            fault = ErrorCode$FirstSliceWithoutPalette;
-                        end
-                        else if (~newpal & (header_alternating != alternating$q)) begin
-                            fault = ErrorCode$ModeChangeWithoutNewpal;
-                        end
-                        else if (~newpal | ~other_bank_busy) begin
-                            used = 32'h17;
-                            alternating$d = header_alternating;
-                            zdiv$d = ((zdiv_field) & 2'h3);
-                            wdiv$d = wdiv_field;
-                            wtrunc$d = view[32'h15];
-                            w_left$d = ((view[(32'h3)+:(15)]) & 16'hffff) + 32'h1;
-                            z_left$d = 32'h0;
-                            if (header_alternating) begin
-                                z_left$d = ((view[(32'h3)+:(15)]) & 16'hffff) + 32'h1 + newpal;
-                            end
-                            balance$d = 32'h0;
-                            pend_w$d = 32'h0;
-                            pend_z$d = 32'h0;
-                            lead_pending$d = 1'b0;
-                            first$d = 1'b1;
-                            if (newpal) begin
-                                used = 32'h24;
-                                have_palette$d = 1'b1;
-                                bank$d = ~bank$q;
-                                palette_bits$d = ((view[(32'h21)+:(3)]) & 4'hf) + 32'h2;
-                                palette_size$d = new_size;
-                                if (bank$q) begin
-                                    size_0$d = new_size;
-                                    offset_0$d = ((view[(32'h17)+:(5)]) & 11'h7ff) - ((new_size) & 11'h7ff);
-                                end
-                                else begin
-                                    size_1$d = new_size;
-                                    offset_1$d = ((view[(32'h17)+:(5)]) & 11'h7ff) - ((new_size) & 11'h7ff);
-                                end
-                                if (header_alternating) begin
-                                    lead_pending$d = 1'b1;
-                                    record_a[(64'h0)+:(1)] = 1'b1;
-                                    record_a[(64'h23)+:(1)] = 1'b1;
-                                end
-                            end
-                        end
-                    end
-                Phase$Palette:
-                    begin
-                        if (fill < ((pal_len) & 10'h3ff)) begin
-                            if (exhausted) begin
-                                fault = ErrorCode$UnexpectedEnd;
-                            end
-                        end
-                        else begin
-                            used = pal_len;
-                            if (bank$q) begin
-                                pal_1$d = entries;
-                            end
-                            else begin
-                                pal_0$d = entries;
-                            end
-                        end
-                    end
-                Phase$Chunk:
-                    begin
-                        if (fill < ((head_a$head_len) & 10'h3ff)) begin
-                            if (exhausted) begin
-                                fault = ErrorCode$UnexpectedEnd;
-                            end
-                        end
-                        else if (fill < ((len_a) & 10'h3ff)) begin
-                            if (exhausted) begin
-                                record_a[(64'h0)+:(1)] = 1'b1;
-                                record_a[(64'h24)+:(1)] = 1'b1;
-                            end
-                        end
-                        else begin
-                            take_a = 1'b1;
-                            take_b = ~head_a$last & (fill >= 32'h140);
-                        end
-                    end
-                Phase$Fail:
-                    begin
-                        used = ((fill) & 9'h1ff);
-                        if (fill > 32'h100) begin
-                            used = 32'h100;
-                        end
-                    end
-            endcase
-            if (take_a) begin
-                record_a[(64'h0)+:(1)] = 1'b1;
-                used = ((len_a) & 9'h1ff);
-                w_left$d = w_left$q - ((head_a$k) & 16'hffff);
-                z_left$d = z_left$q - ((head_a$m) & 16'hffff);
-                balance$d = balance_b;
-                pend_w$d = head_a$k;
-                pend_z$d = head_a$m;
-                first$d = 1'b0;
-                if (pend_z$q != 32'h0) begin
-                    lead_pending$d = 1'b0;
-                end
-            end
-            if (take_b) begin
-                record_b[(64'h0)+:(1)] = 1'b1;
-                used = ((len_a) & 9'h1ff) + ((len_b) & 9'h1ff);
-                w_left$d = w_left$q - (((head_a$k) & 16'hffff) + ((head_b$k) & 16'hffff));
-                z_left$d = z_left$q - (((head_a$m) & 16'hffff) + ((head_b$m) & 16'hffff));
-                balance$d = balance_b + ((head_b$k) & 6'h3f) - ((head_b$m) & 6'h3f);
-                pend_w$d = head_b$k;
-                pend_z$d = head_b$m;
-                if ((pend_z$q != 32'h0) | (head_a$m != 32'h0)) begin
-                    lead_pending$d = 1'b0;
-                end
-            end
-            if (fault != ErrorCode$None) begin
-                record_a[(64'h0)+:(1)] = 1'b1;
-                record_a[(64'h25)+:(4)] = fault;
-                used = 32'h0;
+        if ((phase$q == Phase$Idle) & start & bad_length) begin
+            fault = ErrorCode$NotWordAligned;
+        end
+        if (ends_early) begin
+            fault = ErrorCode$UnexpectedEnd;
+        end
+        if (is_padding & padding_whole & ~pad_ok) begin
+            fault = ErrorCode$BadByteAlign;
+        end
+        if (in_header & (fill >= 32'h3) & ((zdiv_field == 32'h4) | (zdiv_field == 32'h5))) begin
+            fault = ErrorCode$BadZdiv;
+        end
+        if (is_slice & (fill >= 32'h15) & (wdiv_field == 32'h6)) begin
+            fault = ErrorCode$BadWdiv;
+        end
+        if (slice_whole & ~newpal & ~have_palette$q) begin
+            fault = ErrorCode$FirstSliceWithoutPalette;
+        end
+        if (slice_whole & ~newpal & have_palette$q & (header_alternating != alternating$q)) begin
+            fault = ErrorCode$ModeChangeWithoutNewpal;
+        end
+        faulted = accept & (fault != ErrorCode$None);
+        start_taken = accept & (phase$q == Phase$Idle) & start;
+        padding_taken = accept & is_padding & padding_whole & pad_ok;
+        header_taken = accept & slice_whole & (newpal | have_palette$q) & (newpal | (header_alternating == alternating$q)) & (~newpal | ~other_bank_busy);
+        palette_taken = header_taken & newpal;
+        entries_taken = accept & (phase$q == Phase$Palette) & (fill >= ((pal_len) & 10'h3ff));
+        truncated = accept & (phase$q == Phase$Chunk) & (fill >= ((head_a$head_len) & 10'h3ff)) & (fill < ((len_a) & 10'h3ff)) & exhausted;
+        take_a = accept & (phase$q == Phase$Chunk) & (fill >= ((len_a) & 10'h3ff));
+        take_b = take_a & ~head_a$last & (fill >= 32'h140);
+        lead_entry = palette_taken & header_alternating;
+        record_a[(64'h0)+:(1)] = take_a | lead_entry | truncated | faulted;
+        record_a[(64'h23)+:(1)] = lead_entry;
+        record_a[(64'h24)+:(1)] = truncated;
+        record_a[(64'h25)+:(4)] = fault;
+        record_b[(64'h0)+:(1)] = take_b;
+        used = 32'h0;
+        if (padding_taken) begin
+            used = ((pad) & 9'h1ff) + 32'h3;
+            if (pos8$q == 32'h0) begin
+                used = ((ff_bytes) & 9'h1ff) << 32'h3;
             end
         end
-        header_taken = (phase$q == Phase$Header) & ((zdiv_field < 32'h4) | (zdiv_field == 32'h6)) & (wdiv_field != 32'h6) & (fill >= 32'h17) & (~newpal | (fill >= 32'h24)) & (newpal | have_palette$q) & (newpal | (header_alternating == alternating$q)) & (~newpal | ~other_bank_busy);
+        if (header_taken) begin
+            used = 32'h17;
+            if (newpal) begin
+                used = 32'h24;
+            end
+        end
+        if (entries_taken) begin
+            used = pal_len;
+        end
+        if (accept & (phase$q == Phase$Fail)) begin
+            used = ((fill) & 9'h1ff);
+            if (fill > 32'h100) begin
+                used = 32'h100;
+            end
+        end
+        if (take_a) begin
+            used = ((len_a) & 9'h1ff);
+        end
+        used_b = 32'h0;
+        if (take_b) begin
+            used_b = len_b;
+        end
+        if (start_taken) begin
+            have_palette$d = 1'b0;
+        end
+        if (header_taken) begin
+            alternating$d = header_alternating;
+            zdiv$d = ((zdiv_field) & 2'h3);
+            wtrunc$d = view[32'h15];
+        end
+        if (palette_taken) begin
+            have_palette$d = 1'b1;
+            bank$d = ~bank$q;
+            if (bank$q) begin
+                size_0$d = new_size;
+                offset_0$d = new_offset;
+            end
+            else begin
+                size_1$d = new_size;
+                offset_1$d = new_offset;
+            end
+        end
+        if (entries_taken) begin
+            if (bank$q) begin
+                pal_1$d = entries;
+            end
+            else begin
+                pal_0$d = entries;
+            end
+        end
+        slice_weights = ((view[(32'h3)+:(15)]) & 16'hffff) + 32'h1;
+        if (header_taken) begin
+            w_left$d = slice_weights;
+            z_left$d = 32'h0;
+            if (header_alternating) begin
+                z_left$d = slice_weights + newpal;
+            end
+            balance$d = 32'h0;
+            pend_w$d = 32'h0;
+            pend_z$d = 32'h0;
+            first$d = 1'b1;
+        end
+        if (take_a) begin
+            w_left$d = w_true;
+            z_left$d = z_true;
+            balance$d = balance_true;
+            pend_w$d = head_a$k;
+            pend_z$d = head_a$m;
+            first$d = 1'b0;
+        end
+        if (take_b) begin
+            w_left$d = w_true - ((head_a$k) & 16'hffff);
+            z_left$d = z_true - ((head_a$m) & 16'hffff);
+            balance$d = balance_b;
+            pend_w$d = head_b$k;
+            pend_z$d = head_b$m;
+        end
+        lead_pending$d = (lead_pending$q & ~(take_a & (pend_z$q != 32'h0)) & ~(take_b & (head_a$m != 32'h0)) & ~header_taken) | lead_entry;
+        next_size = palette_size$q;
+        next_palette_bits = palette_bits$q;
+        if (palette_taken) begin
+            next_size = new_size;
+            next_palette_bits = ((view[(32'h21)+:(3)]) & 4'hf) + 32'h2;
+        end
+        next_wdiv = wdiv$q;
+        if (header_taken) begin
+            next_wdiv = wdiv_field;
+        end
+        next_unc_bits = next_palette_bits;
+        if (next_size != 32'h0) begin
+            next_unc_bits = 32'h5;
+            if (next_size <= 32'h10) begin
+                next_unc_bits = 32'h4;
+            end
+            if (next_size <= 32'h8) begin
+                next_unc_bits = 32'h3;
+            end
+            if (next_size <= 32'h4) begin
+                next_unc_bits = 32'h2;
+            end
+            if (next_size <= 32'h2) begin
+                next_unc_bits = 32'h1;
+            end
+        end
+        unc_bits$d = next_unc_bits;
+        wrem_bits$d = ((next_wdiv) & 4'hf);
+        if (next_wdiv == 32'h7) begin
+            wrem_bits$d = next_unc_bits;
+        end
+        palette_size$d = next_size;
+        palette_bits$d = next_palette_bits;
+        wdiv$d = next_wdiv;
         next_phase = phase$q;
-        if (accept) begin
-            if ((phase$q == Phase$Idle) & start) begin
-                next_phase = Phase$Header;
+        if (start_taken) begin
+            next_phase = Phase$Header;
+        end
+        if (accept & ((phase$q == Phase$Header) | (phase$q == Phase$Fail)) & exhausted & (fill == 32'h0)) begin
+            next_phase = Phase$Idle;
+        end
+        if (header_taken) begin
+            next_phase = Phase$Chunk;
+            if (newpal & (palsize_field != 32'h0)) begin
+                next_phase = Phase$Palette;
             end
-            if (((phase$q == Phase$Header) | (phase$q == Phase$Fail)) & exhausted & (fill == 32'h0)) begin
-                next_phase = Phase$Idle;
-            end
-            if (header_taken) begin
-                next_phase = Phase$Chunk;
-                if (newpal & (palsize_field != 32'h0)) begin
-                    next_phase = Phase$Palette;
-                end
-            end
-            if ((phase$q == Phase$Palette) & (fill >= ((pal_len) & 10'h3ff))) begin
-                next_phase = Phase$Chunk;
-            end
-            if ((take_a & ~take_b & head_a$last) | (take_b & head_b$last)) begin
-                next_phase = Phase$Header;
-            end
-            if (record_a[(64'h24)+:(1)] | (fault != ErrorCode$None)) begin
-                next_phase = Phase$Fail;
-            end
+        end
+        if (entries_taken) begin
+            next_phase = Phase$Chunk;
+        end
+        if ((take_a & ~take_b & head_a$last) | (take_b & head_b$last)) begin
+            next_phase = Phase$Header;
+        end
+        if (truncated | faulted) begin
+            next_phase = Phase$Fail;
         end
         if (downstream_fault & (phase$q != Phase$Idle) & (phase$q != Phase$Fail)) begin
             next_phase = Phase$Fail;
         end
         phase$d = next_phase;
-        pos8$d = pos8$q + ((used) & 3'h7);
+        pos8$d = (pos8$q + ((used) & 3'h7)) + ((used_b) & 3'h7);
         if (start) begin
             pos8$d = 32'h0;
         end
@@ -15016,7 +15083,7 @@ endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser
 
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a(bits,w_en,z_en,uncompressed,wtrunc,zunary_12,per_chunk_12,w_left,z_left,gr_en,head_len,k,m,last);
+module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a(bits,w_en,z_en,uncompressed,wtrunc,zunary_12,per_chunk_12,w_left,z_left,gr_en,head_len,wu0_count,fixed_len,k,m,k_all,m_all,last);
     
     // Module arguments
     input wire  [35:0] bits;
@@ -15030,8 +15097,219 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a(bits,w_en,
     input wire  [4:0] z_left;
     output reg  gr_en;
     output reg  [5:0] head_len;
+    output reg  [3:0] wu0_count;
+    output reg  [4:0] fixed_len;
     output reg  [3:0] k;
     output reg  [3:0] m;
+    output reg  [3:0] k_all;
+    output reg  [3:0] m_all;
+    output reg  last;
+    
+    // Stub signals
+    reg  [35:0] cores$0$bits;
+    reg  cores$0$w_en;
+    reg  cores$0$z_en;
+    reg  cores$0$uncompressed;
+    reg  cores$0$wtrunc;
+    reg  cores$0$zunary_12;
+    reg  cores$0$per_chunk_12;
+    reg  [4:0] cores$0$w_left;
+    reg  [4:0] cores$0$z_left;
+    wire  cores$0$gr_en;
+    wire  [5:0] cores$0$head_len;
+    wire  [3:0] cores$0$wu0_count;
+    wire  [4:0] cores$0$fixed_len;
+    wire  [3:0] cores$0$k;
+    wire  [3:0] cores$0$m;
+    wire  [3:0] cores$0$k_all;
+    wire  [3:0] cores$0$m_all;
+    wire  cores$0$last;
+    reg  [35:0] cores$1$bits;
+    reg  cores$1$w_en;
+    reg  cores$1$z_en;
+    reg  cores$1$uncompressed;
+    reg  cores$1$wtrunc;
+    reg  cores$1$zunary_12;
+    reg  cores$1$per_chunk_12;
+    reg  [4:0] cores$1$w_left;
+    reg  [4:0] cores$1$z_left;
+    wire  cores$1$gr_en;
+    wire  [5:0] cores$1$head_len;
+    wire  [3:0] cores$1$wu0_count;
+    wire  [4:0] cores$1$fixed_len;
+    wire  [3:0] cores$1$k;
+    wire  [3:0] cores$1$m;
+    wire  [3:0] cores$1$k_all;
+    wire  [3:0] cores$1$m_all;
+    wire  cores$1$last;
+    reg  [35:0] cores$2$bits;
+    reg  cores$2$w_en;
+    reg  cores$2$z_en;
+    reg  cores$2$uncompressed;
+    reg  cores$2$wtrunc;
+    reg  cores$2$zunary_12;
+    reg  cores$2$per_chunk_12;
+    reg  [4:0] cores$2$w_left;
+    reg  [4:0] cores$2$z_left;
+    wire  cores$2$gr_en;
+    wire  [5:0] cores$2$head_len;
+    wire  [3:0] cores$2$wu0_count;
+    wire  [4:0] cores$2$fixed_len;
+    wire  [3:0] cores$2$k;
+    wire  [3:0] cores$2$m;
+    wire  [3:0] cores$2$k_all;
+    wire  [3:0] cores$2$m_all;
+    wire  cores$2$last;
+    
+    // Sub module instances
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0 cores$0(
+        .bits(cores$0$bits),
+        .w_en(cores$0$w_en),
+        .z_en(cores$0$z_en),
+        .uncompressed(cores$0$uncompressed),
+        .wtrunc(cores$0$wtrunc),
+        .zunary_12(cores$0$zunary_12),
+        .per_chunk_12(cores$0$per_chunk_12),
+        .w_left(cores$0$w_left),
+        .z_left(cores$0$z_left),
+        .gr_en(cores$0$gr_en),
+        .head_len(cores$0$head_len),
+        .wu0_count(cores$0$wu0_count),
+        .fixed_len(cores$0$fixed_len),
+        .k(cores$0$k),
+        .m(cores$0$m),
+        .k_all(cores$0$k_all),
+        .m_all(cores$0$m_all),
+        .last(cores$0$last)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0 cores$1(
+        .bits(cores$1$bits),
+        .w_en(cores$1$w_en),
+        .z_en(cores$1$z_en),
+        .uncompressed(cores$1$uncompressed),
+        .wtrunc(cores$1$wtrunc),
+        .zunary_12(cores$1$zunary_12),
+        .per_chunk_12(cores$1$per_chunk_12),
+        .w_left(cores$1$w_left),
+        .z_left(cores$1$z_left),
+        .gr_en(cores$1$gr_en),
+        .head_len(cores$1$head_len),
+        .wu0_count(cores$1$wu0_count),
+        .fixed_len(cores$1$fixed_len),
+        .k(cores$1$k),
+        .m(cores$1$m),
+        .k_all(cores$1$k_all),
+        .m_all(cores$1$m_all),
+        .last(cores$1$last)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0 cores$2(
+        .bits(cores$2$bits),
+        .w_en(cores$2$w_en),
+        .z_en(cores$2$z_en),
+        .uncompressed(cores$2$uncompressed),
+        .wtrunc(cores$2$wtrunc),
+        .zunary_12(cores$2$zunary_12),
+        .per_chunk_12(cores$2$per_chunk_12),
+        .w_left(cores$2$w_left),
+        .z_left(cores$2$z_left),
+        .gr_en(cores$2$gr_en),
+        .head_len(cores$2$head_len),
+        .wu0_count(cores$2$wu0_count),
+        .fixed_len(cores$2$fixed_len),
+        .k(cores$2$k),
+        .m(cores$2$m),
+        .k_all(cores$2$k_all),
+        .m_all(cores$2$m_all),
+        .last(cores$2$last)
+    );
+    
+    // Update code
+    always @(*) begin
+        cores$0$bits = bits;
+        cores$0$uncompressed = uncompressed;
+        cores$0$wtrunc = wtrunc;
+        cores$0$zunary_12 = zunary_12;
+        cores$0$per_chunk_12 = per_chunk_12;
+        cores$0$w_left = w_left;
+        cores$0$z_left = z_left;
+        cores$1$bits = bits;
+        cores$1$uncompressed = uncompressed;
+        cores$1$wtrunc = wtrunc;
+        cores$1$zunary_12 = zunary_12;
+        cores$1$per_chunk_12 = per_chunk_12;
+        cores$1$w_left = w_left;
+        cores$1$z_left = z_left;
+        cores$2$bits = bits;
+        cores$2$uncompressed = uncompressed;
+        cores$2$wtrunc = wtrunc;
+        cores$2$zunary_12 = zunary_12;
+        cores$2$per_chunk_12 = per_chunk_12;
+        cores$2$w_left = w_left;
+        cores$2$z_left = z_left;
+        cores$0$w_en = 1'b1;
+        cores$0$z_en = 1'b0;
+        cores$1$w_en = 1'b0;
+        cores$1$z_en = 1'b1;
+        cores$2$w_en = 1'b1;
+        cores$2$z_en = 1'b1;
+        gr_en = 1'b0;
+        head_len = 32'h0;
+        wu0_count = 32'h0;
+        fixed_len = 32'h0;
+        k = 32'h0;
+        m = 32'h0;
+        k_all = 32'h0;
+        m_all = 32'h0;
+        last = ~w_en & ~z_en;
+        if (w_en & ~z_en) begin
+            gr_en = cores$0$gr_en;
+            head_len = cores$0$head_len;
+            wu0_count = cores$0$wu0_count;
+            fixed_len = cores$0$fixed_len;
+            k = cores$0$k;
+            k_all = cores$0$k_all;
+        end
+        if (~w_en & z_en) begin
+            head_len = cores$1$head_len;
+            fixed_len = cores$1$fixed_len;
+            m = cores$1$m;
+            m_all = cores$1$m_all;
+        end
+        if (w_en & z_en) begin
+            gr_en = cores$2$gr_en;
+            head_len = cores$2$head_len;
+            wu0_count = cores$2$wu0_count;
+            fixed_len = cores$2$fixed_len;
+            k = cores$2$k;
+            m = cores$2$m;
+            k_all = cores$2$k_all;
+            m_all = cores$2$m_all;
+        end
+    end
+    
+endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a
+
+
+module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0(bits,w_en,z_en,uncompressed,wtrunc,zunary_12,per_chunk_12,w_left,z_left,gr_en,head_len,wu0_count,fixed_len,k,m,k_all,m_all,last);
+    
+    // Module arguments
+    input wire  [35:0] bits;
+    input wire  w_en;
+    input wire  z_en;
+    input wire  uncompressed;
+    input wire  wtrunc;
+    input wire  zunary_12;
+    input wire  per_chunk_12;
+    input wire  [4:0] w_left;
+    input wire  [4:0] z_left;
+    output reg  gr_en;
+    output reg  [5:0] head_len;
+    output reg  [3:0] wu0_count;
+    output reg  [4:0] fixed_len;
+    output reg  [3:0] k;
+    output reg  [3:0] m;
+    output reg  [3:0] k_all;
+    output reg  [3:0] m_all;
     output reg  last;
     
     // Stub signals
@@ -15071,64 +15349,65 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a(bits,w_en,
     reg  [3:0] count;
     reg  [51:0] prefix_ones;
     reg  [3:0] wu1_taken;
+    reg  [51:0] twelve_minus;
     reg  [3:0] ends;
     reg  [3:0] per_chunk;
     reg  [3:0] zeros;
     
     // Sub module instances
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu0_ones(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu0_ones(
         .bits(wu0_ones$bits),
         .count(wu0_ones$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones zu_zeros(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones zu_zeros(
         .bits(zu_zeros$bits),
         .count(zu_zeros$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$0(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$0(
         .bits(wu1_first$0$bits),
         .count(wu1_first$0$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$1(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$1(
         .bits(wu1_first$1$bits),
         .count(wu1_first$1$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$2(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$2(
         .bits(wu1_first$2$bits),
         .count(wu1_first$2$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$3(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$3(
         .bits(wu1_first$3$bits),
         .count(wu1_first$3$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$4(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$4(
         .bits(wu1_first$4$bits),
         .count(wu1_first$4$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$5(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$5(
         .bits(wu1_first$5$bits),
         .count(wu1_first$5$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$6(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$6(
         .bits(wu1_first$6$bits),
         .count(wu1_first$6$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$7(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$7(
         .bits(wu1_first$7$bits),
         .count(wu1_first$7$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$8(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$8(
         .bits(wu1_first$8$bits),
         .count(wu1_first$8$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$9(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$9(
         .bits(wu1_first$9$bits),
         .count(wu1_first$9$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$10(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$10(
         .bits(wu1_first$10$bits),
         .count(wu1_first$10$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$11(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$11(
         .bits(wu1_first$11$bits),
         .count(wu1_first$11$count)
     );
@@ -15193,21 +15472,24 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a(bits,w_en,
         count = wu1_first$11$count;
         prefix_ones = prefix_ones | (((count) & 52'hfffffffffffff) << ((11 + 32'h1) * 32'h4));
         wu1_taken = prefix_ones[((((wu0_ones$count) & 6'h3f) << 32'h2))+:(4)];
-        head_len = 32'h0;
+        fixed_len = 32'h0;
         if (gr_en) begin
-            head_len = ((wu0_ones$count) & 6'h3f) + 32'hc;
+            fixed_len = 32'hc;
         end
         if (z_en) begin
             if (zunary_12) begin
-                head_len = head_len + 32'hc;
+                fixed_len = fixed_len + 32'hc;
             end
             else begin
-                head_len = head_len + 32'h8;
+                fixed_len = fixed_len + 32'h8;
             end
         end
+        wu0_count = wu0_ones$count;
+        head_len = ((fixed_len) & 6'h3f) + ((wu0_count) & 6'h3f);
+        twelve_minus = 64'h123456789abc;
         ends = 32'hc;
         if (~wtrunc) begin
-            ends = 32'hc - wu1_taken;
+            ends = twelve_minus[((((wu1_taken) & 6'h3f) << 32'h2))+:(4)];
         end
         per_chunk = 32'h8;
         if (per_chunk_12) begin
@@ -15215,6 +15497,10 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a(bits,w_en,
         end
         if (~gr_en) begin
             ends = per_chunk;
+        end
+        k_all = 32'h0;
+        if (w_en) begin
+            k_all = ends;
         end
         k = 32'h0;
         if (w_en) begin
@@ -15224,6 +15510,10 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a(bits,w_en,
             end
         end
         zeros = zu_zeros$count;
+        m_all = 32'h0;
+        if (z_en) begin
+            m_all = zeros;
+        end
         m = 32'h0;
         if (z_en) begin
             m = zeros;
@@ -15233,10 +15523,10 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a(bits,w_en,
         end
     end
     
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a
+endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones(bits,count);
+module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones(bits,count);
     
     // Module arguments
     input wire  [11:0] bits;
@@ -15247,7 +15537,129 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones(b
         count = ((((bits[(32'h0)+:(1)]) & 4'hf) + ((bits[(32'h1)+:(1)]) & 4'hf)) + (((bits[(32'h2)+:(1)]) & 4'hf) + ((bits[(32'h3)+:(1)]) & 4'hf))) + ((((bits[(32'h4)+:(1)]) & 4'hf) + ((bits[(32'h5)+:(1)]) & 4'hf)) + (((bits[(32'h6)+:(1)]) & 4'hf) + ((bits[(32'h7)+:(1)]) & 4'hf))) + ((((bits[(32'h8)+:(1)]) & 4'hf) + ((bits[(32'h9)+:(1)]) & 4'hf)) + (((bits[(32'ha)+:(1)]) & 4'hf) + ((bits[(32'hb)+:(1)]) & 4'hf)));
     end
     
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones
+endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
 
 
 
@@ -15365,6 +15777,10 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser$phase(clock,rst_n
        else q <= d;
     end
 endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$parser$phase
+
+
+
+
 
 
 
@@ -16649,247 +17065,247 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline$quotients_a(bit
     reg  [3:0] ones_at_last;
     
     // Sub module instances
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones set_to$0(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones set_to$0(
         .bits(set_to$0$bits),
         .count(set_to$0$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones set_to$1(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones set_to$1(
         .bits(set_to$1$bits),
         .count(set_to$1$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones set_to$2(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones set_to$2(
         .bits(set_to$2$bits),
         .count(set_to$2$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones set_to$3(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones set_to$3(
         .bits(set_to$3$bits),
         .count(set_to$3$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones set_to$4(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones set_to$4(
         .bits(set_to$4$bits),
         .count(set_to$4$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones set_to$5(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones set_to$5(
         .bits(set_to$5$bits),
         .count(set_to$5$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones set_to$6(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones set_to$6(
         .bits(set_to$6$bits),
         .count(set_to$6$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones set_to$7(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones set_to$7(
         .bits(set_to$7$bits),
         .count(set_to$7$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones set_to$8(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones set_to$8(
         .bits(set_to$8$bits),
         .count(set_to$8$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones set_to$9(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones set_to$9(
         .bits(set_to$9$bits),
         .count(set_to$9$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones set_to$10(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones set_to$10(
         .bits(set_to$10$bits),
         .count(set_to$10$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones set_to$11(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones set_to$11(
         .bits(set_to$11$bits),
         .count(set_to$11$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$0(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$0(
         .bits(wu1_first$0$bits),
         .count(wu1_first$0$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$1(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$1(
         .bits(wu1_first$1$bits),
         .count(wu1_first$1$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$2(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$2(
         .bits(wu1_first$2$bits),
         .count(wu1_first$2$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$3(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$3(
         .bits(wu1_first$3$bits),
         .count(wu1_first$3$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$4(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$4(
         .bits(wu1_first$4$bits),
         .count(wu1_first$4$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$5(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$5(
         .bits(wu1_first$5$bits),
         .count(wu1_first$5$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$6(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$6(
         .bits(wu1_first$6$bits),
         .count(wu1_first$6$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$7(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$7(
         .bits(wu1_first$7$bits),
         .count(wu1_first$7$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$8(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$8(
         .bits(wu1_first$8$bits),
         .count(wu1_first$8$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$9(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$9(
         .bits(wu1_first$9$bits),
         .count(wu1_first$9$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$10(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$10(
         .bits(wu1_first$10$bits),
         .count(wu1_first$10$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones wu1_first$11(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones wu1_first$11(
         .bits(wu1_first$11$bits),
         .count(wu1_first$11$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ends_before$0(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ends_before$0(
         .bits(ends_before$0$bits),
         .count(ends_before$0$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ends_before$1(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ends_before$1(
         .bits(ends_before$1$bits),
         .count(ends_before$1$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ends_before$2(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ends_before$2(
         .bits(ends_before$2$bits),
         .count(ends_before$2$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ends_before$3(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ends_before$3(
         .bits(ends_before$3$bits),
         .count(ends_before$3$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ends_before$4(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ends_before$4(
         .bits(ends_before$4$bits),
         .count(ends_before$4$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ends_before$5(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ends_before$5(
         .bits(ends_before$5$bits),
         .count(ends_before$5$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ends_before$6(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ends_before$6(
         .bits(ends_before$6$bits),
         .count(ends_before$6$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ends_before$7(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ends_before$7(
         .bits(ends_before$7$bits),
         .count(ends_before$7$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ends_before$8(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ends_before$8(
         .bits(ends_before$8$bits),
         .count(ends_before$8$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ends_before$9(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ends_before$9(
         .bits(ends_before$9$bits),
         .count(ends_before$9$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ends_before$10(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ends_before$10(
         .bits(ends_before$10$bits),
         .count(ends_before$10$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ends_before$11(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ends_before$11(
         .bits(ends_before$11$bits),
         .count(ends_before$11$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ones_before$0(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ones_before$0(
         .bits(ones_before$0$bits),
         .count(ones_before$0$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ones_before$1(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ones_before$1(
         .bits(ones_before$1$bits),
         .count(ones_before$1$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ones_before$2(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ones_before$2(
         .bits(ones_before$2$bits),
         .count(ones_before$2$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ones_before$3(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ones_before$3(
         .bits(ones_before$3$bits),
         .count(ones_before$3$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ones_before$4(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ones_before$4(
         .bits(ones_before$4$bits),
         .count(ones_before$4$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ones_before$5(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ones_before$5(
         .bits(ones_before$5$bits),
         .count(ones_before$5$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ones_before$6(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ones_before$6(
         .bits(ones_before$6$bits),
         .count(ones_before$6$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ones_before$7(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ones_before$7(
         .bits(ones_before$7$bits),
         .count(ones_before$7$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ones_before$8(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ones_before$8(
         .bits(ones_before$8$bits),
         .count(ones_before$8$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ones_before$9(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ones_before$9(
         .bits(ones_before$9$bits),
         .count(ones_before$9$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ones_before$10(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ones_before$10(
         .bits(ones_before$10$bits),
         .count(ones_before$10$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones ones_before$11(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones ones_before$11(
         .bits(ones_before$11$bits),
         .count(ones_before$11$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones zeros_before$0(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones zeros_before$0(
         .bits(zeros_before$0$bits),
         .count(zeros_before$0$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones zeros_before$1(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones zeros_before$1(
         .bits(zeros_before$1$bits),
         .count(zeros_before$1$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones zeros_before$2(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones zeros_before$2(
         .bits(zeros_before$2$bits),
         .count(zeros_before$2$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones zeros_before$3(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones zeros_before$3(
         .bits(zeros_before$3$bits),
         .count(zeros_before$3$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones zeros_before$4(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones zeros_before$4(
         .bits(zeros_before$4$bits),
         .count(zeros_before$4$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones zeros_before$5(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones zeros_before$5(
         .bits(zeros_before$5$bits),
         .count(zeros_before$5$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones zeros_before$6(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones zeros_before$6(
         .bits(zeros_before$6$bits),
         .count(zeros_before$6$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones zeros_before$7(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones zeros_before$7(
         .bits(zeros_before$7$bits),
         .count(zeros_before$7$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones zeros_before$8(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones zeros_before$8(
         .bits(zeros_before$8$bits),
         .count(zeros_before$8$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones zeros_before$9(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones zeros_before$9(
         .bits(zeros_before$9$bits),
         .count(zeros_before$9$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones zeros_before$10(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones zeros_before$10(
         .bits(zeros_before$10$bits),
         .count(zeros_before$10$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones zeros_before$11(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones zeros_before$11(
         .bits(zeros_before$11$bits),
         .count(zeros_before$11$count)
     );
-    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$wu0_ones zu_ones(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones zu_ones(
         .bits(zu_ones$bits),
         .count(zu_ones$count)
     );
@@ -19647,7 +20063,7 @@ endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pipeline$values_a
 
 
 
-module npu_u65_256_core$datapath$cores$0$weight_decoder$window(clock,rst_n,start,words,in_data,in_valid,in_ready,view,fill,exhausted,used);
+module npu_u65_256_core$datapath$cores$0$weight_decoder$window(clock,rst_n,start,words,in_data,in_valid,in_ready,view,fill,exhausted,used,used_b);
     
     // Module arguments
     input wire  clock;
@@ -19661,6 +20077,7 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$window(clock,rst_n,start
     output reg  [9:0] fill;
     output reg  exhausted;
     input wire  [8:0] used;
+    input wire  [7:0] used_b;
     
     // Stub signals
     reg  bits$clock;
@@ -19671,13 +20088,20 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$window(clock,rst_n,start
     reg  count$rst_n;
     reg  [9:0] count$d;
     wire  [9:0] count$q;
+    reg  lag$clock;
+    reg  lag$rst_n;
+    reg  [7:0] lag$d;
+    wire  [7:0] lag$q;
     reg  left$clock;
     reg  left$rst_n;
     reg  [28:0] left$d;
     wire  [28:0] left$q;
     
     // Local signals
+    reg  [9:0] held;
     reg  [575:0] word;
+    reg  [575:0] merged;
+    reg  [9:0] count_in;
     reg  room;
     
     // Sub module instances
@@ -19693,6 +20117,12 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$window(clock,rst_n,start
         .d(count$d),
         .q(count$q)
     );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$window$lag lag(
+        .clock(lag$clock),
+        .rst_n(lag$rst_n),
+        .d(lag$d),
+        .q(lag$q)
+    );
     npu_u65_256_core$datapath$cores$0$weight_decoder$window$left left(
         .clock(left$clock),
         .rst_n(left$rst_n),
@@ -19704,26 +20134,33 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$window(clock,rst_n,start
     always @(*) begin
         bits$clock = clock;
         count$clock = clock;
+        lag$clock = clock;
         left$clock = clock;
         bits$d = bits$q;
         count$d = count$q;
+        lag$d = lag$q;
         left$d = left$q;
         bits$rst_n = rst_n;
         count$rst_n = rst_n;
+        lag$rst_n = rst_n;
         left$rst_n = rst_n;
         view = bits$q[(32'h0)+:(320)];
-        fill = count$q;
+        held = count$q - ((lag$q) & 10'h3ff);
+        fill = held;
         exhausted = left$q == 32'h0;
-        room = (left$q != 32'h0) & (count$q <= 32'h1c0);
+        room = (left$q != 32'h0) & (held <= 32'h1c0);
         in_ready = room;
-        word = ((in_data) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << count$q;
-        bits$d = bits$q >> used;
-        count$d = count$q - ((used) & 10'h3ff);
+        word = ((in_data) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << held;
+        merged = bits$q;
+        count_in = held;
         if (room & in_valid) begin
-            bits$d = (bits$q | word) >> used;
-            count$d = (count$q + 32'h80) - ((used) & 10'h3ff);
+            merged = bits$q | word;
+            count_in = held + 32'h80;
             left$d = left$q - 32'h1;
         end
+        bits$d = (merged >> used) >> used_b;
+        count$d = count_in - ((used) & 10'h3ff);
+        lag$d = used_b;
         if (start) begin
             left$d = words;
         end
@@ -19751,6 +20188,25 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$window$count(clock,rst_n
        else q <= d;
     end
 endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$window$count
+
+
+module npu_u65_256_core$datapath$cores$0$weight_decoder$window$lag(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    
+    // Constant declarations
+    localparam  init = 8'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$window$lag
 
 
 module npu_u65_256_core$datapath$cores$0$weight_decoder$window$left(clock,rst_n,d,q);
@@ -31341,7 +31797,7 @@ module npu_u65_256_core$datapath$output_units$0$finisher(clock,rst_n,scaled,cont
         .d(result$d),
         .q(result$q)
     );
-    npu_u65_256_core$datapath$output_units$0$scaler$saturated lanes_out(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$window$lag lanes_out(
         .clock(lanes_out$clock),
         .rst_n(lanes_out$rst_n),
         .d(lanes_out$d),
@@ -31713,13 +32169,13 @@ module npu_u65_256_core$datapath$output_units$0$scaler(clock,rst_n,accumulators,
         .d(shift_2$d),
         .q(shift_2$q)
     );
-    npu_u65_256_core$datapath$output_units$0$scaler$saturated saturated(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$window$lag saturated(
         .clock(saturated$clock),
         .rst_n(saturated$rst_n),
         .d(saturated$d),
         .q(saturated$q)
     );
-    npu_u65_256_core$datapath$output_units$0$scaler$saturated negative(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$window$lag negative(
         .clock(negative$clock),
         .rst_n(negative$rst_n),
         .d(negative$d),
@@ -32609,23 +33065,6 @@ module npu_u65_256_core$datapath$output_units$0$scaler$result(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$output_units$0$scaler$result
 
 
-module npu_u65_256_core$datapath$output_units$0$scaler$saturated(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [7:0] d;
-    output reg  [7:0] q;
-    
-    // Constant declarations
-    localparam  init = 8'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$output_units$0$scaler$saturated
 
 
 
@@ -38199,13 +38638,13 @@ module npu_u65_256_core$dma$command$burst_lanes(clock,rst_n,tail$valid,tail$data
         .read_address(ram$read_address),
         .read_data(ram$read_data)
     );
-    npu_u65_256_core$datapath$output_units$0$scaler$saturated write_pointer(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$window$lag write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_256_core$datapath$output_units$0$scaler$saturated read_pointer(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$window$lag read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -40770,7 +41209,7 @@ module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
         .d(aw_addr$d),
         .q(aw_addr$q)
     );
-    npu_u65_256_core$datapath$output_units$0$scaler$saturated aw_len(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$window$lag aw_len(
         .clock(aw_len$clock),
         .rst_n(aw_len$rst_n),
         .d(aw_len$d),
@@ -41351,7 +41790,7 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
         .d(aw_address$d),
         .q(aw_address$q)
     );
-    npu_u65_256_core$datapath$output_units$0$scaler$saturated aw_len(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$window$lag aw_len(
         .clock(aw_len$clock),
         .rst_n(aw_len$rst_n),
         .d(aw_len$d),
@@ -42932,7 +43371,7 @@ module npu_u65_256_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
         .d(valid$d),
         .q(valid$q)
     );
-    npu_u65_256_core$datapath$output_units$0$scaler$saturated id(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$window$lag id(
         .clock(id$clock),
         .rst_n(id$rst_n),
         .d(id$d),
@@ -42944,7 +43383,7 @@ module npu_u65_256_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
         .d(address$d),
         .q(address$q)
     );
-    npu_u65_256_core$datapath$output_units$0$scaler$saturated len(
+    npu_u65_256_core$datapath$cores$0$weight_decoder$window$lag len(
         .clock(len$clock),
         .rst_n(len$rst_n),
         .d(len$d),

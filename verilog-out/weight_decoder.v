@@ -4361,100 +4361,100 @@ module weight_decoder_core$parser(clock,rst_n,start,bad_length,view,fill,exhaust
             pad_ok = 1'b0;
         end
         ff_mask = 32'h0;
-        if ((view[(0 * 32'h8)+:(8)] == 32'hff) & (fill >= ((0 + 32'h1) * 32'h8))) begin
+        if (view[(0 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (0)) | ((1'b1) << (0)));
         end
-        if ((view[(1 * 32'h8)+:(8)] == 32'hff) & (fill >= ((1 + 32'h1) * 32'h8))) begin
+        if (view[(1 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (1)) | ((1'b1) << (1)));
         end
-        if ((view[(2 * 32'h8)+:(8)] == 32'hff) & (fill >= ((2 + 32'h1) * 32'h8))) begin
+        if (view[(2 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (2)) | ((1'b1) << (2)));
         end
-        if ((view[(3 * 32'h8)+:(8)] == 32'hff) & (fill >= ((3 + 32'h1) * 32'h8))) begin
+        if (view[(3 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        if ((view[(4 * 32'h8)+:(8)] == 32'hff) & (fill >= ((4 + 32'h1) * 32'h8))) begin
+        if (view[(4 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (4)) | ((1'b1) << (4)));
         end
-        if ((view[(5 * 32'h8)+:(8)] == 32'hff) & (fill >= ((5 + 32'h1) * 32'h8))) begin
+        if (view[(5 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (5)) | ((1'b1) << (5)));
         end
-        if ((view[(6 * 32'h8)+:(8)] == 32'hff) & (fill >= ((6 + 32'h1) * 32'h8))) begin
+        if (view[(6 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (6)) | ((1'b1) << (6)));
         end
-        if ((view[(7 * 32'h8)+:(8)] == 32'hff) & (fill >= ((7 + 32'h1) * 32'h8))) begin
+        if (view[(7 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (7)) | ((1'b1) << (7)));
         end
-        if ((view[(8 * 32'h8)+:(8)] == 32'hff) & (fill >= ((8 + 32'h1) * 32'h8))) begin
+        if (view[(8 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (8)) | ((1'b1) << (8)));
         end
-        if ((view[(9 * 32'h8)+:(8)] == 32'hff) & (fill >= ((9 + 32'h1) * 32'h8))) begin
+        if (view[(9 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (9)) | ((1'b1) << (9)));
         end
-        if ((view[(10 * 32'h8)+:(8)] == 32'hff) & (fill >= ((10 + 32'h1) * 32'h8))) begin
+        if (view[(10 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (10)) | ((1'b1) << (10)));
         end
-        if ((view[(11 * 32'h8)+:(8)] == 32'hff) & (fill >= ((11 + 32'h1) * 32'h8))) begin
+        if (view[(11 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (11)) | ((1'b1) << (11)));
         end
-        if ((view[(12 * 32'h8)+:(8)] == 32'hff) & (fill >= ((12 + 32'h1) * 32'h8))) begin
+        if (view[(12 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (12)) | ((1'b1) << (12)));
         end
-        if ((view[(13 * 32'h8)+:(8)] == 32'hff) & (fill >= ((13 + 32'h1) * 32'h8))) begin
+        if (view[(13 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (13)) | ((1'b1) << (13)));
         end
-        if ((view[(14 * 32'h8)+:(8)] == 32'hff) & (fill >= ((14 + 32'h1) * 32'h8))) begin
+        if (view[(14 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (14)) | ((1'b1) << (14)));
         end
-        if ((view[(15 * 32'h8)+:(8)] == 32'hff) & (fill >= ((15 + 32'h1) * 32'h8))) begin
+        if (view[(15 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (15)) | ((1'b1) << (15)));
         end
-        if ((view[(16 * 32'h8)+:(8)] == 32'hff) & (fill >= ((16 + 32'h1) * 32'h8))) begin
+        if (view[(16 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (16)) | ((1'b1) << (16)));
         end
-        if ((view[(17 * 32'h8)+:(8)] == 32'hff) & (fill >= ((17 + 32'h1) * 32'h8))) begin
+        if (view[(17 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (17)) | ((1'b1) << (17)));
         end
-        if ((view[(18 * 32'h8)+:(8)] == 32'hff) & (fill >= ((18 + 32'h1) * 32'h8))) begin
+        if (view[(18 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (18)) | ((1'b1) << (18)));
         end
-        if ((view[(19 * 32'h8)+:(8)] == 32'hff) & (fill >= ((19 + 32'h1) * 32'h8))) begin
+        if (view[(19 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (19)) | ((1'b1) << (19)));
         end
-        if ((view[(20 * 32'h8)+:(8)] == 32'hff) & (fill >= ((20 + 32'h1) * 32'h8))) begin
+        if (view[(20 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (20)) | ((1'b1) << (20)));
         end
-        if ((view[(21 * 32'h8)+:(8)] == 32'hff) & (fill >= ((21 + 32'h1) * 32'h8))) begin
+        if (view[(21 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (21)) | ((1'b1) << (21)));
         end
-        if ((view[(22 * 32'h8)+:(8)] == 32'hff) & (fill >= ((22 + 32'h1) * 32'h8))) begin
+        if (view[(22 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (22)) | ((1'b1) << (22)));
         end
-        if ((view[(23 * 32'h8)+:(8)] == 32'hff) & (fill >= ((23 + 32'h1) * 32'h8))) begin
+        if (view[(23 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (23)) | ((1'b1) << (23)));
         end
-        if ((view[(24 * 32'h8)+:(8)] == 32'hff) & (fill >= ((24 + 32'h1) * 32'h8))) begin
+        if (view[(24 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (24)) | ((1'b1) << (24)));
         end
-        if ((view[(25 * 32'h8)+:(8)] == 32'hff) & (fill >= ((25 + 32'h1) * 32'h8))) begin
+        if (view[(25 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (25)) | ((1'b1) << (25)));
         end
-        if ((view[(26 * 32'h8)+:(8)] == 32'hff) & (fill >= ((26 + 32'h1) * 32'h8))) begin
+        if (view[(26 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (26)) | ((1'b1) << (26)));
         end
-        if ((view[(27 * 32'h8)+:(8)] == 32'hff) & (fill >= ((27 + 32'h1) * 32'h8))) begin
+        if (view[(27 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (27)) | ((1'b1) << (27)));
         end
-        if ((view[(28 * 32'h8)+:(8)] == 32'hff) & (fill >= ((28 + 32'h1) * 32'h8))) begin
+        if (view[(28 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (28)) | ((1'b1) << (28)));
         end
-        if ((view[(29 * 32'h8)+:(8)] == 32'hff) & (fill >= ((29 + 32'h1) * 32'h8))) begin
+        if (view[(29 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (29)) | ((1'b1) << (29)));
         end
-        if ((view[(30 * 32'h8)+:(8)] == 32'hff) & (fill >= ((30 + 32'h1) * 32'h8))) begin
+        if (view[(30 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (30)) | ((1'b1) << (30)));
         end
-        if ((view[(31 * 32'h8)+:(8)] == 32'hff) & (fill >= ((31 + 32'h1) * 32'h8))) begin
+        if (view[(31 * 32'h8)+:(8)] == 32'hff) begin
             ff_mask = (ff_mask & ~(1 << (31)) | ((1'b1) << (31)));
         end
         ff_run = ff_mask & ~(ff_mask + 32'h1);
@@ -10454,12 +10454,17 @@ module weight_decoder_core$window(clock,rst_n,start,words,in_data,in_valid,in_re
     reg  count$rst_n;
     reg  [9:0] count$d;
     wire  [9:0] count$q;
+    reg  lag$clock;
+    reg  lag$rst_n;
+    reg  [7:0] lag$d;
+    wire  [7:0] lag$q;
     reg  left$clock;
     reg  left$rst_n;
     reg  [28:0] left$d;
     wire  [28:0] left$q;
     
     // Local signals
+    reg  [9:0] held;
     reg  [575:0] word;
     reg  [575:0] merged;
     reg  [9:0] count_in;
@@ -10478,6 +10483,12 @@ module weight_decoder_core$window(clock,rst_n,start,words,in_data,in_valid,in_re
         .d(count$d),
         .q(count$q)
     );
+    weight_decoder_core$window$lag lag(
+        .clock(lag$clock),
+        .rst_n(lag$rst_n),
+        .d(lag$d),
+        .q(lag$q)
+    );
     weight_decoder_core$window$left left(
         .clock(left$clock),
         .rst_n(left$rst_n),
@@ -10489,28 +10500,33 @@ module weight_decoder_core$window(clock,rst_n,start,words,in_data,in_valid,in_re
     always @(*) begin
         bits$clock = clock;
         count$clock = clock;
+        lag$clock = clock;
         left$clock = clock;
         bits$d = bits$q;
         count$d = count$q;
+        lag$d = lag$q;
         left$d = left$q;
         bits$rst_n = rst_n;
         count$rst_n = rst_n;
+        lag$rst_n = rst_n;
         left$rst_n = rst_n;
         view = bits$q[(32'h0)+:(320)];
-        fill = count$q;
+        held = count$q - ((lag$q) & 10'h3ff);
+        fill = held;
         exhausted = left$q == 32'h0;
-        room = (left$q != 32'h0) & (count$q <= 32'h1c0);
+        room = (left$q != 32'h0) & (held <= 32'h1c0);
         in_ready = room;
-        word = ((in_data) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << count$q;
+        word = ((in_data) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << held;
         merged = bits$q;
-        count_in = count$q;
+        count_in = held;
         if (room & in_valid) begin
             merged = bits$q | word;
-            count_in = count$q + 32'h80;
+            count_in = held + 32'h80;
             left$d = left$q - 32'h1;
         end
         bits$d = (merged >> used) >> used_b;
-        count$d = (count_in - ((used) & 10'h3ff)) - ((used_b) & 10'h3ff);
+        count$d = count_in - ((used) & 10'h3ff);
+        lag$d = used_b;
         if (start) begin
             left$d = words;
         end
@@ -10555,6 +10571,25 @@ module weight_decoder_core$window$count(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // weight_decoder_core$window$count
+
+
+module weight_decoder_core$window$lag(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    
+    // Constant declarations
+    localparam  init = 8'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // weight_decoder_core$window$lag
 
 
 module weight_decoder_core$window$left(clock,rst_n,d,q);

@@ -12,6 +12,24 @@
 //! longest kind (320 bits), so its length never needs checking against the
 //! window; a stream's last few chunks go one a cycle.
 //!
+//! # The chunk loop in one cycle
+//!
+//! - The chunk state (`w_left`, `z_left`, `balance`) is registered as it was
+//!   before the last chunk taken, whose completions are `pend_w`/`pend_z`:
+//!   the subtraction happens from registers, not after chunk b's counts.
+//! - A chunk head is worked out for each pair of enables the chunk may have
+//!   ([`ChunkHead`]), the enables choosing late; chunk b's enables come from
+//!   chunk a's uncapped counts and whether a meets the slice's end, both
+//!   known before a's capped counts.
+//! - Chunk b's bits are found in three shifts (a's remainders, the part of
+//!   a's head its enables fix, the ones of a's `wunary0`); its weight
+//!   remainders' length is looked up from a table of multiples of the
+//!   remainder width, registered with the slice's parameters.
+//! - Chunk b's length is handed to the window apart (`used_b`), which
+//!   shifts its bits by it last and takes it off its count a cycle later.
+//! - Faults, moves and registers follow flat conditions, not chains of
+//!   branches.
+//!
 //! A fault found here travels down the pipeline as a record of its own, so
 //! faults reach `error_code` in stream order whichever stage finds them.
 //!
@@ -333,11 +351,10 @@ impl Logic for Parser {
                 self.pad_ok.next = false;
             }
         }
+        // The window's bits past `fill` are 0, so a 0xff byte lies wholly in it.
         self.ff_mask.next = 0.into();
         for b in 0..32 {
-            if (self.view.val().get_bits::<8>(b * 8) == 0xFF)
-                & (self.fill.val() >= ((b + 1) * 8).to_bits::<10>())
-            {
+            if self.view.val().get_bits::<8>(b * 8) == 0xFF {
                 self.ff_mask.next = self.ff_mask.val().replace_bit(b, true);
             }
         }

@@ -34,7 +34,11 @@ pub struct BitWindow {
     pub used: Signal<In, Bits<9>>,
     pub used_b: Signal<In, Bits<8>>,
     bits: ResetReg<Bits<WINDOW_BITS>>,
+    // Bits held are `count` - `lag`: chunk b's length, known last in its
+    // cycle, is taken off the count the cycle after.
     count: ResetReg<Bits<10>>,
+    lag: ResetReg<Bits<8>>,
+    held: Signal<Local, Bits<10>>,
     left: ResetReg<Bits<29>>,
     word: Signal<Local, Bits<WINDOW_BITS>>,
     merged: Signal<Local, Bits<WINDOW_BITS>>,
@@ -45,28 +49,30 @@ pub struct BitWindow {
 impl Logic for BitWindow {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, bits, count, left);
+        dff_setup!(self, clock, bits, count, lag, left);
         self.bits.rst_n.next = self.rst_n.val();
         self.count.rst_n.next = self.rst_n.val();
+        self.lag.rst_n.next = self.rst_n.val();
         self.left.rst_n.next = self.rst_n.val();
 
         self.view.next = self.bits.q.val().get_bits::<VIEW_BITS>(0);
-        self.fill.next = self.count.q.val();
+        self.held.next = self.count.q.val() - bit_cast::<10, 8>(self.lag.q.val());
+        self.fill.next = self.held.val();
         self.exhausted.next = self.left.q.val() == 0;
 
-        self.room.next = (self.left.q.val() != 0) & (self.count.q.val() <= 448);
+        self.room.next = (self.left.q.val() != 0) & (self.held.val() <= 448);
         self.in_ready.next = self.room.val();
-        self.word.next = bit_cast::<WINDOW_BITS, 128>(self.in_data.val()) << self.count.q.val();
+        self.word.next = bit_cast::<WINDOW_BITS, 128>(self.in_data.val()) << self.held.val();
         self.merged.next = self.bits.q.val();
-        self.count_in.next = self.count.q.val();
+        self.count_in.next = self.held.val();
         if self.room.val() & self.in_valid.val() {
             self.merged.next = self.bits.q.val() | self.word.val();
-            self.count_in.next = self.count.q.val() + 128;
+            self.count_in.next = self.held.val() + 128;
             self.left.d.next = self.left.q.val() - 1;
         }
         self.bits.d.next = (self.merged.val() >> self.used.val()) >> self.used_b.val();
-        self.count.d.next = (self.count_in.val() - bit_cast::<10, 9>(self.used.val()))
-            - bit_cast::<10, 8>(self.used_b.val());
+        self.count.d.next = self.count_in.val() - bit_cast::<10, 9>(self.used.val());
+        self.lag.d.next = self.used_b.val();
         if self.start.val() {
             self.left.d.next = self.words.val();
         }
