@@ -80,11 +80,13 @@ bench: deps
 # The bundled demo: DMA jobs, convolutions, pools and elementwise operations (Vela-made,
 # TFLite-interpreter expected outputs) run on the RTL, outputs compared with the expected bytes;
 # then the demo network (conv, depthwise, residual ADD, pools, LUT activation, fully connected)
-# on the RTL. Each run prints its per-layer table (cycles, MAC utilisation, AXI bytes per port).
+# on the RTL, and a float32 network whose QUANTIZE and DEQUANTIZE Vela left on the CPU (the host
+# runs them). Each run prints its per-layer table (cycles, MAC utilisation, AXI bytes per port).
 DEMO_JOBS := $(wildcard model/tests/fixtures/jobs/dma_*) \
 	$(addprefix model/tests/fixtures/jobs/,conv_3x3_i8_df dw_3x3_i8 conv_1x1_i16_df tconv_3x3_same_i8 \
 		maxpool_3x3_same_i8 avgpool_3x3_same_i8 tanh_i16 exp_i8 add_i8 mul_u8_scalar sub_i8_bcast_first)
 DEMO_NET  := model/tests/fixtures/networks/demo
+FLOAT_NET := model/tests/fixtures/networks/float_io
 demo: deps
 	@for j in $(DEMO_JOBS); do $(CARGO) run -q --release -p npu-tb --bin npu-sim -- run $$j --model rtl || exit 1; done
 	@echo "demo network on the RTL:"
@@ -92,6 +94,10 @@ demo: deps
 	@$(CARGO) run -q --release -p npu-tb --bin npu-sim -- tflite $(DEMO_NET)/model_vela.tflite \
 		--input $(DEMO_NET)/input.bin --output build/demo_output.bin --expected $(DEMO_NET)/expected.bin \
 		--model rtl --report build/demo_layers.csv
+	@echo "float32 network (QUANTIZE and DEQUANTIZE on the host) on the RTL:"
+	@$(CARGO) run -q --release -p npu-tb --bin npu-sim -- tflite $(FLOAT_NET)/model_vela.tflite \
+		--input $(FLOAT_NET)/input.bin --output build/float_io_output.bin \
+		--expected $(FLOAT_NET)/expected.bin --model rtl
 
 # Differential fuzzing of the golden model against the RTL: make fuzz [COUNT=10000] [SEED=n]
 fuzz: deps

@@ -319,6 +319,44 @@ pub struct BackendRun {
 }
 
 impl BackendRun {
+    /// Add `next`, a run that followed this one on the same NPU (a
+    /// network's next `ethos-u` operator): its memory, shared buffer and
+    /// final state replace this run's; operations, counters, cycles, MACs
+    /// and layers add up. A run without regions has run nothing yet.
+    pub fn append(&mut self, next: &BackendRun) {
+        let first = self.regions.is_empty();
+        self.regions = next.regions.clone();
+        self.shram = next.shram.clone();
+        self.shram_scratch = next.shram_scratch.clone();
+        self.status = next.status;
+        self.qread = next.qread;
+        self.irq = next.irq;
+        self.fault = next.fault.clone();
+        for (map, more) in [
+            (&mut self.pmu, &next.pmu),
+            (&mut self.counters, &next.counters),
+        ] {
+            for (k, v) in more {
+                *map.entry(k.clone()).or_default() += v;
+            }
+        }
+        for (k, v) in &next.ops {
+            *self.ops.entry(k.clone()).or_default() += v;
+        }
+        self.cycles = if first {
+            next.cycles
+        } else {
+            self.cycles.zip(next.cycles).map(|(a, b)| a + b)
+        };
+        self.macs += next.macs;
+        self.layers.extend(next.layers.iter().cloned());
+        self.measured = if first {
+            next.measured
+        } else {
+            self.measured.zip(next.measured).map(|(a, b)| a.then(&b))
+        };
+    }
+
     /// Stopped by NPU_OP_STOP (not by the end of the stream) with no error
     /// in STATUS.
     pub fn completed(&self) -> bool {

@@ -331,6 +331,9 @@ pub struct OpRecord {
     /// Bytes each AXI port (M0, M1) moved for the operation, from a timed
     /// backend.
     pub ports: Option<[PortBytes; 2]>,
+    /// An operator Vela left on the CPU, which the host ran (`kind` is its
+    /// TFLite name; no offset, cycles or ports; bytes are its tensors').
+    pub on_cpu: bool,
 }
 
 /// Bytes one AXI port read and wrote.

@@ -14,8 +14,14 @@
 //! `M1 Read`, `M1 Written`). A cell a backend has no value for is empty, as
 //! are the rates of a row without MACs (a DMA).
 //!
+//! An operator Vela left on the CPU, which the host ran, has a row of its
+//! own in the model's order, marked `(CPU)`, with no offset, MACs, region
+//! bytes, cycles or ports (the host's time is not the NPU's). Offsets are
+//! per command stream: they start again at each `ethos-u` operator.
+//!
 //! The totals row sums the rows' MACs and region bytes. With a timed
-//! backend its cycles are the whole run's, from the NPU's start to its stop:
+//! backend its cycles are the whole run's, from the NPU's start to its stop
+//! (summed over the `ethos-u` operators of a network that has several):
 //! not the sum of the rows' Op Cycles, since DMAs run beside kernel
 //! operations. Its port bytes are everything the ports moved in the run,
 //! including the command-stream reads, which belong to no operation and have
@@ -60,6 +66,23 @@ pub struct RunMeasures {
     pub ports: [PortBytes; 2],
     /// The command-stream reads among them.
     pub command_stream: [PortBytes; 2],
+}
+
+impl RunMeasures {
+    /// This run's measures followed by `next`'s.
+    pub fn then(&self, next: &RunMeasures) -> RunMeasures {
+        let add = |a: [PortBytes; 2], b: [PortBytes; 2]| {
+            std::array::from_fn(|i| PortBytes {
+                read: a[i].read + b[i].read,
+                written: a[i].written + b[i].written,
+            })
+        };
+        RunMeasures {
+            cycles: self.cycles + next.cycles,
+            ports: add(self.ports, next.ports),
+            command_stream: add(self.command_stream, next.command_stream),
+        }
+    }
 }
 
 /// A run's report: its rows, what a timed backend measured over the whole
@@ -171,10 +194,21 @@ fn row(
 }
 
 fn cells(l: &OpRecord, peak_macs_per_cycle: u32) -> Row {
+    // A host operator has no place in a command stream.
+    let offset = if l.on_cpu {
+        String::new()
+    } else {
+        format!("{:#x}", l.offset)
+    };
+    let kind = if l.on_cpu {
+        format!("{} (CPU)", l.kind)
+    } else {
+        l.kind.clone()
+    };
     row(
         [
-            format!("{:#x}", l.offset),
-            l.kind.clone(),
+            offset,
+            kind,
             shape(&l.ifm),
             shape(&l.ifm2),
             shape(&l.ofm),
@@ -182,7 +216,13 @@ fn cells(l: &OpRecord, peak_macs_per_cycle: u32) -> Row {
                 .map(|[h, w]| format!("{h}x{w}"))
                 .unwrap_or_default(),
         ],
-        [l.macs, l.bytes_read, l.bytes_written].map(|n| n.to_string()),
+        [l.macs, l.bytes_read, l.bytes_written].map(|n| {
+            if l.on_cpu {
+                String::new()
+            } else {
+                n.to_string()
+            }
+        }),
         optional(l.cycles),
         rate_cells(rates(l.macs, l.cycles, peak_macs_per_cycle)),
         port_cells(l.ports),
@@ -560,7 +600,7 @@ pub fn beside_vela(report: &Report, vela: &[VelaLayer]) -> String {
     let kernels: Vec<&OpRecord> = report
         .layers
         .iter()
-        .filter(|l| !l.kind.starts_with("NPU_OP_DMA"))
+        .filter(|l| !l.on_cpu && !l.kind.starts_with("NPU_OP_DMA"))
         .collect();
     let ratio = |ours: Option<u64>, theirs: u64| match ours {
         Some(c) if theirs > 0 => format!("{:.2}", c as f64 / theirs as f64),

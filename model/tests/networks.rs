@@ -1,7 +1,7 @@
 //! Whole networks compiled by Vela (`tests/fixtures/networks/`, made by
 //! `scripts/vela/networks.py`) run through `npu_model::tflite` on the golden
-//! model, bit-exact with the TensorFlow Lite interpreter's output (TFLite
-//! Micro's for the networks with several fully connected layers).
+//! model, bit-exact with the TensorFlow Lite Micro interpreter's output; the
+//! operators Vela left on the CPU run on the host.
 
 use npu_model::job::GoldenBackend;
 use npu_model::report::Report;
@@ -36,13 +36,22 @@ fn tensor_files(dir: &Path, kind: &str) -> Vec<Vec<u8>> {
 /// Run a network folder on the golden model with the configuration Vela
 /// compiled for and check every output byte for byte.
 fn run_network(name: &str) -> tflite::NetworkRun {
+    run_compiled(name, "model_vela.tflite")
+}
+
+/// Run one of a network folder's Vela outputs on the golden model with the
+/// configuration it was compiled for and check every output byte for byte.
+fn run_compiled(name: &str, file: &str) -> tflite::NetworkRun {
     let dir = fixture(name);
-    let model = VelaModel::load(&dir.join("model_vela.tflite")).expect("a Vela model loads");
+    let model = VelaModel::load(&dir.join(file)).expect("a Vela model loads");
     let config = model.config().expect("a built-in configuration");
-    let job = model
-        .job(config, &tensor_files(&dir, "input"))
-        .unwrap_or_else(|e| panic!("{name}: {e:#}"));
-    let run = tflite::run(&model, &job, &mut GoldenBackend::default(), &mut |_, _| {})
+    let run = model
+        .run(
+            config,
+            &tensor_files(&dir, "input"),
+            &mut GoldenBackend::default(),
+            &mut |_, _| {},
+        )
         .unwrap_or_else(|e| panic!("{name}: {e:#}"));
     let expected = tensor_files(&dir, "expected");
     assert_eq!(run.outputs.len(), expected.len(), "{name}: outputs");
@@ -141,10 +150,78 @@ fn two_inputs_and_two_outputs() {
     let model = VelaModel::load(&dir.join("model_vela.tflite")).expect("loads");
     let mut inputs = tensor_files(&dir, "input");
     inputs.swap(0, 1);
-    let job = model.job(NpuConfig::u65_256(), &inputs).expect("job");
-    let swapped =
-        tflite::run(&model, &job, &mut GoldenBackend::default(), &mut |_, _| {}).expect("runs");
+    let swapped = model
+        .run(
+            NpuConfig::u65_256(),
+            &inputs,
+            &mut GoldenBackend::default(),
+            &mut |_, _| {},
+        )
+        .expect("runs");
     assert_ne!(swapped.outputs[0], run.outputs[0]);
+}
+
+/// Operators Vela left on the CPU run on the host in the model's order, as
+/// rows of their own, for both configurations: a float network's QUANTIZE
+/// and DEQUANTIZE around one `ethos-u` operator, and a GATHER between two.
+#[test]
+fn cpu_operators_run_on_the_host() {
+    for (name, other, cpu, npu_operators) in [
+        (
+            "float_io",
+            "model_vela_u65_512.tflite",
+            &["QUANTIZE", "DEQUANTIZE"][..],
+            1,
+        ),
+        (
+            "channel_gather",
+            "model_vela_u65_256.tflite",
+            &["GATHER"][..],
+            2,
+        ),
+    ] {
+        for file in ["model_vela.tflite", other] {
+            let run = run_compiled(name, file);
+            let rows: Vec<&str> = run
+                .run
+                .layers
+                .iter()
+                .filter(|l| l.on_cpu)
+                .map(|l| l.kind.as_str())
+                .collect();
+            assert_eq!(rows, cpu, "{name} {file}: host rows");
+            assert_eq!(run.npu_runs.len(), npu_operators, "{name} {file}");
+            let npu_layers: usize = run.npu_runs.iter().map(|r| r.run.layers.len()).sum();
+            assert_eq!(
+                run.run.layers.len(),
+                npu_layers + cpu.len(),
+                "{name} {file}"
+            );
+            assert!(run.npu_runs.iter().all(|r| r.run.completed()));
+        }
+    }
+    // The host rows sit where the model has them: first and last here.
+    let run = run_network("float_io");
+    assert_eq!(
+        run.run.layers.first().map(|l| l.kind.as_str()),
+        Some("QUANTIZE")
+    );
+    assert_eq!(
+        run.run.layers.last().map(|l| l.kind.as_str()),
+        Some("DEQUANTIZE")
+    );
+}
+
+/// A network of several operators is run whole, not as one job.
+#[test]
+fn job_of_a_network_with_cpu_operators_is_refused() {
+    let dir = fixture("channel_gather");
+    let model = VelaModel::load(&dir.join("model_vela.tflite")).expect("loads");
+    let err = model
+        .job(NpuConfig::u65_512(), &[read(&dir.join("input.bin"))])
+        .expect_err("three operators");
+    let msg = format!("{err:#}");
+    assert!(msg.contains("3 operators (1 on the host)"), "{msg}");
 }
 
 #[test]
@@ -153,7 +230,12 @@ fn u65_512_network_refuses_the_other_configuration() {
     let model = VelaModel::load(&dir.join("model_vela.tflite")).expect("loads");
     assert_eq!(model.config().expect("config").name, "u65-512");
     let err = model
-        .job(NpuConfig::u65_256(), &[read(&dir.join("input.bin"))])
+        .run(
+            NpuConfig::u65_256(),
+            &[read(&dir.join("input.bin"))],
+            &mut GoldenBackend::default(),
+            &mut |_, _| {},
+        )
         .expect_err("compiled for u65-512");
     let msg = format!("{err:#}");
     assert!(

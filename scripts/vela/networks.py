@@ -9,20 +9,16 @@ Usage (after scripts/vela/setup.sh):
 Writes model/tests/fixtures/networks/<name>/ for every network (--only: for
 those named, leaving the other folders alone):
   model.tflite       the source network (built without TensorFlow, tflite_ref.py)
-  model_vela.tflite  Vela's output: one `ethos-u` custom operator
+  model_vela.tflite  Vela's output: `ethos-u` custom operators, and the operators
+                     it leaves on the CPU (ON_CPU names them per network)
   input.bin          the input tensor's bytes (input0.bin, input1.bin, ... for several)
-  expected.bin       the output tensor's bytes from the TFLite interpreter's
-                     reference kernels (ai-edge-litert) on model.tflite, or for
-                     the networks in MICRO from the TFLite Micro interpreter
-                     (tflite-micro) (expected0.bin, ... for several)
+  expected.bin       the output tensor's bytes from the TFLite Micro interpreter
+                     (tflite-micro) on model.tflite (expected0.bin, ... for several)
 
 Weights are random from a fixed seed with per-channel scales. Each layer's
 quantisation follows from an estimate of its values' spread (root mean square
 in quantisation steps, tracked from the input on), so outputs use the int8
-range without saturating; ReLU6 layers get TFLite's usual [0, 6] range. A FULLY_CONNECTED at the end is checked against
-TFLite's double-rounding requantisation (what TFLite Micro and the NPU do)
-instead of the host interpreter, which rounds once (shared JOBS.md); networks
-with several take TFLite Micro's outputs whole.
+range without saturating; ReLU6 layers get TFLite's usual [0, 6] range.
 """
 
 import argparse
@@ -32,7 +28,6 @@ from pathlib import Path
 
 import numpy as np
 from ai_edge_litert import schema_py_generated as S
-from ai_edge_litert.interpreter import Interpreter, OpResolverType
 from tflite_micro.python.tflite_micro import runtime
 
 HERE = Path(__file__).resolve().parent
@@ -51,7 +46,6 @@ class Net:
 
     def __init__(self, rng):
         self.m, self.rng = Model(), rng
-        self.fc = None
 
     def act(self, shape, scale, zp, spread):
         return (self.m.tensor(shape, np.int8, scale, zp), scale, zp, list(shape), spread)
@@ -155,11 +149,35 @@ class Net:
         o = S.FullyConnectedOptionsT()
         o.fusedActivationFunction = ACT[act]
         self.m.op(O.FULLY_CONNECTED, [x[0], wt, bt], [y[0]], S.BuiltinOptions.FullyConnectedOptions, o)
-        self.fc = (x, w, bias, y)
         return y
 
     def output(self, y):
         self.m.outputs.append(y[0])
+
+    def float_input(self, shape, scale=0.05, zp=-3):
+        """A float32 network input and the QUANTIZE to int8 that Vela leaves on the CPU."""
+        xf = self.m.tensor(shape, np.float32, None, None)
+        self.m.inputs.append(xf)
+        x = self.act(shape, scale, zp, 74.0)
+        self.m.op(O.QUANTIZE, [xf], [x[0]])
+        return x
+
+    def float_output(self, y):
+        """A DEQUANTIZE of y to a float32 network output (left on the CPU by Vela)."""
+        yf = self.m.tensor(y[3], np.float32, None, None)
+        self.m.op(O.DEQUANTIZE, [y[0]], [yf])
+        self.m.outputs.append(yf)
+
+    def gather(self, x, indices, axis):
+        """GATHER of x's slices `indices` along `axis` (left on the CPU by Vela)."""
+        t = self.m.tensor([len(indices)], np.int32, None, None, np.asarray(indices, np.int32))
+        shape = list(x[3])
+        shape[axis] = len(indices)
+        y = self.act(shape, x[1], x[2], x[4])
+        o = S.GatherOptionsT()
+        o.axis = axis
+        self.m.op(O.GATHER, [x[0], t], [y[0]], S.BuiltinOptions.GatherOptions, o)
+        return y
 
 
 def pair(v):
@@ -167,58 +185,9 @@ def pair(v):
     return (v, v) if isinstance(v, int) else tuple(v)
 
 
-def quantize_multiplier(real):
-    """TFLite QuantizeMultiplier: real = m * 2^(shift - 31)."""
-    q, shift = np.frexp(real)
-    m = int(round(q * (1 << 31)))
-    if m == 1 << 31:
-        m, shift = m // 2, shift + 1
-    return m, int(shift)
-
-
-def multiply_by_quantized_multiplier(acc, m, shift):
-    """TFLite's double rounding: SaturatingRoundingDoublingHighMul, then RoundingDivideByPOT."""
-    x = acc.astype(np.int64) * (1 << max(shift, 0))
-    ab = x * m
-    nudge = np.where(ab >= 0, 1 << 30, 1 - (1 << 30))
-    high = np.trunc((ab + nudge) / (1 << 31)).astype(np.int64)
-    right = max(-shift, 0)
-    mask = (1 << right) - 1
-    rem = high & mask
-    threshold = (mask >> 1) + (high < 0)
-    return (high >> right) + (rem > threshold)
-
-
-def reference(net, xs):
-    """The outputs for inputs xs (network order); a FULLY_CONNECTED output is recomputed with double rounding."""
-    it = Interpreter(model_content=net.m.to_bytes(), experimental_op_resolver_type=OpResolverType.BUILTIN_REF,
-                     experimental_preserve_all_tensors=True)
-    it.allocate_tensors()
-    for t, x in zip(net.m.inputs, xs):
-        it.set_tensor(t, x)
-    it.invoke()
-    outs = [it.get_tensor(t) for t in net.m.outputs]
-    if net.fc is None:
-        return outs
-    fx, w, bias, fy = net.fc
-    if fy[0] not in net.m.outputs:
-        raise RuntimeError("only a FULLY_CONNECTED that gives a network output is recomputed")
-    out = outs[net.m.outputs.index(fy[0])]
-    a = it.get_tensor(fx[0]).reshape(-1).astype(np.int64) - fx[2]
-    acc = w.astype(np.int64) @ a + bias
-    m, shift = quantize_multiplier(float(np.float32(fx[1])) * float(np.float32(0.01)) / float(np.float32(fy[1])))
-    fixed = np.clip(multiply_by_quantized_multiplier(acc, m, shift) + fy[2], -128, 127).astype(np.int8)
-    diff = np.abs(fixed.astype(int) - out.reshape(-1).astype(int))
-    if diff.max() > 1:
-        raise RuntimeError(f"FULLY_CONNECTED: double rounding differs from the interpreter by {diff.max()}")
-    print(f"  FULLY_CONNECTED: {int((diff > 0).sum())} of {diff.size} outputs differ by 1 from the host interpreter")
-    outs[net.m.outputs.index(fy[0])] = fixed.reshape(out.shape)
-    return outs
-
-
 def micro_reference(net, xs):
-    """The outputs for inputs xs (network order) from the TFLite Micro interpreter, whose kernels round as
-    the NPU does (FULLY_CONNECTED included)."""
+    """The outputs for inputs xs (network order) from the TFLite Micro interpreter: the reference kernels
+    Ethos-U deploys with, which round as the NPU does (LiteRT's host FULLY_CONNECTED rounds once)."""
     it = runtime.Interpreter.from_bytes(net.m.to_bytes())
     for i, x in enumerate(xs):
         it.set_input(x, i)
@@ -340,6 +309,26 @@ def fc_autoencoder(rng):
     return n, "u65-256"
 
 
+def float_io(rng):
+    """A float32 classifier as converters emit one by default: QUANTIZE in and DEQUANTIZE out, which Vela
+    leaves on the CPU, around a convolution, depthwise, average pooling, FULLY_CONNECTED and SOFTMAX body."""
+    n = Net(rng)
+    y = n.conv(n.float_input([1, 16, 16, 3]), 8, stride=2, act="relu")
+    y = n.depthwise(y, act="relu6")
+    n.float_output(classifier(n, y, 5))
+    return n, "u65-256"
+
+
+def channel_gather(rng):
+    """Two convolutions with a GATHER between them that reorders the channels: Vela leaves GATHER on the
+    CPU, so the network is two ethos-u operators with a CPU operator between."""
+    n = Net(rng)
+    y = n.conv(n.input([1, 8, 8, 16]), 16, act="relu")
+    y = n.gather(y, rng.permutation(16), axis=3)
+    n.output(n.conv(y, 8, k=1))
+    return n, "u65-512"
+
+
 def mobilenet_v1_vww(rng):
     """MLCommons Tiny's visual wake words person detector: MobileNetV1 at width 0.25 on a 96x96 RGB
     image (a 3x3 stride-2 convolution to 8 channels, 13 depthwise-separable blocks, ReLU6 throughout),
@@ -356,9 +345,20 @@ def mobilenet_v1_vww(rng):
 NETWORKS = {"demo": demo, "residual_add": residual, "conv_dw_u65_512": u65_512, "tanh_softmax": softmax,
             "two_inputs_two_outputs": two_inputs_two_outputs, "mobilenet_v2_sized": mobilenet,
             "ds_cnn_kws": ds_cnn_kws, "resnet8_cifar": resnet8_cifar, "fc_autoencoder": fc_autoencoder,
-            "mobilenet_v1_vww": mobilenet_v1_vww}
-# Networks with several FULLY_CONNECTED layers: their expected outputs come from TFLite Micro.
-MICRO = {"ds_cnn_kws", "resnet8_cifar", "fc_autoencoder", "mobilenet_v1_vww"}
+            "mobilenet_v1_vww": mobilenet_v1_vww, "float_io": float_io, "channel_gather": channel_gather}
+# The operators Vela leaves on the CPU in each network that has any (npu-sim runs them on the host).
+ON_CPU = {"float_io": ["QUANTIZE", "DEQUANTIZE"], "channel_gather": ["GATHER"]}
+
+
+OPERATOR_NAMES = {v: k for k, v in vars(S.BuiltinOperator).items() if not k.startswith("_")}
+
+
+def network_input(rng, tensor):
+    """Random int8 values, or for a float32 input normal values of spread 2 (about 40 steps of the
+    QUANTIZE after it), some beyond its int8 range."""
+    if tensor.type == S.TensorType.FLOAT32:
+        return rng.normal(0, 2, tensor.shape).astype(np.float32)
+    return rng.integers(-128, 128, tensor.shape, dtype=np.int8)
 
 
 def tensor_files(kind, values):
@@ -383,14 +383,15 @@ def main():
         shutil.rmtree(OUT / name, ignore_errors=True)
         rng = np.random.default_rng([args.seed, *name.encode()])
         net, config = NETWORKS[name](rng)
-        xs = [rng.integers(-128, 128, net.m.tensors[t].shape, dtype=np.int8) for t in net.m.inputs]
-        expected = micro_reference(net, xs) if name in MICRO else reference(net, xs)
+        xs = [network_input(rng, net.m.tensors[t]) for t in net.m.inputs]
+        expected = micro_reference(net, xs)
         source = net.m.to_bytes()
         compiled = compile_bytes(source, config)
         c = S.ModelT.InitFromPackedBuf(compiled, 0)
-        ops = c.subgraphs[0].operators
-        if len(ops) != 1 or c.operatorCodes[ops[0].opcodeIndex].customCode != b"ethos-u":
-            raise RuntimeError(f"{name}: Vela left operators on the CPU")
+        codes = [c.operatorCodes[op.opcodeIndex] for op in c.subgraphs[0].operators]
+        on_cpu = [OPERATOR_NAMES[code.builtinCode] for code in codes if code.customCode != b"ethos-u"]
+        if on_cpu != ON_CPU.get(name, []):
+            raise RuntimeError(f"{name}: Vela left {on_cpu} on the CPU, expected {ON_CPU.get(name, [])}")
         d = OUT / name
         d.mkdir(parents=True)
         (d / "model.tflite").write_bytes(source)
@@ -400,9 +401,10 @@ def main():
         print(f"{name}: {config}, {len(net.m.ops)} operators, inputs {[list(x.shape) for x in xs]}, "
               f"outputs {[list(e.shape) for e in expected]}, {len(compiled)} bytes compiled")
         for i, e in enumerate(expected):
-            v = e.astype(int)
-            print(f"  output {i}: values {v.min()}..{v.max()}, mean {v.mean():.1f}, std {v.std():.1f}, "
-                  f"{int(np.isin(v, (-128, 127)).sum())} of {v.size} at -128 or 127")
+            v = e.astype(float)
+            saturated = "" if e.dtype != np.int8 else f", {int(np.isin(e, (-128, 127)).sum())} of {v.size} at -128 or 127"
+            print(f"  output {i} ({e.dtype}): values {v.min():g}..{v.max():g}, mean {v.mean():.3g}, "
+                  f"std {v.std():.3g}{saturated}")
 
 if __name__ == "__main__":
     main()

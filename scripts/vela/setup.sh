@@ -8,8 +8,9 @@
 # Installs from PyPI, pinned: ethos-u-vela (Arm's compiler; its C extension is
 # built with the system C compiler if no wheel fits), numpy, ai-edge-litert
 # (the TFLite interpreter whose reference kernels give the expected outputs) and
-# tflite-micro (TFLite Micro's interpreter, for networks with several
-# FULLY_CONNECTED layers: scripts/vela/networks.py).
+# tflite-micro (TFLite Micro's interpreter: the expected outputs of the bundled
+# networks and of the host's CPU operators, scripts/vela/networks.py and
+# cpu_fixtures.py).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 venv="$here/../.venv"

@@ -8,7 +8,7 @@ from ai_edge_litert import schema_py_generated as S
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
 TYPES = {np.int8: S.TensorType.INT8, np.uint8: S.TensorType.UINT8, np.int16: S.TensorType.INT16,
-         np.int32: S.TensorType.INT32, np.int64: S.TensorType.INT64}
+         np.int32: S.TensorType.INT32, np.int64: S.TensorType.INT64, np.float32: S.TensorType.FLOAT32}
 ACT = {None: S.ActivationFunctionType.NONE, "relu": S.ActivationFunctionType.RELU,
        "relu6": S.ActivationFunctionType.RELU6, "relu_n1_to_1": S.ActivationFunctionType.RELU_N1_TO_1}
 PAD = {"SAME": S.Padding.SAME, "VALID": S.Padding.VALID}

@@ -35,10 +35,21 @@ table Tensor {
   is_variable:bool = false;
 }
 
+// In the full schema builtin_options is a union of every operator's options
+// table. The host runs only GATHER among operators with options, so the field
+// is declared as GatherOptions: read it only when builtin_options_type is
+// GATHER_OPTIONS (names.rs).
 table Operator {
   opcode_index:uint;
   inputs:[int];
   outputs:[int];
+  builtin_options_type:ubyte;
+  builtin_options:GatherOptions;
+}
+
+table GatherOptions {
+  axis:int;
+  batch_dims:int = 0;
 }
 
 table SubGraph {
@@ -105,6 +116,8 @@ def main():
             raise RuntimeError(f"{name}: codes are not 0..n")
         rows = "".join(f'    "{k}",\n' for _, k in values)
         tables.append(f"pub const {name}: [&str; {len(values)}] = [\n{rows}];\n")
+    tables.append("/// The `builtin_options_type` of GATHER's options (schema.fbs `BuiltinOptions`).\n"
+                  f"pub const GATHER_OPTIONS: u8 = {S.BuiltinOptions.GatherOptions};\n")
     (OUT / "names.rs").write_text(
         "//! TensorFlow Lite's names of builtin operators and tensor types by code\n"
         "//! (schema.fbs `BuiltinOperator`, `TensorType`), written by\n"

@@ -11,7 +11,7 @@
 //! `scripts/vela/estimates.py`) and their ratio. Issue 31's target: every
 //! network at or under 1.0x Vela's estimate, 0.8x the goal.
 
-use npu_model::tflite::{self, VelaModel};
+use npu_model::tflite::VelaModel;
 use npu_tb::axi::SystemConfig;
 use npu_tb::networks::bundled_networks;
 use npu_tb::rtl_backend::RtlBackend;
@@ -36,13 +36,12 @@ fn main() {
         for model in &network.models {
             let vela = VelaModel::load(model).unwrap();
             let config = vela.config().unwrap();
-            let job = vela.job(config.clone(), &inputs).unwrap();
             let mut rtl = RtlBackend {
                 axi_configs: [system.completer(0, false), system.completer(1, false)],
                 ..RtlBackend::default()
             };
             let name = &network.name;
-            let cycles = match tflite::run(&vela, &job, &mut rtl, &mut |_, _| {}) {
+            let cycles = match vela.run(config.clone(), &inputs, &mut rtl, &mut |_, _| {}) {
                 Ok(net) => net.run.cycles.expect("the RTL counts cycles"),
                 Err(e) => {
                     println!("  {name:<24} {:<8} fails: {e:#}", config.name);

@@ -14,7 +14,7 @@ use crate::regress::{CaseResult, Shard, Summary};
 use crate::rtl_backend::RtlBackend;
 use anyhow::{ensure, Context, Result};
 use npu_model::job::compare;
-use npu_model::tflite::{self, VelaModel};
+use npu_model::tflite::VelaModel;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -108,7 +108,6 @@ fn run_network(item: &SweepItem) -> Result<(u64, Vec<String>)> {
     let read = |p: &PathBuf| std::fs::read(p).with_context(|| format!("reading {}", p.display()));
     let vela = VelaModel::load(&item.model)?;
     let inputs = item.inputs.iter().map(read).collect::<Result<Vec<_>>>()?;
-    let job = vela.job(vela.config()?, &inputs)?;
     ensure!(
         item.expected.len() == vela.outputs.len(),
         "the network has {} outputs and {} expected files",
@@ -122,7 +121,8 @@ fn run_network(item: &SweepItem) -> Result<(u64, Vec<String>)> {
         ],
         ..RtlBackend::default()
     };
-    let net = tflite::run(&vela, &job, &mut rtl, &mut |_, _| {})
+    let net = vela
+        .run(vela.config()?, &inputs, &mut rtl, &mut |_, _| {})
         .with_context(|| format!("running {} on the RTL", item.model.display()))?;
     let mut mismatches = Vec::new();
     for ((bytes, tensor), path) in net.outputs.iter().zip(&vela.outputs).zip(&item.expected) {

@@ -1,5 +1,5 @@
 //! Bundled Vela-compiled networks on the RTL (`npu-sim tflite --model
-//! rtl`): each output equals the TFLite interpreter's expected bytes, and
+//! rtl`): each output equals TFLite Micro's expected bytes, and
 //! the demo's per-layer report accounts for every operation, cycle and AXI
 //! byte (`the_demo_network_runs_bit_exact_on_the_rtl`). The
 //! demo network starts a user DMA (the next layer's weights) with three
@@ -8,11 +8,13 @@
 //! expects (`npu_spec::command::DMA_KERNELS_AHEAD`). `tanh_softmax` has an
 //! int8 softmax (its exponentials summed by an int32 REDUCE_SUM);
 //! `mobilenet_v2_sized` has MobileNetV2's feature-map sizes and its final
-//! 7x7x1280 MEAN (about 350,000 NPU cycles).
+//! 7x7x1280 MEAN (about 350,000 NPU cycles). `float_io` and `channel_gather`
+//! have operators Vela left on the CPU, which the host runs between the
+//! `ethos-u` operators' runs.
 
 use npu_model::job::GoldenBackend;
 use npu_model::npu::OpRecord;
-use npu_model::tflite::{self, VelaModel};
+use npu_model::tflite::VelaModel;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Command;
@@ -70,8 +72,14 @@ fn golden_layers(name: &str, inputs: &[&str]) -> (Vec<OpRecord>, u32) {
         .collect();
     let config = model.config().unwrap();
     let peak = config.macs_per_cycle;
-    let job = model.job(config, &inputs).unwrap();
-    let run = tflite::run(&model, &job, &mut GoldenBackend::default(), &mut |_, _| {}).unwrap();
+    let run = model
+        .run(
+            config,
+            &inputs,
+            &mut GoldenBackend::default(),
+            &mut |_, _| {},
+        )
+        .unwrap();
     (run.run.layers, peak)
 }
 
@@ -100,6 +108,15 @@ fn check_report(report: &Value, golden: &[OpRecord], peak: u32) {
     let (mut kernel_cycles, mut dma_cycles) = (0, 0);
     for (layer, g) in layers.iter().zip(golden) {
         let what = format!("{} at {:#x}", g.kind, g.offset);
+        if g.on_cpu {
+            // The host's operator: a row with its name and nothing measured.
+            assert_eq!(layer["kind"].as_str(), Some(g.kind.as_str()), "row order");
+            assert_eq!(layer["on_cpu"].as_bool(), Some(true), "{what}");
+            for field in ["cycles", "ports"] {
+                assert!(layer[field].is_null(), "{what}: {field}");
+            }
+            continue;
+        }
         assert_eq!(
             (
                 number(&layer["offset"], &what) as usize,
@@ -203,4 +220,27 @@ fn a_mobilenet_v2_sized_network_runs_bit_exact_on_the_rtl() {
 #[test]
 fn a_u65_512_network_runs_bit_exact_on_the_rtl() {
     runs_bit_exact("conv_dw_u65_512", &["input.bin"], &["expected.bin"]);
+}
+
+#[test]
+fn a_float_network_with_quantize_and_dequantize_on_the_host_runs_bit_exact_on_the_rtl() {
+    let (text, golden) = runs_bit_exact("float_io", &["input.bin"], &["expected.bin"]);
+    let host: Vec<&str> = golden
+        .iter()
+        .filter(|g| g.on_cpu)
+        .map(|g| g.kind.as_str())
+        .collect();
+    assert_eq!(host, ["QUANTIZE", "DEQUANTIZE"]);
+    for row in ["QUANTIZE (CPU)", "DEQUANTIZE (CPU)", "2 on the host"] {
+        assert!(text.contains(row), "{row} missing from: {text}");
+    }
+}
+
+#[test]
+fn a_gather_between_two_ethos_u_operators_runs_bit_exact_on_the_rtl() {
+    let (text, golden) = runs_bit_exact("channel_gather", &["input.bin"], &["expected.bin"]);
+    assert!(text.contains("2 ethos-u operators"), "{text}");
+    // Rows in the model's order: each ethos-u operator's convolution, the host's GATHER between.
+    let kinds: Vec<&str> = golden.iter().map(|g| g.kind.as_str()).collect();
+    assert_eq!(kinds, ["NPU_OP_CONV", "GATHER", "NPU_OP_CONV"]);
 }

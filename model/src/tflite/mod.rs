@@ -1,26 +1,38 @@
 //! Networks compiled by Arm's Vela into a TensorFlow Lite flatbuffer, run as
 //! the Ethos-U TensorFlow Lite Micro integration runs them.
 //!
-//! Vela replaces every operator it maps to the NPU with one custom operator,
-//! `ethos-u`, whose inputs are the command stream (a COP1 driver payload,
-//! [`crate::payload`]), the read-only tensor (weights, scales, LUTs), the
-//! scratch arena, the fast scratch, then the network's inputs and its
-//! variable (state) tensors; its outputs are the network's outputs. The
+//! Vela replaces each run of operators it maps to the NPU with one custom
+//! operator, `ethos-u`, whose inputs are the command stream (a COP1 driver
+//! payload, [`crate::payload`]), the read-only tensor (weights, scales,
+//! LUTs), the scratch arena, the fast scratch, then the tensors it reads and
+//! its variable (state) tensors; its outputs are the tensors it writes. The
 //! driver gives base pointer 0 to the read-only tensor, 1 to the arena and 2
 //! to the fast scratch. The model's `OfflineMemoryAllocation` metadata places
-//! every tensor the operator touches in the arena at the scratch tensor's
-//! origin, so the stream addresses inputs and outputs through base pointer 1.
+//! every tensor an `ethos-u` operator touches in the arena at the scratch
+//! tensor's origin, so the stream addresses them through base pointer 1.
 //!
-//! [`VelaModel::parse`] checks the file and finds all that; [`VelaModel::job`]
-//! lays out the memory for given inputs; [`run`] runs that job on any
-//! backend and reads the outputs back.
+//! Operators Vela cannot map (float tensors, operations the NPU lacks) stay
+//! in the model as TFLite operators, which the CPU runs with TFLite Micro's
+//! reference kernels; several `ethos-u` operators appear when such an
+//! operator sits between NPU operators. Here the host runs them ([`cpu`]),
+//! in the model's order, between the `ethos-u` operators' runs.
+//!
+//! [`VelaModel::parse`] checks the file and finds all that; [`VelaModel::run`]
+//! runs the network on any backend and reads the outputs back;
+//! [`VelaModel::job`] lays out the memory of a network that is one `ethos-u`
+//! operator.
 
 mod names;
 #[rustfmt::skip]
 #[allow(clippy::all, dead_code, unused_imports)]
 mod schema_generated;
 
+mod cpu;
+
+pub use cpu::CpuOperator;
+
 use crate::job::{describe_status, Backend, BackendRun, Job};
+use crate::npu::OpRecord;
 use crate::payload::{DriverAction, DriverPayload};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use npu_spec::config::NpuConfig;
@@ -40,39 +52,71 @@ pub const READ_ONLY_REGION: usize = 0;
 pub const ARENA_REGION: usize = 1;
 pub const FAST_SCRATCH_REGION: usize = 2;
 
-/// A tensor the `ethos-u` operator reads or writes in the arena.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ArenaTensor {
+/// A tensor of the network, described.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TensorInfo {
+    /// Its index in the subgraph.
+    pub index: i32,
     pub name: String,
     pub shape: Vec<i32>,
     /// TFLite type name, e.g. `INT8`.
     pub dtype: String,
-    /// Byte offset in the arena (base pointer 1).
-    pub offset: usize,
     pub size: usize,
     /// The zero point (0 when the tensor is not quantised).
     pub zero_point: i64,
+    /// Its quantisation scales (none when not quantised; one per channel
+    /// when per-channel).
+    pub scales: Vec<f32>,
 }
 
-/// A Vela-compiled network, checked and ready to lay out.
+/// A tensor an `ethos-u` operator reads or writes in the arena.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArenaTensor {
+    pub tensor: TensorInfo,
+    /// Byte offset in the arena (base pointer 1).
+    pub offset: usize,
+}
+
+/// One `ethos-u` operator: a command stream and where its tensors lie.
 #[derive(Debug, Clone)]
-pub struct VelaModel {
-    /// The driver payload of the `ethos-u` operator.
+pub struct NpuOperator {
+    /// Its index among the subgraph's operators.
+    pub index: usize,
+    /// Its driver payload.
     pub payload: DriverPayload,
     /// The CONFIG word Vela compiled for (OPTIMIZER_CONFIG; TRM 4.2.11 layout).
     pub config_word: u32,
-    /// The read-only tensor: base pointer 0.
+    /// Its read-only tensor: base pointer 0.
     pub read_only: Vec<u8>,
+    /// The tensors it reads (network inputs or other operators' outputs),
+    /// in operand order.
+    pub inputs: Vec<ArenaTensor>,
+    /// The tensors it writes.
+    pub outputs: Vec<ArenaTensor>,
+    /// Variable tensors (LSTM state) it also reads.
+    pub states: Vec<ArenaTensor>,
+}
+
+/// One operator of the network, where it runs.
+#[derive(Debug, Clone)]
+pub enum Step {
+    Npu(NpuOperator),
+    Cpu(CpuOperator),
+}
+
+/// A Vela-compiled network, checked and ready to run: its `ethos-u`
+/// operators and the operators Vela left on the CPU, in the model's order.
+#[derive(Debug, Clone)]
+pub struct VelaModel {
+    pub steps: Vec<Step>,
     /// Bytes of the arena: the scratch tensor and every arena tensor.
     pub arena_size: usize,
     /// Bytes of the fast scratch: base pointer 2.
     pub fast_scratch_size: usize,
     /// The network's inputs, in the order the subgraph lists them.
-    pub inputs: Vec<ArenaTensor>,
+    pub inputs: Vec<TensorInfo>,
     /// The network's outputs, in the order the subgraph lists them.
-    pub outputs: Vec<ArenaTensor>,
-    /// Variable tensors (LSTM state) the operator also reads.
-    pub states: Vec<ArenaTensor>,
+    pub outputs: Vec<TensorInfo>,
 }
 
 fn fb_err(what: &str) -> impl Fn(planus::Error) -> anyhow::Error + '_ {
@@ -159,8 +203,8 @@ impl<'a> Tensors<'a> {
         self.buffer(self.get(t)?.buffer().map_err(fb_err("tensor buffer"))?)
     }
 
-    /// Name, type, shape, size and zero point of tensor `t` (offset 0).
-    fn describe(&self, t: i32) -> Result<ArenaTensor> {
+    /// Tensor `t`, described.
+    fn describe(&self, t: i32) -> Result<TensorInfo> {
         let tr = self.get(t)?;
         let name = tr
             .name()
@@ -177,31 +221,46 @@ impl<'a> Tensors<'a> {
                 usize::try_from(d).ok().and_then(|d| n.checked_mul(d))
             })
             .ok_or_else(|| anyhow!("tensor {name}: shape {shape:?} is not a fixed size"))?;
-        let zero_point = tr
-            .quantization()
-            .map_err(fb_err("quantization"))?
+        let quantization = tr.quantization().map_err(fb_err("quantization"))?;
+        let zero_point = quantization
             .and_then(|q| q.zero_point().ok().flatten())
             .and_then(|z| z.get(0))
             .unwrap_or(0);
-        Ok(ArenaTensor {
+        let scales = quantization
+            .and_then(|q| q.scale().ok().flatten())
+            .map(|s| s.iter().collect())
+            .unwrap_or_default();
+        Ok(TensorInfo {
+            index: t,
             name,
             shape,
             dtype: type_name(ty).to_string(),
-            offset: 0,
             size,
             zero_point,
+            scales,
         })
+    }
+
+    /// The constant bytes of tensor `t`, if it has any.
+    fn constant(&self, t: i32) -> Result<Option<&'a [u8]>> {
+        Ok(Some(self.data(t)?).filter(|d| !d.is_empty()))
     }
 }
 
-/// The one `ethos-u` operator; every other operator is named as left on the CPU.
-fn ethos_u_operator<'a>(
+/// An operator as the file names it.
+enum OperatorKind {
+    EthosU,
+    Builtin(String),
+    Custom(String),
+}
+
+/// Every operator of the subgraph with its kind, in order.
+fn operators<'a>(
     model: fb::ModelRef<'a>,
     sg: fb::SubGraphRef<'a>,
-) -> Result<fb::OperatorRef<'a>> {
+) -> Result<Vec<(fb::OperatorRef<'a>, OperatorKind)>> {
     let codes = model.operator_codes().map_err(fb_err("operator codes"))?;
-    let mut ethos_u = Vec::new();
-    let mut on_cpu = Vec::new();
+    let mut ops = Vec::new();
     let operators = sg.operators().map_err(fb_err("operators"))?;
     for (i, op) in operators.into_iter().flatten().enumerate() {
         let op = op.map_err(fb_err("operator"))?;
@@ -212,24 +271,14 @@ fn ethos_u_operator<'a>(
                 anyhow!("operator {i} names operator code {index}, which does not exist")
             })?
             .map_err(fb_err("operator code"))?;
-        match code.custom_code().map_err(fb_err("custom code"))? {
-            Some(ETHOS_U) => ethos_u.push(op),
-            Some(custom) => on_cpu.push(format!("operator {i}: custom {custom}")),
-            None => on_cpu.push(format!("operator {i}: {}", builtin_name(code))),
-        }
+        let kind = match code.custom_code().map_err(fb_err("custom code"))? {
+            Some(ETHOS_U) => OperatorKind::EthosU,
+            Some(custom) => OperatorKind::Custom(custom.to_string()),
+            None => OperatorKind::Builtin(builtin_name(code)),
+        };
+        ops.push((op, kind));
     }
-    ensure!(
-        on_cpu.is_empty(),
-        "{} operators are left on the CPU, which this NPU cannot run (compile with Vela so the \
-         whole network maps to the NPU): {}",
-        on_cpu.len(),
-        on_cpu.join(", ")
-    );
-    match ethos_u.as_slice() {
-        [op] => Ok(*op),
-        [] => bail!("no {ETHOS_U} operator: this model was not compiled by Vela"),
-        ops => bail!("{} {ETHOS_U} operators; only one is supported", ops.len()),
-    }
+    Ok(ops)
 }
 
 /// The arena offset of every tensor from the OfflineMemoryAllocation
@@ -274,7 +323,8 @@ impl VelaModel {
         VelaModel::parse(&bytes).with_context(|| format!("{}", path.display()))
     }
 
-    /// Parse and check a Vela-compiled model.
+    /// Parse and check a Vela-compiled model: every operator is an
+    /// `ethos-u` operator or one the host runs ([`cpu`]).
     pub fn parse(bytes: &[u8]) -> Result<VelaModel> {
         ensure!(
             is_tflite(bytes),
@@ -294,7 +344,6 @@ impl VelaModel {
             .get(0)
             .expect("one subgraph")
             .map_err(fb_err("subgraph 0"))?;
-        let op = ethos_u_operator(model, sg)?;
         let tensors = Tensors {
             file: bytes,
             tensors: sg
@@ -303,8 +352,364 @@ impl VelaModel {
                 .ok_or_else(|| anyhow!("subgraph 0 has no tensors"))?,
             buffers: model.buffers().map_err(fb_err("buffers"))?,
         };
+        let describe_all = |list: Vec<i32>| -> Result<Vec<TensorInfo>> {
+            list.into_iter().map(|t| tensors.describe(t)).collect()
+        };
+        let inputs = describe_all(indices(sg.inputs().map_err(fb_err("subgraph inputs"))?))?;
+        let outputs = describe_all(indices(sg.outputs().map_err(fb_err("subgraph outputs"))?))?;
 
-        let operands = indices(op.inputs().map_err(fb_err("ethos-u inputs"))?);
+        let mut steps = Vec::new();
+        let mut refused = Vec::new();
+        let mut plan = None;
+        let mut sizes = (0, 0);
+        for (index, (op, kind)) in operators(model, sg)?.into_iter().enumerate() {
+            let operands = indices(op.inputs().map_err(fb_err("operator inputs"))?);
+            let results = indices(op.outputs().map_err(fb_err("operator outputs"))?);
+            let name = match kind {
+                OperatorKind::EthosU => {
+                    let plan = match &plan {
+                        Some(plan) => plan,
+                        None => plan.insert(memory_plan(model, &tensors)?),
+                    };
+                    let npu = NpuOperator::parse(index, &tensors, plan, &operands, &results)
+                        .with_context(|| format!("operator {index} ({ETHOS_U})"))?;
+                    sizes.0 = npu.arena_extent(&tensors, operands[2])?.max(sizes.0);
+                    sizes.1 = tensors.describe(operands[3])?.size.max(sizes.1);
+                    steps.push(Step::Npu(npu));
+                    continue;
+                }
+                OperatorKind::Builtin(name) => name,
+                OperatorKind::Custom(name) => {
+                    refused.push(format!("operator {index}: custom {name}"));
+                    continue;
+                }
+            };
+            let ins = describe_all(operands.clone())?;
+            let outs = describe_all(results)?;
+            let constants = operands
+                .iter()
+                .map(|&t| tensors.constant(t))
+                .collect::<Result<Vec<_>>>()?;
+            let gather = op
+                .builtin_options()
+                .map_err(fb_err("builtin options"))?
+                .map(|g| -> Result<(i32, i32)> {
+                    Ok((
+                        g.axis().map_err(fb_err("GATHER axis"))?,
+                        g.batch_dims().map_err(fb_err("GATHER batch_dims"))?,
+                    ))
+                })
+                .transpose()?;
+            let desc = cpu::OperatorDesc {
+                index,
+                name: &name,
+                inputs: &ins,
+                outputs: &outs,
+                constants: &constants,
+                options_type: op.builtin_options_type().map_err(fb_err("options type"))?,
+                gather_axis_batch: gather.unwrap_or_default(),
+            };
+            match CpuOperator::new(&desc) {
+                Ok(cpu) => steps.push(Step::Cpu(cpu)),
+                Err(e) => refused.push(format!("operator {index}: {e:#}")),
+            }
+        }
+        let hint = if steps.iter().any(|s| matches!(s, Step::Npu(_))) {
+            ""
+        } else {
+            " (no ethos-u operator at all: compile the model with Vela)"
+        };
+        ensure!(
+            refused.is_empty(),
+            "{} operators are left on the CPU that neither this NPU nor the host ({}) runs{hint}: {}",
+            refused.len(),
+            cpu::HOST_OPERATORS,
+            refused.join("; ")
+        );
+        let model = VelaModel {
+            steps,
+            arena_size: sizes.0,
+            fast_scratch_size: sizes.1,
+            inputs,
+            outputs,
+        };
+        let words: std::collections::BTreeSet<u32> =
+            model.npu_operators().map(|op| op.config_word).collect();
+        ensure!(
+            words.len() <= 1,
+            "the ethos-u operators were compiled for different configurations: {}",
+            words
+                .iter()
+                .map(|&w| describe_config(w))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        model.check_data_flow()?;
+        Ok(model)
+    }
+
+    /// Every tensor an operator reads is a network input, a constant or an
+    /// earlier operator's output, and every network output is written.
+    fn check_data_flow(&self) -> Result<()> {
+        let mut known: std::collections::BTreeSet<i32> =
+            self.inputs.iter().map(|t| t.index).collect();
+        for step in &self.steps {
+            let (reads, writes): (Vec<(i32, &str)>, Vec<i32>) = match step {
+                Step::Npu(op) => (
+                    op.inputs
+                        .iter()
+                        .map(|t| (t.tensor.index, t.tensor.name.as_str()))
+                        .collect(),
+                    op.outputs.iter().map(|t| t.tensor.index).collect(),
+                ),
+                Step::Cpu(op) => (vec![(op.input, op.name.as_str())], vec![op.output]),
+            };
+            if let Some((_, name)) = reads.iter().find(|(t, _)| !known.contains(t)) {
+                bail!("operator reads tensor {name} before any operator writes it");
+            }
+            known.extend(writes);
+        }
+        if let Some(t) = self.outputs.iter().find(|t| !known.contains(&t.index)) {
+            bail!("network output {} is written by no operator", t.name);
+        }
+        Ok(())
+    }
+
+    /// The `ethos-u` operators, in order.
+    pub fn npu_operators(&self) -> impl Iterator<Item = &NpuOperator> {
+        self.steps.iter().filter_map(|s| match s {
+            Step::Npu(op) => Some(op),
+            Step::Cpu(_) => None,
+        })
+    }
+
+    /// The operators the host runs, in order.
+    pub fn cpu_operators(&self) -> impl Iterator<Item = &CpuOperator> {
+        self.steps.iter().filter_map(|s| match s {
+            Step::Cpu(op) => Some(op),
+            Step::Npu(_) => None,
+        })
+    }
+
+    /// The CONFIG word Vela compiled for; none without `ethos-u` operators.
+    pub fn config_word(&self) -> Option<u32> {
+        self.npu_operators().next().map(|op| op.config_word)
+    }
+
+    /// The built-in configuration Vela compiled for.
+    pub fn config(&self) -> Result<NpuConfig> {
+        let word = self.config_word().ok_or_else(|| {
+            anyhow!("the model has no {ETHOS_U} operator: it was not compiled by Vela")
+        })?;
+        NpuConfig::builtin()
+            .into_iter()
+            .find(|c| c.config_register() == word)
+            .ok_or_else(|| {
+                anyhow!(
+                    "the model was compiled for {}, which is no built-in configuration (u65-256, u65-512)",
+                    describe_config(word)
+                )
+            })
+    }
+
+    /// Check that `config` is the configuration Vela compiled for: the
+    /// driver refuses a payload whose configuration differs from the NPU's.
+    pub fn check_config(&self, config: &NpuConfig) -> Result<()> {
+        if let Some(word) = self.config_word() {
+            ensure!(
+                config.config_register() == word,
+                "configuration mismatch: the model was compiled for {} but the NPU is {}",
+                describe_config(word),
+                describe_config(config.config_register())
+            );
+        }
+        Ok(())
+    }
+
+    /// The network's inputs by tensor, checked against their sizes.
+    fn input_values(&self, inputs: &[Vec<u8>]) -> Result<BTreeMap<i32, Vec<u8>>> {
+        ensure!(
+            inputs.len() == self.inputs.len(),
+            "the network has {} inputs but {} were given",
+            self.inputs.len(),
+            inputs.len()
+        );
+        let mut values = BTreeMap::new();
+        for (t, bytes) in self.inputs.iter().zip(inputs) {
+            ensure!(
+                bytes.len() == t.size,
+                "input {} ({} {:?}) is {} bytes, but {} were given",
+                t.name,
+                t.dtype,
+                t.shape,
+                t.size,
+                bytes.len()
+            );
+            values.insert(t.index, bytes.clone());
+        }
+        Ok(values)
+    }
+
+    /// The arena and fast scratch before the first `ethos-u` operator: zero,
+    /// but for variable tensors at their real value 0.
+    fn initial_memory(&self) -> Result<Scratch> {
+        let mut arena = vec![0u8; self.arena_size];
+        for t in self.npu_operators().flat_map(|op| &op.states) {
+            let info = &t.tensor;
+            // The interpreter starts a variable tensor at its zero point
+            // (int8) or 0 (int16).
+            let zero = match info.dtype.as_str() {
+                "INT8" => vec![info.zero_point as i8 as u8],
+                "INT16" => vec![0, 0],
+                other => bail!(
+                    "state tensor {} has type {other}; only INT8 and INT16 are supported",
+                    info.name
+                ),
+            };
+            for (dst, src) in arena[t.offset..t.offset + info.size]
+                .iter_mut()
+                .zip(zero.iter().cycle())
+            {
+                *dst = *src;
+            }
+        }
+        Ok(Scratch {
+            arena,
+            fast: vec![0; self.fast_scratch_size],
+        })
+    }
+
+    /// The job of a network that is one `ethos-u` operator, for `config`
+    /// with `inputs` (one per network input, in order): regions 0-2 as the
+    /// driver sets them, inputs and initial state in the arena. A network
+    /// with several operators runs through [`VelaModel::run`].
+    pub fn job(&self, config: NpuConfig, inputs: &[Vec<u8>]) -> Result<Job> {
+        let op = match self.steps.as_slice() {
+            [Step::Npu(op)] => op,
+            steps => bail!(
+                "the network is {} operators ({} on the host), not one {ETHOS_U} operator: \
+                 run it whole (npu-sim tflite)",
+                steps.len(),
+                self.cpu_operators().count()
+            ),
+        };
+        self.check_config(&config)?;
+        let values = self.input_values(inputs)?;
+        op.job(config, &values, self.initial_memory()?)
+    }
+
+    /// Run the whole network for `config` with `inputs` (one per network
+    /// input, in order): each `ethos-u` operator on `backend` after the
+    /// runner's check ([`Job::check`]), each must stop cleanly; the host
+    /// runs the others in between. The arena and fast scratch pass from one
+    /// `ethos-u` operator to the next, as they stay in the device's memory.
+    pub fn run(
+        &self,
+        config: NpuConfig,
+        inputs: &[Vec<u8>],
+        backend: &mut dyn Backend,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<NetworkRun> {
+        self.check_config(&config)?;
+        let mut values = self.input_values(inputs)?;
+        let mut memory = self.initial_memory()?;
+        let total: usize = self
+            .npu_operators()
+            .map(|op| op.payload.command_stream().len() * 4)
+            .sum();
+        let mut done = 0;
+        let mut whole = BackendRun::default();
+        let mut npu_runs = Vec::new();
+        for step in &self.steps {
+            match step {
+                Step::Npu(op) => {
+                    let job = op.job(config.clone(), &values, memory)?;
+                    job.check()?;
+                    let run = backend.run(&job, &mut |d, _| progress(done + d, total))?;
+                    ensure!(
+                        run.completed(),
+                        "the {} backend did not complete operator {}'s command stream cleanly: \
+                         STATUS {}, QREAD {:#x}: no NPU_OP_STOP reached, or an error bit set{}",
+                        backend.name(),
+                        op.index,
+                        describe_status(run.status),
+                        run.qread,
+                        run.fault
+                            .as_ref()
+                            .map_or(String::new(), |f| format!(" ({f})"))
+                    );
+                    done += job.command_stream.len();
+                    memory = Scratch::after(&run)?;
+                    for t in &op.outputs {
+                        let bytes = memory
+                            .arena
+                            .get(t.offset..t.offset + t.tensor.size)
+                            .ok_or_else(|| {
+                                anyhow!("the backend's arena is too short for {}", t.tensor.name)
+                            })?;
+                        values.insert(t.tensor.index, bytes.to_vec());
+                    }
+                    whole.append(&run);
+                    npu_runs.push(NpuRun { job, run });
+                }
+                Step::Cpu(op) => {
+                    let input = values.get(&op.input).expect("checked at parse");
+                    let output = op.run(input);
+                    whole.layers.push(OpRecord {
+                        kind: op.name.clone(),
+                        on_cpu: true,
+                        ..OpRecord::default()
+                    });
+                    values.insert(op.output, output);
+                }
+            }
+        }
+        let outputs = self
+            .outputs
+            .iter()
+            .map(|t| values.remove(&t.index).expect("checked at parse"))
+            .collect();
+        Ok(NetworkRun {
+            run: whole,
+            npu_runs,
+            outputs,
+        })
+    }
+}
+
+/// The arena and fast scratch (base pointers 1 and 2) between `ethos-u`
+/// operators.
+struct Scratch {
+    arena: Vec<u8>,
+    fast: Vec<u8>,
+}
+
+impl Scratch {
+    /// As `run` left them.
+    fn after(run: &BackendRun) -> Result<Scratch> {
+        let region = |r: usize| {
+            run.regions
+                .get(&r)
+                .cloned()
+                .ok_or_else(|| anyhow!("the backend returned no region {r}"))
+        };
+        Ok(Scratch {
+            arena: region(ARENA_REGION)?,
+            fast: region(FAST_SCRATCH_REGION)?,
+        })
+    }
+}
+
+impl NpuOperator {
+    /// The `ethos-u` operator `index` with `operands` and `results`, its
+    /// arena tensors placed by `plan`.
+    fn parse(
+        index: usize,
+        tensors: &Tensors<'_>,
+        plan: &[i32],
+        operands: &[i32],
+        results: &[i32],
+    ) -> Result<NpuOperator> {
         ensure!(
             operands.len() >= FIXED_OPERANDS,
             "the {ETHOS_U} operator has {} inputs, fewer than the {FIXED_OPERANDS} Vela gives it \
@@ -331,154 +736,65 @@ impl VelaModel {
             "the ethos-u driver payload has no command stream"
         );
         let read_only = tensors.data(operands[1])?.to_vec();
-        let scratch = tensors.describe(operands[2])?;
-        let fast_scratch = tensors.describe(operands[3])?;
-
-        // Arena offsets are from the scratch tensor's origin (base pointer 1).
-        let plan = memory_plan(model, &tensors)?;
-        let planned = |t: i32| -> Result<i64> {
-            match usize::try_from(t).ok().and_then(|t| plan.get(t)) {
-                Some(-1) | None => bail!("tensor {t} has no place in {OFFLINE_MEMORY_ALLOCATION}"),
-                Some(&o) => Ok(o as i64),
-            }
-        };
-        let origin = planned(operands[2])?;
-        let place = |t: i32| -> Result<ArenaTensor> {
-            let mut a = tensors.describe(t)?;
-            let offset = planned(t)? - origin;
-            a.offset = usize::try_from(offset).map_err(|_| {
-                anyhow!(
-                    "tensor {} lies {} bytes before the scratch tensor",
-                    a.name,
-                    -offset
-                )
-            })?;
-            Ok(a)
-        };
-
-        let network_inputs = indices(sg.inputs().map_err(fb_err("subgraph inputs"))?);
-        let network_outputs = indices(sg.outputs().map_err(fb_err("subgraph outputs"))?);
-        let op_outputs = indices(op.outputs().map_err(fb_err("ethos-u outputs"))?);
-        let extra = &operands[FIXED_OPERANDS..];
+        let place = |t: i32| place(tensors, plan, operands[2], t);
         let mut inputs = Vec::new();
-        for &t in &network_inputs {
-            ensure!(
-                extra.contains(&t),
-                "network input {} is not an operand of the {ETHOS_U} operator",
-                tensors.describe(t)?.name
-            );
-            inputs.push(place(t)?);
-        }
-        // The operator's other operands are variable tensors (LSTM state).
         let mut states = Vec::new();
-        for &t in extra.iter().filter(|t| !network_inputs.contains(t)) {
-            ensure!(
-                tensors
-                    .get(t)?
-                    .is_variable()
-                    .map_err(fb_err("is_variable"))?,
-                "{ETHOS_U} operand {} is neither a network input nor a variable tensor",
-                tensors.describe(t)?.name
-            );
-            states.push(place(t)?);
+        for &t in &operands[FIXED_OPERANDS..] {
+            // Variable tensors (LSTM state) are read and written in place.
+            if tensors
+                .get(t)?
+                .is_variable()
+                .map_err(fb_err("is_variable"))?
+            {
+                states.push(place(t)?);
+            } else {
+                inputs.push(place(t)?);
+            }
         }
-        let mut outputs = Vec::new();
-        for &t in &network_outputs {
-            ensure!(
-                op_outputs.contains(&t),
-                "network output {} is not written by the {ETHOS_U} operator",
-                tensors.describe(t)?.name
-            );
-            outputs.push(place(t)?);
-        }
-        let arena_size = inputs
-            .iter()
-            .chain(&outputs)
-            .chain(&states)
-            .map(|a| a.offset + a.size)
-            .fold(scratch.size, usize::max);
-        Ok(VelaModel {
+        let outputs = results.iter().map(|&t| place(t)).collect::<Result<_>>()?;
+        Ok(NpuOperator {
+            index,
             payload,
             config_word,
             read_only,
-            arena_size,
-            fast_scratch_size: fast_scratch.size,
             inputs,
             outputs,
             states,
         })
     }
 
-    /// The built-in configuration Vela compiled for.
-    pub fn config(&self) -> Result<NpuConfig> {
-        NpuConfig::builtin()
-            .into_iter()
-            .find(|c| c.config_register() == self.config_word)
-            .ok_or_else(|| {
-                anyhow!(
-                    "the model was compiled for {}, which is no built-in configuration (u65-256, u65-512)",
-                    describe_config(self.config_word)
-                )
-            })
+    /// Bytes of the arena this operator needs: its scratch tensor and every
+    /// arena tensor it touches.
+    fn arena_extent(&self, tensors: &Tensors<'_>, scratch: i32) -> Result<usize> {
+        let scratch = tensors.describe(scratch)?.size;
+        Ok(self
+            .inputs
+            .iter()
+            .chain(&self.outputs)
+            .chain(&self.states)
+            .map(|a| a.offset + a.tensor.size)
+            .fold(scratch, usize::max))
     }
 
-    /// Check that `config` is the configuration Vela compiled for: the
-    /// driver refuses a payload whose configuration differs from the NPU's.
-    pub fn check_config(&self, config: &NpuConfig) -> Result<()> {
-        ensure!(
-            config.config_register() == self.config_word,
-            "configuration mismatch: the model was compiled for {} but the NPU is {}",
-            describe_config(self.config_word),
-            describe_config(config.config_register())
-        );
-        Ok(())
-    }
-
-    /// A job for `config` with `inputs` (one per network input, in order):
-    /// regions 0-2 as the driver sets them, inputs and initial state in the arena.
-    pub fn job(&self, config: NpuConfig, inputs: &[Vec<u8>]) -> Result<Job> {
-        self.check_config(&config)?;
-        ensure!(
-            inputs.len() == self.inputs.len(),
-            "the network has {} inputs but {} were given",
-            self.inputs.len(),
-            inputs.len()
-        );
-        let mut arena = vec![0u8; self.arena_size];
-        for (t, bytes) in self.inputs.iter().zip(inputs) {
-            ensure!(
-                bytes.len() == t.size,
-                "input {} ({} {:?}) is {} bytes, but {} were given",
-                t.name,
-                t.dtype,
-                t.shape,
-                t.size,
-                bytes.len()
-            );
-            arena[t.offset..t.offset + t.size].copy_from_slice(bytes);
-        }
-        for t in &self.states {
-            // The interpreter starts a variable tensor at its zero point
-            // (int8) or 0 (int16): its real value 0.
-            let zero = match t.dtype.as_str() {
-                "INT8" => vec![t.zero_point as i8 as u8],
-                "INT16" => vec![0, 0],
-                other => bail!(
-                    "state tensor {} has type {other}; only INT8 and INT16 are supported",
-                    t.name
-                ),
-            };
-            for (dst, src) in arena[t.offset..t.offset + t.size]
-                .iter_mut()
-                .zip(zero.iter().cycle())
-            {
-                *dst = *src;
-            }
+    /// Its job for `config`: regions 0-2 as the driver sets them, the
+    /// tensors it reads from `values` in `memory`'s arena.
+    fn job(
+        &self,
+        config: NpuConfig,
+        values: &BTreeMap<i32, Vec<u8>>,
+        memory: Scratch,
+    ) -> Result<Job> {
+        let Scratch { mut arena, fast } = memory;
+        for t in &self.inputs {
+            let bytes = values
+                .get(&t.tensor.index)
+                .ok_or_else(|| anyhow!("{} has no value yet", t.tensor.name))?;
+            arena[t.offset..t.offset + t.tensor.size].copy_from_slice(bytes);
         }
         let regions = BTreeMap::from([
             (READ_ONLY_REGION, self.read_only.clone()),
             (ARENA_REGION, arena),
-            (FAST_SCRATCH_REGION, vec![0; self.fast_scratch_size]),
+            (FAST_SCRATCH_REGION, fast),
         ]);
         let stream = self
             .payload
@@ -493,25 +809,27 @@ impl VelaModel {
             "Vela-compiled TFLite network",
         ))
     }
+}
 
-    /// The network's outputs after a run.
-    pub fn read_outputs(&self, run: &BackendRun) -> Result<Vec<Vec<u8>>> {
-        let arena = run
-            .regions
-            .get(&ARENA_REGION)
-            .ok_or_else(|| anyhow!("the backend returned no arena (region {ARENA_REGION})"))?;
-        self.outputs
-            .iter()
-            .map(|t| {
-                arena
-                    .get(t.offset..t.offset + t.size)
-                    .map(<[u8]>::to_vec)
-                    .ok_or_else(|| {
-                        anyhow!("the backend's arena is too short for output {}", t.name)
-                    })
-            })
-            .collect()
-    }
+/// Tensor `t` placed in the arena: offsets are from the scratch tensor's
+/// origin (base pointer 1) in the `OfflineMemoryAllocation` plan.
+fn place(tensors: &Tensors<'_>, plan: &[i32], scratch: i32, t: i32) -> Result<ArenaTensor> {
+    let planned = |t: i32| -> Result<i64> {
+        match usize::try_from(t).ok().and_then(|t| plan.get(t)) {
+            Some(-1) | None => bail!("tensor {t} has no place in {OFFLINE_MEMORY_ALLOCATION}"),
+            Some(&o) => Ok(o as i64),
+        }
+    };
+    let tensor = tensors.describe(t)?;
+    let offset = planned(t)? - planned(scratch)?;
+    let offset = usize::try_from(offset).map_err(|_| {
+        anyhow!(
+            "tensor {} lies {} bytes before the scratch tensor",
+            tensor.name,
+            -offset
+        )
+    })?;
+    Ok(ArenaTensor { tensor, offset })
 }
 
 /// A CONFIG word (TRM 4.2.11) with its fields and the built-in configuration
@@ -533,37 +851,24 @@ pub fn describe_config(word: u32) -> String {
     format!("CONFIG {word:#010x} ({name}: {})", parts.join(", "))
 }
 
-/// What [`run`] gives back.
+/// What [`VelaModel::run`] gives back.
 #[derive(Debug, Clone)]
 pub struct NetworkRun {
+    /// The whole network as one run: the `ethos-u` operators' runs one
+    /// after another ([`BackendRun::append`]), with a row for each operator
+    /// the host ran among the layers.
     pub run: BackendRun,
+    /// Each `ethos-u` operator's job and run, in order.
+    pub npu_runs: Vec<NpuRun>,
     /// One per network output, in order.
     pub outputs: Vec<Vec<u8>>,
 }
 
-/// Run a job made by [`VelaModel::job`] on `backend` after the runner's
-/// check ([`Job::check`]); the run must stop cleanly.
-pub fn run(
-    model: &VelaModel,
-    job: &Job,
-    backend: &mut dyn Backend,
-    progress: &mut dyn FnMut(usize, usize),
-) -> Result<NetworkRun> {
-    job.check()?;
-    let run = backend.run(job, progress)?;
-    ensure!(
-        run.completed(),
-        "the {} backend did not complete the command stream cleanly: STATUS {}, QREAD {:#x}: \
-         no NPU_OP_STOP reached, or an error bit set{}",
-        backend.name(),
-        describe_status(run.status),
-        run.qread,
-        run.fault
-            .as_ref()
-            .map_or(String::new(), |f| format!(" ({f})"))
-    );
-    let outputs = model.read_outputs(&run)?;
-    Ok(NetworkRun { run, outputs })
+/// One `ethos-u` operator's job, as the network laid it out, and its run.
+#[derive(Debug, Clone)]
+pub struct NpuRun {
+    pub job: Job,
+    pub run: BackendRun,
 }
 
 #[cfg(test)]
@@ -572,6 +877,13 @@ mod tests {
 
     const RESIDUAL: &[u8] =
         include_bytes!("../../tests/fixtures/networks/residual_add/model_vela.tflite");
+
+    fn only_npu(model: &VelaModel) -> &NpuOperator {
+        match model.steps.as_slice() {
+            [Step::Npu(op)] => op,
+            steps => panic!("{} steps", steps.len()),
+        }
+    }
 
     fn owned(bytes: &[u8]) -> fb::Model {
         fb::Model::try_from(fb::ModelRef::read_as_root(bytes).expect("reads")).expect("owned")
@@ -641,7 +953,7 @@ mod tests {
             words.extend(offset.to_le_bytes());
         }
         let vela = VelaModel::parse(&serialise(&model)).expect("parses with states");
-        assert_eq!(vela.states.len(), 2);
+        assert_eq!(only_npu(&vela).states.len(), 2);
         let input = vec![0u8; vela.inputs[0].size];
         let job = vela.job(NpuConfig::u65_256(), &[input]).expect("job");
         let region = &job.regions[&ARENA_REGION];
@@ -672,8 +984,8 @@ mod tests {
         assert_eq!(bytes.len(), len);
         bytes.extend(&data);
         assert_eq!(
-            VelaModel::parse(&bytes).expect("parses").read_only,
-            original.read_only
+            only_npu(&VelaModel::parse(&bytes).expect("parses")).read_only,
+            only_npu(&original).read_only
         );
         bytes.truncate(bytes.len() - 1);
         let err = VelaModel::parse(&bytes).expect_err("cut short");

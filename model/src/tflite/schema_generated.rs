@@ -1263,7 +1263,7 @@ mod root {
         /// The table `Operator` in the namespace `tflite`
         ///
         /// Generated from these locations:
-        /// * Table `Operator` in the file `model/src/tflite/schema.fbs:51`
+        /// * Table `Operator` in the file `model/src/tflite/schema.fbs:55`
         #[derive(
             Clone,
             Debug,
@@ -1282,6 +1282,11 @@ mod root {
             pub inputs: ::core::option::Option<::planus::alloc::vec::Vec<i32>>,
             /// The field `outputs` in the table `Operator`
             pub outputs: ::core::option::Option<::planus::alloc::vec::Vec<i32>>,
+            /// The field `builtin_options_type` in the table `Operator`
+            pub builtin_options_type: u8,
+            /// The field `builtin_options` in the table `Operator`
+            pub builtin_options:
+                ::core::option::Option<::planus::alloc::boxed::Box<self::GatherOptions>>,
         }
 
         #[allow(clippy::derivable_impls)]
@@ -1291,6 +1296,8 @@ mod root {
                     opcode_index: 0,
                     inputs: ::core::default::Default::default(),
                     outputs: ::core::default::Default::default(),
+                    builtin_options_type: 0,
+                    builtin_options: ::core::default::Default::default(),
                 }
             }
         }
@@ -1308,12 +1315,18 @@ mod root {
                 field_opcode_index: impl ::planus::WriteAsDefault<u32, u32>,
                 field_inputs: impl ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
                 field_outputs: impl ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
+                field_builtin_options_type: impl ::planus::WriteAsDefault<u8, u8>,
+                field_builtin_options: impl ::planus::WriteAsOptional<
+                    ::planus::Offset<self::GatherOptions>,
+                >,
             ) -> ::planus::Offset<Self> {
                 let prepared_opcode_index = field_opcode_index.prepare(builder, &0);
                 let prepared_inputs = field_inputs.prepare(builder);
                 let prepared_outputs = field_outputs.prepare(builder);
+                let prepared_builtin_options_type = field_builtin_options_type.prepare(builder, &0);
+                let prepared_builtin_options = field_builtin_options.prepare(builder);
 
-                let mut table_writer: ::planus::table_writer::TableWriter<10> =
+                let mut table_writer: ::planus::table_writer::TableWriter<14> =
                     ::core::default::Default::default();
                 if prepared_opcode_index.is_some() {
                     table_writer.write_entry::<u32>(0);
@@ -1323,6 +1336,12 @@ mod root {
                 }
                 if prepared_outputs.is_some() {
                     table_writer.write_entry::<::planus::Offset<[i32]>>(2);
+                }
+                if prepared_builtin_options.is_some() {
+                    table_writer.write_entry::<::planus::Offset<self::GatherOptions>>(4);
+                }
+                if prepared_builtin_options_type.is_some() {
+                    table_writer.write_entry::<u8>(3);
                 }
 
                 unsafe {
@@ -1337,6 +1356,16 @@ mod root {
                         }
                         if let ::core::option::Option::Some(prepared_outputs) = prepared_outputs {
                             object_writer.write::<_, _, 4>(&prepared_outputs);
+                        }
+                        if let ::core::option::Option::Some(prepared_builtin_options) =
+                            prepared_builtin_options
+                        {
+                            object_writer.write::<_, _, 4>(&prepared_builtin_options);
+                        }
+                        if let ::core::option::Option::Some(prepared_builtin_options_type) =
+                            prepared_builtin_options_type
+                        {
+                            object_writer.write::<_, _, 1>(&prepared_builtin_options_type);
                         }
                     });
                 }
@@ -1368,7 +1397,14 @@ mod root {
         impl ::planus::WriteAsOffset<Operator> for Operator {
             #[inline]
             fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<Operator> {
-                Operator::create(builder, self.opcode_index, &self.inputs, &self.outputs)
+                Operator::create(
+                    builder,
+                    self.opcode_index,
+                    &self.inputs,
+                    &self.outputs,
+                    self.builtin_options_type,
+                    &self.builtin_options,
+                )
             }
         }
 
@@ -1439,6 +1475,48 @@ mod root {
         }
 
         impl<T0, T1, T2> OperatorBuilder<(T0, T1, T2)> {
+            /// Setter for the [`builtin_options_type` field](Operator#structfield.builtin_options_type).
+            #[inline]
+            #[allow(clippy::type_complexity)]
+            pub fn builtin_options_type<T3>(self, value: T3) -> OperatorBuilder<(T0, T1, T2, T3)>
+            where
+                T3: ::planus::WriteAsDefault<u8, u8>,
+            {
+                let (v0, v1, v2) = self.0;
+                OperatorBuilder((v0, v1, v2, value))
+            }
+
+            /// Sets the [`builtin_options_type` field](Operator#structfield.builtin_options_type) to the default value.
+            #[inline]
+            #[allow(clippy::type_complexity)]
+            pub fn builtin_options_type_as_default(
+                self,
+            ) -> OperatorBuilder<(T0, T1, T2, ::planus::DefaultValue)> {
+                self.builtin_options_type(::planus::DefaultValue)
+            }
+        }
+
+        impl<T0, T1, T2, T3> OperatorBuilder<(T0, T1, T2, T3)> {
+            /// Setter for the [`builtin_options` field](Operator#structfield.builtin_options).
+            #[inline]
+            #[allow(clippy::type_complexity)]
+            pub fn builtin_options<T4>(self, value: T4) -> OperatorBuilder<(T0, T1, T2, T3, T4)>
+            where
+                T4: ::planus::WriteAsOptional<::planus::Offset<self::GatherOptions>>,
+            {
+                let (v0, v1, v2, v3) = self.0;
+                OperatorBuilder((v0, v1, v2, v3, value))
+            }
+
+            /// Sets the [`builtin_options` field](Operator#structfield.builtin_options) to null.
+            #[inline]
+            #[allow(clippy::type_complexity)]
+            pub fn builtin_options_as_null(self) -> OperatorBuilder<(T0, T1, T2, T3, ())> {
+                self.builtin_options(())
+            }
+        }
+
+        impl<T0, T1, T2, T3, T4> OperatorBuilder<(T0, T1, T2, T3, T4)> {
             /// Finish writing the builder to get an [Offset](::planus::Offset) to a serialized [Operator].
             #[inline]
             pub fn finish(self, builder: &mut ::planus::Builder) -> ::planus::Offset<Operator>
@@ -1453,7 +1531,10 @@ mod root {
                 T0: ::planus::WriteAsDefault<u32, u32>,
                 T1: ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
                 T2: ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
-            > ::planus::WriteAs<::planus::Offset<Operator>> for OperatorBuilder<(T0, T1, T2)>
+                T3: ::planus::WriteAsDefault<u8, u8>,
+                T4: ::planus::WriteAsOptional<::planus::Offset<self::GatherOptions>>,
+            > ::planus::WriteAs<::planus::Offset<Operator>>
+            for OperatorBuilder<(T0, T1, T2, T3, T4)>
         {
             type Prepared = ::planus::Offset<Operator>;
 
@@ -1467,8 +1548,10 @@ mod root {
                 T0: ::planus::WriteAsDefault<u32, u32>,
                 T1: ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
                 T2: ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
+                T3: ::planus::WriteAsDefault<u8, u8>,
+                T4: ::planus::WriteAsOptional<::planus::Offset<self::GatherOptions>>,
             > ::planus::WriteAsOptional<::planus::Offset<Operator>>
-            for OperatorBuilder<(T0, T1, T2)>
+            for OperatorBuilder<(T0, T1, T2, T3, T4)>
         {
             type Prepared = ::planus::Offset<Operator>;
 
@@ -1485,12 +1568,14 @@ mod root {
                 T0: ::planus::WriteAsDefault<u32, u32>,
                 T1: ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
                 T2: ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
-            > ::planus::WriteAsOffset<Operator> for OperatorBuilder<(T0, T1, T2)>
+                T3: ::planus::WriteAsDefault<u8, u8>,
+                T4: ::planus::WriteAsOptional<::planus::Offset<self::GatherOptions>>,
+            > ::planus::WriteAsOffset<Operator> for OperatorBuilder<(T0, T1, T2, T3, T4)>
         {
             #[inline]
             fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<Operator> {
-                let (v0, v1, v2) = &self.0;
-                Operator::create(builder, v0, v1, v2)
+                let (v0, v1, v2, v3, v4) = &self.0;
+                Operator::create(builder, v0, v1, v2, v3, v4)
             }
         }
 
@@ -1522,6 +1607,24 @@ mod root {
             ) -> ::planus::Result<::core::option::Option<::planus::Vector<'a, i32>>> {
                 self.0.access(2, "Operator", "outputs")
             }
+
+            /// Getter for the [`builtin_options_type` field](Operator#structfield.builtin_options_type).
+            #[inline]
+            pub fn builtin_options_type(&self) -> ::planus::Result<u8> {
+                ::core::result::Result::Ok(
+                    self.0
+                        .access(3, "Operator", "builtin_options_type")?
+                        .unwrap_or(0),
+                )
+            }
+
+            /// Getter for the [`builtin_options` field](Operator#structfield.builtin_options).
+            #[inline]
+            pub fn builtin_options(
+                &self,
+            ) -> ::planus::Result<::core::option::Option<self::GatherOptionsRef<'a>>> {
+                self.0.access(4, "Operator", "builtin_options")
+            }
         }
 
         impl<'a> ::core::fmt::Debug for OperatorRef<'a> {
@@ -1533,6 +1636,12 @@ mod root {
                 }
                 if let ::core::option::Option::Some(field_outputs) = self.outputs().transpose() {
                     f.field("outputs", &field_outputs);
+                }
+                f.field("builtin_options_type", &self.builtin_options_type());
+                if let ::core::option::Option::Some(field_builtin_options) =
+                    self.builtin_options().transpose()
+                {
+                    f.field("builtin_options", &field_builtin_options);
                 }
                 f.finish()
             }
@@ -1552,6 +1661,18 @@ mod root {
                     },
                     outputs: if let ::core::option::Option::Some(outputs) = value.outputs()? {
                         ::core::option::Option::Some(outputs.to_vec()?)
+                    } else {
+                        ::core::option::Option::None
+                    },
+                    builtin_options_type: ::core::convert::TryInto::try_into(
+                        value.builtin_options_type()?,
+                    )?,
+                    builtin_options: if let ::core::option::Option::Some(builtin_options) =
+                        value.builtin_options()?
+                    {
+                        ::core::option::Option::Some(::planus::alloc::boxed::Box::new(
+                            ::core::convert::TryInto::try_into(builtin_options)?,
+                        ))
                     } else {
                         ::core::option::Option::None
                     },
@@ -1628,10 +1749,322 @@ mod root {
             }
         }
 
+        /// The table `GatherOptions` in the namespace `tflite`
+        ///
+        /// Generated from these locations:
+        /// * Table `GatherOptions` in the file `model/src/tflite/schema.fbs:63`
+        #[derive(
+            Clone,
+            Debug,
+            PartialEq,
+            PartialOrd,
+            Eq,
+            Ord,
+            Hash,
+            ::serde::Serialize,
+            ::serde::Deserialize,
+        )]
+        pub struct GatherOptions {
+            /// The field `axis` in the table `GatherOptions`
+            pub axis: i32,
+            /// The field `batch_dims` in the table `GatherOptions`
+            pub batch_dims: i32,
+        }
+
+        #[allow(clippy::derivable_impls)]
+        impl ::core::default::Default for GatherOptions {
+            fn default() -> Self {
+                Self {
+                    axis: 0,
+                    batch_dims: 0,
+                }
+            }
+        }
+
+        impl GatherOptions {
+            /// Creates a [GatherOptionsBuilder] for serializing an instance of this table.
+            #[inline]
+            pub fn builder() -> GatherOptionsBuilder<()> {
+                GatherOptionsBuilder(())
+            }
+
+            #[allow(clippy::too_many_arguments)]
+            pub fn create(
+                builder: &mut ::planus::Builder,
+                field_axis: impl ::planus::WriteAsDefault<i32, i32>,
+                field_batch_dims: impl ::planus::WriteAsDefault<i32, i32>,
+            ) -> ::planus::Offset<Self> {
+                let prepared_axis = field_axis.prepare(builder, &0);
+                let prepared_batch_dims = field_batch_dims.prepare(builder, &0);
+
+                let mut table_writer: ::planus::table_writer::TableWriter<8> =
+                    ::core::default::Default::default();
+                if prepared_axis.is_some() {
+                    table_writer.write_entry::<i32>(0);
+                }
+                if prepared_batch_dims.is_some() {
+                    table_writer.write_entry::<i32>(1);
+                }
+
+                unsafe {
+                    table_writer.finish(builder, |object_writer| {
+                        if let ::core::option::Option::Some(prepared_axis) = prepared_axis {
+                            object_writer.write::<_, _, 4>(&prepared_axis);
+                        }
+                        if let ::core::option::Option::Some(prepared_batch_dims) =
+                            prepared_batch_dims
+                        {
+                            object_writer.write::<_, _, 4>(&prepared_batch_dims);
+                        }
+                    });
+                }
+                builder.current_offset()
+            }
+        }
+
+        impl ::planus::WriteAs<::planus::Offset<GatherOptions>> for GatherOptions {
+            type Prepared = ::planus::Offset<Self>;
+
+            #[inline]
+            fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<GatherOptions> {
+                ::planus::WriteAsOffset::prepare(self, builder)
+            }
+        }
+
+        impl ::planus::WriteAsOptional<::planus::Offset<GatherOptions>> for GatherOptions {
+            type Prepared = ::planus::Offset<Self>;
+
+            #[inline]
+            fn prepare(
+                &self,
+                builder: &mut ::planus::Builder,
+            ) -> ::core::option::Option<::planus::Offset<GatherOptions>> {
+                ::core::option::Option::Some(::planus::WriteAsOffset::prepare(self, builder))
+            }
+        }
+
+        impl ::planus::WriteAsOffset<GatherOptions> for GatherOptions {
+            #[inline]
+            fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<GatherOptions> {
+                GatherOptions::create(builder, self.axis, self.batch_dims)
+            }
+        }
+
+        /// Builder for serializing an instance of the [GatherOptions] type.
+        ///
+        /// Can be created using the [GatherOptions::builder] method.
+        #[derive(Debug)]
+        #[must_use]
+        pub struct GatherOptionsBuilder<State>(State);
+
+        impl GatherOptionsBuilder<()> {
+            /// Setter for the [`axis` field](GatherOptions#structfield.axis).
+            #[inline]
+            #[allow(clippy::type_complexity)]
+            pub fn axis<T0>(self, value: T0) -> GatherOptionsBuilder<(T0,)>
+            where
+                T0: ::planus::WriteAsDefault<i32, i32>,
+            {
+                GatherOptionsBuilder((value,))
+            }
+
+            /// Sets the [`axis` field](GatherOptions#structfield.axis) to the default value.
+            #[inline]
+            #[allow(clippy::type_complexity)]
+            pub fn axis_as_default(self) -> GatherOptionsBuilder<(::planus::DefaultValue,)> {
+                self.axis(::planus::DefaultValue)
+            }
+        }
+
+        impl<T0> GatherOptionsBuilder<(T0,)> {
+            /// Setter for the [`batch_dims` field](GatherOptions#structfield.batch_dims).
+            #[inline]
+            #[allow(clippy::type_complexity)]
+            pub fn batch_dims<T1>(self, value: T1) -> GatherOptionsBuilder<(T0, T1)>
+            where
+                T1: ::planus::WriteAsDefault<i32, i32>,
+            {
+                let (v0,) = self.0;
+                GatherOptionsBuilder((v0, value))
+            }
+
+            /// Sets the [`batch_dims` field](GatherOptions#structfield.batch_dims) to the default value.
+            #[inline]
+            #[allow(clippy::type_complexity)]
+            pub fn batch_dims_as_default(
+                self,
+            ) -> GatherOptionsBuilder<(T0, ::planus::DefaultValue)> {
+                self.batch_dims(::planus::DefaultValue)
+            }
+        }
+
+        impl<T0, T1> GatherOptionsBuilder<(T0, T1)> {
+            /// Finish writing the builder to get an [Offset](::planus::Offset) to a serialized [GatherOptions].
+            #[inline]
+            pub fn finish(self, builder: &mut ::planus::Builder) -> ::planus::Offset<GatherOptions>
+            where
+                Self: ::planus::WriteAsOffset<GatherOptions>,
+            {
+                ::planus::WriteAsOffset::prepare(&self, builder)
+            }
+        }
+
+        impl<T0: ::planus::WriteAsDefault<i32, i32>, T1: ::planus::WriteAsDefault<i32, i32>>
+            ::planus::WriteAs<::planus::Offset<GatherOptions>> for GatherOptionsBuilder<(T0, T1)>
+        {
+            type Prepared = ::planus::Offset<GatherOptions>;
+
+            #[inline]
+            fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<GatherOptions> {
+                ::planus::WriteAsOffset::prepare(self, builder)
+            }
+        }
+
+        impl<T0: ::planus::WriteAsDefault<i32, i32>, T1: ::planus::WriteAsDefault<i32, i32>>
+            ::planus::WriteAsOptional<::planus::Offset<GatherOptions>>
+            for GatherOptionsBuilder<(T0, T1)>
+        {
+            type Prepared = ::planus::Offset<GatherOptions>;
+
+            #[inline]
+            fn prepare(
+                &self,
+                builder: &mut ::planus::Builder,
+            ) -> ::core::option::Option<::planus::Offset<GatherOptions>> {
+                ::core::option::Option::Some(::planus::WriteAsOffset::prepare(self, builder))
+            }
+        }
+
+        impl<T0: ::planus::WriteAsDefault<i32, i32>, T1: ::planus::WriteAsDefault<i32, i32>>
+            ::planus::WriteAsOffset<GatherOptions> for GatherOptionsBuilder<(T0, T1)>
+        {
+            #[inline]
+            fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<GatherOptions> {
+                let (v0, v1) = &self.0;
+                GatherOptions::create(builder, v0, v1)
+            }
+        }
+
+        /// Reference to a deserialized [GatherOptions].
+        #[derive(Copy, Clone)]
+        pub struct GatherOptionsRef<'a>(#[allow(dead_code)] ::planus::table_reader::Table<'a>);
+
+        impl<'a> GatherOptionsRef<'a> {
+            /// Getter for the [`axis` field](GatherOptions#structfield.axis).
+            #[inline]
+            pub fn axis(&self) -> ::planus::Result<i32> {
+                ::core::result::Result::Ok(self.0.access(0, "GatherOptions", "axis")?.unwrap_or(0))
+            }
+
+            /// Getter for the [`batch_dims` field](GatherOptions#structfield.batch_dims).
+            #[inline]
+            pub fn batch_dims(&self) -> ::planus::Result<i32> {
+                ::core::result::Result::Ok(
+                    self.0
+                        .access(1, "GatherOptions", "batch_dims")?
+                        .unwrap_or(0),
+                )
+            }
+        }
+
+        impl<'a> ::core::fmt::Debug for GatherOptionsRef<'a> {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                let mut f = f.debug_struct("GatherOptionsRef");
+                f.field("axis", &self.axis());
+                f.field("batch_dims", &self.batch_dims());
+                f.finish()
+            }
+        }
+
+        impl<'a> ::core::convert::TryFrom<GatherOptionsRef<'a>> for GatherOptions {
+            type Error = ::planus::Error;
+
+            #[allow(unreachable_code)]
+            fn try_from(value: GatherOptionsRef<'a>) -> ::planus::Result<Self> {
+                ::core::result::Result::Ok(Self {
+                    axis: ::core::convert::TryInto::try_into(value.axis()?)?,
+                    batch_dims: ::core::convert::TryInto::try_into(value.batch_dims()?)?,
+                })
+            }
+        }
+
+        impl<'a> ::planus::TableRead<'a> for GatherOptionsRef<'a> {
+            #[inline]
+            fn from_buffer(
+                buffer: ::planus::SliceWithStartOffset<'a>,
+                offset: usize,
+            ) -> ::core::result::Result<Self, ::planus::errors::ErrorKind> {
+                ::core::result::Result::Ok(Self(::planus::table_reader::Table::from_buffer(
+                    buffer, offset,
+                )?))
+            }
+        }
+
+        impl<'a> ::planus::VectorReadInner<'a> for GatherOptionsRef<'a> {
+            type Error = ::planus::Error;
+            const STRIDE: usize = 4;
+
+            unsafe fn from_buffer(
+                buffer: ::planus::SliceWithStartOffset<'a>,
+                offset: usize,
+            ) -> ::planus::Result<Self> {
+                ::planus::TableRead::from_buffer(buffer, offset).map_err(|error_kind| {
+                    error_kind.with_error_location(
+                        "[GatherOptionsRef]",
+                        "get",
+                        buffer.offset_from_start,
+                    )
+                })
+            }
+        }
+
+        /// # Safety
+        /// The planus compiler generates implementations that initialize
+        /// the bytes in `write_values`.
+        unsafe impl ::planus::VectorWrite<::planus::Offset<GatherOptions>> for GatherOptions {
+            type Value = ::planus::Offset<GatherOptions>;
+            const STRIDE: usize = 4;
+            #[inline]
+            fn prepare(&self, builder: &mut ::planus::Builder) -> Self::Value {
+                ::planus::WriteAs::prepare(self, builder)
+            }
+
+            #[inline]
+            unsafe fn write_values(
+                values: &[::planus::Offset<GatherOptions>],
+                bytes: *mut ::core::mem::MaybeUninit<u8>,
+                buffer_position: u32,
+            ) {
+                let bytes = bytes as *mut [::core::mem::MaybeUninit<u8>; 4];
+                for (i, v) in ::core::iter::Iterator::enumerate(values.iter()) {
+                    ::planus::WriteAsPrimitive::write(
+                        v,
+                        ::planus::Cursor::new(unsafe { &mut *bytes.add(i) }),
+                        buffer_position - (Self::STRIDE * i) as u32,
+                    );
+                }
+            }
+        }
+
+        impl<'a> ::planus::ReadAsRoot<'a> for GatherOptionsRef<'a> {
+            fn read_as_root(slice: &'a [u8]) -> ::planus::Result<Self> {
+                ::planus::TableRead::from_buffer(
+                    ::planus::SliceWithStartOffset {
+                        buffer: slice,
+                        offset_from_start: 0,
+                    },
+                    0,
+                )
+                .map_err(|error_kind| {
+                    error_kind.with_error_location("[GatherOptionsRef]", "read_as_root", 0)
+                })
+            }
+        }
+
         /// The table `SubGraph` in the namespace `tflite`
         ///
         /// Generated from these locations:
-        /// * Table `SubGraph` in the file `model/src/tflite/schema.fbs:57`
+        /// * Table `SubGraph` in the file `model/src/tflite/schema.fbs:68`
         #[derive(Clone, Debug, PartialEq, PartialOrd, ::serde::Serialize, ::serde::Deserialize)]
         pub struct SubGraph {
             /// The field `tensors` in the table `SubGraph`
@@ -2111,7 +2544,7 @@ mod root {
         /// The table `OperatorCode` in the namespace `tflite`
         ///
         /// Generated from these locations:
-        /// * Table `OperatorCode` in the file `model/src/tflite/schema.fbs:65`
+        /// * Table `OperatorCode` in the file `model/src/tflite/schema.fbs:76`
         #[derive(
             Clone,
             Debug,
@@ -2545,7 +2978,7 @@ mod root {
         /// The table `Buffer` in the namespace `tflite`
         ///
         /// Generated from these locations:
-        /// * Table `Buffer` in the file `model/src/tflite/schema.fbs:73`
+        /// * Table `Buffer` in the file `model/src/tflite/schema.fbs:84`
         #[derive(
             Clone,
             Debug,
@@ -2894,7 +3327,7 @@ mod root {
         /// The table `Metadata` in the namespace `tflite`
         ///
         /// Generated from these locations:
-        /// * Table `Metadata` in the file `model/src/tflite/schema.fbs:81`
+        /// * Table `Metadata` in the file `model/src/tflite/schema.fbs:92`
         #[derive(
             Clone,
             Debug,
@@ -3203,7 +3636,7 @@ mod root {
         /// The table `Model` in the namespace `tflite`
         ///
         /// Generated from these locations:
-        /// * Table `Model` in the file `model/src/tflite/schema.fbs:86`
+        /// * Table `Model` in the file `model/src/tflite/schema.fbs:97`
         #[derive(Clone, Debug, PartialEq, PartialOrd, ::serde::Serialize, ::serde::Deserialize)]
         pub struct Model {
             /// The field `version` in the table `Model`

@@ -439,6 +439,16 @@ fn progress_bar(quiet: bool, total: usize) -> Result<ProgressBar> {
     Ok(bar)
 }
 
+/// ` (QUANTIZE, GATHER, ...)`: the operators the host runs, if any.
+fn host_operators(vela: &VelaModel) -> String {
+    let names: Vec<&str> = vela.cpu_operators().map(|op| op.name.as_str()).collect();
+    if names.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", names.join(", "))
+    }
+}
+
 fn read_file(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("reading {}", path.display()))
 }
@@ -489,16 +499,23 @@ fn run_tflite(args: &TfliteArgs, backend: &mut dyn Backend, waveform_hint: &str)
         .iter()
         .map(|p| read_file(p))
         .collect::<Result<Vec<_>>>()?;
-    let job = vela.job(config, &input_bytes)?;
+    let streams: Vec<usize> = vela
+        .npu_operators()
+        .map(|op| op.payload.command_stream().len() * 4)
+        .collect();
     println!(
-        "{}: compiled for {}, {} bytes of command stream, running on {}",
+        "{}: {}, {} ethos-u operators ({} bytes of command stream), {} on the host{}, running on {}",
         network.display(),
-        describe_config(vela.config_word),
-        job.command_stream.len(),
-        job.config.name
+        vela.config_word()
+            .map_or_else(|| "no ethos-u operator".into(), |w| format!("compiled for {}", describe_config(w))),
+        streams.len(),
+        streams.iter().sum::<usize>(),
+        vela.cpu_operators().count(),
+        host_operators(&vela),
+        config.name
     );
-    let bar = progress_bar(*quiet, job.command_stream.len())?;
-    let result = tflite::run(&vela, &job, backend, &mut |done, _| {
+    let bar = progress_bar(*quiet, streams.iter().sum())?;
+    let result = vela.run(config.clone(), &input_bytes, backend, &mut |done, _| {
         bar.set_position(done as u64)
     });
     bar.finish_and_clear();
@@ -509,11 +526,11 @@ fn run_tflite(args: &TfliteArgs, backend: &mut dyn Backend, waveform_hint: &str)
             backend.name()
         )
     })?;
-    print_report(&net.run, &job.config, report_file.as_deref())?;
+    print_report(&net.run, &config, report_file.as_deref())?;
     if let Some(layers) = &vela_layers {
         print!(
             "{}",
-            report::beside_vela(&report::Report::of(&net.run, &job.config), layers)
+            report::beside_vela(&report::Report::of(&net.run, &config), layers)
         );
     }
     if let Some(c) = net.run.cycles {
@@ -557,17 +574,21 @@ fn print_report(run: &BackendRun, config: &NpuConfig, file: Option<&Path>) -> Re
     Ok(())
 }
 
-/// The job `npu-sim compare` runs: a job folder as it is, a network laid
-/// out with its inputs as `npu-sim tflite` does.
-fn compare_job(args: &CompareArgs) -> Result<Job> {
+/// The jobs `npu-sim compare` runs, each with a label: a job folder as it
+/// is; a network's `ethos-u` operators, each laid out as `npu-sim tflite`
+/// lays it out (the golden model runs the network to give each its inputs;
+/// the host runs the operators Vela left on the CPU).
+fn compare_jobs(args: &CompareArgs) -> Result<Vec<(String, Job)>> {
+    let label = args.target.display().to_string();
     if args.target.is_dir() {
         ensure!(
             args.inputs.is_empty(),
             "--input is for a network; the job folder {} holds its own inputs",
             args.target.display()
         );
-        return Job::load(&args.target, args.config.as_deref())
-            .with_context(|| format!("loading job {}", args.target.display()));
+        let job = Job::load(&args.target, args.config.as_deref())
+            .with_context(|| format!("loading job {}", args.target.display()))?;
+        return Ok(vec![(label, job)]);
     }
     let vela = VelaModel::load(&args.target)?;
     let config = match args.config.as_deref() {
@@ -586,12 +607,32 @@ fn compare_job(args: &CompareArgs) -> Result<Job> {
         .iter()
         .map(|p| read_file(p))
         .collect::<Result<Vec<_>>>()?;
-    vela.job(config, &inputs)
+    let run = vela
+        .run(
+            config,
+            &inputs,
+            &mut GoldenBackend::default(),
+            &mut |_, _| {},
+        )
+        .context("running the network on the golden model to lay out each ethos-u operator")?;
+    let several = run.npu_runs.len() > 1;
+    Ok(vela
+        .npu_operators()
+        .zip(run.npu_runs)
+        .map(|(op, npu)| {
+            let label = if several {
+                format!("{label} operator {}", op.index)
+            } else {
+                label.clone()
+            };
+            (label, npu.job)
+        })
+        .collect())
 }
 
 /// `npu-sim compare`: true when the two models agree.
 fn run_compare(args: &CompareArgs) -> Result<bool> {
-    let job = compare_job(args)?;
+    let jobs = compare_jobs(args)?;
     let mut golden = GoldenBackend::default();
     let memory = args
         .random_memory
@@ -610,24 +651,25 @@ fn run_compare(args: &CompareArgs) -> Result<bool> {
     } else {
         ProgressBar::new(1)
     };
-    let found = npu_tb::compare::first_divergence(&job, &mut golden, &mut rtl, &mut |run, most| {
-        bar.set_length(most as u64);
-        bar.set_position(run as u64);
-    });
-    bar.finish_and_clear();
-    match found.with_context(|| format!("comparing {}", args.target.display()))? {
-        None => {
-            println!(
-                "{}: the golden model and the RTL agree (memory, STATUS, QREAD, IRQ, shared buffer)",
-                args.target.display()
-            );
-            Ok(true)
-        }
-        Some(divergence) => {
-            println!("{}: {divergence}", args.target.display());
-            Ok(false)
+    for (label, job) in &jobs {
+        let found =
+            npu_tb::compare::first_divergence(job, &mut golden, &mut rtl, &mut |run, most| {
+                bar.set_length(most as u64);
+                bar.set_position(run as u64);
+            });
+        match found.with_context(|| format!("comparing {label}"))? {
+            None => println!(
+                "{label}: the golden model and the RTL agree (memory, STATUS, QREAD, IRQ, shared buffer)"
+            ),
+            Some(divergence) => {
+                bar.finish_and_clear();
+                println!("{label}: {divergence}");
+                return Ok(false);
+            }
         }
     }
+    bar.finish_and_clear();
+    Ok(true)
 }
 
 fn run(cli: Cli) -> Result<bool> {
@@ -678,11 +720,24 @@ fn run(cli: Cli) -> Result<bool> {
             if tflite::is_tflite(&bytes) {
                 let model = VelaModel::parse(&bytes)
                     .with_context(|| format!("reading the network {}", file.display()))?;
-                println!(
-                    "# {}: the ethos-u operator's driver payload",
-                    file.display()
-                );
-                print_payload(&model.payload);
+                for step in &model.steps {
+                    match step {
+                        tflite::Step::Npu(op) => {
+                            println!(
+                                "# {}: operator {}, an ethos-u operator's driver payload",
+                                file.display(),
+                                op.index
+                            );
+                            print_payload(&op.payload);
+                        }
+                        tflite::Step::Cpu(op) => println!(
+                            "# {}: operator {}, {} (left on the CPU: the host runs it)",
+                            file.display(),
+                            op.index,
+                            op.name
+                        ),
+                    }
+                }
             } else if is_driver_payload(&bytes) {
                 let p = DriverPayload::parse(&bytes).context("parsing COP1 driver payload")?;
                 print_payload(&p);
