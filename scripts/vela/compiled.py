@@ -7,8 +7,9 @@ The compiled model's `ethos-u` operator names its command stream (a COP1
 driver payload), the read-only tensor (region 0), the scratch arena (region 1)
 and the fast scratch (region 2), then the network's inputs and outputs, whose
 places in the arena Vela records in the model's OfflineMemoryAllocation
-metadata. The expected outputs come from the TFLite interpreter's reference
-kernels running the original (uncompiled) model.
+metadata. The expected outputs come from the TFLite Micro interpreter (LiteRT's
+reference kernels where TFLite Micro has no kernel for the case) running the
+original (uncompiled) model (tflite_ref.Model.run_all).
 """
 
 import argparse
@@ -87,7 +88,8 @@ def write_job(root: Path, name, config, model, inputs, description):
         outputs.append({"name": out, "region": 1, "offset": int(offsets[t]), "size": len(blob),
                         "expected": f"{out}.expected.bin"})
     job = {"config": config, "command_stream": "cmd.bin", "regions": regions, "outputs": outputs,
-           "description": description}
+           "description": description.replace("TFLite interpreter", f"{model.interpreter} interpreter")
+           + (f" ({model.why})" if model.why else "")}
     (d / "job.json").write_text(json.dumps(job, indent=2) + "\n")
 
 

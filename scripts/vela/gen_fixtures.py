@@ -15,8 +15,11 @@ Writes
                                  where its lowering is a long operation
                                  sequence, e.g. SOFTMAX (compiled.py); expected
                                  outputs from an independent reference: the
-                                 TFLite interpreter's reference kernels
-                                 (ai-edge-litert) on an equivalent model; numpy
+                                 TFLite Micro interpreter (tflite-micro; LiteRT's
+                                 reference kernels where TFLite Micro has no
+                                 kernel, e.g. uint8 convolutions, or where a
+                                 job's description says why) on an equivalent
+                                 model; numpy
                                  for REDUCE_SUM (no TFLite equivalent) and the
                                  source bytes for DMA copies.
 

@@ -1,11 +1,14 @@
 """Independent reference: build a one-operator (or short chain) TFLite model
 with the TFLite flatbuffer schema shipped by ai-edge-litert and run it with the
-TFLite interpreter's reference kernels (OpResolverType.BUILTIN_REF)."""
+TensorFlow Lite Micro interpreter (tflite-micro: the reference kernels Ethos-U
+deploys with), or where TFLite Micro has no kernel for the case (uint8
+convolutions, say) with LiteRT's reference kernels (OpResolverType.BUILTIN_REF)."""
 
 import flatbuffers
 import numpy as np
 from ai_edge_litert import schema_py_generated as S
 from ai_edge_litert.interpreter import Interpreter, OpResolverType
+from tflite_micro.python.tflite_micro import runtime
 
 TYPES = {np.int8: S.TensorType.INT8, np.uint8: S.TensorType.UINT8, np.int16: S.TensorType.INT16,
          np.int32: S.TensorType.INT32, np.int64: S.TensorType.INT64, np.float32: S.TensorType.FLOAT32}
@@ -74,13 +77,26 @@ class Model:
         b.Finish(m.Pack(b), file_identifier=b"TFL3")
         return bytes(b.Output())
 
-    def run_all(self, inputs):
-        """Runs the model on `inputs` (in model input order); returns {output tensor index: value}."""
+    def run_all(self, inputs, litert_because=None):
+        """Runs the model on `inputs` (in model input order); returns {output tensor index: value} and sets
+        `self.interpreter` to the interpreter's name: TFLite Micro, or LiteRT where TFLite Micro refuses the
+        model (it has no kernel for the types) or for the reason `litert_because` gives (`self.why`)."""
+        if litert_because is None:
+            try:
+                it = runtime.Interpreter.from_bytes(self.to_bytes(), arena_size=16 << 20)
+                for i, value in enumerate(inputs):
+                    it.set_input(value, i)
+                it.invoke()
+                self.interpreter, self.why = "TFLite Micro", None
+                return {t: it.get_output(i) for i, t in enumerate(self.outputs)}
+            except RuntimeError:
+                litert_because = "no TFLite Micro kernel"
         it = Interpreter(model_content=self.to_bytes(), experimental_op_resolver_type=OpResolverType.BUILTIN_REF)
         it.allocate_tensors()
         for detail, value in zip(it.get_input_details(), inputs):
             it.set_tensor(detail["index"], value)
         it.invoke()
+        self.interpreter, self.why = "LiteRT", litert_because
         return {d["index"]: it.get_tensor(d["index"]) for d in it.get_output_details()}
 
 
