@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Whole int8 networks compiled by Vela, for `npu-sim tflite` and the golden
-model's network tests (model/tests/networks.rs).
+"""Whole networks compiled by Vela (int8, an int16 LSTM, float32 ones with CPU
+operators), for `npu-sim tflite` and the golden model's network tests
+(model/tests/networks.rs).
 
 Usage (after scripts/vela/setup.sh):
 
@@ -168,6 +169,42 @@ class Net:
         self.m.op(O.DEQUANTIZE, [y[0]], [yf])
         self.m.outputs.append(yf)
 
+    def lstm16(self, x, cells):
+        """A UNIDIRECTIONAL_SEQUENCE_LSTM over int16 sequence x [1, time, features] (TFLite's 16x8 LSTM: int8
+        weights, int64 biases, int16 states), returning the hidden state of every step, [1, time, cells].
+        The gates' inputs are at scale 2^-12 and their outputs Q0.15, as TFLite's integer LSTM computes them
+        (Vela lowers it to FULLY_CONNECTED, ADD, MUL and LUT activations with the same scales); the hidden
+        state is Q0.15 (tanh's range), the cell state 2^-11 (+-16)."""
+        m = self.m
+        _, time, features = x[3]
+        hidden_scale, cell_scale = 2.0**-15, 2.0**-11
+        w_scale = 0.004
+
+        def weights(fan_in):
+            return m.tensor([cells, fan_in], np.int8, w_scale, 0,
+                            self.rng.integers(-127, 128, [cells, fan_in], dtype=np.int8))
+
+        input_weights = [weights(features) for _ in range(4)]
+        recurrent_weights = [weights(cells) for _ in range(4)]
+        biases = [m.tensor([cells], np.int64, x[1] * w_scale, 0,
+                           self.rng.integers(-2000, 2000, cells).astype(np.int64)) for _ in range(4)]
+        hidden = m.tensor([1, cells], np.int16, hidden_scale, 0)
+        cell = m.tensor([1, cells], np.int16, cell_scale, 0)
+        m.tensors[hidden].isVariable = m.tensors[cell].isVariable = True
+        y = (m.tensor([1, time, cells], np.int16, hidden_scale, 0), hidden_scale, 0, [1, time, cells], 0.0)
+        # TFLite's integer LSTM names its gates' scales in five empty intermediate tensors.
+        intermediates = [m.tensor([0], np.int16, 2.0**-12, 0) for _ in range(4)] + \
+            [m.tensor([0], np.int16, hidden_scale, 0)]
+        o = S.UnidirectionalSequenceLSTMOptionsT()
+        o.fusedActivationFunction = S.ActivationFunctionType.TANH
+        o.timeMajor = False
+        no_peephole, no_projection, no_layer_norm = [-1] * 3, [-1] * 2, [-1] * 4
+        inputs = [x[0], *input_weights, *recurrent_weights, *no_peephole, *biases, *no_projection, hidden, cell,
+                  *no_layer_norm]
+        m.op(O.UNIDIRECTIONAL_SEQUENCE_LSTM, inputs, [y[0]], S.BuiltinOptions.UnidirectionalSequenceLSTMOptions, o)
+        m.ops[-1].intermediates = intermediates
+        return y
+
     def gather(self, x, indices, axis):
         """GATHER of x's slices `indices` along `axis` (left on the CPU by Vela)."""
         t = self.m.tensor([len(indices)], np.int32, None, None, np.asarray(indices, np.int32))
@@ -188,7 +225,7 @@ def pair(v):
 def micro_reference(net, xs):
     """The outputs for inputs xs (network order) from the TFLite Micro interpreter: the reference kernels
     Ethos-U deploys with, which round as the NPU does (LiteRT's host FULLY_CONNECTED rounds once)."""
-    it = runtime.Interpreter.from_bytes(net.m.to_bytes())
+    it = runtime.Interpreter.from_bytes(net.m.to_bytes(), arena_size=16 << 20)
     for i, x in enumerate(xs):
         it.set_input(x, i)
     it.invoke()
@@ -329,6 +366,16 @@ def channel_gather(rng):
     return n, "u65-512"
 
 
+def lstm_int16(rng):
+    """A keyword-spotting-sized LSTM: ten steps of 20 int16 features through a 32-cell int16 LSTM, every
+    step's hidden state out (Vela unrolls it into ten steps of gates on the NPU)."""
+    n = Net(rng)
+    x = (n.m.tensor([1, 10, 20], np.int16, 2.0**-12, 0), 2.0**-12, 0, [1, 10, 20], 0.0)
+    n.m.inputs.append(x[0])
+    n.output(n.lstm16(x, 32))
+    return n, "u65-256"
+
+
 def mobilenet_v1_vww(rng):
     """MLCommons Tiny's visual wake words person detector: MobileNetV1 at width 0.25 on a 96x96 RGB
     image (a 3x3 stride-2 convolution to 8 channels, 13 depthwise-separable blocks, ReLU6 throughout),
@@ -345,7 +392,8 @@ def mobilenet_v1_vww(rng):
 NETWORKS = {"demo": demo, "residual_add": residual, "conv_dw_u65_512": u65_512, "tanh_softmax": softmax,
             "two_inputs_two_outputs": two_inputs_two_outputs, "mobilenet_v2_sized": mobilenet,
             "ds_cnn_kws": ds_cnn_kws, "resnet8_cifar": resnet8_cifar, "fc_autoencoder": fc_autoencoder,
-            "mobilenet_v1_vww": mobilenet_v1_vww, "float_io": float_io, "channel_gather": channel_gather}
+            "mobilenet_v1_vww": mobilenet_v1_vww, "float_io": float_io, "channel_gather": channel_gather,
+            "lstm_int16": lstm_int16}
 # The operators Vela leaves on the CPU in each network that has any (npu-sim runs them on the host).
 ON_CPU = {"float_io": ["QUANTIZE", "DEQUANTIZE"], "channel_gather": ["GATHER"]}
 
@@ -354,10 +402,13 @@ OPERATOR_NAMES = {v: k for k, v in vars(S.BuiltinOperator).items() if not k.star
 
 
 def network_input(rng, tensor):
-    """Random int8 values, or for a float32 input normal values of spread 2 (about 40 steps of the
-    QUANTIZE after it), some beyond its int8 range."""
+    """Random int8 or int16 values, or for a float32 input normal values of spread 2 (about 40 steps of
+    the QUANTIZE after it), some beyond its int8 range."""
     if tensor.type == S.TensorType.FLOAT32:
         return rng.normal(0, 2, tensor.shape).astype(np.float32)
+    if tensor.type == S.TensorType.INT16:
+        # Half the int16 range: +-4 at the LSTM's input scale 2^-12.
+        return rng.integers(-16384, 16384, tensor.shape, dtype=np.int16)
     return rng.integers(-128, 128, tensor.shape, dtype=np.int8)
 
 

@@ -72,6 +72,22 @@ pub struct RtlBackend {
     /// With `layers`: write each run's timeline here, as a Chrome trace
     /// ([`crate::timeline`]).
     pub timeline: Option<PathBuf>,
+    /// Runs so far: the waveform and timeline of run k > 0 (a network's
+    /// next `ethos-u` operator) go to `NAME.k.EXT` beside the first.
+    pub runs: usize,
+}
+
+/// `path` for run `k`: itself for the first, `NAME.k.EXT` after.
+pub fn path_of_run(path: &std::path::Path, k: usize) -> PathBuf {
+    if k == 0 {
+        return path.to_path_buf();
+    }
+    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+    let name = match path.extension() {
+        Some(ext) => format!("{stem}.{k}.{}", ext.to_string_lossy()),
+        None => format!("{stem}.{k}"),
+    };
+    path.with_file_name(name)
 }
 
 impl Default for RtlBackend {
@@ -88,6 +104,7 @@ impl Default for RtlBackend {
             last: None,
             layers: false,
             timeline: None,
+            runs: 0,
         }
     }
 }
@@ -100,8 +117,14 @@ impl Backend for RtlBackend {
     fn run(&mut self, job: &Job, progress: &mut dyn FnMut(usize, usize)) -> Result<BackendRun> {
         // Close the previous bench (and its VCD) before opening another.
         self.last = None;
-        let tb = NpuTb::with_waveform(&job.config.name, self.waveform.clone())?;
-        self.run_on(tb, job, progress)
+        let waveform = self.waveform.clone().map(|w| Waveform {
+            path: path_of_run(&w.path, self.runs),
+            ..w
+        });
+        let tb = NpuTb::with_waveform(&job.config.name, waveform)?;
+        let run = self.run_on(tb, job, progress);
+        self.runs += 1;
+        run
     }
 }
 
@@ -245,7 +268,8 @@ impl RtlBackend {
             let mut layers = golden.layers;
             probe.fill(&mut layers, rtl_run.completed())?;
             if let (Some(path), Some(trace)) = (&self.timeline, probe.trace(&layers)) {
-                std::fs::write(path, serde_json::to_string(&trace)?)
+                let path = path_of_run(path, self.runs);
+                std::fs::write(&path, serde_json::to_string(&trace)?)
                     .with_context(|| format!("writing the timeline {}", path.display()))?;
             }
             let completers = AxiPort::ALL.map(|port| run.axi_completer(port));
@@ -322,4 +346,18 @@ pub fn assert_stopped_on_bus_error(
         0,
         "{what}: STATUS {status:#x}"
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::path_of_run;
+    use std::path::Path;
+
+    #[test]
+    fn later_runs_number_their_files() {
+        let trace = Path::new("out/trace.json");
+        assert_eq!(path_of_run(trace, 0), trace);
+        assert_eq!(path_of_run(trace, 2), Path::new("out/trace.2.json"));
+        assert_eq!(path_of_run(Path::new("wave"), 1), Path::new("wave.1"));
+    }
 }

@@ -244,3 +244,16 @@ fn a_gather_between_two_ethos_u_operators_runs_bit_exact_on_the_rtl() {
     let kinds: Vec<&str> = golden.iter().map(|g| g.kind.as_str()).collect();
     assert_eq!(kinds, ["NPU_OP_CONV", "GATHER", "NPU_OP_CONV"]);
 }
+
+#[test]
+fn an_int16_lstm_network_runs_bit_exact_on_the_rtl() {
+    let (_, golden) = runs_bit_exact("lstm_int16", &["input.bin"], &["expected.bin"]);
+    // Vela unrolls the ten steps into gates: fully connected layers, elementwise MUL/ADD and LUT activations.
+    let count = |kind: &str| golden.iter().filter(|g| g.kind == kind).count();
+    assert!(
+        count("NPU_OP_CONV") >= 80,
+        "{} fully connected",
+        count("NPU_OP_CONV")
+    );
+    assert!(count("NPU_OP_ELEMENTWISE MUL") >= 30);
+}

@@ -163,6 +163,7 @@ struct BackendArgs {
     #[arg(long, value_enum, default_value = "golden")]
     model: Model,
     /// Write a VCD waveform of the run (RTL only; default: the file NPU_VCD names).
+    /// A network's later ethos-u operators write NAME.1.vcd, NAME.2.vcd, ...
     #[arg(long)]
     vcd: Option<PathBuf>,
     /// Dump only CLK cycles START:END into the VCD (a VCD of every cycle is large).
@@ -171,6 +172,7 @@ struct BackendArgs {
     /// Write the run's timeline as a Chrome trace (RTL only; Perfetto's UI or
     /// chrome://tracing opens it): a track per kernel operation, DMA and DMA
     /// channel, each AXI port's bytes per 1,000 cycles; timestamps are cycles.
+    /// A network's later ethos-u operators write F.1.json, F.2.json, ...
     #[arg(long, value_name = "F.json")]
     timeline: Option<PathBuf>,
     /// CLK cycles to wait for the NPU to stop (RTL only).
