@@ -4,8 +4,8 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Parser;
+use npu_arch::config::NpuConfig;
 use npu_hw::blocks::{self, BlockEntry, BLOCKS};
-use npu_spec::config::NpuConfig;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -87,7 +87,7 @@ fn run(args: Args) -> Result<()> {
         configs.push(config);
     }
     if let Some(path) = &args.registers {
-        write(path, &npu_spec::reference::markdown())?;
+        write(path, &npu_arch::reference::markdown())?;
     } else if configs.is_empty() && chosen.is_empty() {
         bail!("nothing to do: give --config NAME, --config-file FILE, --all, --block NAME, --list-configs, --list-blocks or --registers FILE");
     }

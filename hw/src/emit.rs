@@ -5,7 +5,7 @@
 mod shared_modules;
 
 use crate::top::Npu;
-use npu_spec::config::NpuConfig;
+use npu_arch::config::NpuConfig;
 use rust_hdl::core::check_error::check_all;
 use rust_hdl::prelude::*;
 use serde::Serialize;

@@ -1,7 +1,7 @@
-//! Values of the register map (`npu_spec::regs`) as constants of a block:
+//! Values of the register map (`npu_arch::regs`) as constants of a block:
 //! rust-hdl cannot name a Rust constant in logic, so blocks hold these.
 
-use npu_spec::regs::Register;
+use npu_arch::regs::Register;
 use rust_hdl::prelude::*;
 
 /// A register's byte address.
@@ -30,15 +30,15 @@ pub fn word(value: u32) -> Constant<Bits<32>> {
     Constant::new(u64::from(value).into())
 }
 
-/// The lowest bit of a command's field (`npu_spec::command`), for a shift.
-pub fn command_field_lsb(opcode: npu_spec::command::Opcode, field: &str) -> Constant<Bits<6>> {
+/// The lowest bit of a command's field (`npu_arch::command`), for a shift.
+pub fn command_field_lsb(opcode: npu_arch::command::Opcode, field: &str) -> Constant<Bits<6>> {
     Constant::new(u64::from(opcode.field(field).lo).into())
 }
 
 /// A command's field as a mask of its `N`-bit value, for a test of a one-bit
 /// field or a masked compare.
 pub fn command_field_mask<const N: usize>(
-    opcode: npu_spec::command::Opcode,
+    opcode: npu_arch::command::Opcode,
     field: &str,
 ) -> Constant<Bits<N>> {
     let f = opcode.field(field);

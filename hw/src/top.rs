@@ -10,7 +10,7 @@ use crate::dma::{AxiEvents, Dma, OfmWrite, ShramFill, StreamRead};
 use crate::pmu::Pmu;
 use crate::shram::{BankReads, Shram};
 use crate::stream::{LaneBeat, StreamOut};
-use npu_spec::config::NpuConfig;
+use npu_arch::config::NpuConfig;
 use rust_hdl::prelude::*;
 
 #[allow(non_snake_case)]

@@ -3,13 +3,13 @@
 //!
 //! `cargo run --release -p npu-model --example conv_bench`
 
+use npu_arch::command::{KernelDecomposition, Opcode};
+use npu_arch::config::NpuConfig;
 use npu_model::cmdstream::Command;
 use npu_model::npu::Npu;
 use npu_model::ops::ScaleRecord;
 use npu_model::weights::order::{self, Traversal, WeightOrder, U65_UBLOCK_DEPTH};
 use npu_model::{cmdstream, weights};
-use npu_spec::command::{KernelDecomposition, Opcode};
-use npu_spec::config::NpuConfig;
 use std::time::Instant;
 
 fn main() {

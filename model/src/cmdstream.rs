@@ -1,7 +1,7 @@
 //! Command-stream codec (TRM 4.6): decode words into commands, encode them
 //! back, print a listing in the TRM's example style and assemble it again.
 
-use npu_spec::command::{encode_word, split_word, CmdKind, Opcode};
+use npu_arch::command::{encode_word, split_word, CmdKind, Opcode};
 use std::fmt::Write as _;
 
 /// One decoded command.
@@ -38,7 +38,7 @@ impl Command {
         }
     }
 
-    /// The command's value space (see `npu_spec::command`): the parameter for
+    /// The command's value space (see `npu_arch::command`): the parameter for
     /// cmd0; payload in bits 0-31 and parameter in bits 32-47 for cmd1.
     pub fn value(&self) -> u64 {
         match self.payload {

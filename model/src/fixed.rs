@@ -2,7 +2,7 @@
 //! three rounding modes of OFM_PRECISION\[15:14\] (3.3.7.1) and the
 //! table-based tanh and sigmoid (3.3.7.3).
 
-use npu_spec::command::RoundMode;
+use npu_arch::command::RoundMode;
 
 /// TensorFlow Lite's `SaturatingRoundingDoublingHighMul` (gemmlowp
 /// fixedpoint.h), widened to 64-bit operands so 40-bit accumulators fit:
@@ -104,8 +104,8 @@ pub fn divide_round_away(sum: i64, count: i64) -> i64 {
 }
 
 /// The hardwired table of the tanh/sigmoid unit (TRM 3.3.7.3), kept in
-/// `npu_spec` with the other hardware constants.
-pub use npu_spec::tables::SIGMOID_TABLE;
+/// `npu_arch` with the other hardware constants.
+pub use npu_arch::tables::SIGMOID_TABLE;
 
 /// Interpolates [`SIGMOID_TABLE`] at `a / 2^frac_bits` table steps (the
 /// table's last entry holds beyond it): the result has `frac_bits` more

@@ -8,8 +8,8 @@
 use crate::npu::{ModelError, Npu, OpRecord, NUM_REGIONS};
 use crate::payload::{is_driver_payload, DriverPayload};
 use crate::report::RunMeasures;
-use npu_spec::config::NpuConfig;
-use npu_spec::regs::STATUS;
+use npu_arch::config::NpuConfig;
+use npu_arch::regs::STATUS;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;

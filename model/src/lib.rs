@@ -18,7 +18,7 @@
 //! results; the fixture jobs and `tests/operators*.rs` check them.
 //! - A command the NPU refuses stops the model as it stops the RTL:
 //!   STATUS.cmd_parse_error, IRQ, QREAD at the command. That is a value with
-//!   bits outside its command's fields (see `npu_spec::command`), a
+//!   bits outside its command's fields (see `npu_arch::command`), a
 //!   parameter outside the TRM's range, an NPU_OP_DMA_START whose descriptor
 //!   cannot run, a forbidden operator combination. An access outside a
 //!   region is a bus error with the RTL's STATUS.faulting_channel/interface.

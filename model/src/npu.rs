@@ -4,10 +4,10 @@
 use crate::cmdstream::{bytes_to_words, decode_one, Command, StreamError};
 use crate::ops;
 use crate::tensor::FeatureMap;
-use npu_spec::command::{CmdKind, DmaRegionMode, DmaStrideMode, Opcode, COMMANDS};
-use npu_spec::command::{DMA_CHANNELS, DMA_CORE_MASK_MAX, DMA_DESCRIPTORS};
-use npu_spec::config::NpuConfig;
-use npu_spec::regs::{self, counter_port, faulting_channel, DRIVER_REGIONCFG};
+use npu_arch::command::{CmdKind, DmaRegionMode, DmaStrideMode, Opcode, COMMANDS};
+use npu_arch::command::{DMA_CHANNELS, DMA_CORE_MASK_MAX, DMA_DESCRIPTORS};
+use npu_arch::config::NpuConfig;
+use npu_arch::regs::{self, counter_port, faulting_channel, DRIVER_REGIONCFG};
 use serde::Serialize;
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -23,7 +23,7 @@ pub const LUT_BYTES: usize = 2048;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OpError {
     /// A bus error on hardware: STATUS.bus_status with `channel` as
-    /// STATUS.faulting_channel (`npu_spec::regs::faulting_channel`).
+    /// STATUS.faulting_channel (`npu_arch::regs::faulting_channel`).
     #[error("{what}: bytes [{start:#x}, {end:#x}) are outside region {region} ({size} bytes)")]
     OutOfRange {
         what: String,
@@ -228,7 +228,7 @@ impl Memory {
 }
 
 /// The model's view of STATUS (TRM 4.2.2); [`NpuStatus::register`] packs it
-/// with the field layout of `npu_spec::regs::STATUS`.
+/// with the field layout of `npu_arch::regs::STATUS`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct NpuStatus {
     /// STATUS.state: true = running.
@@ -392,7 +392,7 @@ impl Npu {
     }
 
     /// The value last set by an NPU_SET_* command (its value space, see
-    /// `npu_spec::command`), 0 if never set.
+    /// `npu_arch::command`), 0 if never set.
     pub fn reg(&self, op: Opcode) -> u64 {
         self.regs[op as usize]
     }

@@ -10,13 +10,13 @@ use crate::npu::{Npu, OpError, OpRecord, LUT_BYTES};
 use crate::tensor::{DType, FeatureMap};
 use crate::weights;
 use crate::weights::order::{core_share, Traversal, WeightOrder, U65_UBLOCK_DEPTH};
-use npu_spec::command::{
+use npu_arch::command::{
     broadcast, AccFormat, ActivationClipRange, ActivationFunction, ElementwiseMode, IfmRoundMode,
     IfmScaleMode, KernelDecomposition, Layout, OfmScaleMode, Opcode, PoolingMode, RoundMode,
     UpscaleMode, WeightOrder as WeightOrderBit, SCALE_BIAS_RECORD_BYTES,
 };
-use npu_spec::limits::*;
-use npu_spec::regs::faulting_channel;
+use npu_arch::limits::*;
+use npu_arch::regs::faulting_channel;
 
 /// Largest feature map or weight tensor (elements) the model will allocate.
 pub const MAX_ELEMENTS: usize = 1 << 24;

@@ -29,7 +29,7 @@
 
 use crate::job::BackendRun;
 use crate::npu::{OpRecord, PortBytes, Shape};
-use npu_spec::config::NpuConfig;
+use npu_arch::config::NpuConfig;
 use serde::Serialize;
 
 /// The report's columns.

@@ -26,7 +26,7 @@
 //! accumulators of a plain convolution (tested below against a direct one).
 
 use crate::weights::order::{core_share, Traversal, U65_UBLOCK_DEPTH};
-use npu_spec::command::{KernelDecomposition, UpscaleMode};
+use npu_arch::command::{KernelDecomposition, UpscaleMode};
 use rand::Rng;
 
 /// OFM positions of a microblock: the MAC unit's four position lanes.

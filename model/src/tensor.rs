@@ -1,6 +1,6 @@
 //! Feature maps in memory (TRM 4.6.5 BASE/STRIDE registers, tiles, layouts).
 
-use npu_spec::command::Layout;
+use npu_arch::command::Layout;
 
 /// Element type of a feature map: signedness and width.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

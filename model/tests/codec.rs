@@ -3,9 +3,9 @@
 
 mod common;
 
+use npu_arch::command::{CmdKind, COMMANDS};
 use npu_model::cmdstream::{self, Command, StreamError};
 use npu_model::payload::{DriverAction, DriverPayload, PayloadError};
-use npu_spec::command::{CmdKind, COMMANDS};
 use rand::Rng;
 
 fn random_stream(rng: &mut impl Rng, n: usize) -> Vec<Command> {

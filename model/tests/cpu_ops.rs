@@ -5,9 +5,9 @@
 //! `scripts/vela/cpu_fixtures.py`): rounding ties, saturation, signed zeros,
 //! every input code, and GATHER along each kind of axis.
 
+use npu_arch::config::NpuConfig;
 use npu_model::job::GoldenBackend;
 use npu_model::tflite::VelaModel;
-use npu_spec::config::NpuConfig;
 use std::path::{Path, PathBuf};
 
 fn fixtures() -> PathBuf {

@@ -1,9 +1,9 @@
 //! Job folders (JOBS.md): validation errors name the problem; a good job
 //! runs, writes out/<name>.bin and reports mismatches with their offset.
 
+use npu_arch::command::Opcode;
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::{run_job, GoldenBackend, Job};
-use npu_spec::command::Opcode;
 use std::path::PathBuf;
 
 /// A job that DMAs 16 bytes from region 0 to region 1 offset 8.

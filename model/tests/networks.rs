@@ -3,10 +3,10 @@
 //! model, bit-exact with the TensorFlow Lite Micro interpreter's output; the
 //! operators Vela left on the CPU run on the host.
 
+use npu_arch::config::NpuConfig;
 use npu_model::job::GoldenBackend;
 use npu_model::report::Report;
 use npu_model::tflite::{self, VelaModel};
-use npu_spec::config::NpuConfig;
 use rand::{Rng, SeedableRng};
 use std::path::{Path, PathBuf};
 

@@ -5,10 +5,10 @@
 mod common;
 
 use common::*;
+use npu_arch::command::{KernelDecomposition, Opcode};
 use npu_model::ops::ScaleRecord;
 use npu_model::tensor::DType;
 use npu_model::weights::order::{Traversal, WeightOrder, U65_UBLOCK_DEPTH};
-use npu_spec::command::{KernelDecomposition, Opcode};
 use rand::Rng;
 
 /// Run one unary/binary elementwise op over `a` (and IFM2 `b`), returning the OFM.

@@ -5,10 +5,10 @@
 //! Vela fixtures confirm (`weights_vela.rs`): sub-kernel rows outermost, and
 //! part-kernel-first IFM blocks of 16 channels.
 
+use npu_arch::command::KernelDecomposition;
 use npu_model::weights::order::{
     stream_order, Traversal, WeightCoord, WeightOrder, U65_UBLOCK_DEPTH,
 };
-use npu_spec::command::KernelDecomposition;
 
 /// A sub-kernel: first kernel row, first kernel column, height, width.
 type Sub = (usize, usize, usize, usize);

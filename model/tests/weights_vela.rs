@@ -7,9 +7,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use npu_arch::command::KernelDecomposition;
 use npu_model::weights::order::{self, Traversal, WeightOrder, U65_UBLOCK_DEPTH};
 use npu_model::weights::{decode, SliceDecoder};
-use npu_spec::command::KernelDecomposition;
 use serde::Deserialize;
 
 #[derive(Deserialize)]

@@ -42,10 +42,10 @@
 //! should keep its pace. `cargo bench --bench conv -- 4-126 beside` runs
 //! some of the tables.
 
+use npu_arch::command::{ActivationFunction, Opcode, PoolingMode, WeightOrder};
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::{Backend, BackendRun, Job};
 use npu_model::tensor::DType;
-use npu_spec::command::{ActivationFunction, Opcode, PoolingMode, WeightOrder};
 use npu_tb::bench_filter::wanted;
 use npu_tb::conv_jobs::{golden_run, ConvKind, ConvSpec};
 use npu_tb::fuzz::{compare, outcome};

@@ -11,10 +11,10 @@
 //! AXI_LIMIT defaults (64-byte bursts, 64 reads) and the port's 12 with
 //! 256-byte bursts (issue 31's target: 90 % of it).
 
+use npu_arch::command::Opcode;
+use npu_arch::config::NpuConfig;
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::{Backend, Job};
-use npu_spec::command::Opcode;
-use npu_spec::config::NpuConfig;
 use npu_tb::axi::SystemConfig;
 use npu_tb::driver::{AxiLimit, AxiSettings};
 use npu_tb::rtl_backend::RtlBackend;

@@ -12,9 +12,9 @@
 //! model's. The LUT, tanh and sigmoid column is the convolution bench's
 //! (`benches/conv.rs`): one value a cycle whatever the operation.
 
+use npu_arch::command::{ElementwiseMode as M, IfmScaleMode};
 use npu_model::job::{BackendRun, Job};
 use npu_model::tensor::DType;
-use npu_spec::command::{ElementwiseMode as M, IfmScaleMode};
 use npu_tb::bench_filter::wanted;
 use npu_tb::conv_jobs::{golden_run, without_kernel_ops};
 use npu_tb::elementwise_jobs::ElementwiseSpec;

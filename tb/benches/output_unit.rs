@@ -7,8 +7,8 @@
 //! against the golden model by `tb/tests/output_unit.rs`; this bench only
 //! counts cycles.
 
+use npu_arch::command::{ActivationPrecision, ElementwiseMode, IfmScaleMode};
 use npu_hw::output_unit::{AccumulatorBeat, OutputSettings, LANES};
-use npu_spec::command::{ActivationPrecision, ElementwiseMode, IfmScaleMode};
 use npu_tb::block::{words, BlockTb};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};

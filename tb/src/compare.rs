@@ -14,10 +14,10 @@
 
 use crate::fuzz::compare;
 use anyhow::{bail, Context, Result};
+use npu_arch::command::Opcode;
 use npu_model::cmdstream::{decode, encode, Command};
 use npu_model::job::{Backend, BackendRun, Job};
 use npu_model::npu::OpRecord;
-use npu_spec::command::Opcode;
 use std::fmt;
 
 /// The kernel operation whose output differs first, and how.

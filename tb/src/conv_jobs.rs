@@ -65,6 +65,11 @@ use crate::driver::AxiSettings;
 use crate::fuzz::{compare, save_job};
 use crate::rtl_backend::RtlBackend;
 use crate::vela_blocks::{find_block_config, BlockKind, BlockQuery, Resampling};
+use npu_arch::command::{
+    AccFormat, ActivationClipRange, ActivationFunction, CmdKind, KernelDecomposition, Layout,
+    OfmScaleMode, Opcode, PoolingMode, RoundMode, UpscaleMode, WeightOrder as WeightOrderBit,
+};
+use npu_arch::config::NpuConfig;
 use npu_model::cmdstream::{bytes_to_words, encode, Command};
 use npu_model::job::{Backend, BackendRun, GoldenBackend, Job};
 use npu_model::ops::ScaleRecord;
@@ -72,11 +77,6 @@ use npu_model::schedule::{ConvShape, AB_HALF_WORDS};
 use npu_model::tensor::{DType, FeatureMap};
 use npu_model::weights::order::{self, Traversal, WeightOrder, U65_UBLOCK_DEPTH};
 use npu_model::weights::{self, EncodeOptions, IndexCoding, PaletteChoice, ZeroRuns};
-use npu_spec::command::{
-    AccFormat, ActivationClipRange, ActivationFunction, CmdKind, KernelDecomposition, Layout,
-    OfmScaleMode, Opcode, PoolingMode, RoundMode, UpscaleMode, WeightOrder as WeightOrderBit,
-};
-use npu_spec::config::NpuConfig;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
@@ -1414,7 +1414,7 @@ impl Memory {
     }
 }
 
-/// A command with the given fields of its value space (`npu_spec::command`).
+/// A command with the given fields of its value space (`npu_arch::command`).
 pub(crate) fn cmd(op: Opcode, fields: &[(&str, u64)]) -> Command {
     let value = fields
         .iter()

@@ -25,8 +25,8 @@
 
 use crate::axi::{AxiLimits, AxiPort};
 use crate::npu::NpuTb;
+use npu_arch::regs::{self, Register, DRIVER_REGIONCFG, REGION_COUNT};
 use npu_model::job::describe_status;
-use npu_spec::regs::{self, Register, DRIVER_REGIONCFG, REGION_COUNT};
 use rand::Rng;
 use std::fmt;
 
@@ -90,7 +90,7 @@ impl AxiLimit {
         64 << self.max_beats
     }
 
-    /// The register value, with the field layout of `npu_spec::regs`.
+    /// The register value, with the field layout of `npu_arch::regs`.
     pub fn register_value(&self) -> u32 {
         let r = &regs::AXI_LIMIT0;
         [

@@ -27,14 +27,14 @@ use crate::conv_jobs::{
     FmPlacement, Memory, Tiles, IFM_FM_COMMANDS, LUT_BYTES, OFM_FM_COMMANDS,
 };
 use crate::vela_blocks::{find_block_config, BlockKind, BlockQuery, Resampling};
-use npu_model::cmdstream::{encode, Command};
-use npu_model::job::Job;
-use npu_model::tensor::{DType, FeatureMap};
-use npu_spec::command::{
+use npu_arch::command::{
     ActivationClipRange, ActivationFunction, ElementwiseMode, IfmRoundMode, IfmScaleMode, Layout,
     Opcode, RoundMode,
 };
-use npu_spec::config::NpuConfig;
+use npu_arch::config::NpuConfig;
+use npu_model::cmdstream::{encode, Command};
+use npu_model::job::Job;
+use npu_model::tensor::{DType, FeatureMap};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

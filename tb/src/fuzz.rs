@@ -28,17 +28,17 @@ use crate::elementwise_jobs::ElementwiseSpec;
 use crate::regress::{CaseResult, Shard, Summary};
 use crate::rtl_backend::RtlBackend;
 use anyhow::{Context, Result};
+use npu_arch::command::{
+    encode_word, CmdKind, DmaRegionMode, DmaStrideMode, Opcode, COMMANDS, FORMAT_CMD0, FORMAT_CMD1,
+    FORMAT_MASK, FORMAT_SHIFT, OPCODE_MASK,
+};
+use npu_arch::config::NpuConfig;
+use npu_arch::regs::{REGION_COUNT, STATUS};
 use npu_model::cmdstream::{disassemble_words, Command};
 use npu_model::job::{
     Backend, BackendRun, GoldenBackend, Job, JobError, JobSpec, OutputSpec, RegionSpec,
 };
 use npu_model::npu::{ModelError, OpError};
-use npu_spec::command::{
-    encode_word, CmdKind, DmaRegionMode, DmaStrideMode, Opcode, COMMANDS, FORMAT_CMD0, FORMAT_CMD1,
-    FORMAT_MASK, FORMAT_SHIFT, OPCODE_MASK,
-};
-use npu_spec::config::NpuConfig;
-use npu_spec::regs::{REGION_COUNT, STATUS};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
@@ -147,7 +147,7 @@ fn with_field(op: Opcode, name: &str, value: u64, v: u64) -> u64 {
     op.field(name).set(value, v)
 }
 
-/// A command's words for a value of its value space (see `npu_spec::command`).
+/// A command's words for a value of its value space (see `npu_arch::command`).
 fn command(op: Opcode, value: u64) -> Item {
     let word = |param: u64| encode_word(op.kind(), op.code(), param as u16);
     Item {
@@ -380,7 +380,7 @@ impl Generator {
                 }
                 _ => self.rng.gen(),
             };
-            let (format, code, _) = npu_spec::command::split_word(w);
+            let (format, code, _) = npu_arch::command::split_word(w);
             let kind = CmdKind::from_format(format);
             if kind.is_none_or(|k| Opcode::from_code(k, code).is_none()) {
                 break w;

@@ -31,7 +31,7 @@
 //! word it executes).
 //!
 //! Bytes: the AXI completers count each beat by its ID (TRM tables A-10 and
-//! `npu_spec`'s `ReadIdRanges`; writes: `npu_hw::dma`'s
+//! `npu_arch`'s `ReadIdRanges`; writes: `npu_hw::dma`'s
 //! `OFM_WRITE_ID` and `MEM2MEM_WRITE_ID`). IFM, weight and scale/bias reads
 //! and OFM writes belong to the kernel operation that runs, mem2mem reads
 //! and writes to the DMA that runs, command-stream reads to no operation
@@ -43,12 +43,12 @@ use crate::axi::{AxiCompleter, BytesById};
 use crate::timeline::Timeline;
 use crate::verilator::{Model, PublicSignal};
 use anyhow::{anyhow, bail, ensure, Result};
+use npu_arch::command::Opcode;
+use npu_arch::config::NpuConfig;
 use npu_hw::central_control::KernelOperation;
 use npu_hw::dma::{MEM2MEM_WRITE_ID, OFM_WRITE_ID};
 use npu_model::npu::{OpRecord, PortBytes};
 use npu_model::report::RunMeasures;
-use npu_spec::command::Opcode;
-use npu_spec::config::NpuConfig;
 use std::ops::RangeInclusive;
 
 /// The signals the probe reads: the module's name after the top module's,

@@ -13,8 +13,8 @@ use crate::seed::seed;
 use crate::verilator::build::workspace_root;
 use crate::verilator::{DesignFiles, Model, TraceWindow};
 use anyhow::{Context, Result};
-use npu_spec::config::NpuConfig;
-use npu_spec::regs;
+use npu_arch::config::NpuConfig;
+use npu_arch::regs;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 

@@ -3,8 +3,8 @@
 
 use crate::npu::NpuTb;
 use crate::shram::{acc_buffer_contents, shram_contents};
-use npu_spec::config::NpuConfig;
-use npu_spec::regs::{self, Behaviour, Register, SharedBits};
+use npu_arch::config::NpuConfig;
+use npu_arch::regs::{self, Behaviour, Register, SharedBits};
 use std::collections::HashMap;
 
 /// Privileged and secure: every access is permitted (TRM 4.1).

@@ -17,8 +17,8 @@ use crate::driver::{self, AxiSettings, Inference, DEFAULT_MAX_CYCLES, HOST_PPROT
 use crate::npu::{NpuTb, Waveform};
 use crate::shram::shram_contents;
 use anyhow::{bail, Context, Result};
+use npu_arch::regs::{self, FaultingChannel};
 use npu_model::job::{Backend, BackendRun, GoldenBackend, Job};
-use npu_spec::regs::{self, FaultingChannel};
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::PathBuf;

@@ -13,8 +13,8 @@
 //! microseconds.
 
 use crate::axi::BytesById;
+use npu_arch::config::NpuConfig;
 use npu_hw::dma::{MEM2MEM_WRITE_ID, OFM_WRITE_ID};
-use npu_spec::config::NpuConfig;
 use serde_json::{json, Value};
 use std::ops::RangeInclusive;
 

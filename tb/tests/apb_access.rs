@@ -1,6 +1,6 @@
 //! TRM 4.1 access control: every PORPL x PORSL x PPROT x read/write combination.
 
-use npu_spec::regs::{self, access_permitted};
+use npu_arch::regs::{self, access_permitted};
 use npu_tb::npu::NpuTb;
 
 const SECURE_PRIVILEGED: u8 = 0b001;

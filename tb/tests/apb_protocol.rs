@@ -1,7 +1,7 @@
 //! APB4 protocol: PCLKEN-divided and stalled buses, and the monitor itself.
 
-use npu_spec::config::NpuConfig;
-use npu_spec::regs::{self, REGISTERS};
+use npu_arch::config::NpuConfig;
+use npu_arch::regs::{self, REGISTERS};
 use npu_tb::apb::{ApbMonitor, ApbPorts, ApbRequest};
 use npu_tb::npu::NpuTb;
 use npu_tb::register_model::{quiet_write, RegisterModel};

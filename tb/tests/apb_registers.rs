@@ -2,8 +2,8 @@
 //! behaviour of every register, LOCK, undefined addresses and partial writes,
 //! all against the scoreboard derived from the register map.
 
-use npu_spec::config::NpuConfig;
-use npu_spec::regs::{self, Behaviour, REGISTERS};
+use npu_arch::config::NpuConfig;
+use npu_arch::regs::{self, Behaviour, REGISTERS};
 use npu_tb::apb::ApbRequest;
 use npu_tb::npu::NpuTb;
 use npu_tb::register_model::{quiet_write, RegisterModel};

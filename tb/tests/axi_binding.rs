@@ -2,7 +2,7 @@
 //! the wires they drive and read, and a long idle run under back-pressure,
 //! ACLKEN ratios and APB traffic with no monitor error and no traffic.
 
-use npu_spec::regs;
+use npu_arch::regs;
 use npu_tb::axi::{
     beat_to_words, words_to_beat, AxiPort, AxiPorts, AxiSignals, CompleterConfig, Counters,
     ErrorRange, Resp,

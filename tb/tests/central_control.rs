@@ -3,11 +3,11 @@
 //! and restarts, with STATUS compared against the golden model where the
 //! golden model defines it.
 
+use npu_arch::command::{encode_word, CmdKind, ElementwiseMode, Opcode, PoolingMode};
+use npu_arch::config::NpuConfig;
+use npu_arch::regs;
 use npu_model::cmdstream::{encode, encode_words, Command};
 use npu_model::npu::Npu;
-use npu_spec::command::{encode_word, CmdKind, ElementwiseMode, Opcode, PoolingMode};
-use npu_spec::config::NpuConfig;
-use npu_spec::regs;
 use npu_tb::driver::{self, DriverError, Inference, InvokeResult, NpuState};
 use npu_tb::npu::NpuTb;
 use npu_tb::rtl_backend::{region_base, COMMAND_STREAM_BASE};

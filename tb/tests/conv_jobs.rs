@@ -6,14 +6,14 @@
 //! element addresses worked out here from TRM 3.1.1 and 4.6.5. Every knob
 //! occurs, and outputs are mostly not saturated.
 
+use npu_arch::command::{
+    AccFormat, ActivationFunction, KernelDecomposition, Layout, OfmScaleMode, Opcode, RoundMode,
+    UpscaleMode, WeightOrder,
+};
 use npu_model::cmdstream::Command;
 use npu_model::job::Job;
 use npu_model::ops::{scale_accumulator, OutStage};
 use npu_model::tensor::{DType, FeatureMap};
-use npu_spec::command::{
-    AccFormat, ActivationFunction, KernelDecomposition, Layout, OfmScaleMode, Opcode, RoundMode,
-    UpscaleMode, WeightOrder,
-};
 use npu_tb::conv_jobs::{
     golden_run, random_job, random_parallel_job, save, ConvJob, ConvKind, ConvSpec, Tiles,
 };

@@ -3,8 +3,8 @@
 //! enable them, and AXI managers that stay idle until a run. Soft reset and
 //! Q-channel acceptance are in `cpm_soft_reset.rs` and `cpm_q_channels.rs`.
 
-use npu_spec::config::NpuConfig;
-use npu_spec::regs::{self, REGISTERS};
+use npu_arch::config::NpuConfig;
+use npu_arch::regs::{self, REGISTERS};
 use npu_tb::npu::NpuTb;
 use npu_tb::register_model::{assert_reset_values, quiet_write};
 

@@ -3,9 +3,9 @@
 //! the bench: acceptance when idle and enabled, denial while busy, the main
 //! clock gate, DFTCGEN, and the power-down flow.
 
+use npu_arch::command::Opcode;
+use npu_arch::regs;
 use npu_model::cmdstream::{encode, Command};
-use npu_spec::command::Opcode;
-use npu_spec::regs;
 use npu_tb::apb::ApbRequest;
 use npu_tb::axi::{AxiPort, CompleterConfig};
 use npu_tb::driver::{self, Inference};

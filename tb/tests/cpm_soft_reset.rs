@@ -2,9 +2,9 @@
 //! DMA, resets the NPU, clears the shared buffer, then applies the new PROT;
 //! meanwhile only STATUS.reset_status reads non-zero and writes are ignored.
 
+use npu_arch::command::Opcode;
+use npu_arch::regs::{self, REGISTERS};
 use npu_model::cmdstream::{encode, Command};
-use npu_spec::command::Opcode;
-use npu_spec::regs::{self, REGISTERS};
 use npu_tb::axi::{AxiPort, CompleterConfig};
 use npu_tb::driver::{self, Inference};
 use npu_tb::npu::NpuTb;

@@ -11,10 +11,10 @@
 //! at its initial value or the golden model's. After a soft reset the same
 //! bench runs the job again, fault-free, bit-exact with the golden model.
 
+use npu_arch::command::{ElementwiseMode, Opcode};
+use npu_arch::regs::FaultingChannel;
 use npu_model::job::{Backend, Job};
 use npu_model::tensor::{DType, FeatureMap};
-use npu_spec::command::{ElementwiseMode, Opcode};
-use npu_spec::regs::FaultingChannel;
 use npu_tb::axi::{AxiPort, CompleterConfig, ErrorRange, Resp};
 use npu_tb::conv_jobs::{golden_run, ConvJob, ConvKind, ConvSpec};
 use npu_tb::driver::AxiSettings;

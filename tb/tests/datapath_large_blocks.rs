@@ -11,8 +11,8 @@
 //! and run with the RTL and the golden model on both a plain and a random
 //! memory system.
 
+use npu_arch::command::Layout;
 use npu_model::tensor::DType;
-use npu_spec::command::Layout;
 use npu_tb::conv_jobs::{rtl_agrees, rtl_agrees_under, save, ConvKind, ConvSpec, MemorySystem};
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;

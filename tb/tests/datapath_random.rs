@@ -19,10 +19,10 @@
 //! and type pair, IFM2 broadcast in any dimension, scalar or reversed, the
 //! ADD/SUB input scales, activation functions; default 150).
 
+use npu_arch::command::{ActivationFunction, Opcode, PoolingMode};
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::Job;
 use npu_model::tensor::DType;
-use npu_spec::command::{ActivationFunction, Opcode, PoolingMode};
 use npu_tb::conv_jobs::{
     lut_dma, random_job, random_parallel_job, random_pool_job, rtl_agrees_under, save, ConvJob,
     ConvKind, ConvSpec, MemorySystem, LUT_BYTES,

@@ -7,9 +7,9 @@
 //! accumulator buffer are cleared, and the same bench then runs the job
 //! again bit-exact with the golden model.
 
+use npu_arch::regs;
 use npu_model::job::Backend;
 use npu_model::tensor::DType;
-use npu_spec::regs;
 use npu_tb::conv_jobs::{golden_run, ConvKind, ConvSpec, MemorySystem};
 use npu_tb::driver;
 use npu_tb::fuzz::compare;

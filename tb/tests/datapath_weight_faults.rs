@@ -15,12 +15,12 @@
 //! anything after random flips (earlier weights may decode differently). A
 //! flipped stream the golden model accepts must match it exactly.
 
+use npu_arch::command::Opcode;
+use npu_arch::regs::STATUS;
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::{Backend, BackendRun, GoldenBackend, Job};
 use npu_model::tensor::DType;
 use npu_model::weights::{self, EncodeOptions};
-use npu_spec::command::Opcode;
-use npu_spec::regs::STATUS;
 use npu_tb::conv_jobs::{golden_run, ConvJob, ConvKind, ConvSpec};
 use npu_tb::fuzz::compare;
 use npu_tb::rtl_backend::RtlBackend;

@@ -3,12 +3,12 @@
 //! (`npu-sim fuzz`). Each runs a listing on both models and compares how the
 //! run ended, STATUS, QREAD, IRQ and the memory.
 
+use npu_arch::command::Opcode;
+use npu_arch::config::NpuConfig;
+use npu_arch::regs::{self, faulting_channel};
 use npu_model::cmdstream::{assemble, encode, Command};
 use npu_model::job::{run_job, Backend, BackendRun, GoldenBackend, Job, JobError};
 use npu_model::tensor::DType;
-use npu_spec::command::Opcode;
-use npu_spec::config::NpuConfig;
-use npu_spec::regs::{self, faulting_channel};
 use npu_tb::conv_jobs::{ConvKind, ConvSpec};
 use npu_tb::fuzz::compare;
 use npu_tb::rtl_backend::RtlBackend;

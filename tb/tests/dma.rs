@@ -7,12 +7,12 @@
 //! the per-layer report's DMA rows (cycles, AXI bytes per port), queued
 //! DMAs among them.
 
+use npu_arch::command::{DmaRegionMode, DmaStrideMode, Opcode};
+use npu_arch::config::NpuConfig;
+use npu_arch::regs;
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::{Backend, BackendRun, GoldenBackend, Job};
 use npu_model::npu::Npu;
-use npu_spec::command::{DmaRegionMode, DmaStrideMode, Opcode};
-use npu_spec::config::NpuConfig;
-use npu_spec::regs;
 use npu_tb::axi::{random_aclken_pattern, AxiPort, CompleterConfig};
 use npu_tb::driver::AxiSettings;
 use npu_tb::rtl_backend::RtlBackend;

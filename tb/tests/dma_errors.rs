@@ -5,11 +5,11 @@
 //! every outstanding transaction (the protocol monitors stay on), writes no
 //! byte the golden model would not, and ignores a new start.
 
+use npu_arch::command::Opcode;
+use npu_arch::config::NpuConfig;
+use npu_arch::regs::{self, FaultingChannel};
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::{Backend, GoldenBackend, Job};
-use npu_spec::command::Opcode;
-use npu_spec::config::NpuConfig;
-use npu_spec::regs::{self, FaultingChannel};
 use npu_tb::axi::{AxiPort, CompleterConfig, ErrorRange, Resp};
 use npu_tb::driver::AxiSettings;
 use npu_tb::rtl_backend::{

@@ -3,8 +3,8 @@
 //! a run to NPU_OP_STOP past an NPU_OP_IRQ, the errors it reports (faults
 //! and timeouts name STATUS fields and QREAD), and its checks of an inference.
 
+use npu_arch::regs::{self, Register};
 use npu_model::cmdstream::{assemble, encode};
-use npu_spec::regs::{self, Register};
 use npu_tb::axi::{AxiLimits, AxiPort, CompleterConfig, ErrorRange, Resp};
 use npu_tb::driver::{invoke, invoke_async, wait, AxiLimit, AxiSettings, DriverError, Inference};
 use npu_tb::npu::NpuTb;

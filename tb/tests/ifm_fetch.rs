@@ -11,12 +11,12 @@
 //! `npu_model::tensor::FeatureMap::offset`, every other byte of the image
 //! unchanged, and `block_end` on exactly the job's last fill.
 
+use npu_arch::command::Layout;
+use npu_arch::command::Opcode;
 use npu_hw::central_control::traversal::IfmBlockJob;
 use npu_hw::central_control::IfmView;
 use npu_hw::dma::{IfmBuffers, ShramFill};
 use npu_model::tensor::{DType, FeatureMap};
-use npu_spec::command::Layout;
-use npu_spec::command::Opcode;
 use npu_tb::block::{field, words, BlockTb};
 use npu_tb::conv_jobs::precision_value;
 use npu_tb::seed::seed;

@@ -25,9 +25,9 @@
 //! Then the throughput: one request a cycle with `IfmUnit::LATENCY` cycles
 //! of latency, in both shapes.
 
+use npu_arch::command::UpscaleMode;
 use npu_hw::mac_unit::{IfmActs, IfmRequest, IfmSettings, IfmUnit, LineWrite};
 use npu_model::tensor::DType;
-use npu_spec::command::UpscaleMode;
 use npu_tb::block::BlockTb;
 use npu_tb::seed::seed;
 use npu_tb::verilator::PortId;

@@ -25,12 +25,12 @@
 //! one readout result a cycle; and a one-word block long enough to wrap
 //! 40 bits.
 
+use npu_arch::command::AccFormat;
 use npu_hw::mac_unit::{
     AccRead, OperandBeat, ACCUMULATORS, ACC_ADDRESS_BITS, ACC_BITS, IFM_CHANNELS, LATENCY,
     OFM_CHANNELS, OPERAND_BITS, POSITIONS,
 };
 use npu_model::ops::wrap_accumulator;
-use npu_spec::command::AccFormat;
 use npu_tb::block::BlockTb;
 use npu_tb::seed::seed;
 use npu_tb::verilator::PortId;

@@ -5,7 +5,7 @@
 //! demo network starts a user DMA (the next layer's weights) with three
 //! kernel operations ahead of it, of which the oldest reads what the DMA
 //! writes: central control holds the DMA until two are left, as Vela
-//! expects (`npu_spec::command::DMA_KERNELS_AHEAD`). `tanh_softmax` has an
+//! expects (`npu_arch::command::DMA_KERNELS_AHEAD`). `tanh_softmax` has an
 //! int8 softmax (its exponentials summed by an int32 REDUCE_SUM);
 //! `mobilenet_v2_sized` has MobileNetV2's feature-map sizes and its final
 //! 7x7x1280 MEAN (about 350,000 NPU cycles). `float_io` and `channel_gather`

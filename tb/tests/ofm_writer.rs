@@ -9,12 +9,12 @@
 //! with `npu_model::tensor::FeatureMap::offset` and `DType::store` of each
 //! lane's channel. Then the throughput: one write a cycle.
 
+use npu_arch::command::Layout;
+use npu_arch::command::Opcode;
 use npu_hw::central_control::OfmView;
 use npu_hw::dma::OfmWrite;
 use npu_hw::output_unit::OfmResult;
 use npu_model::tensor::{DType, FeatureMap};
-use npu_spec::command::Layout;
-use npu_spec::command::Opcode;
 use npu_tb::block::{field, words, BlockTb};
 use npu_tb::conv_jobs::precision_value;
 use npu_tb::seed::seed;

@@ -4,11 +4,11 @@
 //! the same way instead of computing a result. Each case takes a valid job
 //! and sets one rule-breaking value just before its kernel operation.
 
+use npu_arch::command::{CmdKind, ElementwiseMode as E, Opcode, PoolingMode};
+use npu_arch::regs;
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::{Backend, GoldenBackend, Job};
 use npu_model::tensor::DType;
-use npu_spec::command::{CmdKind, ElementwiseMode as E, Opcode, PoolingMode};
-use npu_spec::regs;
 use npu_tb::conv_jobs::{ConvKind, ConvSpec};
 use npu_tb::elementwise_jobs::ElementwiseSpec;
 use npu_tb::fuzz::compare;

@@ -29,6 +29,10 @@
 //! of every mode taken one a cycle (8 lanes), or WIDE_LANES lanes a cycle
 //! on the wide path, when nothing stalls.
 
+use npu_arch::command::{
+    AccFormat, ActivationClipRange, ActivationFunction, ActivationPrecision, ElementwiseMode,
+    IfmRoundMode, IfmScaleMode, OfmScaleMode, Opcode, RoundMode,
+};
 use npu_hw::output_unit::{
     AccumulatorBeat, LutWrite, OutputSettings, ResultBeat, LANES, LATENCY, LUT_LINES,
     SETTLE_CYCLES, WIDE_LANES, WIDE_LATENCY,
@@ -39,10 +43,6 @@ use npu_model::ops::{
     OutputScale, ScaleRecord,
 };
 use npu_model::tensor::DType;
-use npu_spec::command::{
-    AccFormat, ActivationClipRange, ActivationFunction, ActivationPrecision, ElementwiseMode,
-    IfmRoundMode, IfmScaleMode, OfmScaleMode, Opcode, RoundMode,
-};
 use npu_tb::block::{field, words, BlockTb};
 use npu_tb::seed::seed;
 use npu_tb::verilator::PortId;

@@ -9,12 +9,12 @@
 //! cycles, so the cycles between their starts are the edges between the
 //! ones at which they act.
 
+use npu_arch::command::Opcode;
+use npu_arch::config::NpuConfig;
+use npu_arch::pmu::{self, Event, Unit};
+use npu_arch::regs::{self, Register, PMU_EVENT_COUNTERS};
 use npu_model::cmdstream::{encode, Command};
 use npu_model::tensor::DType;
-use npu_spec::command::Opcode;
-use npu_spec::config::NpuConfig;
-use npu_spec::pmu::{self, Event, Unit};
-use npu_spec::regs::{self, Register, PMU_EVENT_COUNTERS};
 use npu_tb::axi::{AxiPort, CompleterConfig, Counters};
 use npu_tb::conv_jobs::{golden_run, random_job, ConvJob, ConvKind, ConvSpec};
 use npu_tb::driver::{self, AxiLimit, AxiSettings, Inference, InvokeResult};

@@ -4,8 +4,8 @@
 //! its AXI settings; a run that does not finish is a clear error, from the
 //! backend and from `npu-sim run --model rtl`, which also writes a waveform.
 
+use npu_arch::regs;
 use npu_model::job::{run_job, GoldenBackend, Job};
-use npu_spec::regs;
 use npu_tb::axi::{AxiPort, CompleterConfig};
 use npu_tb::driver::{AxiLimit, AxiSettings};
 use npu_tb::rtl_backend::{region_base, RtlBackend, COMMAND_STREAM_BASE};

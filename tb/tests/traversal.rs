@@ -11,10 +11,10 @@
 //! a slice's last beat after a random delay (no slice may be read out
 //! before), and every stream sees random back-pressure.
 
+use npu_arch::command::{KernelDecomposition, UpscaleMode};
 use npu_hw::central_control::traversal::{IfmBlockJob, MacBeat, Readout, TraversalShape};
 use npu_model::schedule::{self, ConvShape};
 use npu_model::weights::order::Traversal;
-use npu_spec::command::{KernelDecomposition, UpscaleMode};
 use npu_tb::block::{field, words, BlockTb};
 use npu_tb::seed::seed;
 use npu_tb::verilator::PortId;

@@ -1,6 +1,6 @@
 //! VCD dumping: a window of cycles with the design hierarchy in it.
 
-use npu_spec::regs;
+use npu_arch::regs;
 use npu_tb::npu::{NpuTb, Waveform};
 use npu_tb::verilator::TraceWindow;
 use std::collections::HashSet;

@@ -1,12 +1,12 @@
-//! The register file: every register of `npu_spec::regs::REGISTERS`, decoded
+//! The register file: every register of `npu_arch::regs::REGISTERS`, decoded
 //! from the byte address and read through one multiplexer. The PMU page's
 //! registers live in the PMU (`crate::pmu`), which answers for them.
 
 use super::bus::{RegisterBus, RegisterTarget};
 use super::registers::{ConstantRegister, StorageRegister};
 use crate::spec_constants::{address, field_mask};
-use npu_spec::config::NpuConfig;
-use npu_spec::regs::{self, Behaviour, Page, Register};
+use npu_arch::config::NpuConfig;
+use npu_arch::regs::{self, Behaviour, Page, Register};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]

@@ -1,9 +1,9 @@
 //! Register slots of the register file, each built from its entry in the
-//! register map (`npu_spec::regs`).
+//! register map (`npu_arch::regs`).
 
 use crate::spec_constants::address;
 use crate::widgets::ResetReg;
-use npu_spec::regs::{Behaviour, Register};
+use npu_arch::regs::{Behaviour, Register};
 use rust_hdl::prelude::*;
 
 /// A register whose ReadWrite fields hold the last write it was given.

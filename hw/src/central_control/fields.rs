@@ -1,10 +1,10 @@
 //! Decoders of NPU_SET_* values (TRM 4.6.4) that central control's rules
 //! ([`super::OperationRules`]) and the datapath's operation decoder both
-//! read, at the field positions of `npu_spec::command`. Each presents every
+//! read, at the field positions of `npu_arch::command`. Each presents every
 //! field; an instance uses those its role needs.
 
 use crate::spec_constants::{command_field_lsb, command_field_mask, constant};
-use npu_spec::command::{ActivationPrecision, Layout, Opcode};
+use npu_arch::command::{ActivationPrecision, Layout, Opcode};
 use rust_hdl::prelude::*;
 
 /// A feature map's type and format from its NPU_SET_*_PRECISION value

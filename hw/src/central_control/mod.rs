@@ -8,7 +8,7 @@
 //! - NPU_SET_*: written to the [`OpState`];
 //! - NPU_OP_DMA_START: sends the NPU_SET_DMA0_* values to the DMA's
 //!   descriptor queue (blocks while both descriptors are busy) once at most
-//!   `npu_spec::command::DMA_KERNELS_AHEAD` (2) kernel operations are
+//!   `npu_arch::command::DMA_KERNELS_AHEAD` (2) kernel operations are
 //!   queued or running: Vela checks a DMA's conflicts with that many kernel
 //!   operations before it, so a DMA running ahead of an older one could
 //!   overwrite its input (the demo network's weight prefetch did, running
@@ -70,8 +70,8 @@ pub use rules::OperationRules;
 use crate::spec_constants::{field_lsb as lsb, field_mask as mask};
 use crate::stream::{LaneBeat, StreamIn, StreamOut};
 use crate::widgets::{Fifo, ResetReg};
-use npu_spec::command::{self as command, Opcode};
-use npu_spec::regs;
+use npu_arch::command::{self as command, Opcode};
+use npu_arch::regs;
 use rust_hdl::prelude::*;
 
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
@@ -345,7 +345,7 @@ impl Default for CentralControl {
             pmu_mask_enable: Constant::new((1u64 << pmu_mask_enable.lo).into()),
             dma_wait_max: constant16(u64::from(command::DMA_DESCRIPTORS) - 1),
             kernel_wait_max: constant16(Opcode::NpuOpKernelWait.field_mask()),
-            dma_kernels_ahead: constant16(npu_spec::command::DMA_KERNELS_AHEAD.into()),
+            dma_kernels_ahead: constant16(npu_arch::command::DMA_KERNELS_AHEAD.into()),
             pmu_mask_max: constant16(Opcode::NpuOpPmuMask.field_mask()),
             dma_region_internal: Constant::new((1u64 << dma_region_field("region_mode").lo).into()),
             dma_stride_lsb: Constant::new(u64::from(dma_region_field("stride_mode").lo).into()),
@@ -489,7 +489,7 @@ impl Logic for CentralControl {
         }
 
         // ---- Decode ----
-        // TRM table 4-107 word layout (npu_spec::command).
+        // TRM table 4-107 word layout (npu_arch::command).
         self.word_format.next = bit_cast::<6, 32>(self.word.val() >> self.format_shift.val());
         self.first_format.next =
             bit_cast::<6, 32>(self.first_word.q.val() >> self.format_shift.val());

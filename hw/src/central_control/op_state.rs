@@ -1,10 +1,10 @@
 //! The operation state: the value of every NPU_SET_* command (TRM 4.6.2:
 //! "applied to all following kernel operations, until a new command
-//! overwrites it"), built from the command table of `npu_spec::command` and
-//! exported as one struct per unit (`npu_spec::views`).
+//! overwrites it"), built from the command table of `npu_arch::command` and
+//! exported as one struct per unit (`npu_arch::views`).
 
 use crate::widgets::ResetReg;
-use npu_spec::command::{field_mask, CmdKind, CommandInfo, Opcode};
+use npu_arch::command::{field_mask, CmdKind, CommandInfo, Opcode};
 use rust_hdl::prelude::*;
 
 /// The bit a cmd1's key has set above its opcode.
@@ -77,5 +77,5 @@ impl Logic for SetRegister {
 }
 
 // The views and the block that exports them: `DmaDescriptor`, `IfmView`,
-// ..., `OperationState` and `OpState`, generated from `npu_spec::views`.
+// ..., `OperationState` and `OpState`, generated from `npu_arch::views`.
 include!(concat!(env!("OUT_DIR"), "/op_state.rs"));

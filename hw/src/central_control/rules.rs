@@ -11,12 +11,12 @@ use super::op_state::{
 };
 use crate::spec_constants::{command_field_lsb, command_field_mask, constant};
 use crate::widgets::ResetReg;
-use npu_spec::command::{
+use npu_arch::command::{
     AccFormat, ActivationClipRange as Clip, ActivationFunction as Function, ActivationPrecision,
     ElementwiseMode, IfmRoundMode, IfmScaleMode, Opcode, PoolingMode, RoundMode, UpscaleMode,
     SCALE_BIAS_RECORD_BYTES,
 };
-use npu_spec::limits;
+use npu_arch::limits;
 use rust_hdl::prelude::*;
 
 /// Whether a kernel operation about to be dispatched keeps the rules.
@@ -603,7 +603,7 @@ pub struct ElementwiseTypes {
 
 impl Default for ElementwiseTypes {
     fn default() -> Self {
-        use npu_spec::command::ElementwiseMode as M;
+        use npu_arch::command::ElementwiseMode as M;
         let mode = |m: M| Constant::new(u64::from(m.bits()).into());
         // MIN..ABS are one range of codes, CLZ..SHL another.
         const _: () = assert!(

@@ -46,7 +46,7 @@ mod q_channel;
 pub use q_channel::{QChannel, QChannelPort, QState};
 
 use crate::widgets::{ClockGate, ResetReg, Synchronizer};
-use npu_spec::regs;
+use npu_arch::regs;
 use rust_hdl::prelude::*;
 
 /// Cycles the core reset is held in a soft reset.

@@ -1,7 +1,7 @@
 //! A kernel operation's NPU_SET_* values (the op-state views captured at
 //! dispatch) taken apart for the units that run it: the traversal's shape
 //! and the output unit's settings, field by field at the positions of
-//! `npu_spec::command` (the golden model's `Op::decode`).
+//! `npu_arch::command` (the golden model's `Op::decode`).
 
 use crate::central_control::traversal::TraversalShape;
 use crate::central_control::{
@@ -11,7 +11,7 @@ use crate::central_control::{
 use crate::datapath::OperandSettings;
 use crate::output_unit::OutputSettings;
 use crate::spec_constants::{command_field_lsb, command_field_mask};
-use npu_spec::command::{broadcast, ActivationPrecision, ElementwiseMode, Opcode, PoolingMode};
+use npu_arch::command::{broadcast, ActivationPrecision, ElementwiseMode, Opcode, PoolingMode};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]

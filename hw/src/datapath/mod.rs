@@ -122,7 +122,7 @@ use crate::shram::{BankReads, READ_BANKS, READ_PORTS, UNIT_ADDRESS_BITS};
 const _: () = assert!(READ_PORTS == 4 && UNIT_ADDRESS_BITS == 13);
 use crate::stream::{LaneBeat, StreamIn, StreamOut};
 use crate::widgets::{per_core, Fifo, ResetReg};
-use npu_spec::config::NpuConfig;
+use npu_arch::config::NpuConfig;
 use rust_hdl::prelude::*;
 
 /// A readout word and its positions' window taps, counted as it is queued.

@@ -52,7 +52,7 @@ use crate::central_control::IfmView;
 use crate::spec_constants::{command_field_lsb, command_field_mask};
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::{Multiply16x40, ResetReg};
-use npu_spec::command::Opcode;
+use npu_arch::command::Opcode;
 use rust_hdl::prelude::*;
 
 /// Where a job's IFM buffer is: IB0 from byte `start` of the shared

@@ -1,5 +1,5 @@
 //! AxCACHE from AXI_LIMITn.memtype (TRM table 4-31), the bit formula of
-//! `npu_spec::regs::memtype_cache`.
+//! `npu_arch::regs::memtype_cache`.
 
 use rust_hdl::prelude::*;
 

@@ -69,9 +69,9 @@ use crate::shram::LINE_ADDRESS_BITS;
 use crate::spec_constants::field_lsb;
 use crate::stream::{LaneBeat, StreamIn, StreamOut};
 use crate::widgets::{per_core, Fifo, ResetReg};
-use npu_spec::command::Opcode;
-use npu_spec::config::NpuConfig;
-use npu_spec::regs::{self, FaultingChannel};
+use npu_arch::command::Opcode;
+use npu_arch::config::NpuConfig;
+use npu_arch::regs::{self, FaultingChannel};
 use rust_hdl::prelude::*;
 
 /// AWIDs of the mem2mem and OFM writes (the TRM assigns no write IDs).
@@ -172,7 +172,7 @@ pub struct Dma {
     /// M1's write events: writes always use M0 (TRM 3.3.3).
     no_writes: Constant<WriteEvents>,
 
-    // AXI_LIMITn and DMA region-value fields (npu_spec), and the limit
+    // AXI_LIMITn and DMA region-value fields (npu_arch), and the limit
     // fields' widths: TRM ranges 0-63 reads and 0-31 writes, higher bits
     // reserved and ignored.
     max_beats_lsb: Constant<Bits<5>>,
@@ -235,7 +235,7 @@ fn limit_lsb(field: &str) -> Constant<Bits<5>> {
 }
 
 /// A field of NPU_SET_DMA0_SRC/DST_REGION (TRM 4.6.4).
-fn region_field(name: &str) -> &'static npu_spec::command::Field {
+fn region_field(name: &str) -> &'static npu_arch::command::Field {
     Opcode::NpuSetDma0SrcRegion.field(name)
 }
 

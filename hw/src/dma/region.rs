@@ -4,7 +4,7 @@
 
 use super::memtype::MemtypeCache;
 use crate::spec_constants::field_lsb;
-use npu_spec::regs;
+use npu_arch::regs;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]

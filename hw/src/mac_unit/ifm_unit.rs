@@ -128,7 +128,7 @@ pub struct IfmSettings {
     pub stride_x: Bits<2>,
     pub dilation_y: Bits<2>,
     pub dilation_x: Bits<2>,
-    /// NPU_SET_IFM_UPSCALE ([`npu_spec::command::UpscaleMode`]).
+    /// NPU_SET_IFM_UPSCALE ([`npu_arch::command::UpscaleMode`]).
     pub upscale: Bits<2>,
     /// A 16-bit IFM.
     pub wide: Bit,

@@ -51,7 +51,7 @@
 //! 8 lanes a cycle in every mode they compute.
 
 use super::{OutputSettings, LANES};
-use npu_spec::command::{ActivationPrecision, ElementwiseMode, RoundMode};
+use npu_arch::command::{ActivationPrecision, ElementwiseMode, RoundMode};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -69,7 +69,7 @@ pub struct Elementwise {
     /// The beat's lanes are the wide path's ([`super::WideLane`]): MUL,
     /// ADD or SUB of 32-bit operands, or ADD/SUB with a 32-bit input scale.
     pub wide: Signal<Out, Bit>,
-    // Encodings (npu_spec::command).
+    // Encodings (npu_arch::command).
     mul: Constant<Bits<6>>,
     add: Constant<Bits<6>>,
     sub: Constant<Bits<6>>,

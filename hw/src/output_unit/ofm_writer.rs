@@ -40,7 +40,7 @@ use crate::dma::OfmWrite;
 use crate::spec_constants::{command_field_lsb, command_field_mask};
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::{Multiply16x40, ResetReg};
-use npu_spec::command::Opcode;
+use npu_arch::command::Opcode;
 use rust_hdl::prelude::*;
 
 /// One OFM position's results: lane i (channel c + i, or c + 2i when
@@ -105,7 +105,7 @@ pub struct OfmWriter {
     channel: Signal<Local, Bits<16>>,
     precision: Signal<Local, Bits<16>>,
     /// NPU_SET_OFM_PRECISION's activation_precision and activation_format
-    /// positions (`npu_spec::command`).
+    /// positions (`npu_arch::command`).
     precision_lsb: Constant<Bits<6>>,
     format_mask: Constant<Bits<16>>,
     /// The byte mask of a write of contiguous channels.

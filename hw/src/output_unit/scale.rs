@@ -36,7 +36,7 @@
 
 use super::{BeatControl, LANES};
 use crate::widgets::ResetReg;
-use npu_spec::command::RoundMode;
+use npu_arch::command::RoundMode;
 use rust_hdl::prelude::*;
 
 /// The Scaler's rounding mode 3, which OFM_PRECISION.round_mode does not

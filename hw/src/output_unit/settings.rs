@@ -1,48 +1,48 @@
 //! The output unit's per-operation settings: the fields of the NPU_SET_*
 //! values it reads, by name ([`OutputSettings`], taken apart at the
-//! positions of `npu_spec::command`), and what the pipeline carries of them
+//! positions of `npu_arch::command`), and what the pipeline carries of them
 //! with each beat ([`BeatControl`], from [`ControlDecoder`]).
 
 use super::LANES;
 use crate::widgets::ResetReg;
-use npu_spec::command::Opcode;
+use npu_arch::command::Opcode;
 use rust_hdl::prelude::*;
 
 // `ControlDecoder` takes LUT n (TRM 4.6.4 NPU_SET_ACTIVATION 16 + n) as bits
 // 11..3 equal to LUT 0's and the slot from bits 2..0.
 const _: () = assert!(
-    (npu_spec::command::ActivationFunction::Lut0 as u32).is_multiple_of(8)
-        && npu_spec::command::ActivationFunction::Lut7 as u32
-            == npu_spec::command::ActivationFunction::Lut0 as u32 + 7
+    (npu_arch::command::ActivationFunction::Lut0 as u32).is_multiple_of(8)
+        && npu_arch::command::ActivationFunction::Lut7 as u32
+            == npu_arch::command::ActivationFunction::Lut0 as u32 + 7
 );
 
 /// What the output unit needs of an operation, by name. Enumerated fields
-/// hold the TRM encoding (`npu_spec::command`'s enums give the values).
+/// hold the TRM encoding (`npu_arch::command`'s enums give the values).
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct OutputSettings {
-    /// OFM_PRECISION.round_mode ([`npu_spec::command::RoundMode`]).
+    /// OFM_PRECISION.round_mode ([`npu_arch::command::RoundMode`]).
     pub round_mode: Bits<2>,
     /// OFM_PRECISION.activation_type: the OFM is signed.
     pub ofm_signed: Bit,
     /// OFM_PRECISION.activation_precision
-    /// ([`npu_spec::command::ActivationPrecision`]: 8, 16 or 32 bits).
+    /// ([`npu_arch::command::ActivationPrecision`]: 8, 16 or 32 bits).
     pub ofm_precision: Bits<2>,
     /// OFM_PRECISION.scale_mode: 1 = every channel uses `scale` and `shift`
-    /// and no bias ([`npu_spec::command::OfmScaleMode::Global`]).
+    /// and no bias ([`npu_arch::command::OfmScaleMode::Global`]).
     pub global_scale: Bit,
     /// NPU_SET_OFM_SCALE scale and shift.
     pub scale: Bits<32>,
     pub shift: Bits<6>,
     /// NPU_SET_OFM_ZERO_POINT, int16 or uint16 by `ofm_signed`.
     pub zero_point: Bits<16>,
-    /// NPU_SET_ACC_FORMAT ([`npu_spec::command::AccFormat`]).
+    /// NPU_SET_ACC_FORMAT ([`npu_arch::command::AccFormat`]).
     pub acc_format: Bits<2>,
     /// NPU_SET_ACTIVATION.activation_function
-    /// ([`npu_spec::command::ActivationFunction`]: none, tanh, sigmoid or
+    /// ([`npu_arch::command::ActivationFunction`]: none, tanh, sigmoid or
     /// LUT 0-7).
     pub function: Bits<12>,
     /// NPU_SET_ACTIVATION.activation_clip_range
-    /// ([`npu_spec::command::ActivationClipRange`]).
+    /// ([`npu_arch::command::ActivationClipRange`]).
     pub clip_range: Bits<4>,
     /// NPU_SET_ACTIVATION_MIN/MAX, int16 or uint16 by the bound's type.
     pub activation_min: Bits<16>,
@@ -64,16 +64,16 @@ pub struct OutputSettings {
     /// accumulator and a scale record.
     pub elementwise: Bit,
     /// NPU_OP_ELEMENTWISE's parameter
-    /// ([`npu_spec::command::ElementwiseMode`]).
+    /// ([`npu_arch::command::ElementwiseMode`]).
     pub elementwise_mode: Bits<6>,
     /// IFM_PRECISION.activation_precision
-    /// ([`npu_spec::command::ActivationPrecision`]: 8, 16 or 32 bits).
+    /// ([`npu_arch::command::ActivationPrecision`]: 8, 16 or 32 bits).
     pub ifm_precision: Bits<2>,
     /// IFM_PRECISION.scale_mode: ADD/SUB input scaling
-    /// ([`npu_spec::command::IfmScaleMode`]).
+    /// ([`npu_arch::command::IfmScaleMode`]).
     pub ifm_scale_mode: Bits<2>,
     /// IFM_PRECISION.round_mode: rounding of the 32-bit input scale
-    /// ([`npu_spec::command::IfmRoundMode`]).
+    /// ([`npu_arch::command::IfmRoundMode`]).
     pub ifm_round_mode: Bits<2>,
     /// NPU_SET_OPA_SCALE scale and shift, NPU_SET_OPB_SCALE scale.
     pub opa_scale: Bits<32>,
@@ -83,7 +83,7 @@ pub struct OutputSettings {
 
 impl OutputSettings {
     /// The settings of the NPU_SET_* values `value(opcode)` returns (each in
-    /// its command's value space, `npu_spec::command`), field by field at the
+    /// its command's value space, `npu_arch::command`), field by field at the
     /// spec's positions: what the op state hands over with an operation.
     pub fn from_commands(value: impl Fn(Opcode) -> u64) -> OutputSettings {
         let get = |op: Opcode, name: &str, width: usize| -> u64 {
@@ -220,7 +220,7 @@ pub struct ControlDecoder {
     pub settled: Signal<Out, Bit>,
     /// NPU_SET_ACC_FORMAT is int32.
     pub acc_int32: Signal<Out, Bit>,
-    // Encodings (npu_spec::command).
+    // Encodings (npu_arch::command).
     bits_8: Constant<Bits<2>>,
     bits_16: Constant<Bits<2>>,
     force_uint8: Constant<Bits<4>>,
@@ -270,7 +270,7 @@ pub struct ControlDecoder {
 
 impl Default for ControlDecoder {
     fn default() -> Self {
-        use npu_spec::command::{
+        use npu_arch::command::{
             AccFormat, ActivationClipRange as Clip, ActivationFunction, ActivationPrecision,
             RoundMode,
         };

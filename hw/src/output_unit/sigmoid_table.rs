@@ -1,10 +1,10 @@
 //! The hardwired table of the tanh/sigmoid unit (TRM 3.3.7.3: "a hardwired
 //! table combined with bilinear interpolation. The same table is used for
 //! both functions"): a ROM with one registered read port that gives entry
-//! i of `npu_spec::tables::SIGMOID_TABLE` and its step to entry i + 1, what
+//! i of `npu_arch::tables::SIGMOID_TABLE` and its step to entry i + 1, what
 //! one interpolation needs, in one read.
 
-use npu_spec::tables::SIGMOID_TABLE;
+use npu_arch::tables::SIGMOID_TABLE;
 use rust_hdl::prelude::*;
 
 /// Entries that start an interpolation step (0-254; the last entry only

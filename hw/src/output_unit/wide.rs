@@ -33,7 +33,7 @@
 
 use super::{BeatControl, OutputSettings, LANES};
 use crate::widgets::ResetReg;
-use npu_spec::command::{ActivationPrecision, ElementwiseMode, IfmScaleMode, RoundMode};
+use npu_arch::command::{ActivationPrecision, ElementwiseMode, IfmScaleMode, RoundMode};
 use rust_hdl::prelude::*;
 
 /// Lanes of a wide beat computed per cycle (each a [`WideLane`]).
@@ -85,7 +85,7 @@ pub struct WideLane {
     pub b: Signal<In, Bits<32>>,
     /// The result, 34-bit two's complement sign-extended to 40.
     pub value: Signal<Out, Bits<40>>,
-    // Encodings (npu_spec::command).
+    // Encodings (npu_arch::command).
     mul: Constant<Bits<6>>,
     sub: Constant<Bits<6>>,
     bits_8: Constant<Bits<2>>,
@@ -170,7 +170,7 @@ impl Default for WideLane {
             sub: c6(ElementwiseMode::Sub),
             bits_8: c2(ActivationPrecision::Bits8.bits()),
             opb_32: c2(IfmScaleMode::Opb32.bits()),
-            input_tfl: c2(npu_spec::command::IfmRoundMode::DoubleRounding.bits()),
+            input_tfl: c2(npu_arch::command::IfmRoundMode::DoubleRounding.bits()),
             ones_96: Constant::new(Bits::<96>::mask()),
             high_96: Constant::new(Bits::<96>::mask() << 64u64),
             operation_1: Default::default(),

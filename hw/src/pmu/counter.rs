@@ -4,7 +4,7 @@
 use super::{sourced_events, EVENT_BITS};
 use crate::spec_constants::address;
 use crate::widgets::ResetReg;
-use npu_spec::regs::Register;
+use npu_arch::regs::Register;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]

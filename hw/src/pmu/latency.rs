@@ -19,7 +19,7 @@
 use super::traffic::SelectedTraffic;
 use crate::dma::AxiEventsIn;
 use crate::widgets::ResetReg;
-use npu_spec::pmu::LATENCY_THRESHOLDS;
+use npu_arch::pmu::LATENCY_THRESHOLDS;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]

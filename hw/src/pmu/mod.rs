@@ -23,7 +23,7 @@
 //!   by channel ([`PortEvents`]) and selects the traffic whose latency is
 //!   measured ([`LatencyMonitor`], one [`SelectedTraffic`] per port).
 //!
-//! Every register address and field position comes from `npu_spec::regs`.
+//! Every register address and field position comes from `npu_arch::regs`.
 
 mod bandwidth;
 mod counter;
@@ -40,8 +40,8 @@ use crate::datapath::DatapathEvents;
 use crate::dma::AxiEventsIn;
 use crate::spec_constants::{address, word};
 use crate::widgets::ResetReg;
-use npu_spec::pmu::{self, Event, Unit};
-use npu_spec::regs::{self, Page, Register, PMU_EVENT_COUNTERS};
+use npu_arch::pmu::{self, Event, Unit};
+use npu_arch::regs::{self, Page, Register, PMU_EVENT_COUNTERS};
 use rust_hdl::prelude::*;
 
 /// Bits of the event vector the counters select from.

@@ -15,7 +15,7 @@
 //! - depth-wise and part-kernel-first pad each sub-kernel's element count to a
 //!   multiple of 4 (2 for 16-bit part-kernel-first).
 
-use npu_spec::command::KernelDecomposition;
+use npu_arch::command::KernelDecomposition;
 
 /// How the NPU traverses the kernel (TRM 4.7.5).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,13 +4,13 @@
 //! reference-kernel formulas).
 #![allow(dead_code)]
 
+use npu_arch::command::{CmdKind, KernelDecomposition, Opcode};
+use npu_arch::config::NpuConfig;
 use npu_model::cmdstream::{self, Command};
 use npu_model::npu::Npu;
 use npu_model::ops::ScaleRecord;
 use npu_model::tensor::DType;
 use npu_model::weights::{self, order};
-use npu_spec::command::{CmdKind, KernelDecomposition, Opcode};
-use npu_spec::config::NpuConfig;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

@@ -4,12 +4,12 @@
 use anyhow::{bail, ensure, Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+use npu_arch::config::NpuConfig;
 use npu_model::cmdstream;
 use npu_model::job::{compare, run_job, Backend, BackendRun, GoldenBackend, Job};
 use npu_model::payload::{is_driver_payload, DriverAction, DriverPayload};
 use npu_model::tflite::{self, VelaModel};
 use npu_model::{report, tflite::describe_config};
-use npu_spec::config::NpuConfig;
 use npu_tb::axi::{describe_ports, CompleterConfig, SystemConfig};
 use npu_tb::conv_jobs::MemorySystem;
 use npu_tb::driver::DEFAULT_MAX_CYCLES;
