@@ -265,18 +265,33 @@ impl Job {
     /// reads what a DMA still running writes). The walk is the golden model's
     /// own run, so it stops where the NPU would (STOP, a parse error).
     pub fn check(&self) -> Result<(), JobError> {
-        let mut npu = Npu::new(self.config.clone());
-        for (&i, bytes) in &self.regions {
-            npu.memory
-                .set_region(i, bytes.clone())
-                .map_err(|e| JobError::Invalid(e.to_string()))?;
-        }
+        let mut npu = self.golden_model().map_err(JobError::Invalid)?;
         match npu.run(&self.command_stream) {
             Err(e @ ModelError::Command { .. }) if e.refused_by_runner() => {
                 Err(JobError::Refused(e))
             }
             _ => Ok(()),
         }
+    }
+
+    /// Whether every kernel operation of the stream keeps the rules of TRM
+    /// 4.8.2 and 4.6.4 ([`Npu::check_rules`]): an error names the command
+    /// and the rule. Nothing is computed.
+    pub fn check_rules(&self) -> Result<(), String> {
+        self.golden_model()?
+            .check_rules(&self.command_stream)
+            .map_err(|e| e.to_string())
+    }
+
+    /// A golden model of the job's configuration with its regions loaded.
+    fn golden_model(&self) -> Result<Npu, String> {
+        let mut npu = Npu::new(self.config.clone());
+        for (&i, bytes) in &self.regions {
+            npu.memory
+                .set_region(i, bytes.clone())
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(npu)
     }
 }
 

@@ -373,6 +373,9 @@ pub struct Npu {
     /// bus error on its reads reports (writes are on M0).
     pub regioncfg: [u32; NUM_REGIONS],
     regs: Vec<u64>,
+    /// Decode and check each kernel operation against TRM 4.8.2's rules
+    /// without computing it ([`Npu::check_rules`]).
+    rules_only: bool,
 }
 
 impl Npu {
@@ -387,8 +390,25 @@ impl Npu {
             qread: 0,
             regioncfg: DRIVER_REGIONCFG,
             regs: vec![0; COMMANDS.len()],
+            rules_only: false,
             config,
         }
+    }
+
+    /// Walk a byte stream as [`Npu::run`] does, but check each kernel
+    /// operation against the rules (TRM 4.8.2 tables 4-120 to 4-125, 4.6.4)
+    /// without computing it: the one rule set, which the test generators ask
+    /// too. DMAs still run, so a LUT they load is in place.
+    pub fn check_rules(&mut self, stream: &[u8]) -> Result<(), ModelError> {
+        self.rules_only = true;
+        let result = self.run(stream).map(|_| ());
+        self.rules_only = false;
+        result
+    }
+
+    /// Whether kernel operations are only checked ([`Npu::check_rules`]).
+    pub(crate) fn rules_only(&self) -> bool {
+        self.rules_only
     }
 
     /// The value last set by an NPU_SET_* command (its value space, see

@@ -70,6 +70,7 @@ use npu_arch::command::{
     OfmScaleMode, Opcode, PoolingMode, RoundMode, UpscaleMode, WeightOrder as WeightOrderBit,
 };
 use npu_arch::config::NpuConfig;
+use npu_arch::limits::STRIDE_MAX;
 use npu_model::cmdstream::{bytes_to_words, encode, Command};
 use npu_model::job::{Backend, BackendRun, GoldenBackend, Job};
 use npu_model::ops::ScaleRecord;
@@ -344,7 +345,7 @@ impl ConvSpec {
         };
         // TRM 4.8.2: a 2x2 upscale uses a 1x1 stride.
         let stride = if upscale == UpscaleMode::None {
-            [rng.gen_range(1..=3), rng.gen_range(1..=3)]
+            [(); 2].map(|_| rng.gen_range(1..=STRIDE_MAX as usize))
         } else {
             [1, 1]
         };
@@ -727,52 +728,38 @@ impl ConvSpec {
             U65_UBLOCK_DEPTH
         }
     }
-
-    /// Every rule the generator promises (module doc) and the golden model
-    /// enforces for these knobs; `Err` names the first one broken.
+    /// Whether the spec makes a valid job: what the generator itself can
+    /// lay out ([`ConvSpec::check_layout`]), then TRM 4.8.2's operation rules
+    /// as the golden model judges them ([`Job::check_rules`]: one rule set,
+    /// not a copy of it here). Builds the job with data from a fixed seed.
     pub fn check(&self) -> Result<(), String> {
+        self.build(&mut StdRng::seed_from_u64(0)).map(|_| ())
+    }
+
+    /// What the generator and the RTL's shared-buffer layout need of a spec,
+    /// beyond the TRM's operation rules: positive sizes, an IFM window the
+    /// padding leaves, dilation the kernel-stride command's bit holds, tiles
+    /// on NHCWB16 feature maps, OFM blocks and IFM buffers that fit (TRM 4.9,
+    /// the module doc), regions that exist; pools without dilation, depth first.
+    pub fn check_layout(&self) -> Result<(), String> {
         let [oh, ow, oc] = self.ofm;
         let [kh, kw] = self.kernel;
         if oh * ow * oc * kh * kw * self.ifm_channels() == 0 {
             return Err("sizes must be positive".into());
         }
-        let int32_reduce_sum =
-            self.ifm_type == DType::I32 && self.pool() == Some(PoolingMode::ReduceSum);
-        if !matches!(self.ifm_type, DType::I8 | DType::U8 | DType::I16) && !int32_reduce_sum {
-            return Err(format!(
-                "IFM type {} (int8, uint8, int16; int32 for REDUCE_SUM)",
-                self.ifm_type
-            ));
-        }
-        if self.ifm_type == DType::I32 && self.ifm_zero_point != 0 {
-            return Err("a 32-bit IFM's zero point is 0 (TRM 4.6.4)".into());
-        }
-        if !matches!(
-            self.ofm_type,
-            DType::I8 | DType::U8 | DType::I16 | DType::I32
-        ) {
-            return Err(format!("OFM type {}", self.ofm_type));
-        }
-        if self.stride.iter().any(|s| !(1..=3).contains(s)) {
-            return Err(format!("stride {:?} (1-3)", self.stride));
-        }
         if self.dilation.iter().any(|d| !(1..=2).contains(d)) {
-            return Err(format!("dilation {:?} (1-2)", self.dilation));
-        }
-        if self.upscale != UpscaleMode::None && self.stride != [1, 1] {
-            return Err("a 2x2 upscale needs a 1x1 stride (TRM 4.8.2)".into());
-        }
-        if self.pad[0] > 31 || self.pad[1] > 31 || self.pad[2] > 32 || self.pad[3] > 32 {
-            return Err(format!("padding {:?} (TRM 4.8.2 table 4-120)", self.pad));
+            return Err(format!(
+                "dilation {:?} (1 or 2: one bit of NPU_SET_KERNEL_STRIDE)",
+                self.dilation
+            ));
         }
         if self.upscaled_extent().contains(&0) {
             return Err("the padding covers the whole IFM window".into());
         }
-        if self.kind == ConvKind::Depthwise && self.weight_order != WeightOrderBit::DepthFirst {
-            return Err("depthwise weights have no part-kernel-first order".into());
-        }
-        if let Some(mode) = self.pool() {
-            self.check_pool(mode)?;
+        if self.pool().is_some()
+            && (self.dilation != [1, 1] || self.weight_order != WeightOrderBit::DepthFirst)
+        {
+            return Err("pools: no dilation, depth-first".into());
         }
         let [sh, sw, _] = self.ifm_shape();
         for (tiles, layout, (h, w), what) in [
@@ -789,23 +776,6 @@ impl ConvSpec {
                 if !ok {
                     return Err(format!("{what} tiles {t:?} outside {h}x{w}"));
                 }
-            }
-        }
-        let zp_ok = |t: DType, zp: i64| (t.min()..=t.max()).contains(&zp);
-        if !zp_ok(self.ifm_type, self.ifm_zero_point) {
-            return Err(format!("IFM zero point {}", self.ifm_zero_point));
-        }
-        if (self.ofm_type.bits == 32 && self.ofm_zero_point != 0)
-            || (self.ofm_type.bits < 32 && !zp_ok(self.ofm_type, self.ofm_zero_point))
-        {
-            return Err(format!("OFM zero point {}", self.ofm_zero_point));
-        }
-        if self.ofm_type.bits == 32 && (self.force_clip || self.clamp.is_some()) {
-            return Err("an int32 OFM has no clip range or bounds".into());
-        }
-        if let Some((lo, hi)) = self.clamp {
-            if lo > hi || !zp_ok(self.ofm_type, lo) || !zp_ok(self.ofm_type, hi) {
-                return Err(format!("activation bounds {lo}..{hi}"));
             }
         }
         let block = self.resolved_block();
@@ -835,60 +805,6 @@ impl ConvSpec {
         }
         if self.regions.iter().any(|&r| r >= REGIONS) {
             return Err(format!("regions {:?}", self.regions));
-        }
-        let lut_slot = (self.activation.bits() as usize).checked_sub(16);
-        let allowed = match (self.activation, self.ofm_type.bits) {
-            (ActivationFunction::None, _) => true,
-            (_, 32) => false,
-            (_, 16) => self.ofm_type == DType::I16 && lut_slot.unwrap_or(0) == 0,
-            _ => true,
-        };
-        if !allowed {
-            return Err(format!(
-                "activation {:?} with OFM {}",
-                self.activation, self.ofm_type
-            ));
-        }
-        Ok(())
-    }
-
-    /// The pooling rules of TRM 4.8.2 tables 4-122 and 4-125 (as the golden
-    /// model enforces them), and the generator's own: no dilation.
-    fn check_pool(&self, mode: PoolingMode) -> Result<(), String> {
-        let padded = self.pad != [0; 4];
-        if self.dilation != [1, 1] || self.weight_order != WeightOrderBit::DepthFirst {
-            return Err("pools: no dilation, depth-first".into());
-        }
-        match mode {
-            PoolingMode::Max | PoolingMode::Average => {
-                let same = mode == PoolingMode::Max || padded;
-                if self.ofm_type.bits == 32 || (same && self.ofm_type != self.ifm_type) {
-                    return Err(format!(
-                        "pool {} -> {} (table 4-122)",
-                        self.ifm_type, self.ofm_type
-                    ));
-                }
-                if (mode == PoolingMode::Max || padded) && self.acc != AccFormat::Int32 {
-                    return Err("int40 only for unpadded average pools (table 4-122)".into());
-                }
-                if mode == PoolingMode::Max && self.upscale == UpscaleMode::Zeros {
-                    return Err("max pool: no insert-zeros upscale (table 4-122)".into());
-                }
-                if mode == PoolingMode::Average && padded {
-                    let [t, l, b, r] = self.pad;
-                    if self.kernel.iter().any(|&k| k > 8) || t > 3 || l > 3 || b > 4 || r > 4 {
-                        return Err("padded average pool: kernel <= 8x8, padding <= 3/4".into());
-                    }
-                }
-            }
-            PoolingMode::ReduceSum => {
-                if self.ofm_type != DType::I32 || self.ofm[2] != 1 {
-                    return Err("REDUCE_SUM: one int32 OFM channel (table 4-125)".into());
-                }
-                if padded || self.upscale != UpscaleMode::None {
-                    return Err("REDUCE_SUM: no padding or upscale (table 4-125)".into());
-                }
-            }
         }
         Ok(())
     }
@@ -980,7 +896,7 @@ impl ConvSpec {
 
     /// The job with random data from `rng`.
     pub fn build(&self, rng: &mut StdRng) -> Result<ConvJob, String> {
-        self.check()?;
+        self.check_layout()?;
         let block = self.resolved_block();
         let spec = ConvSpec {
             block: Some(block),
@@ -1094,6 +1010,7 @@ impl ConvSpec {
             (activation_min, activation_max),
         ));
         let job = Job::in_memory(config, encode(&commands), memory.regions, &spec.describe());
+        job.check_rules()?;
         Ok(ConvJob {
             spec,
             job,
