@@ -3,8 +3,7 @@
 //! random weights encoded in every coding mode by the golden encoder, and
 //! the streams Vela's `npu_encode_weights` made (committed fixtures).
 
-mod weight_decoder_common;
-
+use crate::weight_decoder_common::{Pressure, WeightDecoderTb, Writer};
 use npu_model::weights::{
     encode, EncodeOptions, IndexCoding, PaletteChoice, SliceDecoder, ZeroRuns,
 };
@@ -12,7 +11,6 @@ use npu_tb::seed::seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeSet;
-use weight_decoder_common::{Pressure, WeightDecoderTb, Writer};
 
 /// Kinds of weight sets: how many are zero and how wide the rest are.
 #[derive(Clone, Copy, Debug)]

@@ -3,8 +3,7 @@
 //! it, takes exactly ceil(WEIGHT_LENGTH / 16) words and never hangs; then it
 //! decodes the next stream correctly.
 
-mod weight_decoder_common;
-
+use crate::weight_decoder_common::{patch, Pressure, WeightDecoderTb, Writer};
 use npu_hw::weight_decoder::ErrorCode;
 use npu_model::weights::{
     decode, encode, EncodeOptions, IndexCoding, SliceDecoder, WeightStreamError, ZeroRuns,
@@ -12,7 +11,6 @@ use npu_model::weights::{
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use weight_decoder_common::{patch, Pressure, WeightDecoderTb, Writer};
 
 /// The code the hardware gives each golden-decoder error.
 fn code_of(e: &WeightStreamError) -> ErrorCode {

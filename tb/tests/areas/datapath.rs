@@ -2,6 +2,17 @@
 //!
 //! One test binary per area (`cargo test -p npu-tb --test datapath`), a module per
 //! block: each file beside this folder is the tests of one block (`tb/tests/<block>.rs`).
+//!
+//! # Testplan
+//!
+//! | TRM | feature | tests |
+//! | --- | --- | --- |
+//! | TRM 4.2.2 | bus errors on the IFM, weight and scale/bias channels; recovery by soft reset | `datapath_errors::bus_errors_on_every_datapath_channel_stop_the_npu_and_a_soft_reset_recovers` |
+//! | TRM 4.8 | every Vela fixture the RTL runs, bit-exact, also behind random memory | `datapath_jobs::every_convolution_fixture_runs_bit_exact_on_the_rtl`, `datapath_jobs::some_convolution_fixtures_run_bit_exact_behind_random_memory_systems` |
+//! | TRM 4.9.1 table 4-135 | IFM blocks as large as the IB allows (u65-512) | `datapath_large_blocks::the_issue_30_depthwise_runs_bit_exact_on_u65_512` |
+//! | TRM 4.7.5.1, 4.8 | random convolutions, parallel mode, pools, elementwise, LUT reloads, DMA after a kernel, behind random memory | `datapath_random::random_convolutions_agree_with_the_golden_model`, `datapath_random::random_parallel_convolutions_agree_with_the_golden_model`, `datapath_random::a_user_dma_after_a_kernel_operation_agrees_with_the_golden_model`, `datapath_random::a_lut_reloaded_between_two_convolutions_is_read_afresh`, `datapath_random::random_pools_agree_with_the_golden_model`, `datapath_random::random_elementwise_operations_agree_with_the_golden_model`, `datapath_random::pools_with_kernels_beyond_64_agree_with_the_golden_model` |
+//! | TRM 3.3.4.1 | soft reset in the middle of a convolution | `datapath_soft_reset::a_soft_reset_during_a_convolution_drains_and_clears_and_the_job_runs_again` |
+//! | TRM 4.7 | malformed weight streams stop the operation as the golden model | `datapath_weight_faults::malformed_weight_streams_stop_the_operation_as_the_golden_model_does` |
 
 #[path = "../datapath_errors.rs"]
 mod datapath_errors;

@@ -2,6 +2,19 @@
 //!
 //! One test binary per area (`cargo test -p npu-tb --test harness`), a module per
 //! block: each file beside this folder is the tests of one block (`tb/tests/<block>.rs`).
+//!
+//! # Testplan
+//!
+//! | TRM | feature | tests |
+//! | --- | --- | --- |
+//! | TRM A.2 | AXI completers and monitors bound to M0 and M1 | `axi_binding::byte_lane_k_is_bits_8k_plus_7_to_8k`, `axi_binding::ports_drive_and_read_the_wires_of_their_manager`, `axi_binding::idle_bus_under_back_pressure_aclken_ratios_and_apb_traffic` |
+//! | AMBA AXI4 | completer (latency, back-pressure, reordering, limits, errors) and protocol monitor | `axi_models::outstanding_and_bandwidth_limits_hold`, `axi_models::data_survives_latency_back_pressure_and_reordering`, `axi_models::reordering_across_ids_happens_and_never_within_an_id`, `axi_models::errors_are_injected_by_address_range_and_block_writes`, `axi_models::monitor_catches_each_rule`, `axi_models::monitor_catches_outputs_moving_across_an_edge_with_aclken_low` |
+//! | - | first-mismatch localisation | `compare::the_first_wrong_kernel_operation_and_element_are_named`, `compare::agreeing_models_are_reported_as_agreeing` |
+//! | TRM 4.2 | the driver's register programming, waits, timeouts and faults | `driver::programs_the_u65_defaults_and_runs_to_the_stop`, `driver::an_irq_while_running_is_waited_past`, `driver::a_stream_the_npu_cannot_fetch_times_out_naming_status_and_qread`, `driver::faults_name_the_status_fields`, `driver::inference_overrides_regioncfg_axi_limits_and_qconfig`, `driver::invalid_inferences_are_refused_before_touching_the_npu` |
+//! | - | jobs on the RTL: base addresses, back-pressure, ACLKEN, memory systems | `rtl_backend::a_dma_job_runs_bit_exact_at_base_addresses_of_its_own`, `rtl_backend::vela_dma_jobs_pass_under_back_pressure_and_a_half_rate_aclken`, `rtl_backend::a_run_that_never_stops_is_a_clear_error`, `rtl_backend::the_backend_programs_its_axi_settings`, `rtl_backend::npu_sim_runs_a_job_on_the_rtl_with_a_waveform_and_reports_a_run_that_never_stops`, `rtl_backend::npu_sim_sweeps_the_memory_behind_the_ports`, `rtl_backend::npu_sim_runs_behind_vela_s_memory_systems` |
+//! | - | the Verilator configuration takes effect | `verilator_build::every_combinational_block_is_read_and_every_isolation_splits_a_block`, `verilator_build::only_the_ifm_unit_and_the_weight_decoder_are_left_whole` |
+//! | - | every area's testplan lists exactly its tests | `testplans::every_area_testplan_names_exactly_its_tests` |
+//! | - | VCD windows | `waveform::vcd_holds_the_apb_signals_and_the_register_file_in_the_window`, `waveform::trace_windows_parse` |
 
 #[path = "../axi_binding.rs"]
 mod axi_binding;
@@ -13,6 +26,8 @@ mod compare;
 mod driver;
 #[path = "../rtl_backend.rs"]
 mod rtl_backend;
+#[path = "../testplans.rs"]
+mod testplans;
 #[path = "../verilator_build.rs"]
 mod verilator_build;
 #[path = "../waveform.rs"]

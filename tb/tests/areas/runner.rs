@@ -2,6 +2,17 @@
 //!
 //! One test binary per area (`cargo test -p npu-tb --test runner`), a module per
 //! block: each file beside this folder is the tests of one block (`tb/tests/<block>.rs`).
+//!
+//! # Testplan
+//!
+//! | TRM | feature | tests |
+//! | --- | --- | --- |
+//! | - | every bundled network agrees with the golden model on both configurations behind random memory | `networks_compare::every_bundled_network_agrees_on_both_configurations` |
+//! | - | bundled networks bit-exact with TFLite Micro on the RTL, per-layer report checked | `networks_rtl::the_demo_network_runs_bit_exact_on_the_rtl`, `networks_rtl::a_residual_add_network_runs_bit_exact_on_the_rtl`, `networks_rtl::a_two_input_two_output_network_runs_bit_exact_on_the_rtl`, `networks_rtl::a_tanh_and_softmax_network_runs_bit_exact_on_the_rtl`, `networks_rtl::a_mobilenet_v2_sized_network_runs_bit_exact_on_the_rtl`, `networks_rtl::a_u65_512_network_runs_bit_exact_on_the_rtl`, `networks_rtl::a_float_network_with_quantize_and_dequantize_on_the_host_runs_bit_exact_on_the_rtl`, `networks_rtl::a_gather_between_two_ethos_u_operators_runs_bit_exact_on_the_rtl`, `networks_rtl::an_int16_lstm_network_runs_bit_exact_on_the_rtl` |
+//! | - | npu-sim asm, disasm and compare at their edges | `npu_sim::asm_and_disasm_refuse_empty_input`, `npu_sim::asm_names_a_huge_bad_token_briefly`, `npu_sim::a_stream_with_words_that_are_no_command_round_trips`, `npu_sim::disasm_lists_a_vela_network_and_names_a_corrupt_one`, `npu_sim::compare_runs_the_rtl_beside_the_golden_model`, `npu_sim::compare_names_wrong_arguments` |
+//! | - | npu-sim tflite on the golden model: outputs, report, refusals, Vela's estimate | `npu_sim_tflite::the_demo_runs_bit_exact_and_writes_its_report`, `npu_sim_tflite::refusals_name_the_problem`, `npu_sim_tflite::repeated_flags_map_in_network_order`, `npu_sim_tflite::vela_s_per_layer_estimate_is_printed_beside_the_kernel_operations` |
+//! | - | fuzz and sweep shards and their merge | `regress::fuzz_shards_merge_into_the_unsharded_run`, `regress::sweep_shards_run_every_network_behind_every_memory_and_report_a_mismatch` |
+//! | - | a network's timeline agrees with its per-layer report | `timeline::the_timeline_of_a_network_agrees_with_its_per_layer_report` |
 
 #[path = "../networks_compare.rs"]
 mod networks_compare;
