@@ -3,8 +3,8 @@
 //! lints and synthesises every emitted file) and the bench harness
 //! (`npu_tb::block`) share, so no list of blocks is kept by hand elsewhere.
 
-use crate::central_control::traversal::Traversal;
-use crate::dma::IfmFetch;
+use crate::datapath::traversal::Traversal;
+use crate::datapath::IfmFetch;
 use crate::emit::{emit_block, BlockDesign, PortNames};
 use crate::mac_unit::{IfmUnitBench, MacUnit};
 use crate::output_unit::{OfmWriter, OutputUnit, ScaleRecords, ScaleSets};

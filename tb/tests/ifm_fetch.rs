@@ -1,4 +1,4 @@
-//! The IFM channel's address generator (`hw/src/dma/ifm_fetch.rs`, block
+//! The IFM channel's address generator (`hw/src/datapath/ifm_fetch.rs`, block
 //! `ifm_fetch`) on its own bench: random IFM views (tile splits WIDTH0,
 //! HEIGHT0, HEIGHT1, bases and strides, NHWC and NHCWB16, int8 and int16,
 //! IB_END) and random IFM block jobs (rectangles inside the IFM, empty ones
@@ -13,9 +13,10 @@
 
 use npu_arch::command::Layout;
 use npu_arch::command::Opcode;
-use npu_hw::central_control::traversal::IfmBlockJob;
 use npu_hw::central_control::IfmView;
-use npu_hw::dma::{IfmBuffers, ShramFill};
+use npu_hw::datapath::traversal::IfmBlockJob;
+use npu_hw::datapath::IfmBuffers;
+use npu_hw::dma::ShramFill;
 use npu_model::tensor::{DType, FeatureMap};
 use npu_tb::block::{field, words, BlockTb};
 use npu_tb::conv_jobs::precision_value;

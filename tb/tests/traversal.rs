@@ -1,4 +1,4 @@
-//! The convolution block traversal (`hw/src/central_control/traversal`,
+//! The convolution block traversal (`hw/src/datapath/traversal`,
 //! TRM 4.9) on its own bench: random convolutions (both weight orders,
 //! depthwise, 8- and 16-bit IFMs, int32 REDUCE_SUM, kernels up to 9x9 with both
 //! decompositions, strides, dilation, padding, upscaling, partial blocks,
@@ -12,7 +12,7 @@
 //! before), and every stream sees random back-pressure.
 
 use npu_arch::command::{KernelDecomposition, UpscaleMode};
-use npu_hw::central_control::traversal::{IfmBlockJob, MacBeat, Readout, TraversalShape};
+use npu_hw::datapath::traversal::{IfmBlockJob, MacBeat, Readout, TraversalShape};
 use npu_model::schedule::{self, ConvShape};
 use npu_model::weights::order::Traversal;
 use npu_tb::block::{field, words, BlockTb};

@@ -57,7 +57,6 @@ mod dispatch;
 mod fields;
 mod op_state;
 mod rules;
-pub mod traversal;
 
 pub use dispatch::{KernelKinds, KernelOperation};
 pub use fields::{FeatureMapType, KernelStride};

@@ -3,11 +3,11 @@
 //! and the output unit's settings, field by field at the positions of
 //! `npu_arch::command` (the golden model's `Op::decode`).
 
-use crate::central_control::traversal::TraversalShape;
 use crate::central_control::{
     ActivationView, FeatureMapType, Ifm2View, IfmView, KernelOperation, KernelStride, KernelView,
     OfmView, OperationState, WeightsView,
 };
+use crate::datapath::traversal::TraversalShape;
 use crate::datapath::OperandSettings;
 use crate::output_unit::OutputSettings;
 use crate::spec_constants::{command_field_lsb, command_field_mask};

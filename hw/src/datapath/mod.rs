@@ -102,22 +102,25 @@
 
 mod core;
 mod decode;
+mod ifm_fetch;
 mod operand_reader;
+pub mod traversal;
 mod window;
 
 pub use self::core::Core;
 pub use decode::OperationDecoder;
+pub use ifm_fetch::{IfmBuffers, IfmFetch};
 pub use operand_reader::{
     LineOperands, OperandPair, OperandReader, OperandSettings, UnitOperands, OPERAND_LANES,
 };
 pub use window::{WindowCount, WindowTaps, WordWindows};
 
-use crate::central_control::traversal::{IfmBlockJob, MacBeat, Readout, Traversal};
 use crate::central_control::{KernelKinds, KernelOperation};
-use crate::dma::{IfmBuffers, IfmFetch, OfmWrite, ShramFill, StreamRead};
+use crate::dma::{OfmWrite, ShramFill, StreamRead};
 use crate::mac_unit::IfmUnit;
 use crate::output_unit::{AccumulatorBeat, LutWrite, OfmWriter, OutputUnit, ResultBeat};
 use crate::shram::{BankReads, READ_BANKS, READ_PORTS, UNIT_ADDRESS_BITS};
+use traversal::{IfmBlockJob, MacBeat, Readout, Traversal};
 
 const _: () = assert!(READ_PORTS == 4 && UNIT_ADDRESS_BITS == 13);
 use crate::stream::{LaneBeat, StreamIn, StreamOut};

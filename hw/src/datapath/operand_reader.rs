@@ -12,7 +12,7 @@
 //! output unit each: TRM 4.7.5.1) a group is up to 16 8-bit lanes (not past
 //! a multiple of 16 OFM channels), 8 16-bit or 4 32-bit ones, the even
 //! lanes for core 0's output unit and the odd ones for core 1's. The
-//! buffers are laid out as [`crate::dma::IfmFetch`] writes them (position
+//! buffers are laid out as [`crate::datapath::IfmFetch`] writes them (position
 //! (r, q) at `start + (r * width + q) * position_bytes`, position_bytes =
 //! channels * e rounded up to 8 bytes, TRM table 4-135). IFM2's block is the IFM block with its
 //! broadcast dimensions (NPU_SET_IFM2_BROADCAST bits 0-2) of extent 1: a
@@ -44,8 +44,8 @@
 //! ready: reads are issued only while the output queue has room for their
 //! data, so a stall never loses a line.
 
-use crate::central_control::traversal::IfmBlockJob;
-use crate::dma::IfmBuffers;
+use super::IfmBuffers;
+use crate::datapath::traversal::IfmBlockJob;
 use crate::output_unit::{AccumulatorBeat, LANES};
 use crate::shram::UNIT_ADDRESS_BITS;
 use crate::stream::{StreamIn, StreamOut};

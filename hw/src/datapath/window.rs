@@ -17,7 +17,7 @@
 //!   `one_row` in, `count` out, combinational: 1..=64 for a kernel of at
 //!   most 8x8 whose window touches the IFM.
 
-use crate::central_control::traversal::TraversalShape;
+use crate::datapath::traversal::TraversalShape;
 use rust_hdl::prelude::*;
 
 /// One axis of the window: of the first `kernel` taps (at most 8) from

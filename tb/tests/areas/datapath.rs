@@ -1,4 +1,4 @@
-//! The whole datapath on the NPU: Vela fixtures, random operations, large blocks, bus errors, malformed weights, soft reset.
+//! The datapath: its block traversal (TRM 4.9) and IFM fetch on their own benches, and the whole datapath on the NPU: Vela fixtures, random operations, large blocks, bus errors, malformed weights, soft reset.
 //!
 //! One test binary per area (`cargo test -p npu-tb --test datapath`), a module per
 //! block: each file beside this folder is the tests of one block (`tb/tests/<block>.rs`).
@@ -13,6 +13,8 @@
 //! | TRM 4.7.5.1, 4.8 | random convolutions, parallel mode, pools, elementwise, LUT reloads, DMA after a kernel, behind random memory | `datapath_random::random_convolutions_agree_with_the_golden_model`, `datapath_random::random_parallel_convolutions_agree_with_the_golden_model`, `datapath_random::a_user_dma_after_a_kernel_operation_agrees_with_the_golden_model`, `datapath_random::a_lut_reloaded_between_two_convolutions_is_read_afresh`, `datapath_random::random_pools_agree_with_the_golden_model`, `datapath_random::random_elementwise_operations_agree_with_the_golden_model`, `datapath_random::pools_with_kernels_beyond_64_agree_with_the_golden_model` |
 //! | TRM 3.3.4.1 | soft reset in the middle of a convolution | `datapath_soft_reset::a_soft_reset_during_a_convolution_drains_and_clears_and_the_job_runs_again` |
 //! | TRM 4.7 | malformed weight streams stop the operation as the golden model | `datapath_weight_faults::malformed_weight_streams_stop_the_operation_as_the_golden_model_does` |
+//! | TRM 4.9 | convolution block traversal: jobs, beats and readout against the schedule, a beat a cycle | `traversal::every_job_beat_and_readout_matches_the_schedule`, `traversal::beats_flow_one_a_cycle` |
+//! | TRM 4.9.1, 3.1.1 | IFM address generator: tiles, layouts, IB placement | `ifm_fetch::fills_put_every_element_where_the_ib_layout_says` |
 
 #[path = "../datapath_errors.rs"]
 mod datapath_errors;
@@ -26,3 +28,7 @@ mod datapath_random;
 mod datapath_soft_reset;
 #[path = "../datapath_weight_faults.rs"]
 mod datapath_weight_faults;
+#[path = "../ifm_fetch.rs"]
+mod ifm_fetch;
+#[path = "../traversal.rs"]
+mod traversal;

@@ -46,9 +46,9 @@
 //! output register (its stage multiplies a plane's rows by their length
 //! for the plane skips).
 
-use super::ShramFill;
-use crate::central_control::traversal::IfmBlockJob;
+use super::traversal::IfmBlockJob;
 use crate::central_control::IfmView;
+use crate::dma::ShramFill;
 use crate::spec_constants::{command_field_lsb, command_field_mask};
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::{Multiply16x40, ResetReg};
