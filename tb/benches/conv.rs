@@ -47,8 +47,8 @@ use npu_model::cmdstream::{encode, Command};
 use npu_model::job::{Backend, BackendRun, Job};
 use npu_model::tensor::DType;
 use npu_tb::bench_filter::wanted;
+use npu_tb::compare::{difference, outcome};
 use npu_tb::conv_jobs::{golden_run, ConvKind, ConvSpec};
-use npu_tb::fuzz::{compare, outcome};
 use npu_tb::rtl_backend::RtlBackend;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -269,7 +269,7 @@ fn measure(row: &Row) -> (String, Option<Measured>) {
         .iter()
         .filter(|b| !b.skip || b.slice_end)
         .count();
-    let agree = match compare(&golden, &run) {
+    let agree = match difference(&golden, &run) {
         None => "agrees with the golden model".to_string(),
         Some(d) => format!("DIFFERS from the golden model: {d}"),
     };

@@ -16,9 +16,9 @@ use npu_arch::command::{ElementwiseMode as M, IfmScaleMode};
 use npu_model::job::{BackendRun, Job};
 use npu_model::tensor::DType;
 use npu_tb::bench_filter::wanted;
+use npu_tb::compare::{difference, outcome};
 use npu_tb::conv_jobs::{golden_run, without_kernel_ops};
 use npu_tb::elementwise_jobs::ElementwiseSpec;
-use npu_tb::fuzz::{compare, outcome};
 use npu_tb::rtl_backend::RtlBackend;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -230,7 +230,7 @@ fn measure(spec: &ElementwiseSpec, (figure, memory_bound): (f64, bool)) -> Strin
     let op_cycles = cycles.saturating_sub(overhead).max(1);
     let [h, w, c] = spec.ofm;
     let rate = (h * w * c) as f64 / op_cycles as f64;
-    let agree = match compare(&golden, &run) {
+    let agree = match difference(&golden, &run) {
         None => "agrees with the golden model".to_string(),
         Some(d) => format!("DIFFERS from the golden model: {d}"),
     };

@@ -12,9 +12,9 @@
 //! the operation reported then still is one whose prefix agrees without it
 //! and differs with it.
 
-use crate::fuzz::compare;
 use anyhow::{bail, Context, Result};
 use npu_arch::command::Opcode;
+use npu_arch::regs::STATUS;
 use npu_model::cmdstream::{decode, encode, Command};
 use npu_model::job::{Backend, BackendRun, Job};
 use npu_model::npu::OpRecord;
@@ -31,7 +31,7 @@ pub struct Divergence {
     /// reference's and the candidate's values, where the first differing
     /// byte is one of its OFM's.
     pub element: Option<([usize; 3], i64, i64)>,
-    /// The first difference as `fuzz::compare` words it.
+    /// The first difference as [`difference`] words it.
     pub detail: String,
 }
 
@@ -160,7 +160,7 @@ pub fn first_divergence(
         Ok((r, c))
     };
     let (whole_reference, whole_candidate) = run_both(job)?;
-    if compare(&whole_reference, &whole_candidate).is_none() {
+    if difference(&whole_reference, &whole_candidate).is_none() {
         return Ok(None);
     }
     // Bisection: prefix `agree` agrees (-1: the empty one), prefix `differ`
@@ -170,7 +170,7 @@ pub fn first_divergence(
     while differ - agree > 1 {
         let mid = (agree + differ) / 2;
         let runs_of_mid = run_both(&prefix(job, kernels[mid as usize].end))?;
-        if compare(&runs_of_mid.0, &runs_of_mid.1).is_some() {
+        if difference(&runs_of_mid.0, &runs_of_mid.1).is_some() {
             differ = mid;
             differing = runs_of_mid;
         } else {
@@ -178,7 +178,7 @@ pub fn first_divergence(
         }
     }
     let (reference_run, candidate_run) = differing;
-    let Some(detail) = compare(&reference_run, &candidate_run) else {
+    let Some(detail) = difference(&reference_run, &candidate_run) else {
         bail!("the runs differed and then agreed: a backend is not deterministic");
     };
     // The golden model's record of the operation (none if it refused it).
@@ -206,4 +206,63 @@ pub fn first_divergence(
         element,
         detail,
     }))
+}
+
+/// How a run ended, by STATUS.
+pub fn outcome(run: &BackendRun) -> &'static str {
+    let field = |name: &str| STATUS.field(name).get(run.status) != 0;
+    if field("bus_status") {
+        "a bus error"
+    } else if field("cmd_parse_error") {
+        "a parse error"
+    } else if field("cmd_end_reached") {
+        "the end of the stream (no NPU_OP_STOP)"
+    } else {
+        "NPU_OP_STOP"
+    }
+}
+
+/// STATUS, QREAD and IRQ of a run, in words.
+pub fn summary(run: &BackendRun) -> String {
+    format!(
+        "STATUS {}, QREAD {:#x}, IRQ {}",
+        npu_model::job::describe_status(run.status),
+        run.qread,
+        u8::from(run.irq)
+    )
+}
+
+/// What differs between two runs (STATUS, QREAD, IRQ, memory, the shared
+/// buffer but its scratch), if anything.
+pub fn difference(golden: &BackendRun, rtl: &BackendRun) -> Option<String> {
+    if (golden.status, golden.qread, golden.irq) != (rtl.status, rtl.qread, rtl.irq) {
+        let fault = golden
+            .fault
+            .as_ref()
+            .map_or(String::new(), |f| format!(" ({f})"));
+        return Some(format!(
+            "golden {}{fault}; rtl {}",
+            summary(golden),
+            summary(rtl)
+        ));
+    }
+    for (k, g) in &golden.regions {
+        let r = &rtl.regions[k];
+        if let Some(i) = g.iter().zip(r).position(|(a, b)| a != b) {
+            return Some(format!(
+                "region {k} byte {i:#x}: golden {:#04x}, rtl {:#04x}",
+                g[i], r[i]
+            ));
+        }
+    }
+    let scratch = |i: usize| golden.shram_scratch.iter().any(|r| r.contains(&i));
+    for (core, (g, r)) in golden.shram.iter().zip(&rtl.shram).enumerate() {
+        if let Some(i) = (0..g.len()).find(|&i| g[i] != r[i] && !scratch(i)) {
+            return Some(format!(
+                "shared buffer of core {core} byte {i:#x}: golden {:#04x}, rtl {:#04x}",
+                g[i], r[i]
+            ));
+        }
+    }
+    None
 }

@@ -61,8 +61,9 @@
 //!   come with issue 13).
 
 use crate::axi::{describe_ports, random_aclken_pattern, CompleterConfig};
+use crate::compare::difference;
 use crate::driver::AxiSettings;
-use crate::fuzz::{compare, save_job};
+use crate::job_folder::save_job;
 use crate::rtl_backend::RtlBackend;
 use crate::vela_blocks::{find_block_config, BlockKind, BlockQuery, Resampling};
 use npu_arch::command::{
@@ -1664,7 +1665,7 @@ fn rtl_agrees_on(job: &Job, rtl: &mut RtlBackend) -> Result<(), String> {
     let run = rtl
         .run(job, &mut |_, _| {})
         .map_err(|e| format!("RTL: {e:#}"))?;
-    compare(&golden, &run).map_or(Ok(()), Err)
+    difference(&golden, &run).map_or(Ok(()), Err)
 }
 
 /// What the RTL's AXI managers see: the settings the driver programs

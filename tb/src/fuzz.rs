@@ -23,21 +23,21 @@
 //! alone, a fault before or after it.
 
 use crate::axi::CompleterConfig;
+use crate::compare::{difference, outcome, summary};
 use crate::conv_jobs::ConvSpec;
 use crate::elementwise_jobs::ElementwiseSpec;
+use crate::job_folder::save_job;
 use crate::regress::{CaseResult, Shard, Summary};
 use crate::rtl_backend::RtlBackend;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use npu_arch::command::{
     encode_word, CmdKind, DmaRegionMode, DmaStrideMode, Opcode, COMMANDS, FORMAT_CMD0, FORMAT_CMD1,
     FORMAT_MASK, FORMAT_SHIFT, OPCODE_MASK,
 };
 use npu_arch::config::NpuConfig;
-use npu_arch::regs::{REGION_COUNT, STATUS};
+use npu_arch::regs::REGION_COUNT;
 use npu_model::cmdstream::{disassemble_words, Command};
-use npu_model::job::{
-    Backend, BackendRun, GoldenBackend, Job, JobError, JobSpec, OutputSpec, RegionSpec,
-};
+use npu_model::job::{Backend, BackendRun, GoldenBackend, Job, JobError};
 use npu_model::npu::{ModelError, OpError};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -95,51 +95,6 @@ impl Case {
             "a golden model / RTL disagreement found by npu-sim fuzz",
         )
     }
-}
-
-/// Writes a job folder: `job.json`, the stream as `cmd.bin` and as a listing
-/// `cmd.lst`, one image per region, every region an output.
-pub fn save_job(
-    dir: &Path,
-    config: &NpuConfig,
-    words: &[u32],
-    regions: &BTreeMap<usize, Vec<u8>>,
-    description: &str,
-) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let write = |name: &str, bytes: &[u8]| {
-        std::fs::write(dir.join(name), bytes)
-            .with_context(|| format!("writing {}", dir.join(name).display()))
-    };
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    write("cmd.bin", &bytes)?;
-    write("cmd.lst", disassemble_words(words).as_bytes())?;
-    let mut region_specs = Vec::new();
-    let mut outputs = Vec::new();
-    for (&index, bytes) in regions {
-        let file = format!("region{index}.bin");
-        write(&file, bytes)?;
-        region_specs.push(RegionSpec {
-            index,
-            file,
-            size: bytes.len(),
-        });
-        outputs.push(OutputSpec {
-            name: format!("region{index}"),
-            region: index,
-            offset: 0,
-            size: bytes.len(),
-            expected: None,
-        });
-    }
-    let spec = JobSpec {
-        config: config.name.clone(),
-        command_stream: "cmd.bin".into(),
-        regions: region_specs,
-        outputs,
-        description: Some(description.into()),
-    };
-    write("job.json", serde_json::to_string_pretty(&spec)?.as_bytes())
 }
 
 /// Bits of `value` set to `v` in the field `name` of `op`.
@@ -642,7 +597,7 @@ pub fn judge(case: &Case) -> Verdict {
     };
     let rtl = run_caught(&mut rtl, &job);
     match (golden, rtl) {
-        (Ok(g), Ok(r)) => compare(&g, &r).map_or(
+        (Ok(g), Ok(r)) => difference(&g, &r).map_or(
             Verdict::Agree(outcome(&g), g.ops.values().sum()),
             Verdict::Disagree,
         ),
@@ -668,63 +623,6 @@ fn run_caught(backend: &mut dyn Backend, job: &Job) -> Result<BackendRun, String
             Err(format!("{name} panicked: {message}"))
         }
     }
-}
-
-/// How a run ended, by STATUS.
-pub fn outcome(run: &BackendRun) -> &'static str {
-    let field = |name: &str| STATUS.field(name).get(run.status) != 0;
-    if field("bus_status") {
-        "a bus error"
-    } else if field("cmd_parse_error") {
-        "a parse error"
-    } else if field("cmd_end_reached") {
-        "the end of the stream (no NPU_OP_STOP)"
-    } else {
-        "NPU_OP_STOP"
-    }
-}
-
-fn summary(run: &BackendRun) -> String {
-    format!(
-        "STATUS {}, QREAD {:#x}, IRQ {}",
-        npu_model::job::describe_status(run.status),
-        run.qread,
-        u8::from(run.irq)
-    )
-}
-
-/// What differs between two runs, if anything.
-pub fn compare(golden: &BackendRun, rtl: &BackendRun) -> Option<String> {
-    if (golden.status, golden.qread, golden.irq) != (rtl.status, rtl.qread, rtl.irq) {
-        let fault = golden
-            .fault
-            .as_ref()
-            .map_or(String::new(), |f| format!(" ({f})"));
-        return Some(format!(
-            "golden {}{fault}; rtl {}",
-            summary(golden),
-            summary(rtl)
-        ));
-    }
-    for (k, g) in &golden.regions {
-        let r = &rtl.regions[k];
-        if let Some(i) = g.iter().zip(r).position(|(a, b)| a != b) {
-            return Some(format!(
-                "region {k} byte {i:#x}: golden {:#04x}, rtl {:#04x}",
-                g[i], r[i]
-            ));
-        }
-    }
-    let scratch = |i: usize| golden.shram_scratch.iter().any(|r| r.contains(&i));
-    for (core, (g, r)) in golden.shram.iter().zip(&rtl.shram).enumerate() {
-        if let Some(i) = (0..g.len()).find(|&i| g[i] != r[i] && !scratch(i)) {
-            return Some(format!(
-                "shared buffer of core {core} byte {i:#x}: golden {:#04x}, rtl {:#04x}",
-                g[i], r[i]
-            ));
-        }
-    }
-    None
 }
 
 /// Removes items while the case still disagrees.

@@ -11,6 +11,7 @@ pub mod conv_jobs;
 pub mod driver;
 pub mod elementwise_jobs;
 pub mod fuzz;
+pub mod job_folder;
 pub mod layer_probe;
 pub mod networks;
 pub mod npu;

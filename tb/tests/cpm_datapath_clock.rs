@@ -4,8 +4,8 @@
 //! small convolution run, which must still agree with the golden model.
 
 use npu_model::tensor::DType;
+use npu_tb::compare::difference;
 use npu_tb::conv_jobs::{golden_run, ConvKind, ConvSpec};
-use npu_tb::fuzz::compare;
 use npu_tb::npu::{NpuTb, Waveform};
 use npu_tb::rtl_backend::RtlBackend;
 use npu_tb::seed::seed;
@@ -83,7 +83,7 @@ fn traced_run(dftcgen: bool) -> (Vec<u64>, Vec<u64>, u64) {
     let run = rtl
         .run_on(tb, &cj.job, &mut |_, _| {})
         .unwrap_or_else(|e| panic!("seed {seed}: {e:#}"));
-    if let Some(d) = compare(&golden, &run) {
+    if let Some(d) = difference(&golden, &run) {
         panic!("seed {seed}: {d}");
     }
     let mut tb = rtl.last.take().expect("the bench of the run");

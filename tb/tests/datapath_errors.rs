@@ -16,10 +16,10 @@ use npu_arch::regs::FaultingChannel;
 use npu_model::job::{Backend, Job};
 use npu_model::tensor::{DType, FeatureMap};
 use npu_tb::axi::{AxiPort, CompleterConfig, ErrorRange, Resp};
+use npu_tb::compare::difference;
 use npu_tb::conv_jobs::{golden_run, ConvJob, ConvKind, ConvSpec};
 use npu_tb::driver::AxiSettings;
 use npu_tb::elementwise_jobs::ElementwiseSpec;
-use npu_tb::fuzz::compare;
 use npu_tb::register_model::soft_reset_and_check;
 use npu_tb::rtl_backend::{
     assert_bus_error_status, assert_initial_or_result, assert_stopped_on_bus_error, region_base,
@@ -197,7 +197,7 @@ fn inject(channel: Channel, port: AxiPort, resp: Resp, rng: &mut StdRng) {
     let again = rtl
         .run_on(tb, &target.job, &mut |_, _| {})
         .unwrap_or_else(|e| panic!("{what}, the run after the reset: {e:#}"));
-    if let Some(d) = compare(&golden, &again) {
+    if let Some(d) = difference(&golden, &again) {
         panic!("{what}, the run after the reset: {d}");
     }
 }

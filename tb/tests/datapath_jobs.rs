@@ -13,8 +13,8 @@
 
 use npu_model::cmdstream::decode;
 use npu_model::job::{Backend, GoldenBackend, Job};
+use npu_tb::compare::difference;
 use npu_tb::conv_jobs::{rtl_agrees_under, MemorySystem};
-use npu_tb::fuzz::compare;
 use npu_tb::rtl_backend::RtlBackend;
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
@@ -132,7 +132,7 @@ fn every_convolution_fixture_runs_bit_exact_on_the_rtl() {
         let rtl = RtlBackend::default()
             .run(&job, &mut |_, _| {})
             .unwrap_or_else(|e| panic!("{name} on the RTL: {e:#}"));
-        if let Some(d) = compare(&golden, &rtl) {
+        if let Some(d) = difference(&golden, &rtl) {
             failed.push(format!("{name}: {d}"));
             continue;
         }

@@ -10,9 +10,9 @@
 use npu_arch::regs;
 use npu_model::job::Backend;
 use npu_model::tensor::DType;
+use npu_tb::compare::difference;
 use npu_tb::conv_jobs::{golden_run, ConvKind, ConvSpec, MemorySystem};
 use npu_tb::driver;
-use npu_tb::fuzz::compare;
 use npu_tb::register_model::soft_reset_and_check;
 use npu_tb::seed::seed;
 use npu_tb::shram::{acc_buffer_contents, shram_contents};
@@ -41,7 +41,7 @@ fn a_soft_reset_during_a_convolution_drains_and_clears_and_the_job_runs_again() 
     let run = rtl
         .run(&cj.job, &mut |_, _| {})
         .unwrap_or_else(|e| panic!("{what}: {e:#}"));
-    if let Some(d) = compare(&golden, &run) {
+    if let Some(d) = difference(&golden, &run) {
         panic!("{what}: {d}");
     }
     let cycles = run.cycles.expect("the RTL counts cycles");
@@ -92,7 +92,7 @@ fn a_soft_reset_during_a_convolution_drains_and_clears_and_the_job_runs_again() 
         let run = rtl
             .run_on(tb, &cj.job, &mut |_, _| {})
             .unwrap_or_else(|e| panic!("{what}, the run after the reset: {e:#}"));
-        if let Some(d) = compare(&golden, &run) {
+        if let Some(d) = difference(&golden, &run) {
             panic!("{what}, the run after the reset: {d}");
         }
         tb = rtl.last.take().expect("the bench of the run");

@@ -21,8 +21,8 @@ use npu_model::cmdstream::{encode, Command};
 use npu_model::job::{Backend, BackendRun, GoldenBackend, Job};
 use npu_model::tensor::DType;
 use npu_model::weights::{self, EncodeOptions};
+use npu_tb::compare::difference;
 use npu_tb::conv_jobs::{golden_run, ConvJob, ConvKind, ConvSpec};
-use npu_tb::fuzz::compare;
 use npu_tb::rtl_backend::RtlBackend;
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
@@ -150,7 +150,7 @@ fn check(
         .unwrap_or_else(|e| panic!("{what}: RTL: {e:#}"));
     if golden.completed() {
         // The stream is still well-formed (a flip the format allows).
-        if let Some(diff) = compare(&golden, &rtl) {
+        if let Some(diff) = difference(&golden, &rtl) {
             panic!("{what}: the golden model accepts the stream; {diff}");
         }
         return false;
@@ -172,7 +172,7 @@ fn check(
             rtl.regions.get_mut(&region).expect("OFM region")[at] = g;
         }
     }
-    if let Some(diff) = compare(&golden, &rtl) {
+    if let Some(diff) = difference(&golden, &rtl) {
         panic!(
             "{what}: golden stops with {:?}; {diff}",
             golden.fault.as_deref().unwrap_or("?")

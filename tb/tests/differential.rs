@@ -9,8 +9,8 @@ use npu_arch::regs::{self, faulting_channel};
 use npu_model::cmdstream::{assemble, encode, Command};
 use npu_model::job::{run_job, Backend, BackendRun, GoldenBackend, Job, JobError};
 use npu_model::tensor::DType;
+use npu_tb::compare::difference;
 use npu_tb::conv_jobs::{ConvKind, ConvSpec};
-use npu_tb::fuzz::compare;
 use npu_tb::rtl_backend::RtlBackend;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -41,7 +41,7 @@ fn both(job: &Job) -> (BackendRun, BackendRun) {
 fn agree(job: &Job) -> BackendRun {
     job.check().expect("the runner accepts the stream");
     let (golden, rtl) = both(job);
-    if let Some(d) = compare(&golden, &rtl) {
+    if let Some(d) = difference(&golden, &rtl) {
         panic!("{}: {d}", job.spec.description.as_deref().unwrap_or(""));
     }
     golden

@@ -3,7 +3,8 @@
 
 use npu_model::cmdstream::{assemble_words, bytes_to_words};
 use npu_model::job::{BackendRun, Job};
-use npu_tb::fuzz::{compare, run, shrink_while, Generator, Item};
+use npu_tb::compare::difference;
+use npu_tb::fuzz::{run, shrink_while, Generator, Item};
 use npu_tb::regress::Shard;
 use npu_tb::seed::SEED_ENV;
 
@@ -66,23 +67,23 @@ fn run_with(status: u32, region: Vec<u8>) -> BackendRun {
 #[test]
 fn every_difference_is_reported() {
     let a = run_with(0, vec![1, 2, 3]);
-    assert_eq!(compare(&a, &a.clone()), None);
-    let status = compare(&a, &run_with(2, vec![1, 2, 3])).unwrap();
+    assert_eq!(difference(&a, &a.clone()), None);
+    let status = difference(&a, &run_with(2, vec![1, 2, 3])).unwrap();
     assert!(status.contains("irq_raised=1"), "{status}");
-    let byte = compare(&a, &run_with(0, vec![1, 9, 3])).unwrap();
+    let byte = difference(&a, &run_with(0, vec![1, 9, 3])).unwrap();
     assert!(
         byte.contains("region 0 byte 0x1: golden 0x02, rtl 0x09"),
         "{byte}"
     );
     let mut qread = a.clone();
     qread.qread = 8;
-    assert!(compare(&a, &qread).unwrap().contains("QREAD 0x8"));
+    assert!(difference(&a, &qread).unwrap().contains("QREAD 0x8"));
     let mut irq = a.clone();
     irq.irq = true;
-    assert!(compare(&a, &irq).unwrap().contains("IRQ 1"));
+    assert!(difference(&a, &irq).unwrap().contains("IRQ 1"));
     let mut shram = a.clone();
     shram.shram[0][5] = 1;
-    let text = compare(&a, &shram).unwrap();
+    let text = difference(&a, &shram).unwrap();
     assert!(text.contains("shared buffer of core 0 byte 0x5"), "{text}");
 }
 

@@ -9,9 +9,9 @@ use npu_arch::regs;
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::{Backend, GoldenBackend, Job};
 use npu_model::tensor::DType;
+use npu_tb::compare::difference;
 use npu_tb::conv_jobs::{ConvKind, ConvSpec};
 use npu_tb::elementwise_jobs::ElementwiseSpec;
-use npu_tb::fuzz::compare;
 use npu_tb::rtl_backend::RtlBackend;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -96,7 +96,7 @@ fn check(what: &str, job: &Job, rtl: &mut RtlBackend) -> Result<(), String> {
     let run = rtl
         .run(job, &mut |_, _| {})
         .map_err(|e| format!("{what}: RTL: {e:#}"))?;
-    match compare(&golden, &run) {
+    match difference(&golden, &run) {
         None => Ok(()),
         Some(d) => Err(format!("{what}: {d}")),
     }

@@ -34,9 +34,10 @@ use npu_arch::command::{
     IfmRoundMode, IfmScaleMode, OfmScaleMode, Opcode, RoundMode,
 };
 use npu_hw::output_unit::{
-    AccumulatorBeat, LutWrite, OutputSettings, ResultBeat, LANES, LATENCY, LUT_LINES,
-    SETTLE_CYCLES, WIDE_LANES, WIDE_LATENCY,
+    AccumulatorBeat, OutputSettings, ResultBeat, LANES, LATENCY, SETTLE_CYCLES, WIDE_LANES,
+    WIDE_LATENCY,
 };
+use npu_hw::shram::{LutWrite, LUT_LINES};
 use npu_model::fixed::{divide_round_away, shift_only};
 use npu_model::ops::{
     add_input_shift, scale_accumulator, wrap_accumulator, ElementwiseArithmetic, OutStage,

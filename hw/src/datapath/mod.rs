@@ -118,7 +118,8 @@ pub use window::{WindowCount, WindowTaps, WordWindows};
 use crate::central_control::{KernelKinds, KernelOperation};
 use crate::dma::{OfmWrite, ShramFill, StreamRead};
 use crate::mac_unit::IfmUnit;
-use crate::output_unit::{AccumulatorBeat, LutWrite, OfmWriter, OutputUnit, ResultBeat};
+use crate::output_unit::{AccumulatorBeat, OfmWriter, OutputUnit, ResultBeat};
+use crate::shram::LutWrite;
 use crate::shram::{BankReads, READ_BANKS, READ_PORTS, UNIT_ADDRESS_BITS};
 use traversal::{IfmBlockJob, MacBeat, Readout, Traversal};
 

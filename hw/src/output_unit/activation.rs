@@ -45,20 +45,9 @@
 use super::lut_ram::LutRam;
 use super::sigmoid_table::SigmoidTable;
 use super::{BeatControl, LANES};
-use crate::shram::LINE_BYTES;
+use crate::shram::{LutWrite, LINE_BYTES};
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
-
-/// One write to the LUT areas: line `line` of the last 2 KB of the shared
-/// buffer of each core whose bit is set in `cores`, the bytes of `data`
-/// with their bit set in `strobe`.
-#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
-pub struct LutWrite {
-    pub cores: Bits<2>,
-    pub line: Bits<7>,
-    pub data: Bits<128>,
-    pub strobe: Bits<LINE_BYTES>,
-}
 
 /// A lane between its table or LUT read and its result.
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]

@@ -6,11 +6,8 @@
 //! In the emitted Verilog it is a behavioural RAM, black-boxed by the
 //! synthesis script as a RAM macro would be (as `crate::shram::SramBank`).
 
-use crate::shram::{merge_line, strobe_mask_wire, LINE_BYTES};
+use crate::shram::{merge_line, strobe_mask_wire, LINE_BYTES, LUT_LINES};
 use rust_hdl::prelude::*;
-
-/// Lines of the LUT area: 2 KB of 16-byte lines.
-pub const LUT_LINES: usize = 128;
 
 /// One write port with byte strobes, one registered read port.
 #[derive(LogicBlock)]

@@ -42,7 +42,7 @@
 //!   taken, in order, [`LATENCY`] cycles later when never stalled and
 //!   without an activation function ([`WIDE_LATENCY`] more for a wide
 //!   elementwise beat, counted from its last lanes taken).
-//! - `lut_write` ([`LutWrite`]): every shared-buffer write to a core's last
+//! - `lut_write` ([`crate::shram::LutWrite`]): every shared-buffer write to a core's last
 //!   2 KB (`crate::shram::Shram`'s `lut_write`), mirrored for the LUT. A
 //!   LUT operation's beats read the contents written before them.
 //!
@@ -82,11 +82,11 @@ mod settings;
 mod sigmoid_table;
 mod wide;
 
-pub use activation::{Activation, LutWrite};
+pub use activation::Activation;
 pub use divide::{reciprocal, Reciprocals, NUMERATOR_LIMIT};
 pub use elementwise::{Elementwise, ElementwiseFinish, FinishMode};
 pub use finish::Finisher;
-pub use lut_ram::{LutRam, LUT_LINES};
+pub use lut_ram::LutRam;
 pub use ofm_writer::{OfmResult, OfmWriter};
 pub use scale::Scaler;
 pub use scale_records::{ScaleRecordBeat, ScaleRecords};
@@ -95,6 +95,7 @@ pub use settings::{BeatControl, ClampBounds, ControlDecoder, OutputSettings, SET
 pub use sigmoid_table::SigmoidTable;
 pub use wide::{WideLane, WideOperation, WidePath, WideTag, WIDE_LANES, WIDE_LATENCY};
 
+use crate::shram::LutWrite;
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;

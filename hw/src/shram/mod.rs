@@ -13,9 +13,24 @@
 //! own read addresses: unit u and u + 1 are the high half of line u / 2 and
 //! the low half of line (u + 1) / 2, or one whole line when u is even.
 
-use crate::output_unit::{LutWrite, LUT_LINES};
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
+
+/// Lines of each core's LUT area, the last 2 KB of its shared buffer (TRM
+/// 4.9.1): 16-byte lines.
+pub const LUT_LINES: usize = 128;
+
+/// One write to the LUT areas: line `line` of the last 2 KB of the shared
+/// buffer of each core whose bit is set in `cores`, the bytes of `data`
+/// with their bit set in `strobe` (the output units keep a copy of the
+/// LUT area from these).
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct LutWrite {
+    pub cores: Bits<2>,
+    pub line: Bits<7>,
+    pub data: Bits<128>,
+    pub strobe: Bits<LINE_BYTES>,
+}
 
 /// Bytes in one shared-buffer line, the width of an AXI beat.
 pub const LINE_BYTES: usize = 16;
