@@ -1,6 +1,7 @@
 //! The NPU hardware as rust-hdl blocks, one module per TRM functional block.
 
 pub mod apb;
+pub mod arch_constants;
 pub mod axi;
 pub mod blocks;
 pub mod central_control;
@@ -12,7 +13,6 @@ pub mod mac_unit;
 pub mod output_unit;
 pub mod pmu;
 pub mod shram;
-pub mod spec_constants;
 pub mod stream;
 pub mod top;
 pub mod weight_decoder;

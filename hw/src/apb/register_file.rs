@@ -4,7 +4,7 @@
 
 use super::bus::{RegisterBus, RegisterTarget};
 use super::registers::{ConstantRegister, StorageRegister};
-use crate::spec_constants::{address, field_mask};
+use crate::arch_constants::{address, field_mask};
 use npu_arch::config::NpuConfig;
 use npu_arch::regs::{self, Behaviour, Page, Register};
 use rust_hdl::prelude::*;

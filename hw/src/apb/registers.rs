@@ -1,7 +1,7 @@
 //! Register slots of the register file, each built from its entry in the
 //! register map (`npu_arch::regs`).
 
-use crate::spec_constants::address;
+use crate::arch_constants::address;
 use crate::widgets::ResetReg;
 use npu_arch::regs::{Behaviour, Register};
 use rust_hdl::prelude::*;

@@ -3,7 +3,7 @@
 //! read, at the field positions of `npu_arch::command`. Each presents every
 //! field; an instance uses those its role needs.
 
-use crate::spec_constants::{command_field_lsb, command_field_mask, constant};
+use crate::arch_constants::{command_field_lsb, command_field_mask, constant};
 use npu_arch::command::{ActivationPrecision, Layout, Opcode};
 use rust_hdl::prelude::*;
 

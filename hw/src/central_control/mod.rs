@@ -66,7 +66,7 @@ pub use op_state::{
 };
 pub use rules::OperationRules;
 
-use crate::spec_constants::{field_lsb as lsb, field_mask as mask};
+use crate::arch_constants::{field_lsb as lsb, field_mask as mask};
 use crate::stream::{LaneBeat, StreamIn, StreamOut};
 use crate::widgets::{Fifo, ResetReg};
 use npu_arch::command::{self as command, Opcode};

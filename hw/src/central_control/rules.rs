@@ -9,7 +9,7 @@ use super::fields::{FeatureMapType, KernelStride};
 use super::op_state::{
     ActivationView, Ifm2View, IfmView, KernelView, OfmView, OperationState, WeightsView,
 };
-use crate::spec_constants::{command_field_lsb, command_field_mask, constant};
+use crate::arch_constants::{command_field_lsb, command_field_mask, constant};
 use crate::widgets::ResetReg;
 use npu_arch::command::{
     AccFormat, ActivationClipRange as Clip, ActivationFunction as Function, ActivationPrecision,

@@ -3,6 +3,7 @@
 //! and the output unit's settings, field by field at the positions of
 //! `npu_arch::command` (the golden model's `Op::decode`).
 
+use crate::arch_constants::{command_field_lsb, command_field_mask};
 use crate::central_control::{
     ActivationView, FeatureMapType, Ifm2View, IfmView, KernelOperation, KernelStride, KernelView,
     OfmView, OperationState, WeightsView,
@@ -10,7 +11,6 @@ use crate::central_control::{
 use crate::datapath::traversal::TraversalShape;
 use crate::datapath::OperandSettings;
 use crate::output_unit::OutputSettings;
-use crate::spec_constants::{command_field_lsb, command_field_mask};
 use npu_arch::command::{broadcast, ActivationPrecision, ElementwiseMode, Opcode, PoolingMode};
 use rust_hdl::prelude::*;
 

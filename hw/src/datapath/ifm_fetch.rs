@@ -47,9 +47,9 @@
 //! for the plane skips).
 
 use super::traversal::IfmBlockJob;
+use crate::arch_constants::{command_field_lsb, command_field_mask};
 use crate::central_control::IfmView;
 use crate::dma::ShramFill;
-use crate::spec_constants::{command_field_lsb, command_field_mask};
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::{Multiply16x40, ResetReg};
 use npu_arch::command::Opcode;

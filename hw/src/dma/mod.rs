@@ -61,10 +61,10 @@ pub use walker::{TransferShape, TransferWalker};
 pub use write_channel::WriteChannel;
 pub use writes::{WriteClient, WriteClientPort, WritePortSignals, WriteRouter};
 
+use crate::arch_constants::field_lsb;
 use crate::axi::AxiManagerPort;
 use crate::central_control::DmaDescriptor;
 use crate::shram::LINE_ADDRESS_BITS;
-use crate::spec_constants::field_lsb;
 use crate::stream::{LaneBeat, StreamIn, StreamOut};
 use crate::widgets::{per_core, Fifo, ResetReg};
 use npu_arch::command::Opcode;

@@ -3,7 +3,7 @@
 //! burst boundary and the AxCACHE values. One per channel side.
 
 use super::memtype::MemtypeCache;
-use crate::spec_constants::field_lsb;
+use crate::arch_constants::field_lsb;
 use npu_arch::regs;
 use rust_hdl::prelude::*;
 

@@ -35,9 +35,9 @@
 //! offset's products); a spread 32-bit result of more than 4 lanes takes
 //! two cycles.
 
+use crate::arch_constants::{command_field_lsb, command_field_mask};
 use crate::central_control::OfmView;
 use crate::dma::OfmWrite;
-use crate::spec_constants::{command_field_lsb, command_field_mask};
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::{Multiply16x40, ResetReg};
 use npu_arch::command::Opcode;

@@ -2,7 +2,7 @@
 //! (TRM 4.5.4, 4.5.5).
 
 use super::{sourced_events, EVENT_BITS};
-use crate::spec_constants::address;
+use crate::arch_constants::address;
 use crate::widgets::ResetReg;
 use npu_arch::regs::Register;
 use rust_hdl::prelude::*;

@@ -36,9 +36,9 @@ pub use latency::LatencyMonitor;
 pub use traffic::SelectedTraffic;
 
 use crate::apb::RegisterTarget;
+use crate::arch_constants::{address, word};
 use crate::datapath::DatapathEvents;
 use crate::dma::AxiEventsIn;
-use crate::spec_constants::{address, word};
 use crate::widgets::ResetReg;
 use npu_arch::pmu::{self, Event, Unit};
 use npu_arch::regs::{self, Page, Register, PMU_EVENT_COUNTERS};
