@@ -37075,6 +37075,24 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     wire  [293:0] queue$head$data;
     reg  queue$head$ready;
     wire  [1:0] queue$count;
+    reg  [2:0] src_lookup$region;
+    reg  [15:0] src_lookup$regioncfg;
+    reg  [511:0] src_lookup$basep;
+    reg  [127:0] src_lookup$axi_limit;
+    wire  [39:0] src_lookup$base;
+    wire  [1:0] src_lookup$counter;
+    wire  [1:0] src_lookup$max_beats;
+    wire  [3:0] src_lookup$arcache;
+    wire  [3:0] src_lookup$awcache;
+    reg  [2:0] dst_lookup$region;
+    reg  [15:0] dst_lookup$regioncfg;
+    reg  [511:0] dst_lookup$basep;
+    reg  [127:0] dst_lookup$axi_limit;
+    wire  [39:0] dst_lookup$base;
+    wire  [1:0] dst_lookup$counter;
+    wire  [1:0] dst_lookup$max_beats;
+    wire  [3:0] dst_lookup$arcache;
+    wire  [3:0] dst_lookup$awcache;
     reg  mem2mem_write_counter$clock;
     reg  mem2mem_write_counter$rst_n;
     reg  [1:0] mem2mem_write_counter$d;
@@ -37106,12 +37124,6 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [3:0] caches$0$memtype;
     wire  [3:0] caches$0$arcache;
     wire  [3:0] caches$0$awcache;
-    reg  [3:0] caches$1$memtype;
-    wire  [3:0] caches$1$arcache;
-    wire  [3:0] caches$1$awcache;
-    reg  [3:0] caches$2$memtype;
-    wire  [3:0] caches$2$arcache;
-    wire  [3:0] caches$2$awcache;
     
     // Local signals
     reg  [511:0] basep_packed;
@@ -37135,19 +37147,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [15:0] planes;
     reg  [31:0] len;
     reg  empty_transfer;
-    reg  [1:0] src_counter;
-    reg  [1:0] dst_counter;
     reg  [3:0] qconfig_select;
-    reg  [3:0] src_counter_select;
-    reg  [3:0] dst_counter_select;
-    reg  [7:0] src_region_select;
-    reg  [7:0] dst_region_select;
-    reg  [31:0] src_base_low;
-    reg  [31:0] src_base_high;
-    reg  [31:0] dst_base_low;
-    reg  [31:0] dst_base_high;
-    reg  [31:0] src_limit;
-    reg  [31:0] dst_limit;
     reg  [31:0] command_limit;
     reg  start_mem2mem;
     reg  stop_issue;
@@ -37519,6 +37519,28 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .head$ready(queue$head$ready),
         .count(queue$count)
     );
+    npu_u65_256_core$dma$ifm$region_lookup src_lookup(
+        .region(src_lookup$region),
+        .regioncfg(src_lookup$regioncfg),
+        .basep(src_lookup$basep),
+        .axi_limit(src_lookup$axi_limit),
+        .base(src_lookup$base),
+        .counter(src_lookup$counter),
+        .max_beats(src_lookup$max_beats),
+        .arcache(src_lookup$arcache),
+        .awcache(src_lookup$awcache)
+    );
+    npu_u65_256_core$dma$ifm$region_lookup dst_lookup(
+        .region(dst_lookup$region),
+        .regioncfg(dst_lookup$regioncfg),
+        .basep(dst_lookup$basep),
+        .axi_limit(dst_lookup$axi_limit),
+        .base(dst_lookup$base),
+        .counter(dst_lookup$counter),
+        .max_beats(dst_lookup$max_beats),
+        .arcache(dst_lookup$arcache),
+        .awcache(dst_lookup$awcache)
+    );
     npu_u65_256_core$cpm$prot_state mem2mem_write_counter(
         .clock(mem2mem_write_counter$clock),
         .rst_n(mem2mem_write_counter$rst_n),
@@ -37565,16 +37587,6 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .memtype(caches$0$memtype),
         .arcache(caches$0$arcache),
         .awcache(caches$0$awcache)
-    );
-    npu_u65_256_core$dma$ifm$region_lookup$cache caches$1(
-        .memtype(caches$1$memtype),
-        .arcache(caches$1$arcache),
-        .awcache(caches$1$awcache)
-    );
-    npu_u65_256_core$dma$ifm$region_lookup$cache caches$2(
-        .memtype(caches$2$memtype),
-        .arcache(caches$2$arcache),
-        .awcache(caches$2$awcache)
     );
     
     // Update code
@@ -37648,172 +37660,6 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         command$halt = stop_issue;
         command$cancel = command_cancel;
         command_busy = command$busy;
-        descriptors_active = queue$count;
-        head = queue$head$data;
-        src_offset = ((head[(64'h36)+:(48)]) & 40'hffffffffff);
-        dst_offset = ((head[(64'h66)+:(48)]) & 40'hffffffffff);
-        len = ((head[(64'h96)+:(48)]) & 32'hffffffff);
-        src_region_value = head[(64'h0)+:(11)];
-        dst_region_value = head[(64'hb)+:(11)];
-        skip0 = ((head[(64'hc6)+:(48)]) & 40'hffffffffff);
-        skip1 = ((head[(64'hf6)+:(48)]) & 40'hffffffffff);
-        src_region = ((src_region_value) & 3'h7);
-        src_mode = ((src_region_value >> stride_mode_lsb) & 2'h3);
-        dst_region = ((dst_region_value) & 3'h7);
-        dst_internal = (dst_region_value & region_mode_internal) != 32'h0;
-        dst_mode = ((dst_region_value >> stride_mode_lsb) & 2'h3);
-        rows = 32'h1;
-        if ((src_mode != 32'h0) | (dst_mode != 32'h0)) begin
-            rows = head[(64'h16)+:(16)];
-        end
-        planes = 32'h1;
-        if ((src_mode >= 32'h2) | (dst_mode >= 32'h2)) begin
-            planes = head[(64'h26)+:(16)];
-        end
-        empty_transfer = (len == 32'h0) | (rows == 32'h0) | (planes == 32'h0);
-        src_counter = ((regioncfg >> (((src_region) & 5'h1f) << 32'h1)) & 2'h3);
-        dst_counter = ((regioncfg >> (((dst_region) & 5'h1f) << 32'h1)) & 2'h3);
-        src_counter_select = ((32'h1) & 4'hf) << src_counter;
-        dst_counter_select = ((32'h1) & 4'hf) << dst_counter;
-        src_region_select = ((32'h1) & 8'hff) << src_region;
-        dst_region_select = ((32'h1) & 8'hff) << dst_region;
-        src_limit = 32'h0;
-        dst_limit = 32'h0;
-        if (src_counter_select[0]) begin
-            src_limit = axi_limit$0;
-        end
-        if (dst_counter_select[0]) begin
-            dst_limit = axi_limit$0;
-        end
-        if (src_counter_select[1]) begin
-            src_limit = axi_limit$1;
-        end
-        if (dst_counter_select[1]) begin
-            dst_limit = axi_limit$1;
-        end
-        if (src_counter_select[2]) begin
-            src_limit = axi_limit$2;
-        end
-        if (dst_counter_select[2]) begin
-            dst_limit = axi_limit$2;
-        end
-        if (src_counter_select[3]) begin
-            src_limit = axi_limit$3;
-        end
-        if (dst_counter_select[3]) begin
-            dst_limit = axi_limit$3;
-        end
-        src_base_low = 32'h0;
-        src_base_high = 32'h0;
-        dst_base_low = 32'h0;
-        dst_base_high = 32'h0;
-        if (src_region_select[0]) begin
-            src_base_low = basep$0;
-            src_base_high = basep$1;
-        end
-        if (dst_region_select[0]) begin
-            dst_base_low = basep$0;
-            dst_base_high = basep$1;
-        end
-        if (src_region_select[1]) begin
-            src_base_low = basep$2;
-            src_base_high = basep$3;
-        end
-        if (dst_region_select[1]) begin
-            dst_base_low = basep$2;
-            dst_base_high = basep$3;
-        end
-        if (src_region_select[2]) begin
-            src_base_low = basep$4;
-            src_base_high = basep$5;
-        end
-        if (dst_region_select[2]) begin
-            dst_base_low = basep$4;
-            dst_base_high = basep$5;
-        end
-        if (src_region_select[3]) begin
-            src_base_low = basep$6;
-            src_base_high = basep$7;
-        end
-        if (dst_region_select[3]) begin
-            dst_base_low = basep$6;
-            dst_base_high = basep$7;
-        end
-        if (src_region_select[4]) begin
-            src_base_low = basep$8;
-            src_base_high = basep$9;
-        end
-        if (dst_region_select[4]) begin
-            dst_base_low = basep$8;
-            dst_base_high = basep$9;
-        end
-        if (src_region_select[5]) begin
-            src_base_low = basep$10;
-            src_base_high = basep$11;
-        end
-        if (dst_region_select[5]) begin
-            dst_base_low = basep$10;
-            dst_base_high = basep$11;
-        end
-        if (src_region_select[6]) begin
-            src_base_low = basep$12;
-            src_base_high = basep$13;
-        end
-        if (dst_region_select[6]) begin
-            dst_base_low = basep$12;
-            dst_base_high = basep$13;
-        end
-        if (src_region_select[7]) begin
-            src_base_low = basep$14;
-            src_base_high = basep$15;
-        end
-        if (dst_region_select[7]) begin
-            dst_base_low = basep$14;
-            dst_base_high = basep$15;
-        end
-        caches$1$memtype = ((src_limit >> memtype_lsb) & 4'hf);
-        caches$2$memtype = ((dst_limit >> memtype_lsb) & 4'hf);
-        mem2mem$source$base = (((src_base_low) & 40'hffffffffff) | (((src_base_high) & 40'hffffffffff) << 32'h20)) + src_offset;
-        mem2mem$source$len = len;
-        mem2mem$source$rows = rows;
-        mem2mem$source$planes = planes;
-        mem2mem$source$row_skip = 32'h0;
-        if (src_mode != 32'h0) begin
-            mem2mem$source$row_skip = skip0;
-        end
-        mem2mem$source$plane_skip = skip1;
-        mem2mem$source$three_d = src_mode >= 32'h2;
-        mem2mem$source$max_beats = ((src_limit >> max_beats_lsb) & 2'h3);
-        mem2mem$destination$base = dst_offset;
-        if (~dst_internal) begin
-            mem2mem$destination$base = (((dst_base_low) & 40'hffffffffff) | (((dst_base_high) & 40'hffffffffff) << 32'h20)) + dst_offset;
-        end
-        mem2mem$destination$len = len;
-        mem2mem$destination$rows = rows;
-        mem2mem$destination$planes = planes;
-        mem2mem$destination$row_skip = 32'h0;
-        if (dst_mode != 32'h0) begin
-            mem2mem$destination$row_skip = skip0;
-        end
-        mem2mem$destination$plane_skip = skip1;
-        mem2mem$destination$three_d = dst_mode >= 32'h2;
-        mem2mem$destination$max_beats = ((dst_limit >> max_beats_lsb) & 2'h3);
-        mem2mem$internal = dst_internal;
-        mem2mem$cores = ((dst_region_value) & 2'h3);
-        start_mem2mem = queue$head$valid & ~head_started$q & ~stop_issue & ~empty_transfer;
-        mem2mem$start = start_mem2mem;
-        mem2mem$read_counter = src_counter;
-        mem2mem$read_cache = caches$1$arcache;
-        if (start_mem2mem) begin
-            head_started$d = 1'b1;
-            mem2mem_write_counter$d = dst_counter;
-            mem2mem_write_cache$d = caches$2$awcache;
-        end
-        queue$head$ready = mem2mem$done | (queue$head$valid & ~head_started$q & ~halted$q & empty_transfer);
-        if (mem2mem$done) begin
-            head_started$d = 1'b0;
-        end
-        mem2mem$halt = stop_issue;
         basep_packed = 32'h0;
         register = basep$0;
         basep_packed = basep_packed | (((register) & 512'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
@@ -37856,6 +37702,78 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         axi_limit_packed = axi_limit_packed | (((register) & 128'hffffffffffffffffffffffffffffffff) << (32'h20 * 2));
         register = axi_limit$3;
         axi_limit_packed = axi_limit_packed | (((register) & 128'hffffffffffffffffffffffffffffffff) << (32'h20 * 3));
+        descriptors_active = queue$count;
+        head = queue$head$data;
+        src_offset = ((head[(64'h36)+:(48)]) & 40'hffffffffff);
+        dst_offset = ((head[(64'h66)+:(48)]) & 40'hffffffffff);
+        len = ((head[(64'h96)+:(48)]) & 32'hffffffff);
+        src_region_value = head[(64'h0)+:(11)];
+        dst_region_value = head[(64'hb)+:(11)];
+        skip0 = ((head[(64'hc6)+:(48)]) & 40'hffffffffff);
+        skip1 = ((head[(64'hf6)+:(48)]) & 40'hffffffffff);
+        src_region = ((src_region_value) & 3'h7);
+        src_mode = ((src_region_value >> stride_mode_lsb) & 2'h3);
+        dst_region = ((dst_region_value) & 3'h7);
+        dst_internal = (dst_region_value & region_mode_internal) != 32'h0;
+        dst_mode = ((dst_region_value >> stride_mode_lsb) & 2'h3);
+        rows = 32'h1;
+        if ((src_mode != 32'h0) | (dst_mode != 32'h0)) begin
+            rows = head[(64'h16)+:(16)];
+        end
+        planes = 32'h1;
+        if ((src_mode >= 32'h2) | (dst_mode >= 32'h2)) begin
+            planes = head[(64'h26)+:(16)];
+        end
+        empty_transfer = (len == 32'h0) | (rows == 32'h0) | (planes == 32'h0);
+        src_lookup$region = src_region;
+        dst_lookup$region = dst_region;
+        src_lookup$regioncfg = regioncfg;
+        dst_lookup$regioncfg = regioncfg;
+        src_lookup$basep = basep_packed;
+        dst_lookup$basep = basep_packed;
+        src_lookup$axi_limit = axi_limit_packed;
+        dst_lookup$axi_limit = axi_limit_packed;
+        mem2mem$source$base = src_lookup$base + src_offset;
+        mem2mem$source$len = len;
+        mem2mem$source$rows = rows;
+        mem2mem$source$planes = planes;
+        mem2mem$source$row_skip = 32'h0;
+        if (src_mode != 32'h0) begin
+            mem2mem$source$row_skip = skip0;
+        end
+        mem2mem$source$plane_skip = skip1;
+        mem2mem$source$three_d = src_mode >= 32'h2;
+        mem2mem$source$max_beats = src_lookup$max_beats;
+        mem2mem$destination$base = dst_offset;
+        if (~dst_internal) begin
+            mem2mem$destination$base = dst_lookup$base + dst_offset;
+        end
+        mem2mem$destination$len = len;
+        mem2mem$destination$rows = rows;
+        mem2mem$destination$planes = planes;
+        mem2mem$destination$row_skip = 32'h0;
+        if (dst_mode != 32'h0) begin
+            mem2mem$destination$row_skip = skip0;
+        end
+        mem2mem$destination$plane_skip = skip1;
+        mem2mem$destination$three_d = dst_mode >= 32'h2;
+        mem2mem$destination$max_beats = dst_lookup$max_beats;
+        mem2mem$internal = dst_internal;
+        mem2mem$cores = ((dst_region_value) & 2'h3);
+        start_mem2mem = queue$head$valid & ~head_started$q & ~stop_issue & ~empty_transfer;
+        mem2mem$start = start_mem2mem;
+        mem2mem$read_counter = src_lookup$counter;
+        mem2mem$read_cache = src_lookup$arcache;
+        if (start_mem2mem) begin
+            head_started$d = 1'b1;
+            mem2mem_write_counter$d = dst_lookup$counter;
+            mem2mem_write_cache$d = dst_lookup$awcache;
+        end
+        queue$head$ready = mem2mem$done | (queue$head$valid & ~head_started$q & ~halted$q & empty_transfer);
+        if (mem2mem$done) begin
+            head_started$d = 1'b0;
+        end
+        mem2mem$halt = stop_issue;
         ifm$regioncfg = regioncfg;
         ifm$basep = basep_packed;
         ifm$axi_limit = axi_limit_packed;
@@ -38080,10 +37998,6 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     always @(*) mem2mem$reads$beat = reads$clients$4$beat;
     always @(*) mem2mem$reads$data = reads$clients$4$data;
 endmodule // npu_u65_256_core$dma
-
-
-
-
 
 
 
@@ -39184,6 +39098,10 @@ module npu_u65_256_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
     end
     
 endmodule // npu_u65_256_core$dma$command$issue
+
+
+
+
 
 
 
@@ -43709,6 +43627,10 @@ module npu_u65_256_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
     end
     
 endmodule // npu_u65_256_core$dma$scales$0
+
+
+
+
 
 
 

@@ -195,20 +195,12 @@ pub struct Dma {
     planes: Signal<Local, Bits<16>>,
     len: Signal<Local, Bits<32>>,
     empty_transfer: Signal<Local, Bit>,
-    src_counter: Signal<Local, Bits<2>>,
-    dst_counter: Signal<Local, Bits<2>>,
+    /// The user DMA's source and destination regions (BASEP, REGIONCFG,
+    /// AXI_LIMIT), as every channel looks them up.
+    src_lookup: RegionSelect,
+    dst_lookup: RegionSelect,
     /// One-hot forms of the counter and region selections.
     qconfig_select: Signal<Local, Bits<4>>,
-    src_counter_select: Signal<Local, Bits<4>>,
-    dst_counter_select: Signal<Local, Bits<4>>,
-    src_region_select: Signal<Local, Bits<8>>,
-    dst_region_select: Signal<Local, Bits<8>>,
-    src_base_low: Signal<Local, Bits<32>>,
-    src_base_high: Signal<Local, Bits<32>>,
-    dst_base_low: Signal<Local, Bits<32>>,
-    dst_base_high: Signal<Local, Bits<32>>,
-    src_limit: Signal<Local, Bits<32>>,
-    dst_limit: Signal<Local, Bits<32>>,
     command_limit: Signal<Local, Bits<32>>,
     start_mem2mem: Signal<Local, Bit>,
 
@@ -224,7 +216,7 @@ pub struct Dma {
     fault_interface: ResetReg<Bit>,
     wakeup: ResetReg<Bit>,
     /// AxCACHE of the command, mem2mem read and mem2mem write channels.
-    caches: [MemtypeCache; 3],
+    caches: [MemtypeCache; 1],
 }
 
 /// The lowest bit of an AXI_LIMITn field (TRM 4.2.14).
@@ -356,19 +348,9 @@ impl Dma {
             planes: Default::default(),
             len: Default::default(),
             empty_transfer: Default::default(),
-            src_counter: Default::default(),
-            dst_counter: Default::default(),
+            src_lookup: Default::default(),
+            dst_lookup: Default::default(),
             qconfig_select: Default::default(),
-            src_counter_select: Default::default(),
-            dst_counter_select: Default::default(),
-            src_region_select: Default::default(),
-            dst_region_select: Default::default(),
-            src_base_low: Default::default(),
-            src_base_high: Default::default(),
-            dst_base_low: Default::default(),
-            dst_base_high: Default::default(),
-            src_limit: Default::default(),
-            dst_limit: Default::default(),
             command_limit: Default::default(),
             start_mem2mem: Default::default(),
             mem2mem_write_counter: Default::default(),
@@ -454,6 +436,20 @@ impl Logic for Dma {
         StreamOut::<LaneBeat>::link(&mut self.command_beats, &mut self.command.out);
         self.command_busy.next = self.command.busy.val();
 
+        // BASEPn and AXI_LIMITn packed, for every channel's region lookups.
+        self.basep_packed.next = 0.into();
+        for r in 0..16 {
+            self.register.next = self.basep[r].val();
+            self.basep_packed.next = self.basep_packed.val()
+                | (bit_cast::<512, 32>(self.register.val()) << (32 * r).to_bits::<9>());
+        }
+        self.axi_limit_packed.next = 0.into();
+        for c in 0..4 {
+            self.register.next = self.axi_limit[c].val();
+            self.axi_limit_packed.next = self.axi_limit_packed.val()
+                | (bit_cast::<128, 32>(self.register.val()) << (32 * c).to_bits::<7>());
+        }
+
         // ---- Descriptor queue (two descriptors, TRM 4.6.4 NPU_OP_DMA_WAIT) ----
         StreamIn::<DmaDescriptor>::link(&mut self.descriptors, &mut self.queue.tail);
         self.descriptors_active.next = self.queue.count.val();
@@ -491,48 +487,16 @@ impl Logic for Dma {
         }
         self.empty_transfer.next =
             (self.len.val() == 0) | (self.rows.val() == 0) | (self.planes.val() == 0);
-        self.src_counter.next = bit_cast::<2, 16>(
-            self.regioncfg.val() >> (bit_cast::<5, 3>(self.src_region.val()) << 1),
-        );
-        self.dst_counter.next = bit_cast::<2, 16>(
-            self.regioncfg.val() >> (bit_cast::<5, 3>(self.dst_region.val()) << 1),
-        );
-        self.src_counter_select.next = bits::<4>(1) << self.src_counter.val();
-        self.dst_counter_select.next = bits::<4>(1) << self.dst_counter.val();
-        self.src_region_select.next = bits::<8>(1) << self.src_region.val();
-        self.dst_region_select.next = bits::<8>(1) << self.dst_region.val();
-        self.src_limit.next = 0.into();
-        self.dst_limit.next = 0.into();
-        for c in 0..4 {
-            if self.src_counter_select.val().get_bit(c) {
-                self.src_limit.next = self.axi_limit[c].val();
-            }
-            if self.dst_counter_select.val().get_bit(c) {
-                self.dst_limit.next = self.axi_limit[c].val();
-            }
-        }
-        self.src_base_low.next = 0.into();
-        self.src_base_high.next = 0.into();
-        self.dst_base_low.next = 0.into();
-        self.dst_base_high.next = 0.into();
-        for k in 0..8 {
-            if self.src_region_select.val().get_bit(k) {
-                self.src_base_low.next = self.basep[2 * k].val();
-                self.src_base_high.next = self.basep[2 * k + 1].val();
-            }
-            if self.dst_region_select.val().get_bit(k) {
-                self.dst_base_low.next = self.basep[2 * k].val();
-                self.dst_base_high.next = self.basep[2 * k + 1].val();
-            }
-        }
-        self.caches[1].memtype.next =
-            bit_cast::<4, 32>(self.src_limit.val() >> self.memtype_lsb.val());
-        self.caches[2].memtype.next =
-            bit_cast::<4, 32>(self.dst_limit.val() >> self.memtype_lsb.val());
+        self.src_lookup.region.next = self.src_region.val();
+        self.dst_lookup.region.next = self.dst_region.val();
+        self.src_lookup.regioncfg.next = self.regioncfg.val();
+        self.dst_lookup.regioncfg.next = self.regioncfg.val();
+        self.src_lookup.basep.next = self.basep_packed.val();
+        self.dst_lookup.basep.next = self.basep_packed.val();
+        self.src_lookup.axi_limit.next = self.axi_limit_packed.val();
+        self.dst_lookup.axi_limit.next = self.axi_limit_packed.val();
 
-        self.mem2mem.source.base.next = (bit_cast::<40, 32>(self.src_base_low.val())
-            | (bit_cast::<40, 32>(self.src_base_high.val()) << 32))
-            + self.src_offset.val();
+        self.mem2mem.source.base.next = self.src_lookup.base.val() + self.src_offset.val();
         self.mem2mem.source.len.next = self.len.val();
         self.mem2mem.source.rows.next = self.rows.val();
         self.mem2mem.source.planes.next = self.planes.val();
@@ -542,14 +506,11 @@ impl Logic for Dma {
         }
         self.mem2mem.source.plane_skip.next = self.skip1.val();
         self.mem2mem.source.three_d.next = self.src_mode.val() >= 2;
-        self.mem2mem.source.max_beats.next =
-            bit_cast::<2, 32>(self.src_limit.val() >> self.max_beats_lsb.val());
+        self.mem2mem.source.max_beats.next = self.src_lookup.max_beats.val();
 
         self.mem2mem.destination.base.next = self.dst_offset.val();
         if !self.dst_internal.val() {
-            self.mem2mem.destination.base.next = (bit_cast::<40, 32>(self.dst_base_low.val())
-                | (bit_cast::<40, 32>(self.dst_base_high.val()) << 32))
-                + self.dst_offset.val();
+            self.mem2mem.destination.base.next = self.dst_lookup.base.val() + self.dst_offset.val();
         }
         self.mem2mem.destination.len.next = self.len.val();
         self.mem2mem.destination.rows.next = self.rows.val();
@@ -560,8 +521,7 @@ impl Logic for Dma {
         }
         self.mem2mem.destination.plane_skip.next = self.skip1.val();
         self.mem2mem.destination.three_d.next = self.dst_mode.val() >= 2;
-        self.mem2mem.destination.max_beats.next =
-            bit_cast::<2, 32>(self.dst_limit.val() >> self.max_beats_lsb.val());
+        self.mem2mem.destination.max_beats.next = self.dst_lookup.max_beats.val();
         self.mem2mem.internal.next = self.dst_internal.val();
         self.mem2mem.cores.next = bit_cast::<2, 11>(self.dst_region_value.val());
 
@@ -572,12 +532,12 @@ impl Logic for Dma {
             & !self.stop_issue.val()
             & !self.empty_transfer.val();
         self.mem2mem.start.next = self.start_mem2mem.val();
-        self.mem2mem.read_counter.next = self.src_counter.val();
-        self.mem2mem.read_cache.next = self.caches[1].arcache.val();
+        self.mem2mem.read_counter.next = self.src_lookup.counter.val();
+        self.mem2mem.read_cache.next = self.src_lookup.arcache.val();
         if self.start_mem2mem.val() {
             self.head_started.d.next = true;
-            self.mem2mem_write_counter.d.next = self.dst_counter.val();
-            self.mem2mem_write_cache.d.next = self.caches[2].awcache.val();
+            self.mem2mem_write_counter.d.next = self.dst_lookup.counter.val();
+            self.mem2mem_write_cache.d.next = self.dst_lookup.awcache.val();
         }
         self.queue.head.ready.next = self.mem2mem.done.val()
             | (self.queue.head.valid.val()
@@ -591,19 +551,6 @@ impl Logic for Dma {
         self.mem2mem.halt.next = self.stop_issue.val();
 
         // ---- The datapath's channels ----
-        // BASEPn and AXI_LIMITn packed, for the channels' region lookups.
-        self.basep_packed.next = 0.into();
-        for r in 0..16 {
-            self.register.next = self.basep[r].val();
-            self.basep_packed.next = self.basep_packed.val()
-                | (bit_cast::<512, 32>(self.register.val()) << (32 * r).to_bits::<9>());
-        }
-        self.axi_limit_packed.next = 0.into();
-        for c in 0..4 {
-            self.register.next = self.axi_limit[c].val();
-            self.axi_limit_packed.next = self.axi_limit_packed.val()
-                | (bit_cast::<128, 32>(self.register.val()) << (32 * c).to_bits::<7>());
-        }
         // IFM: 3D copies into the shared buffer (every core's).
         self.ifm.regioncfg.next = self.regioncfg.val();
         self.ifm.basep.next = self.basep_packed.val();
