@@ -194,21 +194,13 @@ fn row(
 }
 
 fn cells(l: &OpRecord, peak_macs_per_cycle: u32) -> Row {
-    // A host operator has no place in a command stream.
-    let offset = if l.on_cpu {
-        String::new()
-    } else {
-        format!("{:#x}", l.offset)
-    };
-    let kind = if l.on_cpu {
-        format!("{} (CPU)", l.kind)
-    } else {
-        l.kind.clone()
-    };
+    if l.on_cpu {
+        return host_cells(l);
+    }
     row(
         [
-            offset,
-            kind,
+            format!("{:#x}", l.offset),
+            l.kind.clone(),
             shape(&l.ifm),
             shape(&l.ifm2),
             shape(&l.ofm),
@@ -216,17 +208,19 @@ fn cells(l: &OpRecord, peak_macs_per_cycle: u32) -> Row {
                 .map(|[h, w]| format!("{h}x{w}"))
                 .unwrap_or_default(),
         ],
-        [l.macs, l.bytes_read, l.bytes_written].map(|n| {
-            if l.on_cpu {
-                String::new()
-            } else {
-                n.to_string()
-            }
-        }),
+        [l.macs, l.bytes_read, l.bytes_written].map(|n| n.to_string()),
         optional(l.cycles),
         rate_cells(rates(l.macs, l.cycles, peak_macs_per_cycle)),
         port_cells(l.ports),
     )
+}
+
+/// The row of an operator the host ran: its name, and no place in a command
+/// stream, MACs, region bytes or timing.
+fn host_cells(l: &OpRecord) -> Row {
+    let mut cells: Row = Default::default();
+    cells[1] = format!("{} (CPU)", l.kind);
+    cells
 }
 
 /// The row of the command-stream reads, which no operation makes.

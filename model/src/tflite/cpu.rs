@@ -12,25 +12,25 @@
 /// What the host runs, for messages.
 pub const HOST_OPERATORS: &str = "QUANTIZE from float32, DEQUANTIZE to float32, GATHER";
 
-use super::names::GATHER_OPTIONS;
 use super::TensorInfo;
+use crate::tensor::DType;
 use anyhow::{bail, ensure, Result};
 
-/// The element types the host kernels take, as TFLite names them.
+/// The element types the host kernels take: an integer type of the model
+/// ([`DType`]) or float32.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Element {
-    Int8,
-    Uint8,
-    Int16,
+    Integer(DType),
     Float32,
 }
 
 impl Element {
+    /// The element type TFLite names `dtype`, if the host takes it.
     fn of(dtype: &str) -> Option<Element> {
         Some(match dtype {
-            "INT8" => Element::Int8,
-            "UINT8" => Element::Uint8,
-            "INT16" => Element::Int16,
+            "INT8" => Element::Integer(DType::I8),
+            "UINT8" => Element::Integer(DType::U8),
+            "INT16" => Element::Integer(DType::I16),
             "FLOAT32" => Element::Float32,
             _ => return None,
         })
@@ -38,39 +38,18 @@ impl Element {
 
     fn size(self) -> usize {
         match self {
-            Element::Int8 | Element::Uint8 => 1,
-            Element::Int16 => 2,
+            Element::Integer(t) => t.bytes(),
             Element::Float32 => 4,
         }
     }
+}
 
-    /// The integer at element `i` of `bytes` (little-endian).
-    fn integer(self, bytes: &[u8], i: usize) -> i32 {
-        match self {
-            Element::Int8 => bytes[i] as i8 as i32,
-            Element::Uint8 => bytes[i] as i32,
-            Element::Int16 => i16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]) as i32,
-            Element::Float32 => unreachable!("float32 holds no integer"),
-        }
-    }
-
-    /// The range of an integer type.
-    fn range(self) -> (i32, i32) {
-        match self {
-            Element::Int8 => (i8::MIN as i32, i8::MAX as i32),
-            Element::Uint8 => (0, u8::MAX as i32),
-            Element::Int16 => (i16::MIN as i32, i16::MAX as i32),
-            Element::Float32 => unreachable!("float32 has no integer range"),
-        }
-    }
-
-    /// `value` (in range) as this integer type's little-endian bytes.
-    fn push_integer(self, out: &mut Vec<u8>, value: i32) {
-        match self {
-            Element::Int8 | Element::Uint8 => out.push(value as u8),
-            Element::Int16 => out.extend((value as i16).to_le_bytes()),
-            Element::Float32 => unreachable!("float32 holds no integer"),
-        }
+/// An integer element type a kernel takes, or an error naming the tensor.
+fn integer(t: &TensorInfo, op: &str, allowed: &[DType]) -> Result<DType> {
+    let allowed: Vec<Element> = allowed.iter().map(|&d| Element::Integer(d)).collect();
+    match element(t, op, &allowed)? {
+        Element::Integer(d) => Ok(d),
+        Element::Float32 => unreachable!("only integer types are allowed"),
     }
 }
 
@@ -83,14 +62,14 @@ pub enum Kernel {
     Quantize {
         scale: f32,
         zero_point: i32,
-        output: Element,
+        output: DType,
     },
     /// DEQUANTIZE int8/uint8/int16 -> float32: `scale * (q - zero point)` in
     /// double precision, then rounded to single (TFLite's `Dequantize`).
     Dequantize {
         scale: f64,
         zero_point: i32,
-        input: Element,
+        input: DType,
     },
     /// GATHER of slices along an axis: `outer` blocks of `axis_len` slices
     /// of `slice_bytes` each; the output takes slices `indices` of every block.
@@ -151,9 +130,8 @@ pub struct OperatorDesc<'a> {
     pub outputs: &'a [TensorInfo],
     /// The constant bytes of each input that has any.
     pub constants: &'a [Option<&'a [u8]>],
-    /// `builtin_options_type` and GATHER's axis and batch dimensions.
-    pub options_type: u8,
-    pub gather_axis_batch: (i32, i32),
+    /// GATHER's axis and batch dimensions, from its GatherOptions.
+    pub gather: Option<(i32, i32)>,
 }
 
 impl CpuOperator {
@@ -175,7 +153,7 @@ impl CpuOperator {
                 Kernel::Quantize {
                     scale,
                     zero_point,
-                    output: element(output, name, &[Element::Int8, Element::Int16])?,
+                    output: integer(output, name, &[DType::I8, DType::I16])?,
                 }
             }
             "DEQUANTIZE" => {
@@ -184,11 +162,7 @@ impl CpuOperator {
                 Kernel::Dequantize {
                     scale: f64::from(scale),
                     zero_point,
-                    input: element(
-                        input,
-                        name,
-                        &[Element::Int8, Element::Uint8, Element::Int16],
-                    )?,
+                    input: integer(input, name, &[DType::I8, DType::U8, DType::I16])?,
                 }
             }
             "GATHER" => Self::gather(op, input, output)?,
@@ -205,16 +179,18 @@ impl CpuOperator {
 
     fn gather(op: &OperatorDesc<'_>, input: &TensorInfo, output: &TensorInfo) -> Result<Kernel> {
         let name = op.name;
-        ensure!(
-            op.options_type == GATHER_OPTIONS,
-            "{name} has no GatherOptions"
-        );
-        let (axis, batch_dims) = op.gather_axis_batch;
+        let (axis, batch_dims) = op
+            .gather
+            .ok_or_else(|| anyhow::anyhow!("{name} has no GatherOptions"))?;
         ensure!(
             batch_dims == 0,
             "{name}: batch_dims {batch_dims}; the host's GATHER takes 0"
         );
-        let data = element(input, name, &[Element::Int8, Element::Float32])?;
+        let data = element(
+            input,
+            name,
+            &[Element::Integer(DType::I8), Element::Float32],
+        )?;
         element(output, name, &[data])?;
         let positions = op
             .inputs
@@ -276,13 +252,15 @@ impl CpuOperator {
                 zero_point,
                 output,
             } => {
-                let (lo, hi) = output.range();
-                let mut out = Vec::with_capacity(bytes.len());
-                for b in bytes.chunks_exact(4) {
+                let mut out = vec![0; bytes.len() / 4 * output.bytes()];
+                for (b, o) in bytes
+                    .chunks_exact(4)
+                    .zip(out.chunks_exact_mut(output.bytes()))
+                {
                     let x = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
                     // `as` saturates, as the clamp that follows would.
-                    let q = ((x / scale).round() as i32).saturating_add(*zero_point);
-                    output.push_integer(&mut out, q.clamp(lo, hi));
+                    let q = ((x / scale).round() as i64).saturating_add(i64::from(*zero_point));
+                    output.store(output.saturate(q), o);
                 }
                 out
             }
@@ -290,10 +268,11 @@ impl CpuOperator {
                 scale,
                 zero_point,
                 input,
-            } => (0..bytes.len() / input.size())
-                .flat_map(|i| {
-                    let q = input.integer(bytes, i) - zero_point;
-                    ((scale * f64::from(q)) as f32).to_le_bytes()
+            } => bytes
+                .chunks_exact(input.bytes())
+                .flat_map(|b| {
+                    let q = input.load(b) - i64::from(*zero_point);
+                    ((scale * q as f64) as f32).to_le_bytes()
                 })
                 .collect(),
             Kernel::Gather {

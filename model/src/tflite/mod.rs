@@ -254,6 +254,24 @@ enum OperatorKind {
     Custom(String),
 }
 
+/// GATHER's axis and batch dimensions, when the operator's options are
+/// GatherOptions (schema.fbs declares the options union as that table, so
+/// it is read only when the union's type says so).
+fn gather_options(op: fb::OperatorRef<'_>) -> Result<Option<(i32, i32)>> {
+    if op.builtin_options_type().map_err(fb_err("options type"))? != names::GATHER_OPTIONS {
+        return Ok(None);
+    }
+    op.builtin_options()
+        .map_err(fb_err("builtin options"))?
+        .map(|g| -> Result<(i32, i32)> {
+            Ok((
+                g.axis().map_err(fb_err("GATHER axis"))?,
+                g.batch_dims().map_err(fb_err("GATHER batch_dims"))?,
+            ))
+        })
+        .transpose()
+}
+
 /// Every operator of the subgraph with its kind, in order.
 fn operators<'a>(
     model: fb::ModelRef<'a>,
@@ -390,24 +408,13 @@ impl VelaModel {
                 .iter()
                 .map(|&t| tensors.constant(t))
                 .collect::<Result<Vec<_>>>()?;
-            let gather = op
-                .builtin_options()
-                .map_err(fb_err("builtin options"))?
-                .map(|g| -> Result<(i32, i32)> {
-                    Ok((
-                        g.axis().map_err(fb_err("GATHER axis"))?,
-                        g.batch_dims().map_err(fb_err("GATHER batch_dims"))?,
-                    ))
-                })
-                .transpose()?;
             let desc = cpu::OperatorDesc {
                 index,
                 name: &name,
                 inputs: &ins,
                 outputs: &outs,
                 constants: &constants,
-                options_type: op.builtin_options_type().map_err(fb_err("options type"))?,
-                gather_axis_batch: gather.unwrap_or_default(),
+                gather: gather_options(op)?,
             };
             match CpuOperator::new(&desc) {
                 Ok(cpu) => steps.push(Step::Cpu(cpu)),
