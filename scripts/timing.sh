@@ -67,7 +67,7 @@ export out flow
 # The jobs: NAME FILE TOP BLACKBOXES..., one per line.
 jobs="$out/jobs"
 : > "$jobs"
-blocks=$(cargo run -q --release -p npu-gen -- --list-blocks | cut -f1)
+blocks=$(cargo run -q -p npu-gen -- --list-blocks | cut -f1)
 for b in $blocks; do
     echo "$b $root/verilog-out/$b.v $b" >> "$jobs"
 done

@@ -303,7 +303,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  [336:0] datapath$ofm_writes$data;
     reg  datapath$ofm_writes$ready;
     wire  datapath$writes_done;
-    reg  datapath$dma_busy;
+    reg  datapath$ifm_busy;
+    reg  datapath$ofm_busy;
+    reg  datapath$streams_busy;
     wire  [3:0] datapath$shram_reads$0$enable;
     wire  [51:0] datapath$shram_reads$0$address;
     reg  [511:0] datapath$shram_reads$0$data;
@@ -386,7 +388,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [336:0] dma$ofm_writes$data;
     wire  dma$ofm_writes$ready;
     reg  dma$ofm_writes_done;
-    wire  dma$datapath_busy;
+    wire  dma$ifm_busy;
+    wire  dma$ofm_busy;
+    wire  dma$streams_busy;
     reg  dma$quiesce;
     wire  dma$axi_quiet;
     wire  dma$bus_error;
@@ -640,7 +644,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .ofm_writes$data(datapath$ofm_writes$data),
         .ofm_writes$ready(datapath$ofm_writes$ready),
         .writes_done(datapath$writes_done),
-        .dma_busy(datapath$dma_busy),
+        .ifm_busy(datapath$ifm_busy),
+        .ofm_busy(datapath$ofm_busy),
+        .streams_busy(datapath$streams_busy),
         .shram_reads$0$enable(datapath$shram_reads$0$enable),
         .shram_reads$0$address(datapath$shram_reads$0$address),
         .shram_reads$0$data(datapath$shram_reads$0$data),
@@ -725,7 +731,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .ofm_writes$data(dma$ofm_writes$data),
         .ofm_writes$ready(dma$ofm_writes$ready),
         .ofm_writes_done(dma$ofm_writes_done),
-        .datapath_busy(dma$datapath_busy),
+        .ifm_busy(dma$ifm_busy),
+        .ofm_busy(dma$ofm_busy),
+        .streams_busy(dma$streams_busy),
         .quiesce(dma$quiesce),
         .axi_quiet(dma$axi_quiet),
         .bus_error(dma$bus_error),
@@ -976,7 +984,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         datapath$rst_n = cpm$core_rst_n;
         datapath$clear = cpm$shram_clear;
         datapath$ifm_filled = dma$ifm_filled;
-        datapath$dma_busy = dma$datapath_busy;
+        datapath$ifm_busy = dma$ifm_busy;
+        datapath$ofm_busy = dma$ofm_busy;
+        datapath$streams_busy = dma$streams_busy;
         dma$ofm_writes_done = datapath$writes_done;
         datapath$lut_write = shram$lut_write;
     end
@@ -3301,7 +3311,7 @@ endmodule // npu_u65_512_core$cpm$reset_sync$stage$0
 
 
 
-module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,operations$ready,runs,busy,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$0$valid,weight_reads$0$data,weight_reads$0$ready,weight_reads$1$valid,weight_reads$1$data,weight_reads$1$ready,weight_beats$0$valid,weight_beats$0$data,weight_beats$0$ready,weight_beats$1$valid,weight_beats$1$data,weight_beats$1$ready,scale_reads$0$valid,scale_reads$0$data,scale_reads$0$ready,scale_reads$1$valid,scale_reads$1$data,scale_reads$1$ready,scale_beats$0$valid,scale_beats$0$data,scale_beats$0$ready,scale_beats$1$valid,scale_beats$1$data,scale_beats$1$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,writes_done,dma_busy,shram_reads$0$enable,shram_reads$0$address,shram_reads$0$data,shram_reads$1$enable,shram_reads$1$address,shram_reads$1$data,lut_write,clear,clearing,fault,fault_offset,events,clock_wanted);
+module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,operations$ready,runs,busy,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$0$valid,weight_reads$0$data,weight_reads$0$ready,weight_reads$1$valid,weight_reads$1$data,weight_reads$1$ready,weight_beats$0$valid,weight_beats$0$data,weight_beats$0$ready,weight_beats$1$valid,weight_beats$1$data,weight_beats$1$ready,scale_reads$0$valid,scale_reads$0$data,scale_reads$0$ready,scale_reads$1$valid,scale_reads$1$data,scale_reads$1$ready,scale_beats$0$valid,scale_beats$0$data,scale_beats$0$ready,scale_beats$1$valid,scale_beats$1$data,scale_beats$1$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,writes_done,ifm_busy,ofm_busy,streams_busy,shram_reads$0$enable,shram_reads$0$address,shram_reads$0$data,shram_reads$1$enable,shram_reads$1$address,shram_reads$1$data,lut_write,clear,clearing,fault,fault_offset,events,clock_wanted);
     
     // Module arguments
     input wire  clock;
@@ -3343,7 +3353,9 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     output wire  [336:0] ofm_writes$data;
     input wire  ofm_writes$ready;
     output reg  writes_done;
-    input wire  dma_busy;
+    input wire  ifm_busy;
+    input wire  ofm_busy;
+    input wire  streams_busy;
     output reg  [3:0] shram_reads$0$enable;
     output reg  [51:0] shram_reads$0$address;
     input wire  [511:0] shram_reads$0$data;
@@ -3376,10 +3388,49 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [472:0] decoder$ifm2_view;
     wire  [73:0] decoder$operand_settings;
     wire  decoder$reads_ifm2;
-    wire  [5:0] decoder$ifm2_ib_start;
+    wire  [31:0] decoder$ifm_buffers;
+    wire  [31:0] decoder$ifm2_buffers;
+    wire  [1:0] decoder$blockdep;
+    reg  [1953:0] front$operation;
+    wire  [224:0] front$shape;
+    wire  [179:0] front$output_settings;
+    wire  front$pool_max;
+    wire  front$ifm_wide;
+    wire  front$ifm_signed;
+    wire  front$ifm_int32;
+    wire  [472:0] front$ifm_view;
+    wire  [484:0] front$ofm_view;
+    wire  [301:0] front$weights_view;
+    wire  front$elementwise;
+    wire  [472:0] front$ifm2_view;
+    wire  [73:0] front$operand_settings;
+    wire  front$reads_ifm2;
+    wire  [31:0] front$ifm_buffers;
+    wire  [31:0] front$ifm2_buffers;
+    wire  [1:0] front$blockdep;
+    reg  lookahead$clock;
+    reg  lookahead$rst_n;
+    reg  lookahead$next_valid;
+    reg  [224:0] lookahead$shape;
+    reg  lookahead$per_channel;
+    reg  lookahead$taken;
+    reg  [1:0] lookahead$weights_room;
+    reg  [1:0] lookahead$scales_room;
+    wire  [1:0] lookahead$start_weights;
+    wire  [1:0] lookahead$start_scales;
+    wire  [15:0] lookahead$scale_depth;
+    wire  [15:0] lookahead$paired_scale_depth;
+    wire  [1:0] lookahead$weights_ahead;
+    wire  [1:0] lookahead$scales_ahead;
+    reg  [1:0] lookahead$weights_used;
+    reg  [1:0] lookahead$scales_used;
+    wire  [1:0] lookahead$held;
+    wire  [1:0] lookahead$held_scales;
+    wire  lookahead$done;
     reg  traversal$clock;
     reg  traversal$rst_n;
     reg  traversal$start;
+    reg  [224:0] traversal$walk_shape;
     reg  [224:0] traversal$shape;
     wire  traversal$ifm_blocks$valid;
     wire  [276:0] traversal$ifm_blocks$data;
@@ -3397,6 +3448,9 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [70:0] traversal$readouts$data;
     reg  traversal$readouts$ready;
     wire  traversal$busy;
+    wire  traversal$offering;
+    wire  traversal$blocks_busy;
+    wire  traversal$beats_busy;
     reg  ifm_fetch$clock;
     reg  ifm_fetch$rst_n;
     reg  ifm_fetch$jobs$valid;
@@ -3474,6 +3528,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [301:0] cores$0$view;
     reg  cores$0$depthwise;
     reg  cores$0$halt;
+    reg  cores$0$next_weights;
+    reg  cores$0$next_scales;
     reg  cores$0$start_weights;
     wire  cores$0$weights_room;
     wire  cores$0$group_ready;
@@ -3512,6 +3568,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [301:0] cores$1$view;
     reg  cores$1$depthwise;
     reg  cores$1$halt;
+    reg  cores$1$next_weights;
+    reg  cores$1$next_scales;
     reg  cores$1$start_weights;
     wire  cores$1$weights_room;
     wire  cores$1$group_ready;
@@ -3634,15 +3692,27 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  settling$rst_n;
     reg  [1:0] settling$d;
     wire  [1:0] settling$q;
+    reg  front_next$clock;
+    reg  front_next$rst_n;
+    reg  front_next$d;
+    wire  front_next$q;
+    reg  walk_early$clock;
+    reg  walk_early$rst_n;
+    reg  walk_early$d;
+    wire  walk_early$q;
+    reg  early_job$clock;
+    reg  early_job$rst_n;
+    reg  early_job$d;
+    wire  early_job$q;
+    reg  ofm_blocks$clock;
+    reg  ofm_blocks$rst_n;
+    reg  [2:0] ofm_blocks$d;
+    wire  [2:0] ofm_blocks$q;
     
     // Local signals
     reg  [276:0] job;
     reg  elementwise;
     reg  reads_ifm2;
-    reg  [31:0] ifm_buffers;
-    reg  [31:0] ifm2_buffers;
-    reg  [15:0] ifm_end_kb;
-    reg  [15:0] ifm2_start_kb;
     reg  [276:0] ifm2_job;
     reg  ifm_job_fetched;
     reg  elementwise_fire;
@@ -3669,6 +3739,18 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  cores_ready;
     reg  cores_fault;
     reg  cores_idle;
+    reg  [1:0] job_weights;
+    reg  [1:0] job_scales;
+    reg  [1:0] weights_rooms;
+    reg  [1:0] scales_rooms;
+    reg  looking_ahead;
+    reg  taken;
+    reg  front_pool;
+    reg  front_per_channel;
+    reg  early_start;
+    reg  jobs_allowed;
+    reg  fetched_ahead;
+    reg  block_counted;
     reg  readout_ready;
     reg  results_valid;
     reg  [8:0] acc_read;
@@ -3723,12 +3805,55 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .ifm2_view(decoder$ifm2_view),
         .operand_settings(decoder$operand_settings),
         .reads_ifm2(decoder$reads_ifm2),
-        .ifm2_ib_start(decoder$ifm2_ib_start)
+        .ifm_buffers(decoder$ifm_buffers),
+        .ifm2_buffers(decoder$ifm2_buffers),
+        .blockdep(decoder$blockdep)
+    );
+    npu_u65_512_core$datapath$decoder front(
+        .operation(front$operation),
+        .shape(front$shape),
+        .output_settings(front$output_settings),
+        .pool_max(front$pool_max),
+        .ifm_wide(front$ifm_wide),
+        .ifm_signed(front$ifm_signed),
+        .ifm_int32(front$ifm_int32),
+        .ifm_view(front$ifm_view),
+        .ofm_view(front$ofm_view),
+        .weights_view(front$weights_view),
+        .elementwise(front$elementwise),
+        .ifm2_view(front$ifm2_view),
+        .operand_settings(front$operand_settings),
+        .reads_ifm2(front$reads_ifm2),
+        .ifm_buffers(front$ifm_buffers),
+        .ifm2_buffers(front$ifm2_buffers),
+        .blockdep(front$blockdep)
+    );
+    npu_u65_512_core$datapath$lookahead lookahead(
+        .clock(lookahead$clock),
+        .rst_n(lookahead$rst_n),
+        .next_valid(lookahead$next_valid),
+        .shape(lookahead$shape),
+        .per_channel(lookahead$per_channel),
+        .taken(lookahead$taken),
+        .weights_room(lookahead$weights_room),
+        .scales_room(lookahead$scales_room),
+        .start_weights(lookahead$start_weights),
+        .start_scales(lookahead$start_scales),
+        .scale_depth(lookahead$scale_depth),
+        .paired_scale_depth(lookahead$paired_scale_depth),
+        .weights_ahead(lookahead$weights_ahead),
+        .scales_ahead(lookahead$scales_ahead),
+        .weights_used(lookahead$weights_used),
+        .scales_used(lookahead$scales_used),
+        .held(lookahead$held),
+        .held_scales(lookahead$held_scales),
+        .done(lookahead$done)
     );
     npu_u65_512_core$datapath$traversal traversal(
         .clock(traversal$clock),
         .rst_n(traversal$rst_n),
         .start(traversal$start),
+        .walk_shape(traversal$walk_shape),
         .shape(traversal$shape),
         .ifm_blocks$valid(traversal$ifm_blocks$valid),
         .ifm_blocks$data(traversal$ifm_blocks$data),
@@ -3745,7 +3870,10 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .readouts$valid(traversal$readouts$valid),
         .readouts$data(traversal$readouts$data),
         .readouts$ready(traversal$readouts$ready),
-        .busy(traversal$busy)
+        .busy(traversal$busy),
+        .offering(traversal$offering),
+        .blocks_busy(traversal$blocks_busy),
+        .beats_busy(traversal$beats_busy)
     );
     npu_u65_512_core$datapath$ifm_fetch ifm_fetch(
         .clock(ifm_fetch$clock),
@@ -3844,6 +3972,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .view(cores$0$view),
         .depthwise(cores$0$depthwise),
         .halt(cores$0$halt),
+        .next_weights(cores$0$next_weights),
+        .next_scales(cores$0$next_scales),
         .start_weights(cores$0$start_weights),
         .weights_room(cores$0$weights_room),
         .weight_reads$valid(weight_reads$0$valid),
@@ -3896,6 +4026,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .view(cores$1$view),
         .depthwise(cores$1$depthwise),
         .halt(cores$1$halt),
+        .next_weights(cores$1$next_weights),
+        .next_scales(cores$1$next_scales),
         .start_weights(cores$1$start_weights),
         .weights_room(cores$1$weights_room),
         .weight_reads$valid(weight_reads$1$valid),
@@ -4066,6 +4198,30 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .d(settling$d),
         .q(settling$q)
     );
+    npu_u65_512_core$cpm$reset_sync$stage$0 front_next(
+        .clock(front_next$clock),
+        .rst_n(front_next$rst_n),
+        .d(front_next$d),
+        .q(front_next$q)
+    );
+    npu_u65_512_core$cpm$reset_sync$stage$0 walk_early(
+        .clock(walk_early$clock),
+        .rst_n(walk_early$rst_n),
+        .d(walk_early$d),
+        .q(walk_early$q)
+    );
+    npu_u65_512_core$cpm$reset_sync$stage$0 early_job(
+        .clock(early_job$clock),
+        .rst_n(early_job$rst_n),
+        .d(early_job$d),
+        .q(early_job$q)
+    );
+    npu_u65_512_core$cpm$phase_cycles ofm_blocks(
+        .clock(ofm_blocks$clock),
+        .rst_n(ofm_blocks$rst_n),
+        .d(ofm_blocks$d),
+        .q(ofm_blocks$q)
+    );
     
     // Update code
     always @(*) begin
@@ -4078,6 +4234,10 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         faulted$clock = clock;
         units_taken$clock = clock;
         settling$clock = clock;
+        front_next$clock = clock;
+        walk_early$clock = clock;
+        early_job$clock = clock;
+        ofm_blocks$clock = clock;
         operation$d = operation$q;
         fetching_ifm2$d = fetching_ifm2$q;
         active$d = active$q;
@@ -4087,6 +4247,14 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         faulted$d = faulted$q;
         units_taken$d = units_taken$q;
         settling$d = settling$q;
+        front_next$d = front_next$q;
+        walk_early$d = walk_early$q;
+        early_job$d = early_job$q;
+        ofm_blocks$d = ofm_blocks$q;
+        front_next$rst_n = rst_n;
+        walk_early$rst_n = rst_n;
+        early_job$rst_n = rst_n;
+        ofm_blocks$rst_n = rst_n;
         units_taken$rst_n = rst_n;
         settling$rst_n = rst_n;
         faulted$rst_n = rst_n;
@@ -4096,6 +4264,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         starting$rst_n = rst_n;
         filled$rst_n = rst_n;
         position$rst_n = rst_n;
+        lookahead$clock = clock;
+        lookahead$rst_n = rst_n;
         traversal$clock = clock;
         traversal$rst_n = rst_n;
         ifm_fetch$clock = clock;
@@ -4130,23 +4300,51 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
             active$d = 1'b1;
             operation$d = operations$data;
         end
-        starting$d = operations$valid & ~active$q;
+        taken = operations$valid & ~active$q;
+        starting$d = taken;
         decoder$operation = operation$q;
         parallel = decoder$shape[(64'hdf)+:(1)];
         traversal$shape = decoder$shape;
         interleaved = parallel & decoder$shape[(64'ha9)+:(1)];
-        traversal$start = starting$q;
         per_channel = ~decoder$output_settings[(64'h5)+:(1)] & ~decoder$output_settings[(64'h6e)+:(1)] & ~decoder$elementwise;
         pool = decoder$shape[(64'he0)+:(1)];
-        ifm2_start_kb = ((decoder$ifm2_ib_start) & 16'hffff);
-        ifm_end_kb = ((decoder$ifm_view[(64'h80)+:(6)]) & 16'hffff);
-        if (decoder$reads_ifm2) begin
-            ifm_end_kb = ifm2_start_kb;
+        if (active$q & ~starting$q & ~traversal$offering & ~faulted$q & operations$valid) begin
+            front_next$d = 1'b1;
         end
-        ifm_buffers[(64'h0)+:(16)] = 32'h800;
-        ifm_buffers[(64'h10)+:(16)] = ((ifm_end_kb - 32'h2) >> 32'h1) << 32'ha;
-        ifm2_buffers[(64'h0)+:(16)] = ifm2_start_kb << 32'ha;
-        ifm2_buffers[(64'h10)+:(16)] = ((((decoder$ifm_view[(64'h80)+:(6)]) & 16'hffff) - ifm2_start_kb) >> 32'h1) << 32'ha;
+        if (taken) begin
+            front_next$d = 1'b0;
+        end
+        front$operation = operation$q;
+        if (front_next$q) begin
+            front$operation = operations$data;
+        end
+        traversal$walk_shape = front$shape;
+        front_per_channel = ~front$output_settings[(64'h5)+:(1)] & ~front$output_settings[(64'h6e)+:(1)] & ~front$elementwise;
+        front_pool = front$shape[(64'he0)+:(1)];
+        lookahead$next_valid = front_next$q;
+        lookahead$shape = front$shape;
+        lookahead$per_channel = front_per_channel;
+        lookahead$taken = taken;
+        weights_rooms = 32'h3;
+        scales_rooms = 32'h3;
+        weights_rooms = (weights_rooms & ~(1 << (0)) | ((cores$0$weights_room) << (0)));
+        scales_rooms = (scales_rooms & ~(1 << (0)) | ((cores$0$scales_room) << (0)));
+        weights_rooms = (weights_rooms & ~(1 << (1)) | ((cores$1$weights_room) << (1)));
+        scales_rooms = (scales_rooms & ~(1 << (1)) | ((cores$1$scales_room) << (1)));
+        lookahead$weights_room = weights_rooms;
+        lookahead$scales_room = scales_rooms;
+        looking_ahead = (lookahead$start_weights | lookahead$start_scales) != 32'h0;
+        early_start = front_next$q & ~walk_early$q & lookahead$done & ~traversal$blocks_busy & (((front$blockdep) & 3'h7) >= ofm_blocks$q);
+        if (early_start) begin
+            walk_early$d = 1'b1;
+            early_job$d = 1'b1;
+        end
+        if (starting$q) begin
+            walk_early$d = 1'b0;
+        end
+        traversal$start = (starting$q & ~walk_early$q) | early_start;
+        jobs_allowed = ~front_next$q | early_job$q;
+        fetched_ahead = front_next$q & walk_early$q;
         job = traversal$ifm_blocks$data;
         new_spatial_block = job[(64'h100)+:(1)] & (job[(64'h20)+:(16)] == 32'h0);
         cores_room = 1'b1;
@@ -4154,37 +4352,48 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         cores_room = cores_room & cores$1$weights_room & cores$1$scales_room;
         tee_ready = fetched$tail$ready & cores_room;
         elementwise = decoder$elementwise;
-        reads_ifm2 = decoder$reads_ifm2;
-        ifm_fetch$jobs$valid = traversal$ifm_blocks$valid & tee_ready & ~fetching_ifm2$q;
-        ifm2_fetch$jobs$valid = traversal$ifm_blocks$valid & tee_ready & fetching_ifm2$q;
+        reads_ifm2 = front$reads_ifm2;
+        ifm_fetch$jobs$valid = traversal$ifm_blocks$valid & tee_ready & jobs_allowed & ~fetching_ifm2$q;
+        ifm2_fetch$jobs$valid = traversal$ifm_blocks$valid & tee_ready & jobs_allowed & fetching_ifm2$q;
         ifm_job_fetched = ifm_fetch$jobs$valid & ifm_fetch$jobs$ready;
         if (ifm_job_fetched & reads_ifm2) begin
             fetching_ifm2$d = 1'b1;
         end
-        traversal$ifm_blocks$ready = (ifm_fetch$jobs$ready & ~reads_ifm2 & ~fetching_ifm2$q) | (ifm2_fetch$jobs$ready & fetching_ifm2$q);
+        traversal$ifm_blocks$ready = ((ifm_fetch$jobs$ready & ~reads_ifm2 & ~fetching_ifm2$q) | (ifm2_fetch$jobs$ready & fetching_ifm2$q)) & jobs_allowed;
         job_taken = traversal$ifm_blocks$valid & traversal$ifm_blocks$ready;
         if (job_taken) begin
             fetching_ifm2$d = 1'b0;
+            early_job$d = 1'b0;
+        end
+        block_counted = job_taken & job[(64'h100)+:(1)];
+        if (block_counted & ~front_next$q & (ofm_blocks$q != 32'h7)) begin
+            ofm_blocks$d = ofm_blocks$q + 32'h1;
+        end
+        if (taken) begin
+            ofm_blocks$d = 32'h0;
+            if ((walk_early$q & ~early_job$q) | block_counted) begin
+                ofm_blocks$d = 32'h1;
+            end
         end
         ifm_fetch$jobs$data = job;
-        ifm_fetch$view = decoder$ifm_view;
-        ifm_fetch$buffers = ifm_buffers;
+        ifm_fetch$view = front$ifm_view;
+        ifm_fetch$buffers = front$ifm_buffers;
         ifm2_job = job;
-        if (decoder$operand_settings[(64'h23)+:(1)]) begin
+        if (front$operand_settings[(64'h23)+:(1)]) begin
             ifm2_job[(64'h60)+:(16)] = 32'h0;
             ifm2_job[(64'h80)+:(16)] = 32'h1;
         end
-        if (decoder$operand_settings[(64'h24)+:(1)]) begin
+        if (front$operand_settings[(64'h24)+:(1)]) begin
             ifm2_job[(64'h70)+:(16)] = 32'h0;
             ifm2_job[(64'h90)+:(16)] = 32'h1;
         end
-        if (decoder$operand_settings[(64'h25)+:(1)]) begin
+        if (front$operand_settings[(64'h25)+:(1)]) begin
             ifm2_job[(64'ha0)+:(16)] = 32'h0;
             ifm2_job[(64'hb0)+:(16)] = 32'h1;
         end
         ifm2_fetch$jobs$data = ifm2_job;
-        ifm2_fetch$view = decoder$ifm2_view;
-        ifm2_fetch$buffers = ifm2_buffers;
+        ifm2_fetch$view = front$ifm2_view;
+        ifm2_fetch$buffers = front$ifm2_buffers;
         ifm_fills$valid = ifm_fetch$fills$valid;
         ifm_fills$data = ifm_fetch$fills$data;
         if (reads_ifm2) begin
@@ -4201,28 +4410,51 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         if (paired_job) begin
             job_cores = 32'h3;
         end
-        cores$0$view = decoder$weights_view;
+        job_weights = 32'h0;
+        job_scales = 32'h0;
+        cores$0$view = front$weights_view;
         cores$0$depthwise = decoder$shape[(64'ha9)+:(1)];
         cores$0$halt = faulted$q;
-        cores$0$start_weights = job_taken & new_spatial_block & ~pool & job_cores[0];
-        cores$0$start_scales = job_taken & job[(64'h100)+:(1)] & per_channel & job_cores[0];
+        cores$0$next_weights = lookahead$held[0];
+        cores$0$next_scales = lookahead$held_scales[0];
+        job_weights = (job_weights & ~(1 << (0)) | ((job_taken & new_spatial_block & ~front_pool & job_cores[0]) << (0)));
+        job_scales = (job_scales & ~(1 << (0)) | ((job_taken & job[(64'h100)+:(1)] & front_per_channel & job_cores[0]) << (0)));
+        cores$0$start_weights = (job_weights[0] & ~lookahead$weights_ahead[0]) | lookahead$start_weights[0];
+        cores$0$start_scales = (job_scales[0] & ~lookahead$scales_ahead[0]) | lookahead$start_scales[0];
         cores$0$scale_channel = job[(64'h20)+:(16)];
         cores$0$scale_depth = job[(64'h50)+:(16)];
-        cores$1$view = decoder$weights_view;
+        if (looking_ahead) begin
+            cores$0$scale_channel = 32'h0;
+            cores$0$scale_depth = lookahead$scale_depth;
+        end
+        cores$1$view = front$weights_view;
         cores$1$depthwise = decoder$shape[(64'ha9)+:(1)];
         cores$1$halt = faulted$q;
-        cores$1$start_weights = job_taken & new_spatial_block & ~pool & job_cores[1];
-        cores$1$start_scales = job_taken & job[(64'h100)+:(1)] & per_channel & job_cores[1];
+        cores$1$next_weights = lookahead$held[1];
+        cores$1$next_scales = lookahead$held_scales[1];
+        job_weights = (job_weights & ~(1 << (1)) | ((job_taken & new_spatial_block & ~front_pool & job_cores[1]) << (1)));
+        job_scales = (job_scales & ~(1 << (1)) | ((job_taken & job[(64'h100)+:(1)] & front_per_channel & job_cores[1]) << (1)));
+        cores$1$start_weights = (job_weights[1] & ~lookahead$weights_ahead[1]) | lookahead$start_weights[1];
+        cores$1$start_scales = (job_scales[1] & ~lookahead$scales_ahead[1]) | lookahead$start_scales[1];
         cores$1$scale_channel = job[(64'h20)+:(16)];
         cores$1$scale_depth = job[(64'h50)+:(16)];
+        if (looking_ahead) begin
+            cores$1$scale_channel = 32'h0;
+            cores$1$scale_depth = lookahead$scale_depth;
+        end
         if (paired_job) begin
             cores$1$scale_depth = job[(64'h104)+:(16)];
         end
+        if (looking_ahead) begin
+            cores$1$scale_depth = lookahead$paired_scale_depth;
+        end
+        lookahead$weights_used = job_weights;
+        lookahead$scales_used = job_scales;
         fetched$tail$valid = job_taken;
         fetched$tail$data = job;
-        traversal$filled$valid = fetched$head$valid & (filled$q != 32'h0) & ~elementwise;
+        traversal$filled$valid = fetched$head$valid & (filled$q != 32'h0) & ~fetched_ahead & ~elementwise;
         traversal$filled$data = fetched$head$data;
-        operand_reader$jobs$valid = fetched$head$valid & (filled$q != 32'h0) & elementwise;
+        operand_reader$jobs$valid = fetched$head$valid & (filled$q != 32'h0) & ~fetched_ahead & elementwise;
         operand_reader$jobs$data = fetched$head$data;
         filled_taken = (traversal$filled$valid & traversal$filled$ready) | (operand_reader$jobs$valid & operand_reader$jobs$ready);
         fetched$head$ready = filled_taken;
@@ -4283,9 +4515,9 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
             beat_tags$tail$data[(64'h12)+:(2)] = beat_tags$tail$data[(64'h12)+:(2)] | 32'h2;
         end
         walked = traversal$current;
-        ifm_unit$settings[(64'h0)+:(16)] = ifm_buffers[(64'h0)+:(16)];
+        ifm_unit$settings[(64'h0)+:(16)] = decoder$ifm_buffers[(64'h0)+:(16)];
         if (walked[(64'h102)+:(1)]) begin
-            ifm_unit$settings[(64'h0)+:(16)] = ifm_buffers[(64'h0)+:(16)] + ifm_buffers[(64'h10)+:(16)];
+            ifm_unit$settings[(64'h0)+:(16)] = decoder$ifm_buffers[(64'h0)+:(16)] + decoder$ifm_buffers[(64'h10)+:(16)];
         end
         ifm_unit$settings[(64'h10)+:(8)] = ((walked[(64'h90)+:(16)]) & 8'hff);
         ifm_unit$settings[(64'h18)+:(8)] = ((((walked[(64'hb0)+:(16)]) & 8'hff) + 32'h7) >> 32'h3) << 32'h3;
@@ -4324,8 +4556,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         paired_elementwise = elementwise & decoder$operand_settings[(64'h49)+:(1)] & kinds[(64'h4)+:(1)];
         operand_reader$settings = decoder$operand_settings;
         operand_reader$settings[(64'h49)+:(1)] = paired_elementwise;
-        operand_reader$ifm_buffers = ifm_buffers;
-        operand_reader$ifm2_buffers = ifm2_buffers;
+        operand_reader$ifm_buffers = decoder$ifm_buffers;
+        operand_reader$ifm2_buffers = decoder$ifm2_buffers;
         tag = beat_tags$head$data;
         head_cores = tag[(64'h10)+:(2)];
         head_stream_ends = tag[(64'h12)+:(2)];
@@ -4565,8 +4797,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         cores_idle = 1'b1;
         cores_idle = cores_idle & cores$0$idle;
         cores_idle = cores_idle & cores$1$idle;
-        writes_done = ~starting$q & ~traversal$busy & (fetched$count == 32'h0) & cores_idle & (beat_tags$count == 32'h0) & (readout_tags$count == 32'h0) & (output_tags$count == 32'h0) & ~operand_reader$busy & ~ofm_writer$busy;
-        idle = writes_done & ~dma_busy;
+        writes_done = ~starting$q & ~traversal$beats_busy & (~traversal$blocks_busy | walk_early$q) & ((fetched$count == 32'h0) | walk_early$q) & cores_idle & (beat_tags$count == 32'h0) & (readout_tags$count == 32'h0) & (output_tags$count == 32'h0) & ~operand_reader$busy & ~ofm_writer$busy;
+        idle = writes_done & ~ofm_busy & (~ifm_busy | walk_early$q) & (~streams_busy | ((lookahead$held | lookahead$held_scales) != 32'h0));
         if (active$q & idle) begin
             active$d = 1'b0;
         end
@@ -4717,7 +4949,7 @@ endmodule // npu_u65_512_core$datapath$beat_tags$words
 
 
 
-module npu_u65_512_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,start_weights,weights_room,weight_reads$valid,weight_reads$data,weight_reads$ready,weight_beats$valid,weight_beats$data,weight_beats$ready,group_ready,group_taken,stream_used,group_wanted,fault,start_scales,scale_channel,scale_depth,scales_room,scale_reads$valid,scale_reads$data,scale_reads$ready,scale_beats$valid,scale_beats$data,scale_beats$ready,sets_valid,sets_taken,operands$valid,operands$data,operands$ready,multiply_group,interleaved,odd_acts,slice_done,readout$valid,readout$data,readout$ready,results_valid,results_taken,clear,clearing,position,channels,count,beat,idle,decoding);
+module npu_u65_512_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,next_weights,next_scales,start_weights,weights_room,weight_reads$valid,weight_reads$data,weight_reads$ready,weight_beats$valid,weight_beats$data,weight_beats$ready,group_ready,group_taken,stream_used,group_wanted,fault,start_scales,scale_channel,scale_depth,scales_room,scale_reads$valid,scale_reads$data,scale_reads$ready,scale_beats$valid,scale_beats$data,scale_beats$ready,sets_valid,sets_taken,operands$valid,operands$data,operands$ready,multiply_group,interleaved,odd_acts,slice_done,readout$valid,readout$data,readout$ready,results_valid,results_taken,clear,clearing,position,channels,count,beat,idle,decoding);
     
     // Module arguments
     input wire  clock;
@@ -4725,6 +4957,8 @@ module npu_u65_512_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,start_w
     input wire  [301:0] view;
     input wire  depthwise;
     input wire  halt;
+    input wire  next_weights;
+    input wire  next_scales;
     input wire  start_weights;
     output reg  weights_room;
     output reg  weight_reads$valid;
@@ -4892,6 +5126,9 @@ module npu_u65_512_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,start_w
     reg  too_many_weights;
     reg  [1279:0] accumulators;
     reg  [8:0] lane_mask;
+    reg  [2:0] streams_queued;
+    reg  [2:0] current_streams;
+    reg  [2:0] current_scales;
     
     // Sub module instances
     npu_u65_512_core$datapath$cores$0$weight_streams weight_streams(
@@ -5058,7 +5295,12 @@ module npu_u65_512_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,start_w
         weight_streams$head$ready = weight_reads$ready & weight_lengths$tail$ready;
         weight_lengths$tail$valid = weight_streams$head$valid & weight_reads$ready;
         weight_lengths$tail$data = weight_streams$head$data[(64'h2b)+:(32)];
-        weight_decoder$start = weight_lengths$head$valid & ~weight_decoder$busy & (weight_stream$q == WeightStream$Idle) & ~halt;
+        streams_queued = ((weight_streams$count) & 3'h7) + ((weight_lengths$count) & 3'h7);
+        current_streams = streams_queued;
+        if (next_weights) begin
+            current_streams = streams_queued - 32'h1;
+        end
+        weight_decoder$start = weight_lengths$head$valid & (current_streams != 32'h0) & ~weight_decoder$busy & (weight_stream$q == WeightStream$Idle) & ~halt;
         weight_decoder$length = weight_lengths$head$data;
         weight_lengths$head$ready = weight_decoder$start;
         if (weight_decoder$start | weight_decoder$busy) begin
@@ -5144,7 +5386,11 @@ module npu_u65_512_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,start_w
         beat[(64'h3b8)+:(1)] = second;
         beat[(64'h3b9)+:(7)] = count;
         beat[(64'h3c0)+:(256)] = 32'h0;
-        idle = (weight_streams$count == 32'h0) & (weight_lengths$count == 32'h0) & (weight_stream$q == WeightStream$Idle) & (scale_depths$count == 32'h0);
+        current_scales = ((scale_depths$count) & 3'h7);
+        if (next_scales & (scale_depths$count != 32'h0)) begin
+            current_scales = current_scales - 32'h1;
+        end
+        idle = (current_streams == 32'h0) & (weight_stream$q == WeightStream$Idle) & (current_scales == 32'h0);
     end
     
     always @(*) weight_groups$weights$valid = weight_decoder$weights$valid;
@@ -21030,7 +21276,7 @@ endmodule // npu_u65_512_core$datapath$cores$0$weight_streams$words
 
 
 
-module npu_u65_512_core$datapath$cores$1(clock,rst_n,view,depthwise,halt,start_weights,weights_room,weight_reads$valid,weight_reads$data,weight_reads$ready,weight_beats$valid,weight_beats$data,weight_beats$ready,group_ready,group_taken,stream_used,group_wanted,fault,start_scales,scale_channel,scale_depth,scales_room,scale_reads$valid,scale_reads$data,scale_reads$ready,scale_beats$valid,scale_beats$data,scale_beats$ready,sets_valid,sets_taken,operands$valid,operands$data,operands$ready,multiply_group,interleaved,odd_acts,slice_done,readout$valid,readout$data,readout$ready,results_valid,results_taken,clear,clearing,position,channels,count,beat,idle,decoding);
+module npu_u65_512_core$datapath$cores$1(clock,rst_n,view,depthwise,halt,next_weights,next_scales,start_weights,weights_room,weight_reads$valid,weight_reads$data,weight_reads$ready,weight_beats$valid,weight_beats$data,weight_beats$ready,group_ready,group_taken,stream_used,group_wanted,fault,start_scales,scale_channel,scale_depth,scales_room,scale_reads$valid,scale_reads$data,scale_reads$ready,scale_beats$valid,scale_beats$data,scale_beats$ready,sets_valid,sets_taken,operands$valid,operands$data,operands$ready,multiply_group,interleaved,odd_acts,slice_done,readout$valid,readout$data,readout$ready,results_valid,results_taken,clear,clearing,position,channels,count,beat,idle,decoding);
     
     // Module arguments
     input wire  clock;
@@ -21038,6 +21284,8 @@ module npu_u65_512_core$datapath$cores$1(clock,rst_n,view,depthwise,halt,start_w
     input wire  [301:0] view;
     input wire  depthwise;
     input wire  halt;
+    input wire  next_weights;
+    input wire  next_scales;
     input wire  start_weights;
     output reg  weights_room;
     output reg  weight_reads$valid;
@@ -21205,6 +21453,9 @@ module npu_u65_512_core$datapath$cores$1(clock,rst_n,view,depthwise,halt,start_w
     reg  too_many_weights;
     reg  [1279:0] accumulators;
     reg  [8:0] lane_mask;
+    reg  [2:0] streams_queued;
+    reg  [2:0] current_streams;
+    reg  [2:0] current_scales;
     
     // Sub module instances
     npu_u65_512_core$datapath$cores$0$weight_streams weight_streams(
@@ -21371,7 +21622,12 @@ module npu_u65_512_core$datapath$cores$1(clock,rst_n,view,depthwise,halt,start_w
         weight_streams$head$ready = weight_reads$ready & weight_lengths$tail$ready;
         weight_lengths$tail$valid = weight_streams$head$valid & weight_reads$ready;
         weight_lengths$tail$data = weight_streams$head$data[(64'h2b)+:(32)];
-        weight_decoder$start = weight_lengths$head$valid & ~weight_decoder$busy & (weight_stream$q == WeightStream$Idle) & ~halt;
+        streams_queued = ((weight_streams$count) & 3'h7) + ((weight_lengths$count) & 3'h7);
+        current_streams = streams_queued;
+        if (next_weights) begin
+            current_streams = streams_queued - 32'h1;
+        end
+        weight_decoder$start = weight_lengths$head$valid & (current_streams != 32'h0) & ~weight_decoder$busy & (weight_stream$q == WeightStream$Idle) & ~halt;
         weight_decoder$length = weight_lengths$head$data;
         weight_lengths$head$ready = weight_decoder$start;
         if (weight_decoder$start | weight_decoder$busy) begin
@@ -21457,7 +21713,11 @@ module npu_u65_512_core$datapath$cores$1(clock,rst_n,view,depthwise,halt,start_w
         beat[(64'h3b8)+:(1)] = second;
         beat[(64'h3b9)+:(7)] = count;
         beat[(64'h3c0)+:(256)] = 32'h0;
-        idle = (weight_streams$count == 32'h0) & (weight_lengths$count == 32'h0) & (weight_stream$q == WeightStream$Idle) & (scale_depths$count == 32'h0);
+        current_scales = ((scale_depths$count) & 3'h7);
+        if (next_scales & (scale_depths$count != 32'h0)) begin
+            current_scales = current_scales - 32'h1;
+        end
+        idle = (current_streams == 32'h0) & (weight_stream$q == WeightStream$Idle) & (current_scales == 32'h0);
     end
     
     always @(*) weight_groups$weights$valid = weight_decoder$weights$valid;
@@ -22156,7 +22416,7 @@ endmodule // npu_u65_512_core$datapath$cores$1
 
 
 
-module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_max,ifm_wide,ifm_signed,ifm_int32,ifm_view,ofm_view,weights_view,elementwise,ifm2_view,operand_settings,reads_ifm2,ifm2_ib_start);
+module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_max,ifm_wide,ifm_signed,ifm_int32,ifm_view,ofm_view,weights_view,elementwise,ifm2_view,operand_settings,reads_ifm2,ifm_buffers,ifm2_buffers,blockdep);
     
     // Module arguments
     input wire  [1953:0] operation;
@@ -22173,7 +22433,9 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_ma
     output reg  [472:0] ifm2_view;
     output reg  [73:0] operand_settings;
     output reg  reads_ifm2;
-    output reg  [5:0] ifm2_ib_start;
+    output reg  [31:0] ifm_buffers;
+    output reg  [31:0] ifm2_buffers;
+    output reg  [1:0] blockdep;
     
     // Constant declarations
     localparam  ofm_scale_mode = 16'h100;
@@ -22227,6 +22489,8 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_ma
     wire  ifm2_type$int32;
     
     // Local signals
+    reg  [15:0] ifm_end_kb;
+    reg  [15:0] ifm2_start_kb;
     reg  [9:0] code;
     reg  [1895:0] state;
     reg  [472:0] ifm;
@@ -22424,8 +22688,17 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_ma
             scalar_zero_point = ((ifm2[(64'h20)+:(16)]) & 32'hffffffff) - ((32'h10000) & 32'hffffffff);
         end
         operand_settings[(64'h27)+:(32)] = scalar_raw - scalar_zero_point;
-        ifm2_ib_start = ifm2[(64'h60)+:(6)];
+        blockdep = kernel[(64'h35)+:(2)];
         reads_ifm2 = elementwise & ~unary & ((broadcast_word & broadcast_scalar) == 32'h0);
+        ifm2_start_kb = ((ifm2[(64'h60)+:(6)]) & 16'hffff);
+        ifm_end_kb = ((ifm[(64'h80)+:(6)]) & 16'hffff);
+        if (reads_ifm2) begin
+            ifm_end_kb = ifm2_start_kb;
+        end
+        ifm_buffers[(64'h0)+:(16)] = 32'h800;
+        ifm_buffers[(64'h10)+:(16)] = ((ifm_end_kb - 32'h2) >> 32'h1) << 32'ha;
+        ifm2_buffers[(64'h0)+:(16)] = ifm2_start_kb << 32'ha;
+        ifm2_buffers[(64'h10)+:(16)] = ((((ifm[(64'h80)+:(6)]) & 16'hffff) - ifm2_start_kb) >> 32'h1) << 32'ha;
         ofm_precision = ofm[(64'h30)+:(16)];
         ofm_type$precision = ofm_precision;
         activation_word = activation[(64'h0)+:(16)];
@@ -22458,6 +22731,8 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_ma
     end
     
 endmodule // npu_u65_512_core$datapath$decoder
+
+
 
 
 
@@ -22582,6 +22857,18 @@ module npu_u65_512_core$datapath$fetched$words(clock,rst_n,write_enable,write_ad
        else if (write_enable) cells[write_address] <= write_data;
     always @(*) read_data = cells[read_address];
 endmodule // npu_u65_512_core$datapath$fetched$words
+
+
+
+
+
+
+
+
+
+
+
+
 
 
 
@@ -28178,6 +28465,219 @@ module npu_u65_512_core$datapath$ifm_unit$reading(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_512_core$datapath$ifm_unit$reading
+
+
+
+
+
+
+
+
+module npu_u65_512_core$datapath$lookahead(clock,rst_n,next_valid,shape,per_channel,taken,weights_room,scales_room,start_weights,start_scales,scale_depth,paired_scale_depth,weights_ahead,scales_ahead,weights_used,scales_used,held,held_scales,done);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  next_valid;
+    input wire  [224:0] shape;
+    input wire  per_channel;
+    input wire  taken;
+    input wire  [1:0] weights_room;
+    input wire  [1:0] scales_room;
+    output reg  [1:0] start_weights;
+    output reg  [1:0] start_scales;
+    output reg  [15:0] scale_depth;
+    output reg  [15:0] paired_scale_depth;
+    output reg  [1:0] weights_ahead;
+    output reg  [1:0] scales_ahead;
+    input wire  [1:0] weights_used;
+    input wire  [1:0] scales_used;
+    output reg  [1:0] held;
+    output reg  [1:0] held_scales;
+    output reg  done;
+    
+    // Stub signals
+    reg  [224:0] depths$shape;
+    reg  [15:0] depths$z;
+    wire  [15:0] depths$core_block_depth;
+    wire  [15:0] depths$block_depth;
+    wire  depths$last_z;
+    wire  [15:0] depths$paired_block_depth;
+    wire  depths$paired_last_depth;
+    reg  queued$clock;
+    reg  queued$rst_n;
+    reg  queued$d;
+    wire  queued$q;
+    reg  weights_ahead_bits$clock;
+    reg  weights_ahead_bits$rst_n;
+    reg  [1:0] weights_ahead_bits$d;
+    wire  [1:0] weights_ahead_bits$q;
+    reg  scales_ahead_bits$clock;
+    reg  scales_ahead_bits$rst_n;
+    reg  [1:0] scales_ahead_bits$d;
+    wire  [1:0] scales_ahead_bits$q;
+    reg  held_weights$clock;
+    reg  held_weights$rst_n;
+    reg  [1:0] held_weights$d;
+    wire  [1:0] held_weights$q;
+    reg  held_scale_bits$clock;
+    reg  held_scale_bits$rst_n;
+    reg  [1:0] held_scale_bits$d;
+    wire  [1:0] held_scale_bits$q;
+    
+    // Local signals
+    reg  [1:0] cores;
+    reg  [1:0] wanted_weights;
+    reg  [1:0] wanted_scales;
+    reg  fire;
+    
+    // Sub module instances
+    npu_u65_512_core$datapath$lookahead$depths depths(
+        .shape(depths$shape),
+        .z(depths$z),
+        .core_block_depth(depths$core_block_depth),
+        .block_depth(depths$block_depth),
+        .last_z(depths$last_z),
+        .paired_block_depth(depths$paired_block_depth),
+        .paired_last_depth(depths$paired_last_depth)
+    );
+    npu_u65_512_core$cpm$reset_sync$stage$0 queued(
+        .clock(queued$clock),
+        .rst_n(queued$rst_n),
+        .d(queued$d),
+        .q(queued$q)
+    );
+    npu_u65_512_core$cpm$prot_state weights_ahead_bits(
+        .clock(weights_ahead_bits$clock),
+        .rst_n(weights_ahead_bits$rst_n),
+        .d(weights_ahead_bits$d),
+        .q(weights_ahead_bits$q)
+    );
+    npu_u65_512_core$cpm$prot_state scales_ahead_bits(
+        .clock(scales_ahead_bits$clock),
+        .rst_n(scales_ahead_bits$rst_n),
+        .d(scales_ahead_bits$d),
+        .q(scales_ahead_bits$q)
+    );
+    npu_u65_512_core$cpm$prot_state held_weights(
+        .clock(held_weights$clock),
+        .rst_n(held_weights$rst_n),
+        .d(held_weights$d),
+        .q(held_weights$q)
+    );
+    npu_u65_512_core$cpm$prot_state held_scale_bits(
+        .clock(held_scale_bits$clock),
+        .rst_n(held_scale_bits$rst_n),
+        .d(held_scale_bits$d),
+        .q(held_scale_bits$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        queued$clock = clock;
+        weights_ahead_bits$clock = clock;
+        scales_ahead_bits$clock = clock;
+        held_weights$clock = clock;
+        held_scale_bits$clock = clock;
+        queued$d = queued$q;
+        weights_ahead_bits$d = weights_ahead_bits$q;
+        scales_ahead_bits$d = scales_ahead_bits$q;
+        held_weights$d = held_weights$q;
+        held_scale_bits$d = held_scale_bits$q;
+        held_weights$rst_n = rst_n;
+        held_scale_bits$rst_n = rst_n;
+        queued$rst_n = rst_n;
+        weights_ahead_bits$rst_n = rst_n;
+        scales_ahead_bits$rst_n = rst_n;
+        depths$shape = shape;
+        depths$z = 32'h0;
+        cores = 32'h1;
+        if (depths$paired_block_depth != 32'h0) begin
+            cores = 32'h3;
+        end
+        wanted_weights = 32'h0;
+        if (~shape[(64'he0)+:(1)]) begin
+            wanted_weights = cores;
+        end
+        wanted_scales = 32'h0;
+        if (per_channel) begin
+            wanted_scales = cores;
+        end
+        fire = next_valid & ~queued$q & ((wanted_weights & ~weights_room) == 32'h0) & ((wanted_scales & ~scales_room) == 32'h0);
+        start_weights = 32'h0;
+        start_scales = 32'h0;
+        if (fire) begin
+            start_weights = wanted_weights;
+            start_scales = wanted_scales;
+            queued$d = 1'b1;
+        end
+        scale_depth = depths$block_depth;
+        paired_scale_depth = depths$paired_block_depth;
+        weights_ahead_bits$d = (weights_ahead_bits$q & ~weights_used) | start_weights;
+        scales_ahead_bits$d = (scales_ahead_bits$q & ~scales_used) | start_scales;
+        held_weights$d = held_weights$q | start_weights;
+        held_scale_bits$d = held_scale_bits$q | start_scales;
+        if (taken) begin
+            queued$d = 1'b0;
+            held_weights$d = 32'h0;
+            held_scale_bits$d = 32'h0;
+        end
+        done = queued$q;
+        weights_ahead = weights_ahead_bits$q;
+        scales_ahead = scales_ahead_bits$q;
+        held = held_weights$q;
+        held_scales = held_scale_bits$q;
+    end
+    
+endmodule // npu_u65_512_core$datapath$lookahead
+
+
+module npu_u65_512_core$datapath$lookahead$depths(shape,z,core_block_depth,block_depth,last_z,paired_block_depth,paired_last_depth);
+    
+    // Module arguments
+    input wire  [224:0] shape;
+    input wire  [15:0] z;
+    output reg  [15:0] core_block_depth;
+    output reg  [15:0] block_depth;
+    output reg  last_z;
+    output reg  [15:0] paired_block_depth;
+    output reg  paired_last_depth;
+    
+    // Local signals
+    reg  [15:0] core_depth;
+    reg  [15:0] paired_core_depth;
+    
+    // Update code
+    always @(*) begin
+        core_depth = shape[(64'h20)+:(16)];
+        core_block_depth = shape[(64'hcf)+:(16)];
+        if (shape[(64'hdf)+:(1)]) begin
+            core_depth = (shape[(64'h20)+:(16)] + 32'h1) >> 32'h1;
+            core_block_depth = (shape[(64'hcf)+:(16)] + 32'h1) >> 32'h1;
+        end
+        last_z = z + core_block_depth >= core_depth;
+        block_depth = core_block_depth;
+        if (core_depth - z < core_block_depth) begin
+            block_depth = core_depth - z;
+        end
+        paired_core_depth = shape[(64'h20)+:(16)] >> 32'h1;
+        paired_block_depth = 32'h0;
+        if (shape[(64'hdf)+:(1)] & (z < paired_core_depth)) begin
+            paired_block_depth = shape[(64'hcf)+:(16)] >> 32'h1;
+            if (paired_core_depth - z < (shape[(64'hcf)+:(16)] >> 32'h1)) begin
+                paired_block_depth = paired_core_depth - z;
+            end
+        end
+        paired_last_depth = z + (shape[(64'hcf)+:(16)] >> 32'h1) >= paired_core_depth;
+    end
+    
+endmodule // npu_u65_512_core$datapath$lookahead$depths
+
+
+
+
+
+
 
 
 
@@ -36339,12 +36839,13 @@ endmodule // npu_u65_512_core$datapath$readout_tags$words
 
 
 
-module npu_u65_512_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$valid,ifm_blocks$data,ifm_blocks$ready,filled$valid,filled$data,filled$ready,current,beats$valid,beats$data,beats$ready,ib_read,slice_done,readouts$valid,readouts$data,readouts$ready,busy);
+module npu_u65_512_core$datapath$traversal(clock,rst_n,start,walk_shape,shape,ifm_blocks$valid,ifm_blocks$data,ifm_blocks$ready,filled$valid,filled$data,filled$ready,current,beats$valid,beats$data,beats$ready,ib_read,slice_done,readouts$valid,readouts$data,readouts$ready,busy,offering,blocks_busy,beats_busy);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
     input wire  start;
+    input wire  [224:0] walk_shape;
     input wire  [224:0] shape;
     output wire  ifm_blocks$valid;
     output wire  [276:0] ifm_blocks$data;
@@ -36362,6 +36863,9 @@ module npu_u65_512_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     output wire  [70:0] readouts$data;
     input wire  readouts$ready;
     output reg  busy;
+    output reg  offering;
+    output reg  blocks_busy;
+    output reg  beats_busy;
     
     // Stub signals
     reg  block_walker$clock;
@@ -36370,6 +36874,7 @@ module npu_u65_512_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
     reg  [224:0] block_walker$shape;
     reg  block_walker$ib_release;
     wire  block_walker$busy;
+    wire  block_walker$offering;
     reg  beat_walker$clock;
     reg  beat_walker$rst_n;
     reg  [224:0] beat_walker$shape;
@@ -36408,7 +36913,8 @@ module npu_u65_512_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
         .jobs$data(ifm_blocks$data),
         .jobs$ready(ifm_blocks$ready),
         .ib_release(block_walker$ib_release),
-        .busy(block_walker$busy)
+        .busy(block_walker$busy),
+        .offering(block_walker$offering)
     );
     npu_u65_512_core$datapath$traversal$beat_walker beat_walker(
         .clock(beat_walker$clock),
@@ -36464,14 +36970,17 @@ module npu_u65_512_core$datapath$traversal(clock,rst_n,start,shape,ifm_blocks$va
         finished$clock = clock;
         finished$rst_n = rst_n;
         block_walker$start = start;
-        block_walker$shape = shape;
+        block_walker$shape = walk_shape;
         beat_walker$shape = shape;
         readout_walker$shape = shape;
         block_walker$ib_release = ib_read;
         beat_walker$ab_release = readout_walker$ab_release;
         readout_walker$slice_done = slice_done;
         current = beat_walker$current;
-        busy = block_walker$busy | beat_walker$busy | (finished$count != 32'h0) | readout_walker$busy;
+        offering = block_walker$offering;
+        blocks_busy = block_walker$busy;
+        beats_busy = beat_walker$busy | (finished$count != 32'h0) | readout_walker$busy;
+        busy = blocks_busy | beats_busy;
     end
     
     always @(*) finished$tail$valid = beat_walker$finished$valid;
@@ -36951,7 +37460,7 @@ module npu_u65_512_core$datapath$traversal$beat_walker$word(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$datapath$traversal$beat_walker$word
 
 
-module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,jobs$ready,ib_release,busy);
+module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,jobs$ready,ib_release,busy,offering);
     
     // Module arguments
     input wire  clock;
@@ -36963,8 +37472,16 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
     input wire  jobs$ready;
     input wire  ib_release;
     output reg  busy;
+    output reg  offering;
     
     // Stub signals
+    reg  [224:0] depths$shape;
+    reg  [15:0] depths$z;
+    wire  [15:0] depths$core_block_depth;
+    wire  [15:0] depths$block_depth;
+    wire  depths$last_z;
+    wire  [15:0] depths$paired_block_depth;
+    wire  depths$paired_last_depth;
     reg  geometry$clock;
     reg  geometry$rst_n;
     reg  [289:0] geometry$d;
@@ -37014,12 +37531,6 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
     reg  [224:0] s;
     reg  [15:0] block_height;
     reg  [15:0] block_width;
-    reg  [15:0] block_depth;
-    reg  [15:0] core_depth;
-    reg  [15:0] core_block_depth;
-    reg  [15:0] paired_core_depth;
-    reg  [15:0] paired_block_depth;
-    reg  last_z;
     reg  [15:0] channel_start;
     reg  [15:0] channel_end;
     reg  [15:0] ifm_block_depth;
@@ -37048,6 +37559,15 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
     reg  [289:0] job_geometry;
     
     // Sub module instances
+    npu_u65_512_core$datapath$lookahead$depths depths(
+        .shape(depths$shape),
+        .z(depths$z),
+        .core_block_depth(depths$core_block_depth),
+        .block_depth(depths$block_depth),
+        .last_z(depths$last_z),
+        .paired_block_depth(depths$paired_block_depth),
+        .paired_last_depth(depths$paired_last_depth)
+    );
     npu_u65_512_core$datapath$traversal$block_walker$geometry geometry(
         .clock(geometry$clock),
         .rst_n(geometry$rst_n),
@@ -37159,25 +37679,8 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
         if (s[(64'h10)+:(16)] - x$q < s[(64'hbf)+:(16)]) begin
             block_width = s[(64'h10)+:(16)] - x$q;
         end
-        core_depth = s[(64'h20)+:(16)];
-        core_block_depth = s[(64'hcf)+:(16)];
-        if (s[(64'hdf)+:(1)]) begin
-            core_depth = (s[(64'h20)+:(16)] + 32'h1) >> 32'h1;
-            core_block_depth = (s[(64'hcf)+:(16)] + 32'h1) >> 32'h1;
-        end
-        last_z = z$q + core_block_depth >= core_depth;
-        block_depth = core_block_depth;
-        if (core_depth - z$q < core_block_depth) begin
-            block_depth = core_depth - z$q;
-        end
-        paired_core_depth = s[(64'h20)+:(16)] >> 32'h1;
-        paired_block_depth = 32'h0;
-        if (s[(64'hdf)+:(1)] & (z$q < paired_core_depth)) begin
-            paired_block_depth = s[(64'hcf)+:(16)] >> 32'h1;
-            if (paired_core_depth - z$q < (s[(64'hcf)+:(16)] >> 32'h1)) begin
-                paired_block_depth = paired_core_depth - z$q;
-            end
-        end
+        depths$shape = s;
+        depths$z = z$q;
         channel_start = 32'h0;
         channel_end = s[(64'h30)+:(16)];
         ifm_block_depth = 32'h20;
@@ -37189,12 +37692,12 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
         end
         if (s[(64'ha9)+:(1)]) begin
             channel_start = z$q;
-            channel_end = z$q + block_depth;
+            channel_end = z$q + depths$block_depth;
             ifm_block_depth = s[(64'hcf)+:(16)];
         end
         if (s[(64'ha9)+:(1)] & s[(64'hdf)+:(1)]) begin
             channel_start = z$q << 32'h1;
-            channel_end = (z$q + block_depth) << 32'h1;
+            channel_end = (z$q + depths$block_depth) << 32'h1;
             if (channel_end > s[(64'h30)+:(16)]) begin
                 channel_end = s[(64'h30)+:(16)];
             end
@@ -37257,17 +37760,17 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
         geometry$d[(64'h30)+:(16)] = ky_last;
         geometry$d[(64'h40)+:(16)] = kx_first;
         geometry$d[(64'h50)+:(16)] = kx_last;
-        geometry$d[(64'hc0)+:(16)] = block_depth;
+        geometry$d[(64'hc0)+:(16)] = depths$block_depth;
         geometry$d[(64'h80)+:(16)] = oy_first;
         geometry$d[(64'h90)+:(16)] = oy_last;
         geometry$d[(64'ha0)+:(16)] = ox_first;
         geometry$d[(64'hb0)+:(16)] = ox_last;
         geometry$d[(64'h60)+:(16)] = block_height;
         geometry$d[(64'h70)+:(16)] = block_width;
-        geometry$d[(64'hd0)+:(16)] = core_block_depth;
-        geometry$d[(64'he0)+:(1)] = last_z;
-        geometry$d[(64'he1)+:(16)] = paired_block_depth;
-        geometry$d[(64'hf1)+:(1)] = z$q + (s[(64'hcf)+:(16)] >> 32'h1) >= paired_core_depth;
+        geometry$d[(64'hd0)+:(16)] = depths$core_block_depth;
+        geometry$d[(64'he0)+:(1)] = depths$last_z;
+        geometry$d[(64'he1)+:(16)] = depths$paired_block_depth;
+        geometry$d[(64'hf1)+:(1)] = depths$paired_last_depth;
         geometry$d[(64'hf2)+:(16)] = channel_start;
         geometry$d[(64'h102)+:(16)] = channel_end;
         geometry$d[(64'h112)+:(16)] = ifm_block_depth;
@@ -37384,9 +37887,12 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
             sub_x$d = 32'h0;
         end
         busy = running$q | (held$q != 32'h0);
+        offering = running$q;
     end
     
 endmodule // npu_u65_512_core$datapath$traversal$block_walker
+
+
 
 
 
@@ -38161,6 +38667,8 @@ endmodule // npu_u65_512_core$datapath$unit_operands$1
 
 
 
+
+
 module npu_u65_512_core$datapath$window(taps,position,one_row,count);
     
     // Module arguments
@@ -38459,7 +38967,7 @@ endmodule // npu_u65_512_core$datapath$word_windows$rows$0
 
 
 
-module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,regioncfg,qconfig,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,command_start,command_base,command_size,command_cancel,command_beats$valid,command_beats$data,command_beats$ready,command_busy,descriptors$valid,descriptors$data,descriptors$ready,descriptors_active,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$0$valid,weight_reads$0$data,weight_reads$0$ready,weight_reads$1$valid,weight_reads$1$data,weight_reads$1$ready,weight_beats$0$valid,weight_beats$0$data,weight_beats$0$ready,weight_beats$1$valid,weight_beats$1$data,weight_beats$1$ready,scale_reads$0$valid,scale_reads$0$data,scale_reads$0$ready,scale_reads$1$valid,scale_reads$1$data,scale_reads$1$ready,scale_beats$0$valid,scale_beats$0$data,scale_beats$0$ready,scale_beats$1$valid,scale_beats$1$data,scale_beats$1$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,ofm_writes_done,datapath_busy,quiesce,axi_quiet,bus_error,faulting_channel,faulting_interface,shram_write,shram_cores,shram_line,shram_data,shram_strobe,m0$aclken,m0$awakeup,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awsize,m0$awburst,m0$awcache,m0$awprot,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$bready,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arsize,m0$arburst,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$rready,m1$aclken,m1$awakeup,m1$awvalid,m1$awid,m1$awaddr,m1$awlen,m1$awsize,m1$awburst,m1$awcache,m1$awprot,m1$awready,m1$wvalid,m1$wdata,m1$wstrb,m1$wlast,m1$wready,m1$bvalid,m1$bid,m1$bresp,m1$bready,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arsize,m1$arburst,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$rready,m0_events$enabled,m0_events$reads,m0_events$writes,m1_events$enabled,m1_events$reads,m1_events$writes);
+module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,regioncfg,qconfig,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,command_start,command_base,command_size,command_cancel,command_beats$valid,command_beats$data,command_beats$ready,command_busy,descriptors$valid,descriptors$data,descriptors$ready,descriptors_active,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$0$valid,weight_reads$0$data,weight_reads$0$ready,weight_reads$1$valid,weight_reads$1$data,weight_reads$1$ready,weight_beats$0$valid,weight_beats$0$data,weight_beats$0$ready,weight_beats$1$valid,weight_beats$1$data,weight_beats$1$ready,scale_reads$0$valid,scale_reads$0$data,scale_reads$0$ready,scale_reads$1$valid,scale_reads$1$data,scale_reads$1$ready,scale_beats$0$valid,scale_beats$0$data,scale_beats$0$ready,scale_beats$1$valid,scale_beats$1$data,scale_beats$1$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,ofm_writes_done,ifm_busy,ofm_busy,streams_busy,quiesce,axi_quiet,bus_error,faulting_channel,faulting_interface,shram_write,shram_cores,shram_line,shram_data,shram_strobe,m0$aclken,m0$awakeup,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awsize,m0$awburst,m0$awcache,m0$awprot,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$bready,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arsize,m0$arburst,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$rready,m1$aclken,m1$awakeup,m1$awvalid,m1$awid,m1$awaddr,m1$awlen,m1$awsize,m1$awburst,m1$awcache,m1$awprot,m1$awready,m1$wvalid,m1$wdata,m1$wstrb,m1$wlast,m1$wready,m1$bvalid,m1$bid,m1$bresp,m1$bready,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arsize,m1$arburst,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$rready,m0_events$enabled,m0_events$reads,m0_events$writes,m1_events$enabled,m1_events$reads,m1_events$writes);
     
     // Module arguments
     input wire  clock;
@@ -38531,7 +39039,9 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     input wire  [336:0] ofm_writes$data;
     output wire  ofm_writes$ready;
     input wire  ofm_writes_done;
-    output reg  datapath_busy;
+    output reg  ifm_busy;
+    output reg  ofm_busy;
+    output reg  streams_busy;
     input wire  quiesce;
     output reg  axi_quiet;
     output reg  bus_error;
@@ -39061,7 +39571,6 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [511:0] basep_packed;
     reg  [127:0] axi_limit_packed;
     reg  [31:0] register;
-    reg  streams_busy;
     reg  streams_issued;
     reg  [293:0] head;
     reg  [10:0] src_region_value;
@@ -39816,7 +40325,8 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         ofm$aclken = m0$aclken;
         ofm$halt = stop_issue;
         ofm$writes_done = ofm_writes_done;
-        datapath_busy = ifm$busy | streams_busy | ofm$busy;
+        ifm_busy = ifm$busy;
+        ofm_busy = ofm$busy;
         reads$prot = ((prot) & 3'h7);
         reads$axi_limit$0 = axi_limit$0;
         reads$axi_limit$1 = axi_limit$1;
@@ -39947,7 +40457,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         faulting_channel = fault_channel$q;
         faulting_interface = fault_interface$q;
         axi_quiet = reads$quiet & writes$quiet;
-        wakeup$d = ~axi_quiet | command$busy | mem2mem$busy | datapath_busy;
+        wakeup$d = ~axi_quiet | command$busy | mem2mem$busy | ifm_busy | ofm_busy | streams_busy;
         m0$awakeup = wakeup$q;
         m1$awakeup = wakeup$q;
         mem2mem$shram_ready = 1'b1;

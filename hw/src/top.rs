@@ -282,7 +282,9 @@ impl Logic for Npu {
             );
         }
         StreamOut::<OfmWrite>::join(&mut self.datapath.ofm_writes, &mut self.dma.ofm_writes);
-        self.datapath.dma_busy.next = self.dma.datapath_busy.val();
+        self.datapath.ifm_busy.next = self.dma.ifm_busy.val();
+        self.datapath.ofm_busy.next = self.dma.ofm_busy.val();
+        self.datapath.streams_busy.next = self.dma.streams_busy.val();
         self.dma.ofm_writes_done.next = self.datapath.writes_done.val();
         for bank in 0..self.shram.reads.len() {
             BankReads::join(

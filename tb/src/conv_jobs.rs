@@ -1630,6 +1630,85 @@ pub fn random_parallel_job(seed: u64, index: u64) -> ConvJob {
         .unwrap_or_else(|e| panic!("the generator made an invalid spec ({e}): {spec:?}"))
 }
 
+/// Random operations run back to back in one command stream.
+pub struct ConvChain {
+    pub parts: Vec<ConvJob>,
+    pub job: Job,
+}
+
+impl ConvChain {
+    /// Each part's description, in stream order.
+    pub fn describe(&self) -> String {
+        let parts: Vec<String> = self.parts.iter().map(|p| p.spec.describe()).collect();
+        format!("a chain of {}: {}", parts.len(), parts.join(", then "))
+    }
+}
+
+/// Job `index` of a run with `seed`: two to four random operations
+/// (convolutions, depthwise convolutions and pools; all on u65-256, or all
+/// in parallel mode on u65-512) in one command stream, each with its own
+/// IFM, weights and scales and a random NPU_SET_BLOCKDEP (0 to 3), so the
+/// next operation's weight and scale reads, and its first IFM block read
+/// where the block dependency allows, go ahead while the one before it
+/// finishes (TRM 4.6.1, 4.9). Part k uses
+/// the regions r with r mod n = k of the n parts, so no part's data moves.
+/// A part that loads its LUT with user DMAs waits for the kernel
+/// operations before it first (NPU_OP_KERNEL_WAIT 0), as Vela orders a
+/// DMA into a shared-buffer area an earlier operation reads.
+pub fn random_chain(seed: u64, index: u64) -> ConvChain {
+    let mut rng =
+        StdRng::seed_from_u64(seed ^ 0x6368_6169 ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let parallel = rng.gen_bool(0.3);
+    let count = rng.gen_range(2..=4);
+    let parts: Vec<ConvJob> = (0..count)
+        .map(|part| {
+            let mut spec = loop {
+                let spec = match rng.gen_range(0..3) {
+                    0 => ConvSpec::random_pool(&mut rng),
+                    _ if parallel => ConvSpec::random_parallel(&mut rng),
+                    _ => ConvSpec::random(&mut rng),
+                };
+                if spec.parallel == parallel {
+                    break spec;
+                }
+            };
+            let own: Vec<usize> = (0..REGIONS).filter(|r| r % count == part).collect();
+            spec.regions = spec.regions.map(|r| own[r % own.len()]);
+            spec.build(&mut rng)
+                .unwrap_or_else(|e| panic!("the generator made an invalid spec ({e}): {spec:?}"))
+        })
+        .collect();
+    let mut commands = Vec::new();
+    let mut regions = BTreeMap::new();
+    for (k, part) in parts.iter().enumerate() {
+        let (stop, body) = part.commands.split_last().expect("a command stream");
+        assert_eq!(stop.op, Opcode::NpuOpStop, "a part ends with NPU_OP_STOP");
+        if k > 0 && body.iter().any(|c| c.op == Opcode::NpuOpDmaStart) {
+            commands.push(Command::cmd0(Opcode::NpuOpKernelWait, 0));
+        }
+        // The parts share no data, so any block dependency is safe.
+        let blockdep = rng.gen_range(0..=3);
+        commands.extend(body.iter().map(|&c| match c.op {
+            Opcode::NpuSetBlockdep => Command::cmd0(Opcode::NpuSetBlockdep, blockdep),
+            _ => c,
+        }));
+        if k + 1 == parts.len() {
+            commands.push(*stop);
+        }
+        for (&region, bytes) in &part.job.regions {
+            let clash = regions.insert(region, bytes.clone());
+            assert!(clash.is_none(), "region {region} belongs to one part");
+        }
+    }
+    let job = Job::in_memory(
+        parts[0].job.config.clone(),
+        encode(&commands),
+        regions,
+        &format!("{count} random operations back to back"),
+    );
+    ConvChain { parts, job }
+}
+
 /// Runs `job` on the golden model, which must run it to NPU_OP_STOP.
 pub fn golden_run(job: &Job) -> Result<BackendRun, String> {
     job.check()

@@ -14,7 +14,7 @@
 //!   they run one at a time, in stream order) and ends at the first edge
 //!   after it with `datapath$busy` low: the datapath stays busy until every
 //!   OFM write of the operation has its write response (the DMA's
-//!   `datapath_busy`).
+//!   `ofm_busy`).
 //! - A DMA (NPU_OP_DMA_START) enters the DMA's descriptor queue at the edge
 //!   at which `dma$descriptors` is valid and ready; the queue's count
 //!   (`dma$descriptors_active`) falls when the head's transfer is complete,
@@ -33,7 +33,9 @@
 //! Bytes: the AXI completers count each beat by its ID (TRM tables A-10 and
 //! `npu_arch`'s `ReadIdRanges`; writes: `npu_hw::dma`'s
 //! `OFM_WRITE_ID` and `MEM2MEM_WRITE_ID`). IFM, weight and scale/bias reads
-//! and OFM writes belong to the kernel operation that runs, mem2mem reads
+//! and OFM writes belong to the kernel operation that runs (the next one's
+//! first weight, scale and IFM reads, issued ahead by the datapath, to the
+//! one running when they arrive), mem2mem reads
 //! and writes to the DMA that runs, command-stream reads to no operation
 //! (the run's totals hold them). A read beat counts the bytes of the beat
 //! that its burst's address range covers, a write beat the bytes with their

@@ -17,15 +17,19 @@
 //! other contents and uses it again (issue 13). `ELEMENTWISE_JOBS` sets the
 //! number of elementwise operations (`npu_tb::elementwise_jobs`: every mode
 //! and type pair, IFM2 broadcast in any dimension, scalar or reversed, the
-//! ADD/SUB input scales, activation functions; default 150).
+//! ADD/SUB input scales, activation functions; default 150). `CHAIN_JOBS`
+//! sets the number of chains (`npu_tb::conv_jobs::random_chain`: two to
+//! four of those operations back to back in one command stream, so the next
+//! operation's weights and scales are read while the one before finishes;
+//! default 30).
 
 use npu_arch::command::{ActivationFunction, Opcode, PoolingMode};
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::Job;
 use npu_model::tensor::DType;
 use npu_tb::conv_jobs::{
-    lut_dma, random_job, random_parallel_job, random_pool_job, rtl_agrees_under, save, ConvJob,
-    ConvKind, ConvSpec, MemorySystem, LUT_BYTES,
+    lut_dma, random_chain, random_job, random_parallel_job, random_pool_job, rtl_agrees_under,
+    save, ConvJob, ConvKind, ConvSpec, MemorySystem, LUT_BYTES,
 };
 use npu_tb::elementwise_jobs::random_elementwise_job;
 use npu_tb::seed::seed;
@@ -39,6 +43,7 @@ const DEFAULT_JOBS: u64 = 150;
 const DEFAULT_PARALLEL_JOBS: u64 = 20;
 const DEFAULT_POOL_JOBS: u64 = 150;
 const DEFAULT_ELEMENTWISE_JOBS: u64 = 150;
+const DEFAULT_CHAIN_JOBS: u64 = 30;
 
 fn job_count(variable: &str, default: u64) -> u64 {
     std::env::var(variable).map_or(default, |s| {
@@ -198,6 +203,19 @@ fn random_elementwise_operations_agree_with_the_golden_model() {
             let (spec, job) = random_elementwise_job(seed, index);
             let kind = format!("{:?} {}", spec.mode, job.config.name);
             (job, kind, spec.describe())
+        },
+    );
+}
+
+#[test]
+fn random_chains_of_operations_agree_with_the_golden_model() {
+    agree_on(
+        job_count("CHAIN_JOBS", DEFAULT_CHAIN_JOBS),
+        |seed, index| {
+            let chain = random_chain(seed, index);
+            let kind = format!("{} of {}", chain.job.config.name, chain.parts.len());
+            let description = chain.describe();
+            (chain.job, kind, description)
         },
     );
 }

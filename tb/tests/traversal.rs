@@ -188,7 +188,8 @@ fn readout_from_words(w: &[u32]) -> schedule::Readout {
 struct Bench {
     tb: BlockTb,
     start: PortId,
-    shape_port: PortId,
+    /// `shape` and `walk_shape`: one operation at a time here.
+    shape_port: [PortId; 2],
     slice_done: PortId,
     ib_read: PortId,
     busy: PortId,
@@ -206,7 +207,7 @@ impl Bench {
         let rst_n = tb.model.port("rst_n");
         let mut bench = Bench {
             start: tb.model.port("start"),
-            shape_port: tb.model.port("shape"),
+            shape_port: [tb.model.port("shape"), tb.model.port("walk_shape")],
             slice_done: tb.model.port("slice_done"),
             ib_read: tb.model.port("ib_read"),
             busy: tb.model.port("busy"),
@@ -270,10 +271,12 @@ fn every_job_beat_and_readout_matches_the_schedule() {
         let want_beats = shape.beats(ab_half);
         let want_readouts = shape.readouts(ab_half);
         ab_half = (ab_half + shape.ofm_blocks().len()) % 2;
-        tb.model.set_wide(
-            shape_port,
-            &words::<{ <TraversalShape as Synth>::BITS }>(hardware_shape(&shape).into()),
-        );
+        for port in shape_port {
+            tb.model.set_wide(
+                port,
+                &words::<{ <TraversalShape as Synth>::BITS }>(hardware_shape(&shape).into()),
+            );
+        }
         tb.model.set(start, 1);
         tb.tick();
         tb.model.set(start, 0);
@@ -402,10 +405,12 @@ fn cycles_at_full_rate(shape: &ConvShape) -> u64 {
         beats,
         readouts,
     } = Bench::new(1, [1.0; 4]);
-    tb.model.set_wide(
-        shape_port,
-        &words::<{ <TraversalShape as Synth>::BITS }>(hardware_shape(shape).into()),
-    );
+    for port in shape_port {
+        tb.model.set_wide(
+            port,
+            &words::<{ <TraversalShape as Synth>::BITS }>(hardware_shape(shape).into()),
+        );
+    }
     tb.model.set(start, 1);
     tb.tick();
     tb.model.set(start, 0);

@@ -57,6 +57,11 @@ pub struct Core {
     pub depthwise: Signal<In, Bit>,
     /// The operation stopped: start no further stream.
     pub halt: Signal<In, Bit>,
+    /// The last weight stream queued, and the last scale records, are the
+    /// next operation's (read ahead, `Lookahead`): the decoder does not
+    /// start that stream yet, and `idle` leaves them out.
+    pub next_weights: Signal<In, Bit>,
+    pub next_scales: Signal<In, Bit>,
     pub start_weights: Signal<In, Bit>,
     pub weights_room: Signal<Out, Bit>,
     pub weight_reads: StreamOut<StreamRead>,
@@ -124,6 +129,10 @@ pub struct Core {
     too_many_weights: Signal<Local, Bit>,
     accumulators: Signal<Local, Bits<1280>>,
     lane_mask: Signal<Local, Bits<9>>,
+    /// Weight streams queued (read or not), and the current operation's.
+    streams_queued: Signal<Local, Bits<3>>,
+    current_streams: Signal<Local, Bits<3>>,
+    current_scales: Signal<Local, Bits<3>>,
 }
 
 impl Core {
@@ -135,6 +144,8 @@ impl Core {
             view: Default::default(),
             depthwise: Default::default(),
             halt: Default::default(),
+            next_weights: Default::default(),
+            next_scales: Default::default(),
             start_weights: Default::default(),
             weights_room: Default::default(),
             weight_reads: Default::default(),
@@ -186,6 +197,9 @@ impl Core {
             too_many_weights: Default::default(),
             accumulators: Default::default(),
             lane_mask: Default::default(),
+            streams_queued: Default::default(),
+            current_streams: Default::default(),
+            current_scales: Default::default(),
         }
     }
 }
@@ -235,8 +249,16 @@ impl Logic for Core {
             self.weight_streams.head.valid.val() & self.weight_reads.ready.val();
         self.weight_lengths.tail.data.next = self.weight_streams.head.data.val().length;
         // One stream in the decoder and the groups at a time, so the
-        // surplus of a stream is never used by the next block's beats.
+        // surplus of a stream is never used by the next block's beats; the
+        // next operation's only once it is the current one.
+        self.streams_queued.next = bit_cast::<3, 2>(self.weight_streams.count.val())
+            + bit_cast::<3, 2>(self.weight_lengths.count.val());
+        self.current_streams.next = self.streams_queued.val();
+        if self.next_weights.val() {
+            self.current_streams.next = self.streams_queued.val() - 1;
+        }
         self.weight_decoder.start.next = self.weight_lengths.head.valid.val()
+            & (self.current_streams.val() != 0)
             & !self.weight_decoder.busy.val()
             & (self.weight_stream.q.val() == WeightStream::Idle)
             & !self.halt.val();
@@ -363,9 +385,14 @@ impl Logic for Core {
         self.beat.next.count = self.count.val();
         self.beat.next.second = 0.into();
 
-        self.idle.next = (self.weight_streams.count.val() == 0)
-            & (self.weight_lengths.count.val() == 0)
+        // The next operation's scale records may have left `scale_depths`
+        // already (their set is being gathered): then none is the current one's.
+        self.current_scales.next = bit_cast::<3, 2>(self.scale_depths.count.val());
+        if self.next_scales.val() & (self.scale_depths.count.val() != 0) {
+            self.current_scales.next = self.current_scales.val() - 1;
+        }
+        self.idle.next = (self.current_streams.val() == 0)
             & (self.weight_stream.q.val() == WeightStream::Idle)
-            & (self.scale_depths.count.val() == 0);
+            & (self.current_scales.val() == 0);
     }
 }

@@ -9,6 +9,7 @@ use crate::central_control::{
     OfmView, OperationState, WeightsView,
 };
 use crate::datapath::traversal::TraversalShape;
+use crate::datapath::IfmBuffers;
 use crate::datapath::OperandSettings;
 use crate::output_unit::OutputSettings;
 use npu_arch::command::{broadcast, ActivationPrecision, ElementwiseMode, Opcode, PoolingMode};
@@ -37,8 +38,16 @@ pub struct OperationDecoder {
     pub operand_settings: Signal<Out, OperandSettings>,
     /// The operation reads IFM2 from memory (elementwise, binary, not scalar).
     pub reads_ifm2: Signal<Out, Bit>,
-    /// NPU_SET_IFM2_IB_START (KB).
-    pub ifm2_ib_start: Signal<Out, Bits<6>>,
+    /// The IFM buffers (TRM 4.9.1): IB0 and IB1 halves from 2 KB to the
+    /// IFM end; an elementwise IFM2's from NPU_SET_IFM2_IB_START to
+    /// NPU_SET_IFM_IB_END, the IFM's end then (TRM tables 4-136, 4-137).
+    pub ifm_buffers: Signal<Out, IfmBuffers>,
+    pub ifm2_buffers: Signal<Out, IfmBuffers>,
+    /// NPU_SET_BLOCKDEP (TRM 4.9): how far the operation's IFM block reads
+    /// may run ahead of the previous operation's OFM block writes.
+    pub blockdep: Signal<Out, Bits<2>>,
+    ifm_end_kb: Signal<Local, Bits<16>>,
+    ifm2_start_kb: Signal<Local, Bits<16>>,
     code: Signal<Local, Bits<10>>,
     state: Signal<Local, OperationState>,
     ifm: Signal<Local, IfmView>,
@@ -140,7 +149,11 @@ impl Default for OperationDecoder {
             ifm2_view: Default::default(),
             operand_settings: Default::default(),
             reads_ifm2: Default::default(),
-            ifm2_ib_start: Default::default(),
+            ifm_buffers: Default::default(),
+            ifm2_buffers: Default::default(),
+            ifm_end_kb: Default::default(),
+            ifm2_start_kb: Default::default(),
+            blockdep: Default::default(),
             ifm2: Default::default(),
             broadcast_word: Default::default(),
             elementwise_mode: Default::default(),
@@ -355,10 +368,20 @@ impl Logic for OperationDecoder {
         }
         self.operand_settings.next.scalar_value =
             self.scalar_raw.val() - self.scalar_zero_point.val();
-        self.ifm2_ib_start.next = self.ifm2.val().ib_start;
+        self.blockdep.next = self.kernel.val().blockdep;
         self.reads_ifm2.next = self.elementwise.val()
             & !self.unary.val()
             & ((self.broadcast_word.val() & self.broadcast_scalar.val()) == 0);
+        self.ifm2_start_kb.next = bit_cast::<16, 6>(self.ifm2.val().ib_start);
+        self.ifm_end_kb.next = bit_cast::<16, 6>(self.ifm.val().ib_end);
+        if self.reads_ifm2.val() {
+            self.ifm_end_kb.next = self.ifm2_start_kb.val();
+        }
+        self.ifm_buffers.next.start = 2048.into();
+        self.ifm_buffers.next.half = ((self.ifm_end_kb.val() - 2) >> 1) << 10;
+        self.ifm2_buffers.next.start = self.ifm2_start_kb.val() << 10;
+        self.ifm2_buffers.next.half =
+            ((bit_cast::<16, 6>(self.ifm.val().ib_end) - self.ifm2_start_kb.val()) >> 1) << 10;
 
         // The output unit (TRM 3.3.7).
         self.ofm_precision.next = self.ofm.val().precision;

@@ -6,9 +6,23 @@
 //! accumulators go through the output unit, with the scale/bias records, to
 //! the OFM channel.
 //!
-//! One operation runs at a time: the next is taken when every OFM byte of
-//! this one is written and answered (TRM 4.6.1 lets them overlap; BLOCKDEP
-//! is then always met).
+//! Operations overlap at their ends (TRM 4.6.1). The next one is taken
+//! when every OFM byte of this one is written and answered, but its front
+//! end starts before: once this operation has offered its last IFM block
+//! job, the block walk, the IFM fetch and the weight and scale starts take
+//! their settings from the kernel queue's next operation (`front`, while
+//! the beats, the MAC and output units and the OFM writer keep this one's,
+//! `decoder`). Its first weight stream and its first OFM block's scale
+//! records are queued at once ([`Lookahead`]; BLOCKDEP orders IFM reads
+//! only). Its block walk starts once every IFM buffer of this operation is
+//! released (all of its IFM blocks read, so the shared buffer's IFM area
+//! is free), and its first job goes to the IFM fetch when NPU_SET_BLOCKDEP
+//! allows read 0 before any of this operation's OFM block writes is
+//! complete (TRM 4.9: k at least this operation's OFM blocks); it waits in
+//! `fetched` until the operation is taken. Its later jobs wait until then,
+//! when every write of this one is answered, so BLOCKDEP is always met.
+//! Each memory round trip so hidden is a few hundred cycles per operation
+//! behind a DRAM.
 //!
 //! Each core ([`Core`]: u65-512 has two, TRM 4.7.5.1) has its own weight
 //! streams, weight decoder, MAC unit with its accumulators, and scale/bias
@@ -103,6 +117,7 @@
 mod core;
 mod decode;
 mod ifm_fetch;
+mod lookahead;
 mod operand_reader;
 pub mod traversal;
 mod window;
@@ -110,6 +125,7 @@ mod window;
 pub use self::core::Core;
 pub use decode::OperationDecoder;
 pub use ifm_fetch::{IfmBuffers, IfmFetch};
+pub use lookahead::Lookahead;
 pub use operand_reader::{
     LineOperands, OperandPair, OperandReader, OperandSettings, UnitOperands, OPERAND_LANES,
 };
@@ -211,7 +227,11 @@ pub struct Datapath {
     /// Every OFM write of the operation is out: the OFM channel sends what
     /// it holds at once.
     pub writes_done: Signal<Out, Bit>,
-    pub dma_busy: Signal<In, Bit>,
+    /// The DMA's IFM channel, its OFM channel, and its weight and
+    /// scale/bias channels have work in flight.
+    pub ifm_busy: Signal<In, Bit>,
+    pub ofm_busy: Signal<In, Bit>,
+    pub streams_busy: Signal<In, Bit>,
     /// The shared buffer's banks, read by the IFM unit (both) and the
     /// operand reader (bank 0's ports 0 and 1).
     pub shram_reads: Vec<BankReads>,
@@ -234,6 +254,10 @@ pub struct Datapath {
 
     kinds: Constant<KernelKinds>,
     decoder: OperationDecoder,
+    /// The settings of the operation whose jobs are offered: the current
+    /// one's, or the next one's once the current one offered its last job.
+    front: OperationDecoder,
+    lookahead: Lookahead,
     traversal: Traversal,
     ifm_fetch: IfmFetch,
     /// Elementwise: IFM2's blocks, fetched after the IFM's of each job.
@@ -269,16 +293,18 @@ pub struct Datapath {
     units_taken: ResetReg<Bits<2>>,
     /// Cycles left to run after the last operation ended.
     settling: ResetReg<Bits<2>>,
+    /// The front end (`front`) is on the next operation in the kernel queue.
+    front_next: ResetReg<Bit>,
+    /// The next operation's block walk started before it was taken, and
+    /// its first job may still go to the IFM fetch.
+    walk_early: ResetReg<Bit>,
+    early_job: ResetReg<Bit>,
+    /// OFM blocks of the current operation offered so far (up to 7).
+    ofm_blocks: ResetReg<Bits<3>>,
 
     job: Signal<Local, IfmBlockJob>,
     elementwise: Signal<Local, Bit>,
     reads_ifm2: Signal<Local, Bit>,
-    ifm_buffers: Signal<Local, IfmBuffers>,
-    ifm2_buffers: Signal<Local, IfmBuffers>,
-    /// The IFM buffers' end: IFM2_IB_START when IFM2 has buffers, else
-    /// NPU_SET_IFM_IB_END (TRM tables 4-136, 4-137).
-    ifm_end_kb: Signal<Local, Bits<16>>,
-    ifm2_start_kb: Signal<Local, Bits<16>>,
     ifm2_job: Signal<Local, IfmBlockJob>,
     ifm_job_fetched: Signal<Local, Bit>,
     elementwise_fire: Signal<Local, Bit>,
@@ -313,6 +339,24 @@ pub struct Datapath {
     cores_ready: Signal<Local, Bit>,
     cores_fault: Signal<Local, Bit>,
     cores_idle: Signal<Local, Bit>,
+    /// Bit k: the job taken starts core k's weight stream, or its scale
+    /// records (unless the lookahead queued them already).
+    job_weights: Signal<Local, Bits<2>>,
+    job_scales: Signal<Local, Bits<2>>,
+    weights_rooms: Signal<Local, Bits<2>>,
+    scales_rooms: Signal<Local, Bits<2>>,
+    /// The lookahead queues its reads this cycle.
+    looking_ahead: Signal<Local, Bit>,
+    taken: Signal<Local, Bit>,
+    front_pool: Signal<Local, Bit>,
+    front_per_channel: Signal<Local, Bit>,
+    /// The next operation's block walk starts this cycle.
+    early_start: Signal<Local, Bit>,
+    /// The traversal's job may go to the IFM fetch.
+    jobs_allowed: Signal<Local, Bit>,
+    /// The fetched jobs are the next operation's: not walked yet.
+    fetched_ahead: Signal<Local, Bit>,
+    block_counted: Signal<Local, Bit>,
     readout_ready: Signal<Local, Bit>,
     results_valid: Signal<Local, Bit>,
     acc_read: Signal<Local, crate::mac_unit::AccRead>,
@@ -374,7 +418,9 @@ impl Datapath {
             scale_beats: per_core(cores),
             ofm_writes: Default::default(),
             writes_done: Default::default(),
-            dma_busy: Default::default(),
+            ifm_busy: Default::default(),
+            ofm_busy: Default::default(),
+            streams_busy: Default::default(),
             shram_reads: (0..READ_BANKS).map(|_| Default::default()).collect(),
             lut_write: Default::default(),
             clear: Default::default(),
@@ -391,6 +437,8 @@ impl Datapath {
                 parallel: config.cores == 2,
             }),
             decoder: Default::default(),
+            front: Default::default(),
+            lookahead: Default::default(),
             traversal: Default::default(),
             ifm_fetch: Default::default(),
             ifm2_fetch: Default::default(),
@@ -417,13 +465,13 @@ impl Datapath {
             faulted: Default::default(),
             units_taken: Default::default(),
             settling: Default::default(),
+            front_next: Default::default(),
+            walk_early: Default::default(),
+            early_job: Default::default(),
+            ofm_blocks: Default::default(),
             job: Default::default(),
             elementwise: Default::default(),
             reads_ifm2: Default::default(),
-            ifm_buffers: Default::default(),
-            ifm2_buffers: Default::default(),
-            ifm_end_kb: Default::default(),
-            ifm2_start_kb: Default::default(),
             ifm2_job: Default::default(),
             ifm_job_fetched: Default::default(),
             paired_elementwise: Default::default(),
@@ -450,6 +498,18 @@ impl Datapath {
             cores_ready: Default::default(),
             cores_fault: Default::default(),
             cores_idle: Default::default(),
+            job_weights: Default::default(),
+            job_scales: Default::default(),
+            weights_rooms: Default::default(),
+            scales_rooms: Default::default(),
+            looking_ahead: Default::default(),
+            taken: Default::default(),
+            front_pool: Default::default(),
+            front_per_channel: Default::default(),
+            early_start: Default::default(),
+            jobs_allowed: Default::default(),
+            fetched_ahead: Default::default(),
+            block_counted: Default::default(),
             readout_ready: Default::default(),
             results_valid: Default::default(),
             acc_read: Default::default(),
@@ -505,8 +565,16 @@ impl Logic for Datapath {
             position,
             faulted,
             units_taken,
-            settling
+            settling,
+            front_next,
+            walk_early,
+            early_job,
+            ofm_blocks
         );
+        self.front_next.rst_n.next = self.rst_n.val();
+        self.walk_early.rst_n.next = self.rst_n.val();
+        self.early_job.rst_n.next = self.rst_n.val();
+        self.ofm_blocks.rst_n.next = self.rst_n.val();
         self.units_taken.rst_n.next = self.rst_n.val();
         self.settling.rst_n.next = self.rst_n.val();
         self.faulted.rst_n.next = self.rst_n.val();
@@ -516,6 +584,8 @@ impl Logic for Datapath {
         self.starting.rst_n.next = self.rst_n.val();
         self.filled.rst_n.next = self.rst_n.val();
         self.position.rst_n.next = self.rst_n.val();
+        self.lookahead.clock.next = self.clock.val();
+        self.lookahead.rst_n.next = self.rst_n.val();
         self.traversal.clock.next = self.clock.val();
         self.traversal.rst_n.next = self.rst_n.val();
         self.ifm_fetch.clock.next = self.clock.val();
@@ -552,14 +622,14 @@ impl Logic for Datapath {
             self.active.d.next = true;
             self.operation.d.next = self.operations.data.val();
         }
-        self.starting.d.next = self.operations.valid.val() & !self.active.q.val();
+        self.taken.next = self.operations.valid.val() & !self.active.q.val();
+        self.starting.d.next = self.taken.val();
         self.decoder.operation.next = self.operation.q.val();
         // Parallel mode reaches here only on two cores (central control
         // refuses it elsewhere: `kinds.parallel`).
         self.parallel.next = self.decoder.shape.val().parallel;
         self.traversal.shape.next = self.decoder.shape.val();
         self.interleaved.next = self.parallel.val() & self.decoder.shape.val().depthwise;
-        self.traversal.start.next = self.starting.q.val();
         // Max and padded average pools read no scale records (TRM 4.8.2
         // table 4-122: no scaling), elementwise operations none either (the
         // global scale, TRM 4.6.4 NPU_SET_OFM_SCALE).
@@ -568,20 +638,73 @@ impl Logic for Datapath {
             & !self.decoder.elementwise.val();
         self.pool.next = self.decoder.shape.val().pool;
 
-        // ---- The IFM buffers (TRM 4.9.1): IB0 and IB1 halves from 2 KB to
-        // the IFM end; an elementwise IFM2's from IFM2_IB_START to IB_END ----
-        self.ifm2_start_kb.next = bit_cast::<16, 6>(self.decoder.ifm2_ib_start.val());
-        self.ifm_end_kb.next = bit_cast::<16, 6>(self.decoder.ifm_view.val().ib_end);
-        if self.decoder.reads_ifm2.val() {
-            self.ifm_end_kb.next = self.ifm2_start_kb.val();
+        // ---- The front end: the block walk, the IFM fetch and the weight
+        // and scale starts, on the current operation until it has offered
+        // its last job, then on the next one in the kernel queue ----
+        if self.active.q.val()
+            & !self.starting.q.val()
+            & !self.traversal.offering.val()
+            & !self.faulted.q.val()
+            & self.operations.valid.val()
+        {
+            self.front_next.d.next = true;
         }
-        self.ifm_buffers.next.start = 2048.into();
-        self.ifm_buffers.next.half = ((self.ifm_end_kb.val() - 2) >> 1) << 10;
-        self.ifm2_buffers.next.start = self.ifm2_start_kb.val() << 10;
-        self.ifm2_buffers.next.half = ((bit_cast::<16, 6>(self.decoder.ifm_view.val().ib_end)
-            - self.ifm2_start_kb.val())
-            >> 1)
-            << 10;
+        if self.taken.val() {
+            self.front_next.d.next = false;
+        }
+        self.front.operation.next = self.operation.q.val();
+        if self.front_next.q.val() {
+            self.front.operation.next = self.operations.data.val();
+        }
+        self.traversal.walk_shape.next = self.front.shape.val();
+        self.front_per_channel.next = !self.front.output_settings.val().global_scale
+            & !self.front.output_settings.val().unscaled
+            & !self.front.elementwise.val();
+        self.front_pool.next = self.front.shape.val().pool;
+        // Its first weight stream and scale records (`Lookahead`).
+        self.lookahead.next_valid.next = self.front_next.q.val();
+        self.lookahead.shape.next = self.front.shape.val();
+        self.lookahead.per_channel.next = self.front_per_channel.val();
+        self.lookahead.taken.next = self.taken.val();
+        self.weights_rooms.next = 3.into();
+        self.scales_rooms.next = 3.into();
+        for k in 0..self.cores.len() {
+            self.weights_rooms.next = self
+                .weights_rooms
+                .val()
+                .replace_bit(k, self.cores[k].weights_room.val());
+            self.scales_rooms.next = self
+                .scales_rooms
+                .val()
+                .replace_bit(k, self.cores[k].scales_room.val());
+        }
+        self.lookahead.weights_room.next = self.weights_rooms.val();
+        self.lookahead.scales_room.next = self.scales_rooms.val();
+        self.looking_ahead.next =
+            (self.lookahead.start_weights.val() | self.lookahead.start_scales.val()) != 0;
+        // Its first IFM block (TRM 4.9): IFM block read n may start once
+        // every OFM block write of the current operation but the last
+        // max(k - n, 0) is complete, so read 0 at once when the current
+        // operation has at most k OFM blocks. Its buffer is free once every
+        // IFM buffer of the current operation is released (`blocks_busy`
+        // low: all of its IFM blocks are read). Later reads wait until the
+        // next operation is taken, the current one's writes all answered.
+        self.early_start.next = self.front_next.q.val()
+            & !self.walk_early.q.val()
+            & self.lookahead.done.val()
+            & !self.traversal.blocks_busy.val()
+            & (bit_cast::<3, 2>(self.front.blockdep.val()) >= self.ofm_blocks.q.val());
+        if self.early_start.val() {
+            self.walk_early.d.next = true;
+            self.early_job.d.next = true;
+        }
+        if self.starting.q.val() {
+            self.walk_early.d.next = false;
+        }
+        self.traversal.start.next =
+            (self.starting.q.val() & !self.walk_early.q.val()) | self.early_start.val();
+        self.jobs_allowed.next = !self.front_next.q.val() | self.early_job.q.val();
+        self.fetched_ahead.next = self.front_next.q.val() & self.walk_early.q.val();
 
         // ---- IFM blocks: to the fetch, the weight and scale streams ----
         self.job.next = self.traversal.ifm_blocks.data.val();
@@ -601,47 +724,63 @@ impl Logic for Datapath {
         // Elementwise: a job's IFM copies, then its IFM2 copies, the last
         // of those ending the block (the DMA's `ifm_filled`).
         self.elementwise.next = self.decoder.elementwise.val();
-        self.reads_ifm2.next = self.decoder.reads_ifm2.val();
+        self.reads_ifm2.next = self.front.reads_ifm2.val();
         self.ifm_fetch.jobs.valid.next = self.traversal.ifm_blocks.valid.val()
             & self.tee_ready.val()
+            & self.jobs_allowed.val()
             & !self.fetching_ifm2.q.val();
         self.ifm2_fetch.jobs.valid.next = self.traversal.ifm_blocks.valid.val()
             & self.tee_ready.val()
+            & self.jobs_allowed.val()
             & self.fetching_ifm2.q.val();
         self.ifm_job_fetched.next =
             self.ifm_fetch.jobs.valid.val() & self.ifm_fetch.jobs.ready.val();
         if self.ifm_job_fetched.val() & self.reads_ifm2.val() {
             self.fetching_ifm2.d.next = true;
         }
-        self.traversal.ifm_blocks.ready.next = (self.ifm_fetch.jobs.ready.val()
+        self.traversal.ifm_blocks.ready.next = ((self.ifm_fetch.jobs.ready.val()
             & !self.reads_ifm2.val()
             & !self.fetching_ifm2.q.val())
-            | (self.ifm2_fetch.jobs.ready.val() & self.fetching_ifm2.q.val());
+            | (self.ifm2_fetch.jobs.ready.val() & self.fetching_ifm2.q.val()))
+            & self.jobs_allowed.val();
         self.job_taken.next =
             self.traversal.ifm_blocks.valid.val() & self.traversal.ifm_blocks.ready.val();
         if self.job_taken.val() {
             self.fetching_ifm2.d.next = false;
+            self.early_job.d.next = false;
+        }
+        // The current operation's OFM blocks, for the next one's BLOCKDEP;
+        // on taking the next one, its first if that was fetched ahead.
+        self.block_counted.next = self.job_taken.val() & self.job.val().first;
+        if self.block_counted.val() & !self.front_next.q.val() & (self.ofm_blocks.q.val() != 7) {
+            self.ofm_blocks.d.next = self.ofm_blocks.q.val() + 1;
+        }
+        if self.taken.val() {
+            self.ofm_blocks.d.next = 0.into();
+            if (self.walk_early.q.val() & !self.early_job.q.val()) | self.block_counted.val() {
+                self.ofm_blocks.d.next = 1.into();
+            }
         }
         self.ifm_fetch.jobs.data.next = self.job.val();
-        self.ifm_fetch.view.next = self.decoder.ifm_view.val();
-        self.ifm_fetch.buffers.next = self.ifm_buffers.val();
+        self.ifm_fetch.view.next = self.front.ifm_view.val();
+        self.ifm_fetch.buffers.next = self.front.ifm_buffers.val();
         // IFM2's block: the IFM block with its broadcast dimensions 1.
         self.ifm2_job.next = self.job.val();
-        if self.decoder.operand_settings.val().broadcast_h {
+        if self.front.operand_settings.val().broadcast_h {
             self.ifm2_job.next.y0 = 0.into();
             self.ifm2_job.next.height = 1.into();
         }
-        if self.decoder.operand_settings.val().broadcast_w {
+        if self.front.operand_settings.val().broadcast_w {
             self.ifm2_job.next.x0 = 0.into();
             self.ifm2_job.next.width = 1.into();
         }
-        if self.decoder.operand_settings.val().broadcast_c {
+        if self.front.operand_settings.val().broadcast_c {
             self.ifm2_job.next.channel0 = 0.into();
             self.ifm2_job.next.channels = 1.into();
         }
         self.ifm2_fetch.jobs.data.next = self.ifm2_job.val();
-        self.ifm2_fetch.view.next = self.decoder.ifm2_view.val();
-        self.ifm2_fetch.buffers.next = self.ifm2_buffers.val();
+        self.ifm2_fetch.view.next = self.front.ifm2_view.val();
+        self.ifm2_fetch.buffers.next = self.front.ifm2_buffers.val();
         self.ifm_fills.valid.next = self.ifm_fetch.fills.valid.val();
         self.ifm_fills.data.next = self.ifm_fetch.fills.data.val();
         if self.reads_ifm2.val() {
@@ -660,23 +799,43 @@ impl Logic for Datapath {
         if self.paired_job.val() {
             self.job_cores.next = 3.into();
         }
+        self.job_weights.next = 0.into();
+        self.job_scales.next = 0.into();
         for k in 0..self.cores.len() {
-            self.cores[k].view.next = self.decoder.weights_view.val();
+            self.cores[k].view.next = self.front.weights_view.val();
             self.cores[k].depthwise.next = self.decoder.shape.val().depthwise;
             self.cores[k].halt.next = self.faulted.q.val();
+            self.cores[k].next_weights.next = self.lookahead.held.val().get_bit(k);
+            self.cores[k].next_scales.next = self.lookahead.held_scales.val().get_bit(k);
             // A spatial OFM block starts each of its cores' weight streams
             // again (TRM 4.7.5: its OFM depth slices in order).
-            self.cores[k].start_weights.next = self.job_taken.val()
-                & self.new_spatial_block.val()
-                & !self.pool.val()
-                & self.job_cores.val().get_bit(k);
+            self.job_weights.next = self.job_weights.val().replace_bit(
+                k,
+                self.job_taken.val()
+                    & self.new_spatial_block.val()
+                    & !self.front_pool.val()
+                    & self.job_cores.val().get_bit(k),
+            );
             // Scale/bias: the block's channels of the core.
-            self.cores[k].start_scales.next = self.job_taken.val()
-                & self.job.val().first
-                & self.per_channel.val()
-                & self.job_cores.val().get_bit(k);
+            self.job_scales.next = self.job_scales.val().replace_bit(
+                k,
+                self.job_taken.val()
+                    & self.job.val().first
+                    & self.front_per_channel.val()
+                    & self.job_cores.val().get_bit(k),
+            );
+            self.cores[k].start_weights.next = (self.job_weights.val().get_bit(k)
+                & !self.lookahead.weights_ahead.val().get_bit(k))
+                | self.lookahead.start_weights.val().get_bit(k);
+            self.cores[k].start_scales.next = (self.job_scales.val().get_bit(k)
+                & !self.lookahead.scales_ahead.val().get_bit(k))
+                | self.lookahead.start_scales.val().get_bit(k);
             self.cores[k].scale_channel.next = self.job.val().ofm_z;
             self.cores[k].scale_depth.next = self.job.val().ofm_depth;
+            if self.looking_ahead.val() {
+                self.cores[k].scale_channel.next = 0.into();
+                self.cores[k].scale_depth.next = self.lookahead.scale_depth.val();
+            }
             StreamOut::<StreamRead>::link(
                 &mut self.weight_reads[k],
                 &mut self.cores[k].weight_reads,
@@ -690,17 +849,26 @@ impl Logic for Datapath {
             if self.paired_job.val() {
                 self.cores[k].scale_depth.next = self.job.val().paired_depth;
             }
+            if self.looking_ahead.val() {
+                self.cores[k].scale_depth.next = self.lookahead.paired_scale_depth.val();
+            }
         }
+        self.lookahead.weights_used.next = self.job_weights.val();
+        self.lookahead.scales_used.next = self.job_scales.val();
         self.fetched.tail.valid.next = self.job_taken.val();
         self.fetched.tail.data.next = self.job.val();
 
         // An IFM block is walked once its last copy is in the shared buffer.
         // (Elementwise: read by the operand reader, not walked in beats.)
-        self.traversal.filled.valid.next =
-            self.fetched.head.valid.val() & (self.filled.q.val() != 0) & !self.elementwise.val();
+        self.traversal.filled.valid.next = self.fetched.head.valid.val()
+            & (self.filled.q.val() != 0)
+            & !self.fetched_ahead.val()
+            & !self.elementwise.val();
         self.traversal.filled.data.next = self.fetched.head.data.val();
-        self.operand_reader.jobs.valid.next =
-            self.fetched.head.valid.val() & (self.filled.q.val() != 0) & self.elementwise.val();
+        self.operand_reader.jobs.valid.next = self.fetched.head.valid.val()
+            & (self.filled.q.val() != 0)
+            & !self.fetched_ahead.val()
+            & self.elementwise.val();
         self.operand_reader.jobs.data.next = self.fetched.head.data.val();
         self.filled_taken.next = (self.traversal.filled.valid.val()
             & self.traversal.filled.ready.val())
@@ -781,10 +949,10 @@ impl Logic for Datapath {
         // The IFM unit reads the job being walked (TRM table 4-136: IB0
         // from 2 KB, IB1 after it; each half of the IFM buffers).
         self.walked.next = self.traversal.current.val();
-        self.ifm_unit.settings.next.ib_base = self.ifm_buffers.val().start;
+        self.ifm_unit.settings.next.ib_base = self.decoder.ifm_buffers.val().start;
         if self.walked.val().ib_half {
             self.ifm_unit.settings.next.ib_base =
-                self.ifm_buffers.val().start + self.ifm_buffers.val().half;
+                self.decoder.ifm_buffers.val().start + self.decoder.ifm_buffers.val().half;
         }
         self.ifm_unit.settings.next.ib_width = bit_cast::<8, 16>(self.walked.val().width);
         // TRM table 4-135: ALIGN(channels x bytes, 8), as the IFM fetch packs.
@@ -836,8 +1004,8 @@ impl Logic for Datapath {
             & self.kinds.val().parallel;
         self.operand_reader.settings.next = self.decoder.operand_settings.val();
         self.operand_reader.settings.next.paired = self.paired_elementwise.val();
-        self.operand_reader.ifm_buffers.next = self.ifm_buffers.val();
-        self.operand_reader.ifm2_buffers.next = self.ifm2_buffers.val();
+        self.operand_reader.ifm_buffers.next = self.decoder.ifm_buffers.val();
+        self.operand_reader.ifm2_buffers.next = self.decoder.ifm2_buffers.val();
 
         // ---- MAC beats: activations + tag + each of its cores' weight group ----
         self.tag.next = self.beat_tags.head.data.val();
@@ -1186,16 +1354,24 @@ impl Logic for Datapath {
         for k in 0..self.cores.len() {
             self.cores_idle.next = self.cores_idle.val() & self.cores[k].idle.val();
         }
+        // (Nor of the next operation's first job, once fetched ahead.)
         self.writes_done.next = !self.starting.q.val()
-            & !self.traversal.busy.val()
-            & (self.fetched.count.val() == 0)
+            & !self.traversal.beats_busy.val()
+            & (!self.traversal.blocks_busy.val() | self.walk_early.q.val())
+            & ((self.fetched.count.val() == 0) | self.walk_early.q.val())
             & self.cores_idle.val()
             & (self.beat_tags.count.val() == 0)
             & (self.readout_tags.count.val() == 0)
             & (self.output_tags.count.val() == 0)
             & !self.operand_reader.busy.val()
             & !self.ofm_writer.busy.val();
-        self.idle.next = self.writes_done.val() & !self.dma_busy.val();
+        // The weight and scale/bias channels may be reading the next
+        // operation's first streams (`Lookahead`); this one's are all used.
+        self.idle.next = self.writes_done.val()
+            & !self.ofm_busy.val()
+            & (!self.ifm_busy.val() | self.walk_early.q.val())
+            & (!self.streams_busy.val()
+                | ((self.lookahead.held.val() | self.lookahead.held_scales.val()) != 0));
         if self.active.q.val() & self.idle.val() {
             self.active.d.next = false;
         }

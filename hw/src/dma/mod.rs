@@ -118,9 +118,11 @@ pub struct Dma {
     pub ofm_writes: StreamIn<OfmWrite>,
     /// The datapath has no more OFM writes for the operation.
     pub ofm_writes_done: Signal<In, Bit>,
-    /// A datapath channel has work in flight (an OFM write is complete
-    /// only once answered).
-    pub datapath_busy: Signal<Out, Bit>,
+    /// The IFM channel, the OFM channel (an OFM write is complete only once
+    /// answered), a weight or scale/bias channel has work in flight.
+    pub ifm_busy: Signal<Out, Bit>,
+    pub ofm_busy: Signal<Out, Bit>,
+    pub streams_busy: Signal<Out, Bit>,
 
     /// Issue no new burst or transfer (a soft reset drains the DMA, TRM 3.3.4.1).
     pub quiesce: Signal<In, Bit>,
@@ -160,7 +162,6 @@ pub struct Dma {
     axi_limit_packed: Signal<Local, Bits<128>>,
     register: Signal<Local, Bits<32>>,
     /// A weight or scale/bias stream is being read.
-    streams_busy: Signal<Local, Bit>,
     /// Every burst of the weight and scale/bias streams taken is issued.
     streams_issued: Signal<Local, Bit>,
     ofm: OfmChannel,
@@ -297,7 +298,9 @@ impl Dma {
             scale_beats: per_core(cores),
             ofm_writes: Default::default(),
             ofm_writes_done: Default::default(),
-            datapath_busy: Default::default(),
+            ifm_busy: Default::default(),
+            ofm_busy: Default::default(),
+            streams_busy: Default::default(),
             command: Default::default(),
             mem2mem: Default::default(),
             ifm: Default::default(),
@@ -306,7 +309,6 @@ impl Dma {
             basep_packed: Default::default(),
             axi_limit_packed: Default::default(),
             register: Default::default(),
-            streams_busy: Default::default(),
             streams_issued: Default::default(),
             ofm: OfmChannel::new(),
             // Priority order: the command stream, the datapath's channels
@@ -589,8 +591,8 @@ impl Logic for Dma {
         self.ofm.halt.next = self.stop_issue.val();
         self.ofm.writes_done.next = self.ofm_writes_done.val();
         StreamIn::<OfmWrite>::link(&mut self.ofm_writes, &mut self.ofm.writes);
-        self.datapath_busy.next =
-            self.ifm.busy.val() | self.streams_busy.val() | self.ofm.busy.val();
+        self.ifm_busy.next = self.ifm.busy.val();
+        self.ofm_busy.next = self.ofm.busy.val();
 
         // ---- Reads: every read client through one router, in priority
         // order: the command stream, then mem2mem (ReadRouter::new) ----
@@ -749,7 +751,9 @@ impl Logic for Dma {
         self.wakeup.d.next = !self.axi_quiet.val()
             | self.command.busy.val()
             | self.mem2mem.busy.val()
-            | self.datapath_busy.val();
+            | self.ifm_busy.val()
+            | self.ofm_busy.val()
+            | self.streams_busy.val();
         self.m0.awakeup.next = self.wakeup.q.val();
         self.m1.awakeup.next = self.wakeup.q.val();
 

@@ -49,6 +49,55 @@ pub struct JobGeometry {
     pub ifm_block_depth: Bits<16>,
 }
 
+/// The OFM block at channel `z` of the z loop (core-local in parallel mode,
+/// TRM 4.7.5.1): core 0's depth step and this block's depth (partial at the
+/// end), and core 1's channels beside it (`npu_model::schedule::ConvShape::
+/// core_depth`). The block walker asks it at its position; the datapath's
+/// lookahead at z = 0, for the first block of the next operation.
+#[derive(LogicBlock, Default)]
+pub struct OfmBlockDepths {
+    pub shape: Signal<In, TraversalShape>,
+    pub z: Signal<In, Bits<16>>,
+    pub core_block_depth: Signal<Out, Bits<16>>,
+    pub block_depth: Signal<Out, Bits<16>>,
+    /// The core's last OFM block of the spatial block.
+    pub last_z: Signal<Out, Bit>,
+    pub paired_block_depth: Signal<Out, Bits<16>>,
+    pub paired_last_depth: Signal<Out, Bit>,
+    core_depth: Signal<Local, Bits<16>>,
+    paired_core_depth: Signal<Local, Bits<16>>,
+}
+
+impl Logic for OfmBlockDepths {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // Core 0's channels: ceil(D / 2) in blocks of ceil(B / 2) in parallel mode.
+        self.core_depth.next = self.shape.val().ofm_depth;
+        self.core_block_depth.next = self.shape.val().block_depth;
+        if self.shape.val().parallel {
+            self.core_depth.next = (self.shape.val().ofm_depth + 1) >> 1;
+            self.core_block_depth.next = (self.shape.val().block_depth + 1) >> 1;
+        }
+        self.last_z.next = self.z.val() + self.core_block_depth.val() >= self.core_depth.val();
+        self.block_depth.next = self.core_block_depth.val();
+        if self.core_depth.val() - self.z.val() < self.core_block_depth.val() {
+            self.block_depth.next = self.core_depth.val() - self.z.val();
+        }
+        // Core 1's channels beside core 0's z block: floor(D / 2) in blocks
+        // of floor(B / 2), none past its depth.
+        self.paired_core_depth.next = self.shape.val().ofm_depth >> 1;
+        self.paired_block_depth.next = 0.into();
+        if self.shape.val().parallel & (self.z.val() < self.paired_core_depth.val()) {
+            self.paired_block_depth.next = self.shape.val().block_depth >> 1;
+            if self.paired_core_depth.val() - self.z.val() < (self.shape.val().block_depth >> 1) {
+                self.paired_block_depth.next = self.paired_core_depth.val() - self.z.val();
+            }
+        }
+        self.paired_last_depth.next =
+            self.z.val() + (self.shape.val().block_depth >> 1) >= self.paired_core_depth.val();
+    }
+}
+
 #[derive(LogicBlock, Default)]
 pub struct BlockWalker {
     pub clock: Signal<In, Clock>,
@@ -60,17 +109,12 @@ pub struct BlockWalker {
     pub ib_release: Signal<In, Bit>,
     /// Jobs remain to be offered, or offered jobs hold an IFM buffer.
     pub busy: Signal<Out, Bit>,
+    /// Jobs remain to be offered.
+    pub offering: Signal<Out, Bit>,
     s: Signal<Local, TraversalShape>,
     block_height: Signal<Local, Bits<16>>,
     block_width: Signal<Local, Bits<16>>,
-    block_depth: Signal<Local, Bits<16>>,
-    /// The current core's OFM depth and OFM block depth.
-    core_depth: Signal<Local, Bits<16>>,
-    core_block_depth: Signal<Local, Bits<16>>,
-    paired_core_depth: Signal<Local, Bits<16>>,
-    paired_block_depth: Signal<Local, Bits<16>>,
-    /// The core's last OFM block of this spatial block.
-    last_z: Signal<Local, Bit>,
+    depths: OfmBlockDepths,
     channel_start: Signal<Local, Bits<16>>,
     channel_end: Signal<Local, Bits<16>>,
     ifm_block_depth: Signal<Local, Bits<16>>,
@@ -143,28 +187,8 @@ impl Logic for BlockWalker {
         if self.s.val().ofm_width - self.x.q.val() < self.s.val().block_width {
             self.block_width.next = self.s.val().ofm_width - self.x.q.val();
         }
-        // Core 0's channels (`npu_model::schedule::ConvShape::core_depth`).
-        self.core_depth.next = self.s.val().ofm_depth;
-        self.core_block_depth.next = self.s.val().block_depth;
-        if self.s.val().parallel {
-            self.core_depth.next = (self.s.val().ofm_depth + 1) >> 1;
-            self.core_block_depth.next = (self.s.val().block_depth + 1) >> 1;
-        }
-        self.last_z.next = self.z.q.val() + self.core_block_depth.val() >= self.core_depth.val();
-        self.block_depth.next = self.core_block_depth.val();
-        if self.core_depth.val() - self.z.q.val() < self.core_block_depth.val() {
-            self.block_depth.next = self.core_depth.val() - self.z.q.val();
-        }
-        // Core 1's channels beside core 0's z block: floor(D / 2) in blocks
-        // of floor(B / 2), none past its depth.
-        self.paired_core_depth.next = self.s.val().ofm_depth >> 1;
-        self.paired_block_depth.next = 0.into();
-        if self.s.val().parallel & (self.z.q.val() < self.paired_core_depth.val()) {
-            self.paired_block_depth.next = self.s.val().block_depth >> 1;
-            if self.paired_core_depth.val() - self.z.q.val() < (self.s.val().block_depth >> 1) {
-                self.paired_block_depth.next = self.paired_core_depth.val() - self.z.q.val();
-            }
-        }
+        self.depths.shape.next = self.s.val();
+        self.depths.z.next = self.z.q.val();
 
         // IFM channels of the block (TRM table 4-134): depthwise the OFM
         // block's, else the IFM in chunks of 32 (16 part-kernel-first or
@@ -180,14 +204,14 @@ impl Logic for BlockWalker {
         }
         if self.s.val().depthwise {
             self.channel_start.next = self.z.q.val();
-            self.channel_end.next = self.z.q.val() + self.block_depth.val();
+            self.channel_end.next = self.z.q.val() + self.depths.block_depth.val();
             self.ifm_block_depth.next = self.s.val().block_depth;
         }
         // Parallel depthwise: both cores' IFM channels of the local ones,
         // 2z .. 2(z + depth), of which the core reads every other one.
         if self.s.val().depthwise & self.s.val().parallel {
             self.channel_start.next = self.z.q.val() << 1;
-            self.channel_end.next = (self.z.q.val() + self.block_depth.val()) << 1;
+            self.channel_end.next = (self.z.q.val() + self.depths.block_depth.val()) << 1;
             if self.channel_end.val() > self.s.val().ifm_depth {
                 self.channel_end.next = self.s.val().ifm_depth;
             }
@@ -265,18 +289,17 @@ impl Logic for BlockWalker {
         self.geometry.d.next.ky_last = self.ky_last.val();
         self.geometry.d.next.kx_first = self.kx_first.val();
         self.geometry.d.next.kx_last = self.kx_last.val();
-        self.geometry.d.next.block_depth = self.block_depth.val();
+        self.geometry.d.next.block_depth = self.depths.block_depth.val();
         self.geometry.d.next.oy_first = self.oy_first.val();
         self.geometry.d.next.oy_last = self.oy_last.val();
         self.geometry.d.next.ox_first = self.ox_first.val();
         self.geometry.d.next.ox_last = self.ox_last.val();
         self.geometry.d.next.block_height = self.block_height.val();
         self.geometry.d.next.block_width = self.block_width.val();
-        self.geometry.d.next.core_block_depth = self.core_block_depth.val();
-        self.geometry.d.next.last_z = self.last_z.val();
-        self.geometry.d.next.paired_block_depth = self.paired_block_depth.val();
-        self.geometry.d.next.paired_last_depth =
-            self.z.q.val() + (self.s.val().block_depth >> 1) >= self.paired_core_depth.val();
+        self.geometry.d.next.core_block_depth = self.depths.core_block_depth.val();
+        self.geometry.d.next.last_z = self.depths.last_z.val();
+        self.geometry.d.next.paired_block_depth = self.depths.paired_block_depth.val();
+        self.geometry.d.next.paired_last_depth = self.depths.paired_last_depth.val();
         self.geometry.d.next.channel_start = self.channel_start.val();
         self.geometry.d.next.channel_end = self.channel_end.val();
         self.geometry.d.next.ifm_block_depth = self.ifm_block_depth.val();
@@ -430,5 +453,6 @@ impl Logic for BlockWalker {
             self.sub_x.d.next = 0.into();
         }
         self.busy.next = self.running.q.val() | (self.held.q.val() != 0);
+        self.offering.next = self.running.q.val();
     }
 }

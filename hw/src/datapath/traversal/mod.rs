@@ -29,7 +29,10 @@
 //! # Ports
 //!
 //! - `start` (while `busy` is low) with `shape` ([`TraversalShape`], held
-//!   until `busy` falls). Microblocks are 2x2 OFM positions, or 1x4 when
+//!   until `busy` falls) and `walk_shape`, the same but that the next
+//!   operation's block walk may start once the jobs of this one are all
+//!   walked (`blocks_busy` low): then `walk_shape` is the next one's while
+//!   the beats and readouts of this one finish (`beats_busy`). Microblocks are 2x2 OFM positions, or 1x4 when
 //!   `shape.one_row` (`npu_model::schedule::ConvShape::microblock`).
 //! - `ifm_blocks`, `filled`, `beats`, `readouts`: streams as above;
 //!   `current` is the job whose beats `beats` offers.
@@ -39,14 +42,15 @@
 //!   the IFM unit has still to read.
 //! - `slice_done`: a pulse per slice whose last beat (`slice_end`) has
 //!   reached the accumulators (the MAC unit's output of the same name).
-//! - `busy`: from `start` until the last readout is taken.
+//! - `busy`: from `start` until the last readout is taken; `offering`:
+//!   until the last job is taken from `ifm_blocks`.
 
 mod beats;
 mod blocks;
 mod readout;
 
 pub use beats::BeatWalker;
-pub use blocks::BlockWalker;
+pub use blocks::{BlockWalker, OfmBlockDepths};
 pub use readout::ReadoutWalker;
 
 use crate::stream::{StreamIn, StreamOut};
@@ -216,6 +220,10 @@ pub struct Traversal {
     pub clock: Signal<In, Clock>,
     pub rst_n: Signal<In, Bit>,
     pub start: Signal<In, Bit>,
+    /// The shape of the operation whose jobs are offered, and of the one
+    /// whose beats and readouts are walked (the same but while the next
+    /// operation's first job is fetched ahead).
+    pub walk_shape: Signal<In, TraversalShape>,
     pub shape: Signal<In, TraversalShape>,
     pub ifm_blocks: StreamOut<IfmBlockJob>,
     pub filled: StreamIn<IfmBlockJob>,
@@ -225,6 +233,9 @@ pub struct Traversal {
     pub slice_done: Signal<In, Bit>,
     pub readouts: StreamOut<Readout>,
     pub busy: Signal<Out, Bit>,
+    pub offering: Signal<Out, Bit>,
+    pub blocks_busy: Signal<Out, Bit>,
+    pub beats_busy: Signal<Out, Bit>,
     block_walker: BlockWalker,
     beat_walker: BeatWalker,
     readout_walker: ReadoutWalker,
@@ -244,7 +255,7 @@ impl Logic for Traversal {
         self.finished.rst_n.next = self.rst_n.val();
 
         self.block_walker.start.next = self.start.val();
-        self.block_walker.shape.next = self.shape.val();
+        self.block_walker.shape.next = self.walk_shape.val();
         self.beat_walker.shape.next = self.shape.val();
         self.readout_walker.shape.next = self.shape.val();
         self.block_walker.ib_release.next = self.ib_read.val();
@@ -257,9 +268,11 @@ impl Logic for Traversal {
         StreamOut::<FinishedBlock>::join(&mut self.finished.head, &mut self.readout_walker.blocks);
         StreamOut::<Readout>::link(&mut self.readouts, &mut self.readout_walker.readouts);
         self.current.next = self.beat_walker.current.val();
-        self.busy.next = self.block_walker.busy.val()
-            | self.beat_walker.busy.val()
+        self.offering.next = self.block_walker.offering.val();
+        self.blocks_busy.next = self.block_walker.busy.val();
+        self.beats_busy.next = self.beat_walker.busy.val()
             | (self.finished.count.val() != 0)
             | self.readout_walker.busy.val();
+        self.busy.next = self.blocks_busy.val() | self.beats_busy.val();
     }
 }

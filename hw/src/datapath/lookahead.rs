@@ -1,0 +1,153 @@
+//! The next operation's first reads, queued while the current one finishes
+//! (TRM 4.6.1: kernel operations are non-blocking).
+//!
+//! Once the current operation's traversal has offered its last IFM block
+//! job, it queues no further weight stream or scale records, so the kernel
+//! queue's next operation may queue its first ones behind them: each core's
+//! first weight stream and the scale/bias records of its first OFM block.
+//! The DMA then reads them from memory, a round trip early, while the
+//! current operation's last blocks are multiplied, scaled and written.
+//! BLOCKDEP orders IFM block reads only (TRM 4.9), and neither the weights
+//! nor the scale/bias records are another operation's OFM; any DMA that
+//! writes them is waited for (NPU_OP_DMA_WAIT) before central control
+//! queues the operation.
+//!
+//! The next operation's first job then queues none of what was read ahead
+//! (`weights_ahead`, `scales_ahead`, cleared by `weights_used` and
+//! `scales_used`, the first job's would-be starts). Until the next operation
+//! is taken, `held` tells each core that its last weight stream is the next
+//! operation's: the weight decoder does not start it (its groups follow
+//! the current operation's depthwise setting) and the core counts it out of
+//! the current operation's work; `held_scales` the same for the scale
+//! records, which are gathered into sets in order and carry no operation
+//! setting, so they need no other hold.
+//!
+//! The next operation's settings are the datapath's front end's (its
+//! `front` decoder), and its first OFM block's depths come from the
+//! traversal's [`OfmBlockDepths`], so what is read ahead is exactly what its
+//! first job would queue.
+
+use super::traversal::{OfmBlockDepths, TraversalShape};
+use crate::widgets::ResetReg;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct Lookahead {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    /// The current operation queues no further weight stream or scale
+    /// records (its traversal offers no more jobs, and it has not stopped),
+    /// and the next one is in the kernel queue: its traversal shape and
+    /// whether it reads scale records per channel.
+    pub next_valid: Signal<In, Bit>,
+    pub shape: Signal<In, TraversalShape>,
+    pub per_channel: Signal<In, Bit>,
+    /// The next operation is taken: it is the current one from now on.
+    pub taken: Signal<In, Bit>,
+    /// Bit k: core k has room for a weight stream; for scale records.
+    pub weights_room: Signal<In, Bits<2>>,
+    pub scales_room: Signal<In, Bits<2>>,
+    /// Bit k: core k queues the next operation's first weight stream, or
+    /// its first block's scale records, this cycle, with these settings.
+    pub start_weights: Signal<Out, Bits<2>>,
+    pub start_scales: Signal<Out, Bits<2>>,
+    /// Core 0's and core 1's channels of the first OFM block (core-local).
+    pub scale_depth: Signal<Out, Bits<16>>,
+    pub paired_scale_depth: Signal<Out, Bits<16>>,
+    /// Bit k: core k's first weight stream, or scale records, of the
+    /// operation are queued already.
+    pub weights_ahead: Signal<Out, Bits<2>>,
+    pub scales_ahead: Signal<Out, Bits<2>>,
+    /// Bit k: the operation's first job queues (or would queue) core k's
+    /// weight stream, or scale records.
+    pub weights_used: Signal<In, Bits<2>>,
+    pub scales_used: Signal<In, Bits<2>>,
+    /// Bit k: core k's last queued weight stream, or scale records, are the
+    /// next operation's.
+    pub held: Signal<Out, Bits<2>>,
+    pub held_scales: Signal<Out, Bits<2>>,
+    /// The next operation's first reads are queued.
+    pub done: Signal<Out, Bit>,
+
+    depths: OfmBlockDepths,
+    /// The next operation's first reads are queued (until it is taken).
+    queued: ResetReg<Bit>,
+    weights_ahead_bits: ResetReg<Bits<2>>,
+    scales_ahead_bits: ResetReg<Bits<2>>,
+    /// What was queued, until the operation is taken (its first job may
+    /// be taken before: `Datapath`'s early block walk).
+    held_weights: ResetReg<Bits<2>>,
+    held_scale_bits: ResetReg<Bits<2>>,
+    cores: Signal<Local, Bits<2>>,
+    wanted_weights: Signal<Local, Bits<2>>,
+    wanted_scales: Signal<Local, Bits<2>>,
+    fire: Signal<Local, Bit>,
+}
+
+impl Logic for Lookahead {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            queued,
+            weights_ahead_bits,
+            scales_ahead_bits,
+            held_weights,
+            held_scale_bits
+        );
+        self.held_weights.rst_n.next = self.rst_n.val();
+        self.held_scale_bits.rst_n.next = self.rst_n.val();
+        self.queued.rst_n.next = self.rst_n.val();
+        self.weights_ahead_bits.rst_n.next = self.rst_n.val();
+        self.scales_ahead_bits.rst_n.next = self.rst_n.val();
+        self.depths.shape.next = self.shape.val();
+        self.depths.z.next = 0.into();
+
+        // What the first job queues (the datapath's starts): core 1 where
+        // it has channels; weights unless a pool; per-channel scales.
+        self.cores.next = 1.into();
+        if self.depths.paired_block_depth.val() != 0 {
+            self.cores.next = 3.into();
+        }
+        self.wanted_weights.next = 0.into();
+        if !self.shape.val().pool {
+            self.wanted_weights.next = self.cores.val();
+        }
+        self.wanted_scales.next = 0.into();
+        if self.per_channel.val() {
+            self.wanted_scales.next = self.cores.val();
+        }
+        // All of them at once, when every core has room.
+        self.fire.next = self.next_valid.val()
+            & !self.queued.q.val()
+            & ((self.wanted_weights.val() & !self.weights_room.val()) == 0)
+            & ((self.wanted_scales.val() & !self.scales_room.val()) == 0);
+        self.start_weights.next = 0.into();
+        self.start_scales.next = 0.into();
+        if self.fire.val() {
+            self.start_weights.next = self.wanted_weights.val();
+            self.start_scales.next = self.wanted_scales.val();
+            self.queued.d.next = true;
+        }
+        self.scale_depth.next = self.depths.block_depth.val();
+        self.paired_scale_depth.next = self.depths.paired_block_depth.val();
+
+        self.weights_ahead_bits.d.next =
+            (self.weights_ahead_bits.q.val() & !self.weights_used.val()) | self.start_weights.val();
+        self.scales_ahead_bits.d.next =
+            (self.scales_ahead_bits.q.val() & !self.scales_used.val()) | self.start_scales.val();
+        self.held_weights.d.next = self.held_weights.q.val() | self.start_weights.val();
+        self.held_scale_bits.d.next = self.held_scale_bits.q.val() | self.start_scales.val();
+        if self.taken.val() {
+            self.queued.d.next = false;
+            self.held_weights.d.next = 0.into();
+            self.held_scale_bits.d.next = 0.into();
+        }
+        self.done.next = self.queued.q.val();
+        self.weights_ahead.next = self.weights_ahead_bits.q.val();
+        self.scales_ahead.next = self.scales_ahead_bits.q.val();
+        self.held.next = self.held_weights.q.val();
+        self.held_scales.next = self.held_scale_bits.q.val();
+    }
+}
