@@ -3408,6 +3408,31 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [31:0] front$ifm_buffers;
     wire  [31:0] front$ifm2_buffers;
     wire  [1:0] front$blockdep;
+    reg  front_end$clock;
+    reg  front_end$rst_n;
+    reg  front_end$active;
+    reg  front_end$starting;
+    reg  front_end$faulted;
+    reg  front_end$next_valid;
+    reg  front_end$taken;
+    reg  front_end$offering;
+    reg  [1:0] front_end$halves_held;
+    reg  front_end$next_half;
+    reg  [31:0] front_end$current_buffers;
+    reg  front_end$current_reads_ifm2;
+    reg  [31:0] front_end$next_buffers;
+    reg  front_end$next_reads_ifm2;
+    reg  [1:0] front_end$next_blockdep;
+    reg  front_end$lookahead_done;
+    reg  front_end$job_taken;
+    reg  front_end$job_first;
+    reg  [1:0] front_end$fetched_count;
+    wire  front_end$front_next;
+    wire  front_end$early_start;
+    wire  front_end$walk_early;
+    wire  front_end$jobs_allowed;
+    wire  front_end$fetched_ahead;
+    wire  [1:0] front_end$fetched_current;
     reg  lookahead$clock;
     reg  lookahead$rst_n;
     reg  lookahead$next_valid;
@@ -3451,6 +3476,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  traversal$offering;
     wire  traversal$blocks_busy;
     wire  traversal$beats_busy;
+    wire  [1:0] traversal$halves_held;
+    wire  traversal$next_half;
     reg  ifm_fetch$clock;
     reg  ifm_fetch$rst_n;
     reg  ifm_fetch$jobs$valid;
@@ -3692,22 +3719,6 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  settling$rst_n;
     reg  [1:0] settling$d;
     wire  [1:0] settling$q;
-    reg  front_next$clock;
-    reg  front_next$rst_n;
-    reg  front_next$d;
-    wire  front_next$q;
-    reg  walk_early$clock;
-    reg  walk_early$rst_n;
-    reg  walk_early$d;
-    wire  walk_early$q;
-    reg  early_job$clock;
-    reg  early_job$rst_n;
-    reg  early_job$d;
-    wire  early_job$q;
-    reg  ofm_blocks$clock;
-    reg  ofm_blocks$rst_n;
-    reg  [2:0] ofm_blocks$d;
-    wire  [2:0] ofm_blocks$q;
     
     // Local signals
     reg  [276:0] job;
@@ -3747,10 +3758,6 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  taken;
     reg  front_pool;
     reg  front_per_channel;
-    reg  early_start;
-    reg  jobs_allowed;
-    reg  fetched_ahead;
-    reg  block_counted;
     reg  readout_ready;
     reg  results_valid;
     reg  [8:0] acc_read;
@@ -3828,6 +3835,33 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .ifm2_buffers(front$ifm2_buffers),
         .blockdep(front$blockdep)
     );
+    npu_u65_512_core$datapath$front_end front_end(
+        .clock(front_end$clock),
+        .rst_n(front_end$rst_n),
+        .active(front_end$active),
+        .starting(front_end$starting),
+        .faulted(front_end$faulted),
+        .next_valid(front_end$next_valid),
+        .taken(front_end$taken),
+        .offering(front_end$offering),
+        .halves_held(front_end$halves_held),
+        .next_half(front_end$next_half),
+        .current_buffers(front_end$current_buffers),
+        .current_reads_ifm2(front_end$current_reads_ifm2),
+        .next_buffers(front_end$next_buffers),
+        .next_reads_ifm2(front_end$next_reads_ifm2),
+        .next_blockdep(front_end$next_blockdep),
+        .lookahead_done(front_end$lookahead_done),
+        .job_taken(front_end$job_taken),
+        .job_first(front_end$job_first),
+        .fetched_count(front_end$fetched_count),
+        .front_next(front_end$front_next),
+        .early_start(front_end$early_start),
+        .walk_early(front_end$walk_early),
+        .jobs_allowed(front_end$jobs_allowed),
+        .fetched_ahead(front_end$fetched_ahead),
+        .fetched_current(front_end$fetched_current)
+    );
     npu_u65_512_core$datapath$lookahead lookahead(
         .clock(lookahead$clock),
         .rst_n(lookahead$rst_n),
@@ -3873,7 +3907,9 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .busy(traversal$busy),
         .offering(traversal$offering),
         .blocks_busy(traversal$blocks_busy),
-        .beats_busy(traversal$beats_busy)
+        .beats_busy(traversal$beats_busy),
+        .halves_held(traversal$halves_held),
+        .next_half(traversal$next_half)
     );
     npu_u65_512_core$datapath$ifm_fetch ifm_fetch(
         .clock(ifm_fetch$clock),
@@ -4198,30 +4234,6 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .d(settling$d),
         .q(settling$q)
     );
-    npu_u65_512_core$cpm$reset_sync$stage$0 front_next(
-        .clock(front_next$clock),
-        .rst_n(front_next$rst_n),
-        .d(front_next$d),
-        .q(front_next$q)
-    );
-    npu_u65_512_core$cpm$reset_sync$stage$0 walk_early(
-        .clock(walk_early$clock),
-        .rst_n(walk_early$rst_n),
-        .d(walk_early$d),
-        .q(walk_early$q)
-    );
-    npu_u65_512_core$cpm$reset_sync$stage$0 early_job(
-        .clock(early_job$clock),
-        .rst_n(early_job$rst_n),
-        .d(early_job$d),
-        .q(early_job$q)
-    );
-    npu_u65_512_core$cpm$phase_cycles ofm_blocks(
-        .clock(ofm_blocks$clock),
-        .rst_n(ofm_blocks$rst_n),
-        .d(ofm_blocks$d),
-        .q(ofm_blocks$q)
-    );
     
     // Update code
     always @(*) begin
@@ -4234,10 +4246,6 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         faulted$clock = clock;
         units_taken$clock = clock;
         settling$clock = clock;
-        front_next$clock = clock;
-        walk_early$clock = clock;
-        early_job$clock = clock;
-        ofm_blocks$clock = clock;
         operation$d = operation$q;
         fetching_ifm2$d = fetching_ifm2$q;
         active$d = active$q;
@@ -4247,14 +4255,6 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         faulted$d = faulted$q;
         units_taken$d = units_taken$q;
         settling$d = settling$q;
-        front_next$d = front_next$q;
-        walk_early$d = walk_early$q;
-        early_job$d = early_job$q;
-        ofm_blocks$d = ofm_blocks$q;
-        front_next$rst_n = rst_n;
-        walk_early$rst_n = rst_n;
-        early_job$rst_n = rst_n;
-        ofm_blocks$rst_n = rst_n;
         units_taken$rst_n = rst_n;
         settling$rst_n = rst_n;
         faulted$rst_n = rst_n;
@@ -4264,6 +4264,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         starting$rst_n = rst_n;
         filled$rst_n = rst_n;
         position$rst_n = rst_n;
+        front_end$clock = clock;
+        front_end$rst_n = rst_n;
         lookahead$clock = clock;
         lookahead$rst_n = rst_n;
         traversal$clock = clock;
@@ -4308,20 +4310,29 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         interleaved = parallel & decoder$shape[(64'ha9)+:(1)];
         per_channel = ~decoder$output_settings[(64'h5)+:(1)] & ~decoder$output_settings[(64'h6e)+:(1)] & ~decoder$elementwise;
         pool = decoder$shape[(64'he0)+:(1)];
-        if (active$q & ~starting$q & ~traversal$offering & ~faulted$q & operations$valid) begin
-            front_next$d = 1'b1;
-        end
-        if (taken) begin
-            front_next$d = 1'b0;
-        end
+        front_end$active = active$q;
+        front_end$starting = starting$q;
+        front_end$faulted = faulted$q;
+        front_end$next_valid = operations$valid;
+        front_end$taken = taken;
+        front_end$offering = traversal$offering;
+        front_end$halves_held = traversal$halves_held;
+        front_end$next_half = traversal$next_half;
+        front_end$current_buffers = decoder$ifm_buffers;
+        front_end$current_reads_ifm2 = decoder$reads_ifm2;
+        front_end$next_buffers = front$ifm_buffers;
+        front_end$next_reads_ifm2 = front$reads_ifm2;
+        front_end$next_blockdep = front$blockdep;
+        front_end$lookahead_done = lookahead$done;
+        front_end$fetched_count = fetched$count;
         front$operation = operation$q;
-        if (front_next$q) begin
+        if (front_end$front_next) begin
             front$operation = operations$data;
         end
         traversal$walk_shape = front$shape;
         front_per_channel = ~front$output_settings[(64'h5)+:(1)] & ~front$output_settings[(64'h6e)+:(1)] & ~front$elementwise;
         front_pool = front$shape[(64'he0)+:(1)];
-        lookahead$next_valid = front_next$q;
+        lookahead$next_valid = front_end$front_next;
         lookahead$shape = front$shape;
         lookahead$per_channel = front_per_channel;
         lookahead$taken = taken;
@@ -4334,17 +4345,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         lookahead$weights_room = weights_rooms;
         lookahead$scales_room = scales_rooms;
         looking_ahead = (lookahead$start_weights | lookahead$start_scales) != 32'h0;
-        early_start = front_next$q & ~walk_early$q & lookahead$done & ~traversal$blocks_busy & (((front$blockdep) & 3'h7) >= ofm_blocks$q);
-        if (early_start) begin
-            walk_early$d = 1'b1;
-            early_job$d = 1'b1;
-        end
-        if (starting$q) begin
-            walk_early$d = 1'b0;
-        end
-        traversal$start = (starting$q & ~walk_early$q) | early_start;
-        jobs_allowed = ~front_next$q | early_job$q;
-        fetched_ahead = front_next$q & walk_early$q;
+        traversal$start = (starting$q & ~front_end$walk_early) | front_end$early_start;
         job = traversal$ifm_blocks$data;
         new_spatial_block = job[(64'h100)+:(1)] & (job[(64'h20)+:(16)] == 32'h0);
         cores_room = 1'b1;
@@ -4353,28 +4354,19 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         tee_ready = fetched$tail$ready & cores_room;
         elementwise = decoder$elementwise;
         reads_ifm2 = front$reads_ifm2;
-        ifm_fetch$jobs$valid = traversal$ifm_blocks$valid & tee_ready & jobs_allowed & ~fetching_ifm2$q;
-        ifm2_fetch$jobs$valid = traversal$ifm_blocks$valid & tee_ready & jobs_allowed & fetching_ifm2$q;
+        ifm_fetch$jobs$valid = traversal$ifm_blocks$valid & tee_ready & front_end$jobs_allowed & ~fetching_ifm2$q;
+        ifm2_fetch$jobs$valid = traversal$ifm_blocks$valid & tee_ready & front_end$jobs_allowed & fetching_ifm2$q;
         ifm_job_fetched = ifm_fetch$jobs$valid & ifm_fetch$jobs$ready;
         if (ifm_job_fetched & reads_ifm2) begin
             fetching_ifm2$d = 1'b1;
         end
-        traversal$ifm_blocks$ready = ((ifm_fetch$jobs$ready & ~reads_ifm2 & ~fetching_ifm2$q) | (ifm2_fetch$jobs$ready & fetching_ifm2$q)) & jobs_allowed;
+        traversal$ifm_blocks$ready = ((ifm_fetch$jobs$ready & ~reads_ifm2 & ~fetching_ifm2$q) | (ifm2_fetch$jobs$ready & fetching_ifm2$q)) & front_end$jobs_allowed;
         job_taken = traversal$ifm_blocks$valid & traversal$ifm_blocks$ready;
         if (job_taken) begin
             fetching_ifm2$d = 1'b0;
-            early_job$d = 1'b0;
         end
-        block_counted = job_taken & job[(64'h100)+:(1)];
-        if (block_counted & ~front_next$q & (ofm_blocks$q != 32'h7)) begin
-            ofm_blocks$d = ofm_blocks$q + 32'h1;
-        end
-        if (taken) begin
-            ofm_blocks$d = 32'h0;
-            if ((walk_early$q & ~early_job$q) | block_counted) begin
-                ofm_blocks$d = 32'h1;
-            end
-        end
+        front_end$job_taken = job_taken;
+        front_end$job_first = job[(64'h100)+:(1)];
         ifm_fetch$jobs$data = job;
         ifm_fetch$view = front$ifm_view;
         ifm_fetch$buffers = front$ifm_buffers;
@@ -4452,9 +4444,9 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         lookahead$scales_used = job_scales;
         fetched$tail$valid = job_taken;
         fetched$tail$data = job;
-        traversal$filled$valid = fetched$head$valid & (filled$q != 32'h0) & ~fetched_ahead & ~elementwise;
+        traversal$filled$valid = fetched$head$valid & (filled$q != 32'h0) & ~front_end$fetched_ahead & ~elementwise;
         traversal$filled$data = fetched$head$data;
-        operand_reader$jobs$valid = fetched$head$valid & (filled$q != 32'h0) & ~fetched_ahead & elementwise;
+        operand_reader$jobs$valid = fetched$head$valid & (filled$q != 32'h0) & ~front_end$fetched_ahead & elementwise;
         operand_reader$jobs$data = fetched$head$data;
         filled_taken = (traversal$filled$valid & traversal$filled$ready) | (operand_reader$jobs$valid & operand_reader$jobs$ready);
         fetched$head$ready = filled_taken;
@@ -4797,8 +4789,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         cores_idle = 1'b1;
         cores_idle = cores_idle & cores$0$idle;
         cores_idle = cores_idle & cores$1$idle;
-        writes_done = ~starting$q & ~traversal$beats_busy & (~traversal$blocks_busy | walk_early$q) & ((fetched$count == 32'h0) | walk_early$q) & cores_idle & (beat_tags$count == 32'h0) & (readout_tags$count == 32'h0) & (output_tags$count == 32'h0) & ~operand_reader$busy & ~ofm_writer$busy;
-        idle = writes_done & ~ofm_busy & (~ifm_busy | walk_early$q) & (~streams_busy | ((lookahead$held | lookahead$held_scales) != 32'h0));
+        writes_done = ~starting$q & ~traversal$beats_busy & (~traversal$blocks_busy | front_end$walk_early) & (front_end$fetched_current == 32'h0) & cores_idle & (beat_tags$count == 32'h0) & (readout_tags$count == 32'h0) & (output_tags$count == 32'h0) & ~operand_reader$busy & ~ofm_writer$busy;
+        idle = writes_done & ~ofm_busy & (~ifm_busy | front_end$walk_early) & (~streams_busy | ((lookahead$held | lookahead$held_scales) != 32'h0));
         if (active$q & idle) begin
             active$d = 1'b0;
         end
@@ -22743,8 +22735,6 @@ endmodule // npu_u65_512_core$datapath$decoder
 
 
 
-
-
 module npu_u65_512_core$datapath$fetched(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
     
     // Module arguments
@@ -22865,6 +22855,179 @@ endmodule // npu_u65_512_core$datapath$fetched$words
 
 
 
+
+
+
+
+
+
+
+
+
+
+module npu_u65_512_core$datapath$front_end(clock,rst_n,active,starting,faulted,next_valid,taken,offering,halves_held,next_half,current_buffers,current_reads_ifm2,next_buffers,next_reads_ifm2,next_blockdep,lookahead_done,job_taken,job_first,fetched_count,front_next,early_start,walk_early,jobs_allowed,fetched_ahead,fetched_current);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  active;
+    input wire  starting;
+    input wire  faulted;
+    input wire  next_valid;
+    input wire  taken;
+    input wire  offering;
+    input wire  [1:0] halves_held;
+    input wire  next_half;
+    input wire  [31:0] current_buffers;
+    input wire  current_reads_ifm2;
+    input wire  [31:0] next_buffers;
+    input wire  next_reads_ifm2;
+    input wire  [1:0] next_blockdep;
+    input wire  lookahead_done;
+    input wire  job_taken;
+    input wire  job_first;
+    input wire  [1:0] fetched_count;
+    output reg  front_next;
+    output reg  early_start;
+    output reg  walk_early;
+    output reg  jobs_allowed;
+    output reg  fetched_ahead;
+    output reg  [1:0] fetched_current;
+    
+    // Stub signals
+    reg  next$clock;
+    reg  next$rst_n;
+    reg  next$d;
+    wire  next$q;
+    reg  early$clock;
+    reg  early$rst_n;
+    reg  early$d;
+    wire  early$q;
+    reg  early_job$clock;
+    reg  early_job$rst_n;
+    reg  early_job$d;
+    wire  early_job$q;
+    reg  ofm_blocks$clock;
+    reg  ofm_blocks$rst_n;
+    reg  [2:0] ofm_blocks$d;
+    wire  [2:0] ofm_blocks$q;
+    reg  ahead_fetched$clock;
+    reg  ahead_fetched$rst_n;
+    reg  ahead_fetched$d;
+    wire  ahead_fetched$q;
+    
+    // Local signals
+    reg  [15:0] held_start;
+    reg  [15:0] held_end;
+    reg  [15:0] next_start;
+    reg  [15:0] next_end;
+    reg  ib_room;
+    reg  block_counted;
+    
+    // Sub module instances
+    npu_u65_512_core$cpm$reset_sync$stage$0 next(
+        .clock(next$clock),
+        .rst_n(next$rst_n),
+        .d(next$d),
+        .q(next$q)
+    );
+    npu_u65_512_core$cpm$reset_sync$stage$0 early(
+        .clock(early$clock),
+        .rst_n(early$rst_n),
+        .d(early$d),
+        .q(early$q)
+    );
+    npu_u65_512_core$cpm$reset_sync$stage$0 early_job(
+        .clock(early_job$clock),
+        .rst_n(early_job$rst_n),
+        .d(early_job$d),
+        .q(early_job$q)
+    );
+    npu_u65_512_core$cpm$phase_cycles ofm_blocks(
+        .clock(ofm_blocks$clock),
+        .rst_n(ofm_blocks$rst_n),
+        .d(ofm_blocks$d),
+        .q(ofm_blocks$q)
+    );
+    npu_u65_512_core$cpm$reset_sync$stage$0 ahead_fetched(
+        .clock(ahead_fetched$clock),
+        .rst_n(ahead_fetched$rst_n),
+        .d(ahead_fetched$d),
+        .q(ahead_fetched$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        next$clock = clock;
+        early$clock = clock;
+        early_job$clock = clock;
+        ofm_blocks$clock = clock;
+        ahead_fetched$clock = clock;
+        next$d = next$q;
+        early$d = early$q;
+        early_job$d = early_job$q;
+        ofm_blocks$d = ofm_blocks$q;
+        ahead_fetched$d = ahead_fetched$q;
+        next$rst_n = rst_n;
+        early$rst_n = rst_n;
+        early_job$rst_n = rst_n;
+        ofm_blocks$rst_n = rst_n;
+        ahead_fetched$rst_n = rst_n;
+        if (active & ~starting & ~offering & ~faulted & next_valid) begin
+            next$d = 1'b1;
+        end
+        if (taken) begin
+            next$d = 1'b0;
+        end
+        front_next = next$q;
+        held_start = current_buffers[(64'h0)+:(16)];
+        if (~next_half) begin
+            held_start = current_buffers[(64'h0)+:(16)] + current_buffers[(64'h10)+:(16)];
+        end
+        held_end = held_start + current_buffers[(64'h10)+:(16)];
+        next_start = next_buffers[(64'h0)+:(16)];
+        if (next_half) begin
+            next_start = next_buffers[(64'h0)+:(16)] + next_buffers[(64'h10)+:(16)];
+        end
+        next_end = next_start + next_buffers[(64'h10)+:(16)];
+        ib_room = (halves_held == 32'h0) | ((halves_held == 32'h1) & ~current_reads_ifm2 & ~next_reads_ifm2 & ((held_end <= next_start) | (next_end <= held_start)));
+        early_start = next$q & ~early$q & lookahead_done & ~offering & ib_room & (((next_blockdep) & 3'h7) >= ofm_blocks$q);
+        if (early_start) begin
+            early$d = 1'b1;
+            early_job$d = 1'b1;
+        end
+        if (starting) begin
+            early$d = 1'b0;
+        end
+        walk_early = early$q;
+        jobs_allowed = ~next$q | early_job$q;
+        if (job_taken) begin
+            early_job$d = 1'b0;
+        end
+        if (job_taken & next$q) begin
+            ahead_fetched$d = 1'b1;
+        end
+        if (taken) begin
+            ahead_fetched$d = 1'b0;
+        end
+        fetched_ahead = ahead_fetched$q & (fetched_count == 32'h1);
+        fetched_current = fetched_count;
+        if (ahead_fetched$q) begin
+            fetched_current = fetched_count - 32'h1;
+        end
+        block_counted = job_taken & job_first;
+        if (block_counted & ~next$q & (ofm_blocks$q != 32'h7)) begin
+            ofm_blocks$d = ofm_blocks$q + 32'h1;
+        end
+        if (taken) begin
+            ofm_blocks$d = 32'h0;
+            if ((early$q & ~early_job$q) | block_counted) begin
+                ofm_blocks$d = 32'h1;
+            end
+        end
+    end
+    
+endmodule // npu_u65_512_core$datapath$front_end
 
 
 
@@ -28672,8 +28835,6 @@ module npu_u65_512_core$datapath$lookahead$depths(shape,z,core_block_depth,block
     end
     
 endmodule // npu_u65_512_core$datapath$lookahead$depths
-
-
 
 
 
@@ -36839,7 +37000,7 @@ endmodule // npu_u65_512_core$datapath$readout_tags$words
 
 
 
-module npu_u65_512_core$datapath$traversal(clock,rst_n,start,walk_shape,shape,ifm_blocks$valid,ifm_blocks$data,ifm_blocks$ready,filled$valid,filled$data,filled$ready,current,beats$valid,beats$data,beats$ready,ib_read,slice_done,readouts$valid,readouts$data,readouts$ready,busy,offering,blocks_busy,beats_busy);
+module npu_u65_512_core$datapath$traversal(clock,rst_n,start,walk_shape,shape,ifm_blocks$valid,ifm_blocks$data,ifm_blocks$ready,filled$valid,filled$data,filled$ready,current,beats$valid,beats$data,beats$ready,ib_read,slice_done,readouts$valid,readouts$data,readouts$ready,busy,offering,blocks_busy,beats_busy,halves_held,next_half);
     
     // Module arguments
     input wire  clock;
@@ -36866,6 +37027,8 @@ module npu_u65_512_core$datapath$traversal(clock,rst_n,start,walk_shape,shape,if
     output reg  offering;
     output reg  blocks_busy;
     output reg  beats_busy;
+    output reg  [1:0] halves_held;
+    output reg  next_half;
     
     // Stub signals
     reg  block_walker$clock;
@@ -36875,6 +37038,8 @@ module npu_u65_512_core$datapath$traversal(clock,rst_n,start,walk_shape,shape,if
     reg  block_walker$ib_release;
     wire  block_walker$busy;
     wire  block_walker$offering;
+    wire  [1:0] block_walker$halves_held;
+    wire  block_walker$next_half;
     reg  beat_walker$clock;
     reg  beat_walker$rst_n;
     reg  [224:0] beat_walker$shape;
@@ -36914,7 +37079,9 @@ module npu_u65_512_core$datapath$traversal(clock,rst_n,start,walk_shape,shape,if
         .jobs$ready(ifm_blocks$ready),
         .ib_release(block_walker$ib_release),
         .busy(block_walker$busy),
-        .offering(block_walker$offering)
+        .offering(block_walker$offering),
+        .halves_held(block_walker$halves_held),
+        .next_half(block_walker$next_half)
     );
     npu_u65_512_core$datapath$traversal$beat_walker beat_walker(
         .clock(beat_walker$clock),
@@ -36978,6 +37145,8 @@ module npu_u65_512_core$datapath$traversal(clock,rst_n,start,walk_shape,shape,if
         readout_walker$slice_done = slice_done;
         current = beat_walker$current;
         offering = block_walker$offering;
+        halves_held = block_walker$halves_held;
+        next_half = block_walker$next_half;
         blocks_busy = block_walker$busy;
         beats_busy = beat_walker$busy | (finished$count != 32'h0) | readout_walker$busy;
         busy = blocks_busy | beats_busy;
@@ -37460,7 +37629,7 @@ module npu_u65_512_core$datapath$traversal$beat_walker$word(clock,rst_n,d,q);
 endmodule // npu_u65_512_core$datapath$traversal$beat_walker$word
 
 
-module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,jobs$ready,ib_release,busy,offering);
+module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,jobs$valid,jobs$data,jobs$ready,ib_release,busy,offering,halves_held,next_half);
     
     // Module arguments
     input wire  clock;
@@ -37473,6 +37642,8 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
     input wire  ib_release;
     output reg  busy;
     output reg  offering;
+    output reg  [1:0] halves_held;
+    output reg  next_half;
     
     // Stub signals
     reg  [224:0] depths$shape;
@@ -37888,6 +38059,8 @@ module npu_u65_512_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
         end
         busy = running$q | (held$q != 32'h0);
         offering = running$q;
+        halves_held = held$q;
+        next_half = ib_half$q;
     end
     
 endmodule // npu_u65_512_core$datapath$traversal$block_walker
@@ -38663,8 +38836,6 @@ module npu_u65_512_core$datapath$unit_operands$1(group,paired,beat);
     end
     
 endmodule // npu_u65_512_core$datapath$unit_operands$1
-
-
 
 
 

@@ -1646,35 +1646,51 @@ impl ConvChain {
 
 /// Job `index` of a run with `seed`: two to four random operations
 /// (convolutions, depthwise convolutions and pools; all on u65-256, or all
-/// in parallel mode on u65-512) in one command stream, each with its own
-/// IFM, weights and scales and a random NPU_SET_BLOCKDEP (0 to 3), so the
-/// next operation's weight and scale reads, and its first IFM block read
-/// where the block dependency allows, go ahead while the one before it
-/// finishes (TRM 4.6.1, 4.9). Part k uses
-/// the regions r with r mod n = k of the n parts, so no part's data moves.
-/// A part that loads its LUT with user DMAs waits for the kernel
-/// operations before it first (NPU_OP_KERNEL_WAIT 0), as Vela orders a
-/// DMA into a shared-buffer area an earlier operation reads.
+/// in parallel mode on u65-512) in one command stream ([`chain`]), each with
+/// its own IFM, weights and scales and a random NPU_SET_BLOCKDEP (0 to 3),
+/// so the next operation's weight and scale reads, and its first IFM block
+/// read where the block dependency allows, go ahead while the one before it
+/// finishes (TRM 4.6.1, 4.9).
 pub fn random_chain(seed: u64, index: u64) -> ConvChain {
     let mut rng =
         StdRng::seed_from_u64(seed ^ 0x6368_6169 ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15));
     let parallel = rng.gen_bool(0.3);
     let count = rng.gen_range(2..=4);
-    let parts: Vec<ConvJob> = (0..count)
-        .map(|part| {
-            let mut spec = loop {
-                let spec = match rng.gen_range(0..3) {
-                    0 => ConvSpec::random_pool(&mut rng),
-                    _ if parallel => ConvSpec::random_parallel(&mut rng),
-                    _ => ConvSpec::random(&mut rng),
-                };
-                if spec.parallel == parallel {
-                    break spec;
-                }
+    let parts: Vec<ConvSpec> = (0..count)
+        .map(|_| loop {
+            let spec = match rng.gen_range(0..3) {
+                0 => ConvSpec::random_pool(&mut rng),
+                _ if parallel => ConvSpec::random_parallel(&mut rng),
+                _ => ConvSpec::random(&mut rng),
             };
+            if spec.parallel == parallel {
+                break spec;
+            }
+        })
+        .collect();
+    // The parts share no data, so any block dependency is safe.
+    let blockdeps: Vec<u16> = (0..count).map(|_| rng.gen_range(0..=3)).collect();
+    chain(&parts, &blockdeps, &mut rng)
+}
+
+/// `parts` built with `rng` and run back to back, part k with
+/// NPU_SET_BLOCKDEP `blockdeps[k]` and the regions r with r mod n = k of the
+/// n parts (so no part's data moves and none reads another's). A part that
+/// loads its LUT with user DMAs waits for the kernel operations before it
+/// first (NPU_OP_KERNEL_WAIT 0), as Vela orders a DMA into a shared-buffer
+/// area an earlier operation reads.
+pub fn chain(parts: &[ConvSpec], blockdeps: &[u16], rng: &mut StdRng) -> ConvChain {
+    let count = parts.len();
+    let parts: Vec<ConvJob> = parts
+        .iter()
+        .enumerate()
+        .map(|(part, spec)| {
             let own: Vec<usize> = (0..REGIONS).filter(|r| r % count == part).collect();
-            spec.regions = spec.regions.map(|r| own[r % own.len()]);
-            spec.build(&mut rng)
+            let spec = ConvSpec {
+                regions: spec.regions.map(|r| own[r % own.len()]),
+                ..spec.clone()
+            };
+            spec.build(rng)
                 .unwrap_or_else(|e| panic!("the generator made an invalid spec ({e}): {spec:?}"))
         })
         .collect();
@@ -1686,10 +1702,8 @@ pub fn random_chain(seed: u64, index: u64) -> ConvChain {
         if k > 0 && body.iter().any(|c| c.op == Opcode::NpuOpDmaStart) {
             commands.push(Command::cmd0(Opcode::NpuOpKernelWait, 0));
         }
-        // The parts share no data, so any block dependency is safe.
-        let blockdep = rng.gen_range(0..=3);
         commands.extend(body.iter().map(|&c| match c.op {
-            Opcode::NpuSetBlockdep => Command::cmd0(Opcode::NpuSetBlockdep, blockdep),
+            Opcode::NpuSetBlockdep => Command::cmd0(Opcode::NpuSetBlockdep, blockdeps[k]),
             _ => c,
         }));
         if k + 1 == parts.len() {
@@ -1704,7 +1718,7 @@ pub fn random_chain(seed: u64, index: u64) -> ConvChain {
         parts[0].job.config.clone(),
         encode(&commands),
         regions,
-        &format!("{count} random operations back to back"),
+        &format!("{count} operations back to back"),
     );
     ConvChain { parts, job }
 }

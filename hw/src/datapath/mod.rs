@@ -14,11 +14,10 @@
 //! the beats, the MAC and output units and the OFM writer keep this one's,
 //! `decoder`). Its first weight stream and its first OFM block's scale
 //! records are queued at once ([`Lookahead`]; BLOCKDEP orders IFM reads
-//! only). Its block walk starts once every IFM buffer of this operation is
-//! released (all of its IFM blocks read, so the shared buffer's IFM area
-//! is free), and its first job goes to the IFM fetch when NPU_SET_BLOCKDEP
-//! allows read 0 before any of this operation's OFM block writes is
-//! complete (TRM 4.9: k at least this operation's OFM blocks); it waits in
+//! only). Its block walk starts, and its first job goes to the IFM fetch,
+//! when NPU_SET_BLOCKDEP allows read 0 before any of this operation's OFM
+//! block writes is complete (TRM 4.9: k at least this operation's OFM
+//! blocks) and its IFM buffer is free ([`FrontEnd`]); the job waits in
 //! `fetched` until the operation is taken. Its later jobs wait until then,
 //! when every write of this one is answered, so BLOCKDEP is always met.
 //! Each memory round trip so hidden is a few hundred cycles per operation
@@ -116,6 +115,7 @@
 
 mod core;
 mod decode;
+mod front_end;
 mod ifm_fetch;
 mod lookahead;
 mod operand_reader;
@@ -124,6 +124,7 @@ mod window;
 
 pub use self::core::Core;
 pub use decode::OperationDecoder;
+pub use front_end::FrontEnd;
 pub use ifm_fetch::{IfmBuffers, IfmFetch};
 pub use lookahead::Lookahead;
 pub use operand_reader::{
@@ -257,6 +258,7 @@ pub struct Datapath {
     /// The settings of the operation whose jobs are offered: the current
     /// one's, or the next one's once the current one offered its last job.
     front: OperationDecoder,
+    front_end: FrontEnd,
     lookahead: Lookahead,
     traversal: Traversal,
     ifm_fetch: IfmFetch,
@@ -293,14 +295,6 @@ pub struct Datapath {
     units_taken: ResetReg<Bits<2>>,
     /// Cycles left to run after the last operation ended.
     settling: ResetReg<Bits<2>>,
-    /// The front end (`front`) is on the next operation in the kernel queue.
-    front_next: ResetReg<Bit>,
-    /// The next operation's block walk started before it was taken, and
-    /// its first job may still go to the IFM fetch.
-    walk_early: ResetReg<Bit>,
-    early_job: ResetReg<Bit>,
-    /// OFM blocks of the current operation offered so far (up to 7).
-    ofm_blocks: ResetReg<Bits<3>>,
 
     job: Signal<Local, IfmBlockJob>,
     elementwise: Signal<Local, Bit>,
@@ -350,13 +344,6 @@ pub struct Datapath {
     taken: Signal<Local, Bit>,
     front_pool: Signal<Local, Bit>,
     front_per_channel: Signal<Local, Bit>,
-    /// The next operation's block walk starts this cycle.
-    early_start: Signal<Local, Bit>,
-    /// The traversal's job may go to the IFM fetch.
-    jobs_allowed: Signal<Local, Bit>,
-    /// The fetched jobs are the next operation's: not walked yet.
-    fetched_ahead: Signal<Local, Bit>,
-    block_counted: Signal<Local, Bit>,
     readout_ready: Signal<Local, Bit>,
     results_valid: Signal<Local, Bit>,
     acc_read: Signal<Local, crate::mac_unit::AccRead>,
@@ -438,6 +425,7 @@ impl Datapath {
             }),
             decoder: Default::default(),
             front: Default::default(),
+            front_end: Default::default(),
             lookahead: Default::default(),
             traversal: Default::default(),
             ifm_fetch: Default::default(),
@@ -465,10 +453,6 @@ impl Datapath {
             faulted: Default::default(),
             units_taken: Default::default(),
             settling: Default::default(),
-            front_next: Default::default(),
-            walk_early: Default::default(),
-            early_job: Default::default(),
-            ofm_blocks: Default::default(),
             job: Default::default(),
             elementwise: Default::default(),
             reads_ifm2: Default::default(),
@@ -506,10 +490,6 @@ impl Datapath {
             taken: Default::default(),
             front_pool: Default::default(),
             front_per_channel: Default::default(),
-            early_start: Default::default(),
-            jobs_allowed: Default::default(),
-            fetched_ahead: Default::default(),
-            block_counted: Default::default(),
             readout_ready: Default::default(),
             results_valid: Default::default(),
             acc_read: Default::default(),
@@ -565,16 +545,8 @@ impl Logic for Datapath {
             position,
             faulted,
             units_taken,
-            settling,
-            front_next,
-            walk_early,
-            early_job,
-            ofm_blocks
+            settling
         );
-        self.front_next.rst_n.next = self.rst_n.val();
-        self.walk_early.rst_n.next = self.rst_n.val();
-        self.early_job.rst_n.next = self.rst_n.val();
-        self.ofm_blocks.rst_n.next = self.rst_n.val();
         self.units_taken.rst_n.next = self.rst_n.val();
         self.settling.rst_n.next = self.rst_n.val();
         self.faulted.rst_n.next = self.rst_n.val();
@@ -584,6 +556,8 @@ impl Logic for Datapath {
         self.starting.rst_n.next = self.rst_n.val();
         self.filled.rst_n.next = self.rst_n.val();
         self.position.rst_n.next = self.rst_n.val();
+        self.front_end.clock.next = self.clock.val();
+        self.front_end.rst_n.next = self.rst_n.val();
         self.lookahead.clock.next = self.clock.val();
         self.lookahead.rst_n.next = self.rst_n.val();
         self.traversal.clock.next = self.clock.val();
@@ -640,20 +614,25 @@ impl Logic for Datapath {
 
         // ---- The front end: the block walk, the IFM fetch and the weight
         // and scale starts, on the current operation until it has offered
-        // its last job, then on the next one in the kernel queue ----
-        if self.active.q.val()
-            & !self.starting.q.val()
-            & !self.traversal.offering.val()
-            & !self.faulted.q.val()
-            & self.operations.valid.val()
-        {
-            self.front_next.d.next = true;
-        }
-        if self.taken.val() {
-            self.front_next.d.next = false;
-        }
+        // its last job, then on the next one in the kernel queue
+        // (`FrontEnd`) ----
+        self.front_end.active.next = self.active.q.val();
+        self.front_end.starting.next = self.starting.q.val();
+        self.front_end.faulted.next = self.faulted.q.val();
+        self.front_end.next_valid.next = self.operations.valid.val();
+        self.front_end.taken.next = self.taken.val();
+        self.front_end.offering.next = self.traversal.offering.val();
+        self.front_end.halves_held.next = self.traversal.halves_held.val();
+        self.front_end.next_half.next = self.traversal.next_half.val();
+        self.front_end.current_buffers.next = self.decoder.ifm_buffers.val();
+        self.front_end.current_reads_ifm2.next = self.decoder.reads_ifm2.val();
+        self.front_end.next_buffers.next = self.front.ifm_buffers.val();
+        self.front_end.next_reads_ifm2.next = self.front.reads_ifm2.val();
+        self.front_end.next_blockdep.next = self.front.blockdep.val();
+        self.front_end.lookahead_done.next = self.lookahead.done.val();
+        self.front_end.fetched_count.next = self.fetched.count.val();
         self.front.operation.next = self.operation.q.val();
-        if self.front_next.q.val() {
+        if self.front_end.front_next.val() {
             self.front.operation.next = self.operations.data.val();
         }
         self.traversal.walk_shape.next = self.front.shape.val();
@@ -662,7 +641,7 @@ impl Logic for Datapath {
             & !self.front.elementwise.val();
         self.front_pool.next = self.front.shape.val().pool;
         // Its first weight stream and scale records (`Lookahead`).
-        self.lookahead.next_valid.next = self.front_next.q.val();
+        self.lookahead.next_valid.next = self.front_end.front_next.val();
         self.lookahead.shape.next = self.front.shape.val();
         self.lookahead.per_channel.next = self.front_per_channel.val();
         self.lookahead.taken.next = self.taken.val();
@@ -682,29 +661,10 @@ impl Logic for Datapath {
         self.lookahead.scales_room.next = self.scales_rooms.val();
         self.looking_ahead.next =
             (self.lookahead.start_weights.val() | self.lookahead.start_scales.val()) != 0;
-        // Its first IFM block (TRM 4.9): IFM block read n may start once
-        // every OFM block write of the current operation but the last
-        // max(k - n, 0) is complete, so read 0 at once when the current
-        // operation has at most k OFM blocks. Its buffer is free once every
-        // IFM buffer of the current operation is released (`blocks_busy`
-        // low: all of its IFM blocks are read). Later reads wait until the
-        // next operation is taken, the current one's writes all answered.
-        self.early_start.next = self.front_next.q.val()
-            & !self.walk_early.q.val()
-            & self.lookahead.done.val()
-            & !self.traversal.blocks_busy.val()
-            & (bit_cast::<3, 2>(self.front.blockdep.val()) >= self.ofm_blocks.q.val());
-        if self.early_start.val() {
-            self.walk_early.d.next = true;
-            self.early_job.d.next = true;
-        }
-        if self.starting.q.val() {
-            self.walk_early.d.next = false;
-        }
-        self.traversal.start.next =
-            (self.starting.q.val() & !self.walk_early.q.val()) | self.early_start.val();
-        self.jobs_allowed.next = !self.front_next.q.val() | self.early_job.q.val();
-        self.fetched_ahead.next = self.front_next.q.val() & self.walk_early.q.val();
+        // Its block walk and first IFM block, where BLOCKDEP and the shared
+        // buffer allow.
+        self.traversal.start.next = (self.starting.q.val() & !self.front_end.walk_early.val())
+            | self.front_end.early_start.val();
 
         // ---- IFM blocks: to the fetch, the weight and scale streams ----
         self.job.next = self.traversal.ifm_blocks.data.val();
@@ -727,11 +687,11 @@ impl Logic for Datapath {
         self.reads_ifm2.next = self.front.reads_ifm2.val();
         self.ifm_fetch.jobs.valid.next = self.traversal.ifm_blocks.valid.val()
             & self.tee_ready.val()
-            & self.jobs_allowed.val()
+            & self.front_end.jobs_allowed.val()
             & !self.fetching_ifm2.q.val();
         self.ifm2_fetch.jobs.valid.next = self.traversal.ifm_blocks.valid.val()
             & self.tee_ready.val()
-            & self.jobs_allowed.val()
+            & self.front_end.jobs_allowed.val()
             & self.fetching_ifm2.q.val();
         self.ifm_job_fetched.next =
             self.ifm_fetch.jobs.valid.val() & self.ifm_fetch.jobs.ready.val();
@@ -742,25 +702,14 @@ impl Logic for Datapath {
             & !self.reads_ifm2.val()
             & !self.fetching_ifm2.q.val())
             | (self.ifm2_fetch.jobs.ready.val() & self.fetching_ifm2.q.val()))
-            & self.jobs_allowed.val();
+            & self.front_end.jobs_allowed.val();
         self.job_taken.next =
             self.traversal.ifm_blocks.valid.val() & self.traversal.ifm_blocks.ready.val();
         if self.job_taken.val() {
             self.fetching_ifm2.d.next = false;
-            self.early_job.d.next = false;
         }
-        // The current operation's OFM blocks, for the next one's BLOCKDEP;
-        // on taking the next one, its first if that was fetched ahead.
-        self.block_counted.next = self.job_taken.val() & self.job.val().first;
-        if self.block_counted.val() & !self.front_next.q.val() & (self.ofm_blocks.q.val() != 7) {
-            self.ofm_blocks.d.next = self.ofm_blocks.q.val() + 1;
-        }
-        if self.taken.val() {
-            self.ofm_blocks.d.next = 0.into();
-            if (self.walk_early.q.val() & !self.early_job.q.val()) | self.block_counted.val() {
-                self.ofm_blocks.d.next = 1.into();
-            }
-        }
+        self.front_end.job_taken.next = self.job_taken.val();
+        self.front_end.job_first.next = self.job.val().first;
         self.ifm_fetch.jobs.data.next = self.job.val();
         self.ifm_fetch.view.next = self.front.ifm_view.val();
         self.ifm_fetch.buffers.next = self.front.ifm_buffers.val();
@@ -862,12 +811,12 @@ impl Logic for Datapath {
         // (Elementwise: read by the operand reader, not walked in beats.)
         self.traversal.filled.valid.next = self.fetched.head.valid.val()
             & (self.filled.q.val() != 0)
-            & !self.fetched_ahead.val()
+            & !self.front_end.fetched_ahead.val()
             & !self.elementwise.val();
         self.traversal.filled.data.next = self.fetched.head.data.val();
         self.operand_reader.jobs.valid.next = self.fetched.head.valid.val()
             & (self.filled.q.val() != 0)
-            & !self.fetched_ahead.val()
+            & !self.front_end.fetched_ahead.val()
             & self.elementwise.val();
         self.operand_reader.jobs.data.next = self.fetched.head.data.val();
         self.filled_taken.next = (self.traversal.filled.valid.val()
@@ -1357,8 +1306,8 @@ impl Logic for Datapath {
         // (Nor of the next operation's first job, once fetched ahead.)
         self.writes_done.next = !self.starting.q.val()
             & !self.traversal.beats_busy.val()
-            & (!self.traversal.blocks_busy.val() | self.walk_early.q.val())
-            & ((self.fetched.count.val() == 0) | self.walk_early.q.val())
+            & (!self.traversal.blocks_busy.val() | self.front_end.walk_early.val())
+            & (self.front_end.fetched_current.val() == 0)
             & self.cores_idle.val()
             & (self.beat_tags.count.val() == 0)
             & (self.readout_tags.count.val() == 0)
@@ -1369,7 +1318,7 @@ impl Logic for Datapath {
         // operation's first streams (`Lookahead`); this one's are all used.
         self.idle.next = self.writes_done.val()
             & !self.ofm_busy.val()
-            & (!self.ifm_busy.val() | self.walk_early.q.val())
+            & (!self.ifm_busy.val() | self.front_end.walk_early.val())
             & (!self.streams_busy.val()
                 | ((self.lookahead.held.val() | self.lookahead.held_scales.val()) != 0));
         if self.active.q.val() & self.idle.val() {

@@ -111,6 +111,9 @@ pub struct BlockWalker {
     pub busy: Signal<Out, Bit>,
     /// Jobs remain to be offered.
     pub offering: Signal<Out, Bit>,
+    /// IFM buffers held by offered jobs, and the one the next job takes.
+    pub halves_held: Signal<Out, Bits<2>>,
+    pub next_half: Signal<Out, Bit>,
     s: Signal<Local, TraversalShape>,
     block_height: Signal<Local, Bits<16>>,
     block_width: Signal<Local, Bits<16>>,
@@ -454,5 +457,7 @@ impl Logic for BlockWalker {
         }
         self.busy.next = self.running.q.val() | (self.held.q.val() != 0);
         self.offering.next = self.running.q.val();
+        self.halves_held.next = self.held.q.val();
+        self.next_half.next = self.ib_half.q.val();
     }
 }

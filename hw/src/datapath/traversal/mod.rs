@@ -236,6 +236,9 @@ pub struct Traversal {
     pub offering: Signal<Out, Bit>,
     pub blocks_busy: Signal<Out, Bit>,
     pub beats_busy: Signal<Out, Bit>,
+    /// IFM buffers held by jobs offered, not yet read; the next job's.
+    pub halves_held: Signal<Out, Bits<2>>,
+    pub next_half: Signal<Out, Bit>,
     block_walker: BlockWalker,
     beat_walker: BeatWalker,
     readout_walker: ReadoutWalker,
@@ -269,6 +272,8 @@ impl Logic for Traversal {
         StreamOut::<Readout>::link(&mut self.readouts, &mut self.readout_walker.readouts);
         self.current.next = self.beat_walker.current.val();
         self.offering.next = self.block_walker.offering.val();
+        self.halves_held.next = self.block_walker.halves_held.val();
+        self.next_half.next = self.block_walker.next_half.val();
         self.blocks_busy.next = self.block_walker.busy.val();
         self.beats_busy.next = self.beat_walker.busy.val()
             | (self.finished.count.val() != 0)

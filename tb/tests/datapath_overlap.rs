@@ -1,0 +1,94 @@
+//! Two convolutions back to back behind a memory of fixed latency L: the
+//! second one's first IFM block read goes out before the first one's
+//! writes are answered only when its NPU_SET_BLOCKDEP allows it (TRM 4.9:
+//! read 0 waits for all but the last k OFM block writes; the first
+//! operation has one OFM block).
+//!
+//! The run's timeline (`npu-sim run --timeline`) gives the operations' ends
+//! and the IFM channel's beats. A read issued at or after the first
+//! operation's end has its first beat L cycles later or more; one issued
+//! before it, its first beat earlier than that (the memory answers at once
+//! after its latency). So with k = 0 the second operation's first IFM beat
+//! must come at least L cycles after the first operation's end, and with
+//! k >= 1 (at least its one block) sooner: the overlap happens, and only
+//! where the rule lets it.
+
+use npu_model::tensor::DType;
+use npu_tb::conv_jobs::{chain, save, ConvKind, ConvSpec};
+use npu_tb::seed::seed;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::process::Command;
+
+const LATENCY: u64 = 300;
+
+#[test]
+fn the_next_operations_first_ifm_read_overlaps_the_writes_only_as_blockdep_allows() {
+    let seed = seed();
+    let dir = std::env::temp_dir().join(format!("npu-overlap-{}", std::process::id()));
+    for blockdep in [0, 1, 3] {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let spec = |ofm, depth| ConvSpec {
+            block: Some(ofm),
+            ..ConvSpec::new(ConvKind::Conv, DType::I8, ofm, depth, [1, 1])
+        };
+        let parts = [spec([4, 4, 16], 16), spec([4, 4, 16], 8)];
+        let job = chain(&parts, &[0, blockdep], &mut rng).job;
+        let folder = dir.join(format!("blockdep{blockdep}"));
+        save(&job, &folder).unwrap_or_else(|e| panic!("{e:#}"));
+        let trace = folder.join("trace.json");
+        let out = Command::new(npu_tb::npu_sim_exe!())
+            .arg("run")
+            .arg(&folder)
+            .args(["--model", "rtl", "--mem-latency", &LATENCY.to_string()])
+            .arg("--timeline")
+            .arg(&trace)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "BLOCKDEP {blockdep}: {text}");
+
+        let trace: Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let events = trace["traceEvents"].as_array().unwrap();
+        let tracks: BTreeMap<u64, &str> = events
+            .iter()
+            .filter(|e| e["name"] == "thread_name")
+            .map(|e| {
+                (
+                    e["tid"].as_u64().unwrap(),
+                    e["args"]["name"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        let spans = |track: &str| -> Vec<(u64, u64)> {
+            let mut spans: Vec<(u64, u64)> = events
+                .iter()
+                .filter(|e| e["ph"] == "X" && tracks[&e["tid"].as_u64().unwrap()] == track)
+                .map(|e| (e["ts"].as_u64().unwrap(), e["dur"].as_u64().unwrap()))
+                .collect();
+            spans.sort();
+            spans
+        };
+        let kernels = spans("kernel operations");
+        let ifm = spans("IFM reads");
+        assert_eq!(kernels.len(), 2, "BLOCKDEP {blockdep}: {kernels:?}");
+        let first_end = kernels[0].0 + kernels[0].1;
+        // The first operation's one IFM block (16 beats in a row), then
+        // the second's, hundreds of cycles apart: two spans.
+        assert!(ifm.len() >= 2, "BLOCKDEP {blockdep}: IFM beats {ifm:?}");
+        let second_read = ifm[1].0;
+        let what = format!(
+            "seed {seed}, BLOCKDEP {blockdep}: operations {kernels:?}, IFM beats {ifm:?} \
+             (cycles), the second operation's first at {second_read}"
+        );
+        if blockdep == 0 {
+            assert!(second_read >= first_end + LATENCY, "{what}");
+        } else {
+            assert!(second_read < first_end + LATENCY, "{what}");
+        }
+    }
+}
