@@ -11,9 +11,9 @@ use crate::tensor::{DType, FeatureMap};
 use crate::weights;
 use crate::weights::order::{core_share, Traversal, WeightOrder, U65_UBLOCK_DEPTH};
 use npu_arch::command::{
-    broadcast, AccFormat, ActivationClipRange, ActivationFunction, ElementwiseMode, IfmRoundMode,
-    IfmScaleMode, KernelDecomposition, Layout, OfmScaleMode, Opcode, PoolingMode, RoundMode,
-    UpscaleMode, WeightOrder as WeightOrderBit, SCALE_BIAS_RECORD_BYTES,
+    broadcast, AccFormat, ActivationClipRange, ActivationFunction, ActivationPrecision,
+    ElementwiseMode, IfmRoundMode, IfmScaleMode, KernelDecomposition, Layout, OfmScaleMode, Opcode,
+    PoolingMode, RoundMode, UpscaleMode, WeightOrder as WeightOrderBit, SCALE_BIAS_RECORD_BYTES,
 };
 use npu_arch::limits::*;
 use npu_arch::regs::faulting_channel;
@@ -80,18 +80,16 @@ pub(crate) fn run_kernel(npu: &mut Npu, op: Opcode, param: u16) -> Result<OpReco
 
 fn dtype(npu: &Npu, op: Opcode, what: &str) -> Result<DType, OpError> {
     let signed = npu.field(op, "activation_type") == 1;
-    let bits = match npu.field(op, "activation_precision") {
-        0 => 8,
-        1 => 16,
-        2 => 32,
-        p => return Err(bad(format!("{what} activation precision {p} is reserved"))),
-    };
-    if bits == 32 && !signed {
+    let p = npu.field(op, "activation_precision");
+    let precision = ActivationPrecision::from_bits(p as u32)
+        .ok_or_else(|| bad(format!("{what} activation precision {p} is reserved")))?;
+    let dtype = DType::from_precision(signed, precision);
+    if dtype.bits == 32 && !signed {
         return Err(bad(format!(
             "{what} is unsigned 32-bit, which no operation supports"
         )));
     }
-    Ok(DType { signed, bits })
+    Ok(dtype)
 }
 
 fn layout(npu: &Npu, op: Opcode, what: &str) -> Result<Layout, OpError> {

@@ -1,6 +1,6 @@
 //! Feature maps in memory (TRM 4.6.5 BASE/STRIDE registers, tiles, layouts).
 
-use npu_arch::command::Layout;
+use npu_arch::command::{ActivationPrecision, Layout};
 
 /// Element type of a feature map: signedness and width.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +31,28 @@ impl DType {
         signed: true,
         bits: 32,
     };
+
+    /// The PRECISION commands' activation_precision field (TRM 4.6.5):
+    /// 8, 16 or 32 bits. The one software encoding of it, with
+    /// [`DType::from_precision`].
+    pub fn precision(self) -> ActivationPrecision {
+        match self.bits {
+            8 => ActivationPrecision::Bits8,
+            16 => ActivationPrecision::Bits16,
+            32 => ActivationPrecision::Bits32,
+            bits => unreachable!("a {bits}-bit element type"),
+        }
+    }
+
+    /// The element type of activation_type `signed` and `precision`.
+    pub fn from_precision(signed: bool, precision: ActivationPrecision) -> DType {
+        let bits = match precision {
+            ActivationPrecision::Bits8 => 8,
+            ActivationPrecision::Bits16 => 16,
+            ActivationPrecision::Bits32 => 32,
+        };
+        DType { signed, bits }
+    }
 
     pub fn bytes(self) -> usize {
         (self.bits / 8) as usize

@@ -1355,7 +1355,7 @@ pub fn precision_value(op: Opcode, fm: &FeatureMap) -> u64 {
 pub(crate) fn precision(t: DType, layout: Layout) -> [(&'static str, u64); 3] {
     [
         ("activation_type", u64::from(t.signed)),
-        ("activation_precision", u64::from(t.bits / 16)),
+        ("activation_precision", u64::from(t.precision().bits())),
         ("activation_format", u64::from(layout.bits())),
     ]
 }
