@@ -3391,6 +3391,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [31:0] decoder$ifm_buffers;
     wire  [31:0] decoder$ifm2_buffers;
     wire  [1:0] decoder$blockdep;
+    wire  decoder$per_channel;
     reg  [1953:0] front$operation;
     wire  [224:0] front$shape;
     wire  [179:0] front$output_settings;
@@ -3408,6 +3409,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [31:0] front$ifm_buffers;
     wire  [31:0] front$ifm2_buffers;
     wire  [1:0] front$blockdep;
+    wire  front$per_channel;
     reg  front_end$clock;
     reg  front_end$rst_n;
     reg  front_end$active;
@@ -3814,7 +3816,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .reads_ifm2(decoder$reads_ifm2),
         .ifm_buffers(decoder$ifm_buffers),
         .ifm2_buffers(decoder$ifm2_buffers),
-        .blockdep(decoder$blockdep)
+        .blockdep(decoder$blockdep),
+        .per_channel(decoder$per_channel)
     );
     npu_u65_512_core$datapath$decoder front(
         .operation(front$operation),
@@ -3833,7 +3836,8 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .reads_ifm2(front$reads_ifm2),
         .ifm_buffers(front$ifm_buffers),
         .ifm2_buffers(front$ifm2_buffers),
-        .blockdep(front$blockdep)
+        .blockdep(front$blockdep),
+        .per_channel(front$per_channel)
     );
     npu_u65_512_core$datapath$front_end front_end(
         .clock(front_end$clock),
@@ -4308,7 +4312,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         parallel = decoder$shape[(64'hdf)+:(1)];
         traversal$shape = decoder$shape;
         interleaved = parallel & decoder$shape[(64'ha9)+:(1)];
-        per_channel = ~decoder$output_settings[(64'h5)+:(1)] & ~decoder$output_settings[(64'h6e)+:(1)] & ~decoder$elementwise;
+        per_channel = decoder$per_channel;
         pool = decoder$shape[(64'he0)+:(1)];
         front_end$active = active$q;
         front_end$starting = starting$q;
@@ -4330,7 +4334,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
             front$operation = operations$data;
         end
         traversal$walk_shape = front$shape;
-        front_per_channel = ~front$output_settings[(64'h5)+:(1)] & ~front$output_settings[(64'h6e)+:(1)] & ~front$elementwise;
+        front_per_channel = front$per_channel;
         front_pool = front$shape[(64'he0)+:(1)];
         lookahead$next_valid = front_end$front_next;
         lookahead$shape = front$shape;
@@ -22408,7 +22412,7 @@ endmodule // npu_u65_512_core$datapath$cores$1
 
 
 
-module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_max,ifm_wide,ifm_signed,ifm_int32,ifm_view,ofm_view,weights_view,elementwise,ifm2_view,operand_settings,reads_ifm2,ifm_buffers,ifm2_buffers,blockdep);
+module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_max,ifm_wide,ifm_signed,ifm_int32,ifm_view,ofm_view,weights_view,elementwise,ifm2_view,operand_settings,reads_ifm2,ifm_buffers,ifm2_buffers,blockdep,per_channel);
     
     // Module arguments
     input wire  [1953:0] operation;
@@ -22428,6 +22432,7 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_ma
     output reg  [31:0] ifm_buffers;
     output reg  [31:0] ifm2_buffers;
     output reg  [1:0] blockdep;
+    output reg  per_channel;
     
     // Constant declarations
     localparam  ofm_scale_mode = 16'h100;
@@ -22720,6 +22725,7 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_ma
         output_settings[(64'h9e)+:(6)] = ((opa_scale >> opa_shift) & 6'h3f);
         output_settings[(64'ha4)+:(16)] = activation[(64'h7c)+:(16)];
         output_settings[(64'h70)+:(1)] = (pool | elementwise) & (ofm_type$width == bits_32);
+        per_channel = ~output_settings[(64'h5)+:(1)] & ~output_settings[(64'h6e)+:(1)] & ~elementwise;
     end
     
 endmodule // npu_u65_512_core$datapath$decoder

@@ -46,6 +46,11 @@ pub struct OperationDecoder {
     /// NPU_SET_BLOCKDEP (TRM 4.9): how far the operation's IFM block reads
     /// may run ahead of the previous operation's OFM block writes.
     pub blockdep: Signal<Out, Bits<2>>,
+    /// The operation reads scale/bias records per OFM channel: not max and
+    /// padded average pools (TRM 4.8.2 table 4-122: no scaling), nor
+    /// elementwise operations or a global scale (TRM 4.6.4
+    /// NPU_SET_OFM_SCALE).
+    pub per_channel: Signal<Out, Bit>,
     ifm_end_kb: Signal<Local, Bits<16>>,
     ifm2_start_kb: Signal<Local, Bits<16>>,
     code: Signal<Local, Bits<10>>,
@@ -154,6 +159,7 @@ impl Default for OperationDecoder {
             ifm_end_kb: Default::default(),
             ifm2_start_kb: Default::default(),
             blockdep: Default::default(),
+            per_channel: Default::default(),
             ifm2: Default::default(),
             broadcast_word: Default::default(),
             elementwise_mode: Default::default(),
@@ -431,5 +437,8 @@ impl Logic for OperationDecoder {
         // TRM 4.6.5 NPU_SET_OFM_SCALE: a 32-bit result is shifted only.
         self.output_settings.next.shift_only = (self.pool.val() | self.elementwise.val())
             & (self.ofm_type.width.val() == self.bits_32.val());
+        self.per_channel.next = !self.output_settings.val().global_scale
+            & !self.output_settings.val().unscaled
+            & !self.elementwise.val();
     }
 }

@@ -604,12 +604,7 @@ impl Logic for Datapath {
         self.parallel.next = self.decoder.shape.val().parallel;
         self.traversal.shape.next = self.decoder.shape.val();
         self.interleaved.next = self.parallel.val() & self.decoder.shape.val().depthwise;
-        // Max and padded average pools read no scale records (TRM 4.8.2
-        // table 4-122: no scaling), elementwise operations none either (the
-        // global scale, TRM 4.6.4 NPU_SET_OFM_SCALE).
-        self.per_channel.next = !self.decoder.output_settings.val().global_scale
-            & !self.decoder.output_settings.val().unscaled
-            & !self.decoder.elementwise.val();
+        self.per_channel.next = self.decoder.per_channel.val();
         self.pool.next = self.decoder.shape.val().pool;
 
         // ---- The front end: the block walk, the IFM fetch and the weight
@@ -636,9 +631,7 @@ impl Logic for Datapath {
             self.front.operation.next = self.operations.data.val();
         }
         self.traversal.walk_shape.next = self.front.shape.val();
-        self.front_per_channel.next = !self.front.output_settings.val().global_scale
-            & !self.front.output_settings.val().unscaled
-            & !self.front.elementwise.val();
+        self.front_per_channel.next = self.front.per_channel.val();
         self.front_pool.next = self.front.shape.val().pool;
         // Its first weight stream and scale records (`Lookahead`).
         self.lookahead.next_valid.next = self.front_end.front_next.val();
