@@ -28,3 +28,6 @@ pub const PADDED_AVERAGE_PAD_BOTTOM_RIGHT_MAX: u64 = 4;
 /// The last LUT slot a LUT of 32-bit values (1 KB of the 2 KB LUT area)
 /// may start in.
 pub const LUT_SLOT_MAX_32BIT: u64 = 4;
+
+/// TRM 4.6.4 NPU_SET_BLOCKDEP: the block offset k is 0-3.
+pub const BLOCKDEP_MAX: u64 = 3;

@@ -5,6 +5,7 @@
 //! model here; the RTL backend lives in the testbench crate), and
 //! [`run_job`] writes `out/<name>.bin` and compares with the expected bytes.
 
+use crate::footprint::BlockFootprints;
 use crate::npu::{ModelError, Npu, OpRecord, NUM_REGIONS};
 use crate::payload::{is_driver_payload, DriverPayload};
 use crate::report::RunMeasures;
@@ -456,6 +457,21 @@ impl Backend for GoldenBackend {
         self.last = Some(npu);
         Ok(run)
     }
+}
+
+/// Each kernel operation of `job` as the golden model runs it: its command's
+/// offset and its block footprints (TRM 4.9). A stream the model stops on
+/// (a refused operation, a bus error, a bad weight stream) gives the
+/// operations up to the stop.
+pub fn block_footprints(job: &Job) -> anyhow::Result<Vec<(usize, BlockFootprints)>> {
+    let mut npu = Npu::new(job.config.clone());
+    npu.record_footprints();
+    for (&k, bytes) in &job.regions {
+        npu.memory.set_region(k, bytes.clone())?;
+    }
+    // The operations up to a stop are all the RTL runs either.
+    let _stopped = npu.run(&job.command_stream);
+    Ok(npu.stats.footprints)
 }
 
 fn model_error(e: ModelError) -> anyhow::Error {

@@ -97,6 +97,7 @@
 
 pub mod cmdstream;
 pub mod fixed;
+pub mod footprint;
 pub mod job;
 pub mod npu;
 pub mod ops;

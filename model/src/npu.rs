@@ -2,6 +2,7 @@
 //! user DMA and the dispatch of kernel operations (TRM 4.6).
 
 use crate::cmdstream::{bytes_to_words, decode_one, Command, StreamError};
+use crate::footprint::BlockFootprints;
 use crate::ops;
 use crate::tensor::FeatureMap;
 use npu_arch::command::{CmdKind, DmaRegionMode, DmaStrideMode, Opcode, COMMANDS};
@@ -296,6 +297,11 @@ pub struct RunStats {
     pub shram_scratch: Vec<std::ops::Range<usize>>,
     /// Every kernel operation and DMA that ran, in stream order.
     pub layers: Vec<OpRecord>,
+    /// Each kernel operation that passed the operation rules (and so began
+    /// to run), with its command's offset: what its block operations read
+    /// and write (TRM 4.9), when the run records them
+    /// ([`Npu::record_footprints`]).
+    pub footprints: Vec<(usize, BlockFootprints)>,
 }
 
 /// A feature map's height, width and depth.
@@ -376,6 +382,8 @@ pub struct Npu {
     /// Decode and check each kernel operation against TRM 4.8.2's rules
     /// without computing it ([`Npu::check_rules`]).
     rules_only: bool,
+    /// Give each kernel operation's record its block footprints.
+    footprints: bool,
 }
 
 impl Npu {
@@ -391,6 +399,7 @@ impl Npu {
             regioncfg: DRIVER_REGIONCFG,
             regs: vec![0; COMMANDS.len()],
             rules_only: false,
+            footprints: false,
             config,
         }
     }
@@ -407,6 +416,16 @@ impl Npu {
     }
 
     /// Whether kernel operations are only checked ([`Npu::check_rules`]).
+    /// Record each kernel operation's block footprints (TRM 4.9) in
+    /// `stats.footprints`, for a BLOCKDEP checker.
+    pub fn record_footprints(&mut self) {
+        self.footprints = true;
+    }
+
+    pub(crate) fn records_footprints(&self) -> bool {
+        self.footprints
+    }
+
     pub(crate) fn rules_only(&self) -> bool {
         self.rules_only
     }
@@ -575,7 +594,7 @@ impl Npu {
                 let (before, macs) = (self.memory.traffic(), self.stats.macs);
                 let ib_end = self.field(Opcode::NpuSetIfmIbEnd, "ib_end_kb") as usize * 1024;
                 self.stats.shram_scratch.push(0..ib_end);
-                let mut record = ops::run_kernel(self, cmd.op, cmd.param)?;
+                let mut record = ops::run_kernel(self, cmd)?;
                 *self.stats.ops.entry(cmd.op.name()).or_default() += 1;
                 let after = self.memory.traffic();
                 record.offset = cmd.offset;

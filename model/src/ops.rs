@@ -5,8 +5,11 @@
 //! it against the rules of TRM 4.8.2, reads its inputs from the base-pointer
 //! regions, computes with exact integer arithmetic and writes the OFM.
 
+use crate::cmdstream::Command;
 use crate::fixed;
+use crate::footprint::{BlockFootprints, Ifm2};
 use crate::npu::{Npu, OpError, OpRecord, LUT_BYTES};
+use crate::schedule::ConvShape;
 use crate::tensor::{DType, FeatureMap};
 use crate::weights;
 use crate::weights::order::{core_share, Traversal, WeightOrder, U65_UBLOCK_DEPTH};
@@ -43,7 +46,8 @@ fn bad(detail: impl Into<String>) -> OpError {
 
 /// Decode the kernel command and run it. Returns its record with the kind,
 /// shapes and kernel filled in (the caller adds offset, MACs and traffic).
-pub(crate) fn run_kernel(npu: &mut Npu, op: Opcode, param: u16) -> Result<OpRecord, OpError> {
+pub(crate) fn run_kernel(npu: &mut Npu, command: &Command) -> Result<OpRecord, OpError> {
+    let (op, param) = (command.op, command.param);
     let kind = match op {
         Opcode::NpuOpConv => KernelKind::Conv,
         Opcode::NpuOpDepthwise => KernelKind::Depthwise,
@@ -65,6 +69,10 @@ pub(crate) fn run_kernel(npu: &mut Npu, op: Opcode, param: u16) -> Result<OpReco
     op.validate()?;
     op.validate_on(npu)?;
     let record = op.record(npu, name)?;
+    if npu.records_footprints() {
+        let blocks = op.footprints(npu, kind)?;
+        npu.stats.footprints.push((command.offset, blocks));
+    }
     if npu.rules_only() {
         return Ok(record);
     }
@@ -720,6 +728,72 @@ impl Op {
             kernel,
             ..OpRecord::default()
         })
+    }
+
+    /// The traversal the hardware walks (TRM 4.9): an elementwise
+    /// operation's as a 1x1 depthwise pool over the OFM.
+    fn traversal_shape(&self, npu: &Npu) -> Result<ConvShape, OpError> {
+        let block = |op, name| npu.field(op, name) as usize + 1;
+        let traversal = match (self.kind, self.weight_order) {
+            (KernelKind::Pool(PoolingMode::ReduceSum), _) => Traversal::DepthFirst,
+            (KernelKind::Conv, WeightOrderBit::DepthFirst) => Traversal::DepthFirst,
+            (KernelKind::Conv, WeightOrderBit::PartKernelFirst) => Traversal::PartKernelFirst,
+            _ => Traversal::DepthWise,
+        };
+        let elementwise = matches!(self.kind, KernelKind::Elementwise(_));
+        let (ifm_height, ifm_width) = if elementwise {
+            (self.oh, self.ow)
+        } else {
+            self.ifm_extent()?
+        };
+        Ok(ConvShape {
+            ofm_height: self.oh,
+            ofm_width: self.ow,
+            ofm_depth: self.oc,
+            ifm_depth: self.ifm_channels(),
+            ifm_height,
+            ifm_width,
+            kernel_height: if elementwise { 1 } else { self.kernel_h() },
+            kernel_width: if elementwise { 1 } else { self.kernel_w() },
+            stride_x: if elementwise { 1 } else { self.stride_x },
+            stride_y: if elementwise { 1 } else { self.stride_y },
+            dilation_x: if elementwise { 1 } else { self.dil_x },
+            dilation_y: if elementwise { 1 } else { self.dil_y },
+            pad_top: if elementwise { 0 } else { self.pad_top },
+            pad_left: if elementwise { 0 } else { self.pad_left },
+            upscale: if elementwise {
+                UpscaleMode::None
+            } else {
+                self.upscale
+            },
+            traversal,
+            decomposition: self.decomposition,
+            ifm_bits: self.ifm.dtype.bits,
+            block_height: block(Opcode::NpuSetOfmBlkHeightM1, "height_m1"),
+            block_width: block(Opcode::NpuSetOfmBlkWidthM1, "width_m1"),
+            block_depth: block(Opcode::NpuSetOfmBlkDepthM1, "depth_m1"),
+            parallel: self.parallel && !elementwise,
+            pool: !matches!(self.kind, KernelKind::Conv | KernelKind::Depthwise),
+        })
+    }
+
+    /// What each block operation reads and writes (TRM 4.9).
+    fn footprints(&self, npu: &Npu, kind: KernelKind) -> Result<BlockFootprints, OpError> {
+        let bc = npu.reg(Opcode::NpuSetIfm2Broadcast) as u16;
+        let binary = matches!(kind, KernelKind::Elementwise(m)
+            if !matches!(m, ElementwiseMode::Abs | ElementwiseMode::Lrelu | ElementwiseMode::Clz));
+        let ifm2 = if binary && bc & broadcast::SCALAR == 0 {
+            Some(feature_map(npu, &IFM2, "IFM2")?)
+        } else {
+            None
+        };
+        Ok(BlockFootprints::new(
+            &self.traversal_shape(npu)?,
+            &self.ifm,
+            ifm2.as_ref().map(|map| Ifm2 { map, broadcast: bc }),
+            &self.ofm,
+            npu.field(Opcode::NpuSetBlockdep, "blockdep") as usize,
+        ))
     }
 
     fn core_of(&self, channel: usize, cores: usize) -> usize {

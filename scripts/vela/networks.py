@@ -276,6 +276,18 @@ def softmax(rng):
     return n, "u65-256"
 
 
+def add_chain(rng):
+    """Ten one-element ADDs in a row, each adding the input to the one before:
+    the per-operation overhead of a chain of small operations."""
+    n = Net(rng)
+    x = n.input([1, 1, 1, 1])
+    y = x
+    for _ in range(10):
+        y = n.add(y, x)
+    n.output(y)
+    return n, "u65-256"
+
+
 def two_inputs_two_outputs(rng):
     """Two inputs added, then convolved: the sum and the convolution are both outputs."""
     n = Net(rng)
@@ -393,7 +405,7 @@ NETWORKS = {"demo": demo, "residual_add": residual, "conv_dw_u65_512": u65_512, 
             "two_inputs_two_outputs": two_inputs_two_outputs, "mobilenet_v2_sized": mobilenet,
             "ds_cnn_kws": ds_cnn_kws, "resnet8_cifar": resnet8_cifar, "fc_autoencoder": fc_autoencoder,
             "mobilenet_v1_vww": mobilenet_v1_vww, "float_io": float_io, "channel_gather": channel_gather,
-            "lstm_int16": lstm_int16}
+            "lstm_int16": lstm_int16, "add_chain": add_chain}
 # The operators Vela leaves on the CPU in each network that has any (npu-sim runs them on the host).
 ON_CPU = {"float_io": ["QUANTIZE", "DEQUANTIZE"], "channel_gather": ["GATHER"]}
 

@@ -71,9 +71,10 @@ use npu_arch::command::{
     OfmScaleMode, Opcode, PoolingMode, RoundMode, UpscaleMode, WeightOrder as WeightOrderBit,
 };
 use npu_arch::config::NpuConfig;
-use npu_arch::limits::STRIDE_MAX;
-use npu_model::cmdstream::{bytes_to_words, encode, Command};
-use npu_model::job::{Backend, BackendRun, GoldenBackend, Job};
+use npu_arch::limits::{BLOCKDEP_MAX, STRIDE_MAX};
+use npu_model::cmdstream::{bytes_to_words, decode, encode, Command};
+use npu_model::footprint::largest_safe_blockdep;
+use npu_model::job::{block_footprints, Backend, BackendRun, GoldenBackend, Job};
 use npu_model::ops::ScaleRecord;
 use npu_model::schedule::{ConvShape, AB_HALF_WORDS};
 use npu_model::tensor::{DType, FeatureMap};
@@ -309,6 +310,39 @@ impl ConvSpec {
         if least <= MAX_IB_END_KB && rng.gen_bool(0.3) {
             self.ib_end = Some(rng.gen_range(least / 2..=MAX_IB_END_KB / 2) * 2);
         }
+    }
+
+    /// The spec with OFM shape `ofm` and type `ofm_type`, and what depends
+    /// on them drawn again (padding, zero point, clip, activation, tiles,
+    /// blocks); it may break a rule ([`ConvSpec::check`] says).
+    fn with_ofm(mut self, ofm: [usize; 3], ofm_type: DType, rng: &mut StdRng) -> ConvSpec {
+        self.ofm = ofm;
+        self.ofm_type = ofm_type;
+        let dilated = self.dilated_kernel();
+        trim_padding(&mut self.pad, ofm, self.stride, dilated);
+        let t = ofm_type;
+        self.ofm_zero_point = if t.bits == 32 {
+            0
+        } else {
+            self.ofm_zero_point.clamp(t.min(), t.max())
+        };
+        self.clamp = self
+            .clamp
+            .filter(|_| t.bits < 32)
+            .map(|(lo, hi)| (lo.clamp(t.min(), t.max()), hi.clamp(t.min(), t.max())));
+        self.force_clip &= t.bits < 32;
+        if self.activation != ActivationFunction::None {
+            self.activation = random_activation(rng, t);
+        }
+        if self.ofm_tiles.is_some() {
+            self.ofm_tiles = Some(random_tiles(rng, ofm[0], ofm[1]));
+        }
+        if self.ifm_tiles.is_some() {
+            let [h, w, _] = self.ifm_shape();
+            self.ifm_tiles = Some(random_tiles(rng, h, w));
+        }
+        self.draw_blocks(rng);
+        self
     }
 
     /// A random valid spec: OFM up to 12x12x40 (40x40x40 a fifth of the
@@ -1337,6 +1371,11 @@ pub(crate) fn cmd(op: Opcode, fields: &[(&str, u64)]) -> Command {
     let value = fields
         .iter()
         .fold(0, |v, &(name, x)| op.field(name).set(v, x));
+    cmd_value(op, value)
+}
+
+/// Command `op` with the value of all its fields.
+fn cmd_value(op: Opcode, value: u64) -> Command {
     match op.kind() {
         CmdKind::Cmd0 => Command::cmd0(op, value as u16),
         CmdKind::Cmd1 => Command::cmd1(op, (value >> 32) as u16, value as u32),
@@ -1657,20 +1696,92 @@ pub fn random_chain(seed: u64, index: u64) -> ConvChain {
     let parallel = rng.gen_bool(0.3);
     let count = rng.gen_range(2..=4);
     let parts: Vec<ConvSpec> = (0..count)
-        .map(|_| loop {
-            let spec = match rng.gen_range(0..3) {
-                0 => ConvSpec::random_pool(&mut rng),
-                _ if parallel => ConvSpec::random_parallel(&mut rng),
-                _ => ConvSpec::random(&mut rng),
-            };
-            if spec.parallel == parallel {
-                break spec;
-            }
-        })
+        .map(|_| random_part(&mut rng, parallel))
         .collect();
     // The parts share no data, so any block dependency is safe.
-    let blockdeps: Vec<u16> = (0..count).map(|_| rng.gen_range(0..=3)).collect();
+    let blockdeps: Vec<u16> = (0..count)
+        .map(|_| rng.gen_range(0..=BLOCKDEP_MAX as u16))
+        .collect();
     chain(&parts, &blockdeps, &mut rng)
+}
+
+/// Job `index` of a run with `seed`: two random operations (as
+/// [`random_chain`] draws them), the second reading the first's OFM as its
+/// IFM, with NPU_SET_BLOCKDEP the largest that is safe for their blocks
+/// ([`largest_safe_blockdep`]) or 0, half the time each (TRM 4.9).
+pub fn random_dependent_chain(seed: u64, index: u64) -> ConvChain {
+    let mut rng =
+        StdRng::seed_from_u64(seed ^ 0x6465_7065 ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let parallel = rng.gen_bool(0.3);
+    let (first, second) = loop {
+        let second = random_part(&mut rng, parallel);
+        let first =
+            random_part(&mut rng, parallel).with_ofm(second.ifm_shape(), second.ifm_type, &mut rng);
+        if first.check().is_ok() {
+            break (first, second);
+        }
+    };
+    let built = chain(&[first, second], &[0, 0], &mut rng);
+    let ofm = built.parts[0].ofm_map.clone();
+    let mut commands = decode(&built.job.command_stream).expect("the chain's own stream");
+    let second_start = commands
+        .iter()
+        .position(|c| c.op.is_kernel_op())
+        .expect("the first operation")
+        + 1;
+    let ifm_commands = fm_commands(&ofm, IFM_FM_COMMANDS);
+    for c in &mut commands[second_start..] {
+        if let Some(i) = IFM_FM_COMMANDS.iter().position(|&op| op == c.op) {
+            *c = ifm_commands[i];
+        } else if c.op == Opcode::NpuSetIfmPrecision {
+            let value =
+                c.op.field("activation_format")
+                    .set(c.value(), u64::from(ofm.layout.bits()));
+            *c = cmd_value(c.op, value);
+        }
+    }
+    let job = |commands: &[Command], what: &str| {
+        Job::in_memory(
+            built.job.config.clone(),
+            encode(commands),
+            built.job.regions.clone(),
+            what,
+        )
+    };
+    let footprints = block_footprints(&job(&commands, "")).expect("the chain's own regions");
+    let [(_, a), (_, b)] = &footprints[..] else {
+        panic!("two kernel operations, not {}", footprints.len());
+    };
+    let safe = largest_safe_blockdep(a, b);
+    let blockdep = if rng.gen_bool(0.5) { safe } else { 0 };
+    for c in &mut commands[second_start..] {
+        if c.op == Opcode::NpuSetBlockdep {
+            *c = Command::cmd0(Opcode::NpuSetBlockdep, blockdep as u16);
+        }
+    }
+    let what = format!(
+        "{}, the second reading the first's OFM with BLOCKDEP {blockdep} (largest safe {safe})",
+        built.describe()
+    );
+    ConvChain {
+        job: job(&commands, &what),
+        parts: built.parts,
+    }
+}
+
+/// One operation of a random chain: a pool a third of the time, in
+/// parallel mode on u65-512 or on u65-256 as `parallel` says.
+fn random_part(rng: &mut StdRng, parallel: bool) -> ConvSpec {
+    loop {
+        let spec = match rng.gen_range(0..3) {
+            0 => ConvSpec::random_pool(rng),
+            _ if parallel => ConvSpec::random_parallel(rng),
+            _ => ConvSpec::random(rng),
+        };
+        if spec.parallel == parallel {
+            return spec;
+        }
+    }
 }
 
 /// `parts` built with `rng` and run back to back, part k with

@@ -6,6 +6,7 @@ pub mod apb;
 pub mod axi;
 pub mod bench_filter;
 pub mod block;
+pub mod blockdep;
 pub mod compare;
 pub mod conv_jobs;
 pub mod driver;

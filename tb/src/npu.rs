@@ -7,6 +7,7 @@ use crate::axi::{
     Attributes, AxiCompleter, AxiLimits, AxiMonitor, AxiPort, AxiPorts, AxiSignals,
     CompleterConfig, Counters, SparseMemory,
 };
+use crate::blockdep::BlockdepChecker;
 use crate::layer_probe::LayerProbe;
 use crate::q_channel::{QChannel, QChecker, QState};
 use crate::seed::seed;
@@ -152,6 +153,8 @@ pub struct NpuTb {
     q_checkers: [QChecker; 2],
     /// Times kernel operations and DMAs while attached ([`NpuTb::watch_layers`]).
     layer_probe: Option<LayerProbe>,
+    /// Fails any IFM read BLOCKDEP forbids while attached ([`NpuTb::watch_blockdep`]).
+    blockdep: Option<BlockdepChecker>,
     vcd: Option<PathBuf>,
 }
 
@@ -192,6 +195,7 @@ impl NpuTb {
             axi_seed: None,
             q_checkers,
             layer_probe: None,
+            blockdep: None,
             vcd: waveform.map(|w| w.path),
         };
         tb.hard_reset(false, false);
@@ -296,6 +300,16 @@ impl NpuTb {
     }
 
     /// Detaches the probe [`NpuTb::watch_layers`] attached, with what it saw.
+    /// Checks every following IFM read against NPU_SET_BLOCKDEP (TRM 4.9)
+    /// until [`NpuTb::stop_watching_blockdep`].
+    pub fn watch_blockdep(&mut self, checker: BlockdepChecker) {
+        self.blockdep = Some(checker);
+    }
+
+    pub fn stop_watching_blockdep(&mut self) {
+        self.blockdep = None;
+    }
+
     pub fn take_layer_probe(&mut self) -> Option<LayerProbe> {
         self.layer_probe.take()
     }
@@ -365,6 +379,18 @@ impl NpuTb {
         }
         for i in 0..self.axi.len() {
             if let Err(e) = self.axi[i].check(&self.model) {
+                self.fail(&e);
+            }
+        }
+        if let Some(checker) = &mut self.blockdep {
+            let cycle = self.model.cycle();
+            let failed = self
+                .axi
+                .iter()
+                .enumerate()
+                .filter(|(_, a)| a.enabled)
+                .find_map(|(port, a)| checker.edge(port, &a.signals, cycle).err());
+            if let Some(e) = failed {
                 self.fail(&e);
             }
         }

@@ -10,15 +10,22 @@
 //! [`LayerProbe`](crate::layer_probe::LayerProbe) adds
 //! each one's cycles and AXI bytes per port as the RTL ran it, and the
 //! whole run's.
+//!
+//! With `check_blockdep` set (the default), a [`BlockdepChecker`] watches
+//! the run's AXI traffic against the golden model's block footprints of the
+//! same job and fails any IFM read NPU_SET_BLOCKDEP forbids (TRM 4.9).
 
 use crate::axi::{AxiPort, CompleterConfig};
+use crate::blockdep::BlockdepChecker;
 use crate::driver::DriverError;
 use crate::driver::{self, AxiSettings, Inference, DEFAULT_MAX_CYCLES, HOST_PPROT};
 use crate::npu::{NpuTb, Waveform};
 use crate::shram::shram_contents;
 use anyhow::{bail, Context, Result};
 use npu_arch::regs::{self, FaultingChannel};
-use npu_model::job::{Backend, BackendRun, GoldenBackend, Job};
+use npu_hw::dma::OFM_WRITE_ID;
+use npu_model::footprint::{BlockFootprints, Span};
+use npu_model::job::{block_footprints, Backend, BackendRun, GoldenBackend, Job};
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::PathBuf;
@@ -75,6 +82,8 @@ pub struct RtlBackend {
     /// Runs so far: the waveform and timeline of run k > 0 (a network's
     /// next `ethos-u` operator) go to `NAME.k.EXT` beside the first.
     pub runs: usize,
+    /// Check every IFM read against NPU_SET_BLOCKDEP ([`BlockdepChecker`]).
+    pub check_blockdep: bool,
 }
 
 /// `path` for run `k`: itself for the first, `NAME.k.EXT` after.
@@ -105,6 +114,7 @@ impl Default for RtlBackend {
             layers: false,
             timeline: None,
             runs: 0,
+            check_blockdep: true,
         }
     }
 }
@@ -204,6 +214,9 @@ impl RtlBackend {
             None
         };
         let inference = self.prepare(&mut tb, job)?;
+        if self.check_blockdep {
+            tb.watch_blockdep(blockdep_checker(job, &block_footprints(job)?));
+        }
         if records.is_some() {
             tb.watch_layers()?;
             if self.timeline.is_some() {
@@ -279,6 +292,19 @@ impl RtlBackend {
         }
         Ok(rtl_run)
     }
+}
+
+/// The BLOCKDEP checker of a run of `job` with its kernel operations'
+/// `footprints` ([`block_footprints`]).
+pub fn blockdep_checker(job: &Job, footprints: &[(usize, BlockFootprints)]) -> BlockdepChecker {
+    let address =
+        |s: &Span| region_base(s.region) + s.bytes.start..region_base(s.region) + s.bytes.end;
+    BlockdepChecker::new(
+        footprints,
+        &address,
+        job.config.read_ids.ifm.clone(),
+        OFM_WRITE_ID,
+    )
 }
 
 /// After a run that stopped early (a bus error, a reset): each byte of each

@@ -21,15 +21,18 @@
 //! sets the number of chains (`npu_tb::conv_jobs::random_chain`: two to
 //! four of those operations back to back in one command stream, so the next
 //! operation's weights and scales are read while the one before finishes;
-//! default 30).
+//! default 30); `DEPENDENT_JOBS` the number of pairs whose second operation
+//! reads the first's OFM (`random_dependent_chain`: the largest safe
+//! NPU_SET_BLOCKDEP or 0; default 20). Every RTL run has the harness's
+//! BLOCKDEP checker (`npu_tb::blockdep`) on its AXI traffic.
 
 use npu_arch::command::{ActivationFunction, Opcode, PoolingMode};
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::Job;
 use npu_model::tensor::DType;
 use npu_tb::conv_jobs::{
-    lut_dma, random_chain, random_job, random_parallel_job, random_pool_job, rtl_agrees_under,
-    save, ConvJob, ConvKind, ConvSpec, MemorySystem, LUT_BYTES,
+    lut_dma, random_chain, random_dependent_chain, random_job, random_parallel_job,
+    random_pool_job, rtl_agrees_under, save, ConvJob, ConvKind, ConvSpec, MemorySystem, LUT_BYTES,
 };
 use npu_tb::elementwise_jobs::random_elementwise_job;
 use npu_tb::seed::seed;
@@ -44,6 +47,7 @@ const DEFAULT_PARALLEL_JOBS: u64 = 20;
 const DEFAULT_POOL_JOBS: u64 = 150;
 const DEFAULT_ELEMENTWISE_JOBS: u64 = 150;
 const DEFAULT_CHAIN_JOBS: u64 = 30;
+const DEFAULT_DEPENDENT_JOBS: u64 = 20;
 
 fn job_count(variable: &str, default: u64) -> u64 {
     std::env::var(variable).map_or(default, |s| {
@@ -215,6 +219,23 @@ fn random_chains_of_operations_agree_with_the_golden_model() {
             let chain = random_chain(seed, index);
             let kind = format!("{} of {}", chain.job.config.name, chain.parts.len());
             let description = chain.describe();
+            (chain.job, kind, description)
+        },
+    );
+}
+
+/// Two operations, the second reading the first's OFM, with the largest
+/// NPU_SET_BLOCKDEP safe for their blocks or 0 (TRM 4.9): the harness's
+/// BLOCKDEP checker watches each run's IFM reads, and the results must be
+/// the golden model's.
+#[test]
+fn random_dependent_operations_agree_with_the_golden_model() {
+    agree_on(
+        job_count("DEPENDENT_JOBS", DEFAULT_DEPENDENT_JOBS),
+        |seed, index| {
+            let chain = random_dependent_chain(seed, index);
+            let kind = format!("{} dependent pair", chain.job.config.name);
+            let description = chain.job.spec.description.clone().unwrap_or_default();
             (chain.job, kind, description)
         },
     );

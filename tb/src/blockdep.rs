@@ -1,0 +1,314 @@
+//! The BLOCKDEP checker (TRM 4.9, "Block dependency"): watches a run's AXI
+//! traffic and fails any IFM read that NPU_SET_BLOCKDEP forbids. "IFM block
+//! read n in the kernel does not start until all OFM block writes of the
+//! previous kernel operation, except max(k - n, 0), are complete and
+//! written to memory."
+//!
+//! It works from the golden model's block footprints of each kernel
+//! operation ([`BlockFootprints`], in stream order), not from anything the
+//! RTL says:
+//! - OFM block m of an operation is written once every byte of it lies in
+//!   an OFM write burst whose response has come; the operation's written
+//!   blocks are its leading run of written ones.
+//! - Each IFM read (the IFM channel's AXI IDs) belongs to the operation
+//!   reading now while it touches that operation's IFM footprint, else to
+//!   the first later operation whose footprint it touches.
+//! - A read of operation B touching bytes that IFM block n reads first is
+//!   block read n or later. With A the kernel operation before B, w of A's
+//!   N OFM blocks written and B's BLOCKDEP k, block reads up to
+//!   k - (N - w) may have started: a read whose first block is later fails.
+//!
+//! Where the footprints cannot tell, the check is looser, never stricter: a
+//! read of bytes both A and B read counts as A's.
+
+use crate::axi::{AxiSignals, BEAT_BYTES};
+use npu_model::footprint::{BlockFootprints, Span};
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::ops::{Range, RangeInclusive};
+
+/// Disjoint address ranges, each with a block index, by start address.
+#[derive(Default)]
+struct RangeMap(BTreeMap<u64, (u64, usize)>);
+
+impl RangeMap {
+    /// The entries that overlap `r`: (start, end, block).
+    fn overlapping(&self, r: &Range<u64>) -> Vec<(u64, u64, usize)> {
+        let before = self.0.range(..r.start).next_back();
+        let from = self.0.range(r.start..r.end);
+        before
+            .into_iter()
+            .chain(from)
+            .filter(|(&start, &(end, _))| start < r.end && end > r.start)
+            .map(|(&start, &(end, block))| (start, end, block))
+            .collect()
+    }
+
+    /// Gives the parts of `r` no entry covers to `block`.
+    fn fill(&mut self, r: Range<u64>, block: usize) {
+        let mut at = r.start;
+        for (start, end, _) in self.overlapping(&r) {
+            if start > at {
+                self.0.insert(at, (start, block));
+            }
+            at = at.max(end);
+        }
+        if at < r.end {
+            self.0.insert(at, (r.end, block));
+        }
+    }
+}
+
+/// One kernel operation as the checker follows it.
+struct Operation {
+    offset: usize,
+    blockdep: usize,
+    /// Every byte of the IFM footprint with the first IFM block reading it.
+    first_read: RangeMap,
+    /// OFM bytes not yet written, with their OFM block.
+    unwritten: RangeMap,
+    /// Unwritten bytes of each OFM block.
+    unwritten_bytes: Vec<u64>,
+    /// Leading OFM blocks written.
+    written: usize,
+}
+
+impl Operation {
+    fn new(offset: usize, blocks: &BlockFootprints, address: &dyn Fn(&Span) -> Range<u64>) -> Self {
+        let mut first_read = RangeMap::default();
+        for (n, spans) in blocks.ifm_reads.iter().enumerate() {
+            for span in spans {
+                first_read.fill(address(span), n);
+            }
+        }
+        let mut unwritten = RangeMap::default();
+        let mut unwritten_bytes = Vec::new();
+        for (m, spans) in blocks.ofm_writes.iter().enumerate() {
+            let mut bytes = 0;
+            for span in spans {
+                let r = address(span);
+                bytes += r.end - r.start;
+                unwritten.fill(r, m);
+            }
+            unwritten_bytes.push(bytes);
+        }
+        let mut op = Self {
+            offset,
+            blockdep: blocks.blockdep,
+            first_read,
+            unwritten,
+            unwritten_bytes,
+            written: 0,
+        };
+        op.count_written();
+        op
+    }
+
+    fn count_written(&mut self) {
+        while self.unwritten_bytes.get(self.written) == Some(&0) {
+            self.written += 1;
+        }
+    }
+
+    fn writes(&self, r: &Range<u64>) -> bool {
+        !self.unwritten.overlapping(r).is_empty()
+    }
+
+    /// Takes an answered write of `r`.
+    fn written(&mut self, r: &Range<u64>) {
+        for (start, end, m) in self.unwritten.overlapping(r) {
+            self.unwritten.0.remove(&start);
+            if start < r.start {
+                self.unwritten.0.insert(start, (r.start, m));
+            }
+            if end > r.end {
+                self.unwritten.0.insert(r.end, (end, m));
+            }
+            self.unwritten_bytes[m] -= end.min(r.end) - start.max(r.start);
+        }
+        self.count_written();
+    }
+
+    /// The first IFM block that can be reading `r`, if `r` touches the
+    /// operation's IFM footprint.
+    fn read_block(&self, r: &Range<u64>) -> Option<usize> {
+        self.first_read
+            .overlapping(r)
+            .iter()
+            .map(|&(_, _, n)| n)
+            .max()
+    }
+}
+
+/// Follows one run's kernel operations through both AXI ports.
+pub struct BlockdepChecker {
+    operations: Vec<Operation>,
+    /// The operations whose IFM reads and OFM writes are going on.
+    reading: usize,
+    writing: usize,
+    ifm_ids: RangeInclusive<u8>,
+    ofm_id: u8,
+    /// Each port's write bursts.
+    writes: [PortWrites; 2],
+}
+
+/// The write bursts of one port, paired with their data (AXI4 keeps W in
+/// AW order) for the bytes their strobes write.
+#[derive(Default)]
+struct PortWrites {
+    /// Accepted addresses awaiting data: (ID, address, size).
+    addresses: VecDeque<(u8, u64, u8)>,
+    /// The strobes of the burst whose data is arriving, and of complete
+    /// bursts awaiting their address.
+    beats: Vec<u16>,
+    data: VecDeque<Vec<u16>>,
+    /// Bytes each burst writes, awaiting its response, by ID, oldest first.
+    unanswered: HashMap<u8, VecDeque<Vec<Range<u64>>>>,
+}
+
+impl PortWrites {
+    fn edge(&mut self, s: &AxiSignals) {
+        if s.aw_fire() {
+            self.addresses.push_back((s.awid, s.awaddr, s.awsize));
+        }
+        if s.w_fire() {
+            self.beats.push(s.wstrb);
+            if s.wlast {
+                self.data.push_back(std::mem::take(&mut self.beats));
+            }
+        }
+        while !self.addresses.is_empty() && !self.data.is_empty() {
+            let (id, address, size) = self.addresses.pop_front().expect("checked");
+            let strobes = self.data.pop_front().expect("checked");
+            let bytes = strobed_bytes(address, size, &strobes);
+            self.unanswered.entry(id).or_default().push_back(bytes);
+        }
+    }
+
+    /// The bytes of the burst a response of `id` answers.
+    fn answered(&mut self, id: u8) -> Option<Vec<Range<u64>>> {
+        self.unanswered.get_mut(&id)?.pop_front()
+    }
+}
+
+/// The bytes an incrementing burst's strobes write, as ranges.
+fn strobed_bytes(address: u64, size: u8, strobes: &[u16]) -> Vec<Range<u64>> {
+    let step = 1u64 << size;
+    let mut out: Vec<Range<u64>> = Vec::new();
+    for (i, &strobe) in strobes.iter().enumerate() {
+        let beat = if i == 0 {
+            address
+        } else {
+            (address & !(step - 1)) + i as u64 * step
+        };
+        let lanes = beat & !(BEAT_BYTES as u64 - 1);
+        for lane in (0..BEAT_BYTES as u64).filter(|&j| strobe >> j & 1 != 0) {
+            let byte = lanes + lane;
+            match out.last_mut() {
+                Some(last) if last.end == byte => last.end += 1,
+                _ => out.push(byte..byte + 1),
+            }
+        }
+    }
+    out
+}
+
+impl BlockdepChecker {
+    /// `operations`: each kernel operation's command offset and footprints,
+    /// in stream order; `address` gives a footprint span's AXI addresses.
+    pub fn new(
+        operations: &[(usize, BlockFootprints)],
+        address: &dyn Fn(&Span) -> Range<u64>,
+        ifm_ids: RangeInclusive<u8>,
+        ofm_id: u8,
+    ) -> Self {
+        Self {
+            operations: operations
+                .iter()
+                .map(|(offset, blocks)| Operation::new(*offset, blocks, address))
+                .collect(),
+            reading: 0,
+            writing: 0,
+            ifm_ids,
+            ofm_id,
+            writes: Default::default(),
+        }
+    }
+
+    /// Takes the handshakes of one clock edge of `port`; an error names the
+    /// read the rule forbids.
+    pub fn edge(&mut self, port: usize, s: &AxiSignals, cycle: u64) -> Result<(), String> {
+        // Reads before this edge's responses: a read cannot have waited on them.
+        if s.ar_fire() && self.ifm_ids.contains(&s.arid) {
+            self.read(burst(s.araddr, s.arlen, s.arsize), cycle)?;
+        }
+        let writes = &mut self.writes[port];
+        writes.edge(s);
+        if s.b_fire() {
+            let bytes = writes.answered(s.bid).ok_or_else(|| {
+                format!("BLOCKDEP checker: a write response on M{port} before its burst's data")
+            })?;
+            if s.bid == self.ofm_id {
+                self.write_answered(&bytes);
+            }
+        }
+        Ok(())
+    }
+
+    fn write_answered(&mut self, bytes: &[Range<u64>]) {
+        let writes = |op: &Operation| bytes.iter().any(|r| op.writes(r));
+        let Some(at) = (self.writing..self.operations.len()).find(|&i| writes(&self.operations[i]))
+        else {
+            // Bytes written before.
+            return;
+        };
+        self.writing = at;
+        for r in bytes {
+            self.operations[at].written(r);
+        }
+    }
+
+    fn read(&mut self, r: Range<u64>, cycle: u64) -> Result<(), String> {
+        let found = (self.reading..self.operations.len())
+            .find_map(|i| self.operations[i].read_block(&r).map(|n| (i, n)));
+        let Some((b, n)) = found else {
+            return Err(format!(
+                "BLOCKDEP checker: an IFM read of {:#x}..{:#x} at cycle {cycle} lies in no later \
+                 kernel operation's IFM",
+                r.start, r.end
+            ));
+        };
+        self.reading = b;
+        let Some(a) = b.checked_sub(1).map(|a| &self.operations[a]) else {
+            return Ok(());
+        };
+        let ob = &self.operations[b];
+        let unwritten = a.unwritten_bytes.len() - a.written;
+        let allowed = ob.blockdep as i64 - unwritten as i64;
+        if unwritten > 0 && n as i64 > allowed {
+            return Err(format!(
+                "BLOCKDEP checker: at cycle {cycle} the operation at {:#x} (BLOCKDEP {}) reads \
+                 {:#x}..{:#x}, IFM block {n} or later, while {unwritten} of the {} OFM blocks of \
+                 the operation at {:#x} are not written: TRM 4.9 allows {}",
+                ob.offset,
+                ob.blockdep,
+                r.start,
+                r.end,
+                a.unwritten_bytes.len(),
+                a.offset,
+                if allowed < 0 {
+                    "none of its block reads yet".to_string()
+                } else {
+                    format!("block reads up to {allowed}")
+                }
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The bytes an incrementing burst covers.
+fn burst(address: u64, len: u8, size: u8) -> Range<u64> {
+    let step = 1u64 << size;
+    let first = address & !(step - 1);
+    address..first + (u64::from(len) + 1) * step
+}
