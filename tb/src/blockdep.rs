@@ -64,6 +64,11 @@ struct Operation {
     blockdep: usize,
     /// Every byte of the IFM footprint with the first IFM block reading it.
     first_read: RangeMap,
+    /// Each IFM block's bytes, sorted.
+    ifm_blocks: Vec<Vec<Range<u64>>>,
+    /// The IFM block the reads have reached: the RTL reads its blocks in
+    /// order.
+    reading: usize,
     /// OFM bytes not yet written, with their OFM block.
     unwritten: RangeMap,
     /// Unwritten bytes of each OFM block.
@@ -74,10 +79,19 @@ struct Operation {
 
 impl Operation {
     fn new(offset: usize, blocks: &BlockFootprints, address: &dyn Fn(&Span) -> Range<u64>) -> Self {
+        let ifm_blocks: Vec<Vec<Range<u64>>> = blocks
+            .ifm_reads
+            .iter()
+            .map(|spans| {
+                let mut ranges: Vec<Range<u64>> = spans.iter().map(address).collect();
+                ranges.sort_by_key(|r| r.start);
+                ranges
+            })
+            .collect();
         let mut first_read = RangeMap::default();
-        for (n, spans) in blocks.ifm_reads.iter().enumerate() {
-            for span in spans {
-                first_read.fill(address(span), n);
+        for (n, ranges) in ifm_blocks.iter().enumerate() {
+            for r in ranges {
+                first_read.fill(r.clone(), n);
             }
         }
         let mut unwritten = RangeMap::default();
@@ -95,6 +109,8 @@ impl Operation {
             offset,
             blockdep: blocks.blockdep,
             first_read,
+            ifm_blocks,
+            reading: 0,
             unwritten,
             unwritten_bytes,
             written: 0,
@@ -128,14 +144,26 @@ impl Operation {
         self.count_written();
     }
 
-    /// The first IFM block that can be reading `r`, if `r` touches the
-    /// operation's IFM footprint.
-    fn read_block(&self, r: &Range<u64>) -> Option<usize> {
-        self.first_read
+    /// The IFM block a read of `r` belongs to, if `r` touches the
+    /// operation's IFM footprint: the first block from the one the reads
+    /// have reached that reads any of `r` (a read moves whole beats, so it
+    /// may hold bytes of later blocks too).
+    fn read_block(&mut self, r: &Range<u64>) -> Option<usize> {
+        let first = self
+            .first_read
             .overlapping(r)
             .iter()
             .map(|&(_, _, n)| n)
-            .max()
+            .min()?;
+        let touches = |ranges: &[Range<u64>]| {
+            let i = ranges.partition_point(|x| x.end <= r.start);
+            ranges.get(i).is_some_and(|x| x.start < r.end)
+        };
+        let n = (self.reading..self.ifm_blocks.len())
+            .find(|&n| touches(&self.ifm_blocks[n]))
+            .unwrap_or(first);
+        self.reading = n;
+        Some(n)
     }
 }
 
@@ -287,7 +315,7 @@ impl BlockdepChecker {
         if unwritten > 0 && n as i64 > allowed {
             return Err(format!(
                 "BLOCKDEP checker: at cycle {cycle} the operation at {:#x} (BLOCKDEP {}) reads \
-                 {:#x}..{:#x}, IFM block {n} or later, while {unwritten} of the {} OFM blocks of \
+                 {:#x}..{:#x} (IFM block {n}) while {unwritten} of the {} OFM blocks of \
                  the operation at {:#x} are not written: TRM 4.9 allows {}",
                 ob.offset,
                 ob.blockdep,
