@@ -17,6 +17,38 @@ fn view_type(unit: Unit) -> String {
     format!("{}{}View", name[..1].to_ascii_uppercase(), &name[1..])
 }
 
+/// The view's fields for a command's value: one for a command with one
+/// field (its value's bits), else one per field, named `<value>_<field>`
+/// (`precision_activation_format`), or the field's own name where it starts
+/// with the value's (`activation_function`, `broadcast_h`): flat, because
+/// rust-hdl's `hdl_gen` reads and writes one level of struct fields.
+/// Returns (name, type, width, lowest bit): a field of one bit is a `Bit`.
+fn view_bits(field: &ViewField) -> Vec<(String, String, u32, u8)> {
+    if field.command.fields.len() < 2 {
+        let width = field.width;
+        return vec![(field.name.clone(), format!("Bits<{width}>"), width, 0)];
+    }
+    field
+        .command
+        .fields
+        .iter()
+        .map(|f| {
+            let name = if f.name.starts_with(&field.name) {
+                f.name.to_string()
+            } else {
+                format!("{}_{}", field.name, f.name)
+            };
+            let width = u32::from(f.width);
+            let ty = if width == 1 {
+                "Bit".to_string()
+            } else {
+                format!("Bits<{width}>")
+            };
+            (name, ty, width, f.lo)
+        })
+        .collect()
+}
+
 /// The `SetRegister` instance that stores a field's command.
 fn register(field: &ViewField) -> String {
     format!("{}_{}", field.unit.name(), field.name)
@@ -43,15 +75,15 @@ fn main() {
         )
         .unwrap();
         for f in fields {
-            writeln!(
-                out,
-                "    /// {}: {}\n    pub {}: Bits<{}>,",
-                f.command.name,
-                f.command.doc.replace('\n', " "),
-                f.name,
-                f.width
-            )
-            .unwrap();
+            for (name, ty, _, _) in view_bits(f) {
+                writeln!(
+                    out,
+                    "    /// {}: {}\n    pub {name}: {ty},",
+                    f.command.name,
+                    f.command.doc.replace('\n', " "),
+                )
+                .unwrap();
+            }
         }
         out.push_str("}\n\n");
     }
@@ -144,14 +176,15 @@ fn main() {
     for (unit, fields) in &units {
         let target = unit.name();
         for f in fields {
-            writeln!(
-                out,
-                "        self.{target}.next.{} = self.{}.q.val().get_bits::<{}>(0);",
-                f.name,
-                register(f),
-                f.width
-            )
-            .unwrap();
+            let q = format!("self.{}.q.val()", register(f));
+            for (name, ty, width, lo) in view_bits(f) {
+                let get = if ty == "Bit" {
+                    format!("get_bit({lo})")
+                } else {
+                    format!("get_bits::<{width}>({lo})")
+                };
+                writeln!(out, "        self.{target}.next.{name} = {q}.{get};").unwrap();
+            }
         }
     }
     for (unit, _) in &kernel_units {

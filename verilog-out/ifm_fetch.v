@@ -9,15 +9,11 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
     input wire  jobs$valid;
     input wire  [276:0] jobs$data;
     output reg  jobs$ready;
-    input wire  [472:0] view;
+    input wire  [465:0] view;
     input wire  [31:0] buffers;
     output reg  fills$valid;
     output reg  [219:0] fills$data;
     input wire  fills$ready;
-    
-    // Constant declarations
-    localparam  precision_lsb = 6'b10;
-    localparam  format_mask = 16'hc0;
     
     // Stub signals
     reg  [15:0] multiply$a;
@@ -112,7 +108,6 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
     reg  [3:0] load_step;
     reg  [276:0] job;
     reg  [198:0] job_pieces;
-    reg  [15:0] precision;
     reg  [3:0] element_shift;
     reg  nhcwb16;
     reg  [39:0] stride_x;
@@ -365,19 +360,18 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
         group_offset$rst_n = rst_n;
         group_base$rst_n = rst_n;
         job = jobs$data;
-        precision = view[(64'h2e)+:(16)];
-        element_shift = (((precision >> precision_lsb) & 32'h3) & 4'hf);
-        nhcwb16 = (precision & format_mask) != 32'h0;
-        stride_x = ((view[(64'h149)+:(48)]) & 40'hffffffffff);
-        stride_y = ((view[(64'h179)+:(48)]) & 40'hffffffffff);
-        stride_c = ((view[(64'h1a9)+:(48)]) & 40'hffffffffff);
-        base_0 = ((view[(64'h89)+:(48)]) & 40'hffffffffff);
-        base_1 = ((view[(64'hb9)+:(48)]) & 40'hffffffffff);
-        base_2 = ((view[(64'he9)+:(48)]) & 40'hffffffffff);
-        base_3 = ((view[(64'h119)+:(48)]) & 40'hffffffffff);
-        width0 = ((view[(64'h50)+:(16)]) & 17'h1ffff) + 32'h1;
-        height0 = ((view[(64'h60)+:(16)]) & 17'h1ffff) + 32'h1;
-        height1 = ((view[(64'h70)+:(16)]) & 17'h1ffff) + 32'h1;
+        element_shift = ((view[(64'h2f)+:(2)]) & 4'hf);
+        nhcwb16 = view[(64'h31)+:(2)] != 32'h0;
+        stride_x = ((view[(64'h142)+:(48)]) & 40'hffffffffff);
+        stride_y = ((view[(64'h172)+:(48)]) & 40'hffffffffff);
+        stride_c = ((view[(64'h1a2)+:(48)]) & 40'hffffffffff);
+        base_0 = ((view[(64'h82)+:(48)]) & 40'hffffffffff);
+        base_1 = ((view[(64'hb2)+:(48)]) & 40'hffffffffff);
+        base_2 = ((view[(64'he2)+:(48)]) & 40'hffffffffff);
+        base_3 = ((view[(64'h112)+:(48)]) & 40'hffffffffff);
+        width0 = ((view[(64'h49)+:(16)]) & 17'h1ffff) + 32'h1;
+        height0 = ((view[(64'h59)+:(16)]) & 17'h1ffff) + 32'h1;
+        height1 = ((view[(64'h69)+:(16)]) & 17'h1ffff) + 32'h1;
         x0 = ((job[(64'h70)+:(16)]) & 17'h1ffff);
         y0 = ((job[(64'h60)+:(16)]) & 17'h1ffff);
         x_end = x0 + ((job[(64'h90)+:(16)]) & 17'h1ffff);
@@ -582,7 +576,7 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
         block_skip = (group_low - job[(64'ha0)+:(16)]) << element_shift;
         generating = active$q & (step$q == 32'h9) & ~sent_last$q;
         accept = ~fill_full$q | fills$ready;
-        generated[(64'h0)+:(3)] = view[(64'h86)+:(3)];
+        generated[(64'h0)+:(3)] = view[(64'h7f)+:(3)];
         generated[(64'h7b)+:(16)] = fill_len;
         generated[(64'h2b)+:(40)] = x_step - ((fill_len) & 40'hffffffffff);
         generated[(64'hbb)+:(16)] = position_bytes - fill_len;
@@ -849,7 +843,7 @@ module ifm_fetch(
     input wire jobs_valid;
     input wire [276:0] jobs_data;
     output wire jobs_ready;
-    input wire [472:0] view;
+    input wire [465:0] view;
     input wire [31:0] buffers;
     output wire fills_valid;
     output wire [219:0] fills_data;

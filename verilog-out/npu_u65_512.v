@@ -246,9 +246,9 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  control$set_known;
     reg  control$set_reserved;
     reg  [293:0] control$dma;
-    reg  [1895:0] control$operation;
+    reg  [1874:0] control$operation;
     wire  control$kernel_ops$valid;
-    wire  [1953:0] control$kernel_ops$data;
+    wire  [1932:0] control$kernel_ops$data;
     reg  control$kernel_ops$ready;
     reg  [4:0] control$kernels_run;
     reg  control$kernel_busy;
@@ -263,11 +263,11 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  op_state$known;
     wire  op_state$reserved;
     wire  [293:0] op_state$dma;
-    wire  [1895:0] op_state$operation;
+    wire  [1874:0] op_state$operation;
     reg  datapath$clock;
     reg  datapath$rst_n;
     reg  datapath$operations$valid;
-    reg  [1953:0] datapath$operations$data;
+    reg  [1932:0] datapath$operations$data;
     wire  datapath$operations$ready;
     wire  [4:0] datapath$runs;
     wire  datapath$busy;
@@ -1213,9 +1213,9 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     input wire  set_known;
     input wire  set_reserved;
     input wire  [293:0] dma;
-    input wire  [1895:0] operation;
+    input wire  [1874:0] operation;
     output wire  kernel_ops$valid;
-    output wire  [1953:0] kernel_ops$data;
+    output wire  [1932:0] kernel_ops$data;
     input wire  kernel_ops$ready;
     input wire  [4:0] kernels_run;
     input wire  kernel_busy;
@@ -1239,8 +1239,6 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     localparam  kernel_wait_max = 16'h3;
     localparam  dma_kernels_ahead = 16'h2;
     localparam  pmu_mask_max = 16'h1;
-    localparam  dma_region_internal = 11'b100000000;
-    localparam  dma_stride_lsb = 4'h9;
     localparam  dma_region_max = 8'h7;
     localparam  dma_core_mask_max = 8'h3;
     localparam  format_shift = 5'b1010;
@@ -1288,12 +1286,12 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  rules$rst_n;
     reg  [9:0] rules$code;
     reg  [15:0] rules$param;
-    reg  [1895:0] rules$state;
+    reg  [1874:0] rules$state;
     wire  rules$allowed;
     reg  kernel_queue$clock;
     reg  kernel_queue$rst_n;
     reg  kernel_queue$tail$valid;
-    reg  [1953:0] kernel_queue$tail$data;
+    reg  [1932:0] kernel_queue$tail$data;
     wire  kernel_queue$tail$ready;
     wire  [1:0] kernel_queue$count;
     reg  running$clock;
@@ -1623,8 +1621,8 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         key = command_key$q;
         kernel_queue$tail$data[(64'h0)+:(10)] = op_code;
         kernel_queue$tail$data[(64'ha)+:(16)] = op_param;
-        kernel_queue$tail$data[(64'h1a)+:(1896)] = operation;
-        kernel_queue$tail$data[(64'h782)+:(32)] = offset$q - 32'h4;
+        kernel_queue$tail$data[(64'h1a)+:(1875)] = operation;
+        kernel_queue$tail$data[(64'h76d)+:(32)] = offset$q - 32'h4;
         set_key = key;
         word_key = ((word & opcode_mask) & 11'h7ff);
         if (word_format == cmd1_format) begin
@@ -1656,16 +1654,16 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         if (first_format == cmd0_format) begin
             set_value = ((op_param) & 48'hffffffffffff);
         end
-        dma_descriptor_bad = ((dma[(64'h0)+:(11)] & dma_region_internal) != 32'h0) | (((dma[(64'h0)+:(11)]) & 8'hff) > dma_region_max) | (((dma[(64'h0)+:(11)] >> dma_stride_lsb) & 2'h3) == 32'h3) | (((dma[(64'hb)+:(11)] >> dma_stride_lsb) & 2'h3) == 32'h3);
-        if ((dma[(64'hb)+:(11)] & dma_region_internal) != 32'h0) begin
-            if ((((dma[(64'hb)+:(11)]) & 8'hff) == 32'h0) | (((dma[(64'hb)+:(11)]) & 8'hff) > dma_core_mask_max)) begin
+        dma_descriptor_bad = dma[(64'h8)+:(1)] | (dma[(64'h0)+:(8)] > dma_region_max) | (dma[(64'h9)+:(2)] == 32'h3) | (dma[(64'h14)+:(2)] == 32'h3);
+        if (dma[(64'h13)+:(1)]) begin
+            if ((dma[(64'hb)+:(8)] == 32'h0) | (dma[(64'hb)+:(8)] > dma_core_mask_max)) begin
                 dma_descriptor_bad = 1'b1;
             end
         end
-        else if (((dma[(64'hb)+:(11)]) & 8'hff) > dma_region_max) begin
+        else if (dma[(64'hb)+:(8)] > dma_region_max) begin
             dma_descriptor_bad = 1'b1;
         end
-        kernel_view = operation[(64'h577)+:(55)];
+        kernel_view = operation[(64'h562)+:(55)];
         parallel_mode = kernel_view[(64'h2c)+:(1)] != 32'h0;
         rules$clock = clock;
         rules$rst_n = rst_n;
@@ -1987,10 +1985,10 @@ module npu_u65_512_core$control$kernel_queue(clock,rst_n,tail$valid,tail$data,ta
     input wire  clock;
     input wire  rst_n;
     input wire  tail$valid;
-    input wire  [1953:0] tail$data;
+    input wire  [1932:0] tail$data;
     output reg  tail$ready;
     output reg  head$valid;
-    output reg  [1953:0] head$data;
+    output reg  [1932:0] head$data;
     input wire  head$ready;
     output reg  [1:0] count;
     
@@ -2010,9 +2008,9 @@ module npu_u65_512_core$control$kernel_queue(clock,rst_n,tail$valid,tail$data,ta
     reg  words$rst_n;
     reg  words$write_enable;
     reg  words$write_address;
-    reg  [1953:0] words$write_data;
+    reg  [1932:0] words$write_data;
     reg  words$read_address;
-    wire  [1953:0] words$read_data;
+    wire  [1932:0] words$read_data;
     
     // Local signals
     reg  push;
@@ -2081,12 +2079,12 @@ module npu_u65_512_core$control$kernel_queue$words(clock,rst_n,write_enable,writ
     input wire  rst_n;
     input wire  write_enable;
     input wire  write_address;
-    input wire  [1953:0] write_data;
+    input wire  [1932:0] write_data;
     input wire  read_address;
-    output reg  [1953:0] read_data;
+    output reg  [1932:0] read_data;
     
     // Update code (custom)
-    reg [1953:0] cells [0:1];
+    reg [1932:0] cells [0:1];
     integer i;
     always @(posedge clock or negedge rst_n)
        if (!rst_n) for (i = 0; i <= 1; i = i + 1) cells[i] <= 0;
@@ -2114,7 +2112,7 @@ module npu_u65_512_core$control$rules(clock,rst_n,code,param,state,allowed);
     input wire  rst_n;
     input wire  [9:0] code;
     input wire  [15:0] param;
-    input wire  [1895:0] state;
+    input wire  [1874:0] state;
     output reg  allowed;
     
     // Constant declarations
@@ -2131,8 +2129,6 @@ module npu_u65_512_core$control$rules(clock,rst_n,code,param,state,allowed);
     localparam  abs_mode = 16'h6;
     localparam  clz_mode = 16'h7;
     localparam  stride_m1_max = 4'h2;
-    localparam  function_mask = 16'hfff;
-    localparam  clip_lsb = 6'b1100;
     localparam  tanh = 16'h3;
     localparam  sigmoid = 16'h4;
     localparam  lut_first = 16'h10;
@@ -2144,15 +2140,10 @@ module npu_u65_512_core$control$rules(clock,rst_n,code,param,state,allowed);
     localparam  upscale_zeros = 2'b10;
     localparam  acc_int40 = 2'b1;
     localparam  acc_s5_10 = 2'b10;
-    localparam  ofm_round_lsb = 6'b1110;
     localparam  ofm_round_max = 2'b10;
-    localparam  ifm_scale_lsb = 6'b1000;
     localparam  ifm_scale_max = 2'b10;
-    localparam  ifm_round_lsb = 6'b1110;
     localparam  ifm_round_double = 2'b0;
     localparam  ifm_round_natural = 2'b10;
-    localparam  scalar_mask = 8'h80;
-    localparam  global_scale_mask = 16'h100;
     localparam  record_bytes = 16'ha;
     localparam  bits8 = 2'b0;
     localparam  bits16 = 2'b1;
@@ -2169,22 +2160,28 @@ module npu_u65_512_core$control$rules(clock,rst_n,code,param,state,allowed);
     localparam  lut_slot_max_32bit = 16'h4;
     
     // Stub signals
-    reg  [15:0] ifm_type$precision;
+    reg  ifm_type$activation_type;
+    reg  [1:0] ifm_type$activation_precision;
+    reg  [1:0] ifm_type$activation_format;
     wire  [1:0] ifm_type$width;
     wire  ifm_type$is_signed;
     wire  ifm_type$reserved;
     wire  ifm_type$int32;
-    reg  [15:0] ofm_type$precision;
+    reg  ofm_type$activation_type;
+    reg  [1:0] ofm_type$activation_precision;
+    reg  [1:0] ofm_type$activation_format;
     wire  [1:0] ofm_type$width;
     wire  ofm_type$is_signed;
     wire  ofm_type$reserved;
     wire  ofm_type$int32;
-    reg  [15:0] ifm2_type$precision;
+    reg  ifm2_type$activation_type;
+    reg  [1:0] ifm2_type$activation_precision;
+    reg  [1:0] ifm2_type$activation_format;
     wire  [1:0] ifm2_type$width;
     wire  ifm2_type$is_signed;
     wire  ifm2_type$reserved;
     wire  ifm2_type$int32;
-    reg  [11:0] kernel_stride$word;
+    reg  [54:0] kernel_stride$kernel;
     wire  [3:0] kernel_stride$stride_x_m1;
     wire  [3:0] kernel_stride$stride_y_m1;
     wire  kernel_stride$dilation_x;
@@ -2223,9 +2220,9 @@ module npu_u65_512_core$control$rules(clock,rst_n,code,param,state,allowed);
     wire  [31:0] scale1_bytes$q;
     
     // Local signals
-    reg  [472:0] ifm;
-    reg  [440:0] ifm2;
-    reg  [484:0] ofm;
+    reg  [465:0] ifm;
+    reg  [434:0] ifm2;
+    reg  [476:0] ofm;
     reg  [54:0] kernel;
     reg  [139:0] activation;
     reg  conv_like;
@@ -2271,28 +2268,34 @@ module npu_u65_512_core$control$rules(clock,rst_n,code,param,state,allowed);
     
     // Sub module instances
     npu_u65_512_core$control$rules$ifm_type ifm_type(
-        .precision(ifm_type$precision),
+        .activation_type(ifm_type$activation_type),
+        .activation_precision(ifm_type$activation_precision),
+        .activation_format(ifm_type$activation_format),
         .width(ifm_type$width),
         .is_signed(ifm_type$is_signed),
         .reserved(ifm_type$reserved),
         .int32(ifm_type$int32)
     );
-    npu_u65_512_core$control$rules$ofm_type ofm_type(
-        .precision(ofm_type$precision),
+    npu_u65_512_core$control$rules$ifm_type ofm_type(
+        .activation_type(ofm_type$activation_type),
+        .activation_precision(ofm_type$activation_precision),
+        .activation_format(ofm_type$activation_format),
         .width(ofm_type$width),
         .is_signed(ofm_type$is_signed),
         .reserved(ofm_type$reserved),
         .int32(ofm_type$int32)
     );
     npu_u65_512_core$control$rules$ifm_type ifm2_type(
-        .precision(ifm2_type$precision),
+        .activation_type(ifm2_type$activation_type),
+        .activation_precision(ifm2_type$activation_precision),
+        .activation_format(ifm2_type$activation_format),
         .width(ifm2_type$width),
         .is_signed(ifm2_type$is_signed),
         .reserved(ifm2_type$reserved),
         .int32(ifm2_type$int32)
     );
     npu_u65_512_core$control$rules$kernel_stride kernel_stride(
-        .word(kernel_stride$word),
+        .kernel(kernel_stride$kernel),
         .stride_x_m1(kernel_stride$stride_x_m1),
         .stride_y_m1(kernel_stride$stride_y_m1),
         .dilation_x(kernel_stride$dilation_x),
@@ -2365,15 +2368,21 @@ module npu_u65_512_core$control$rules(clock,rst_n,code,param,state,allowed);
         window_columns$rst_n = rst_n;
         scale_bytes$rst_n = rst_n;
         scale1_bytes$rst_n = rst_n;
-        ifm = state[(64'h0)+:(473)];
-        ifm2 = state[(64'h1d9)+:(441)];
-        ofm = state[(64'h392)+:(485)];
-        kernel = state[(64'h577)+:(55)];
-        activation = state[(64'h6dc)+:(140)];
-        weights = state[(64'h5ae)+:(302)];
-        ifm_type$precision = ifm[(64'h2e)+:(16)];
-        ofm_type$precision = ofm[(64'h30)+:(16)];
-        ifm2_type$precision = ((ifm2[(64'h18)+:(8)]) & 16'hffff);
+        ifm = state[(64'h0)+:(466)];
+        ifm2 = state[(64'h1d2)+:(435)];
+        ofm = state[(64'h385)+:(477)];
+        kernel = state[(64'h562)+:(55)];
+        activation = state[(64'h6c7)+:(140)];
+        weights = state[(64'h599)+:(302)];
+        ifm_type$activation_type = ifm[(64'h2e)+:(1)];
+        ifm_type$activation_precision = ifm[(64'h2f)+:(2)];
+        ifm_type$activation_format = ifm[(64'h31)+:(2)];
+        ofm_type$activation_type = ofm[(64'h30)+:(1)];
+        ofm_type$activation_precision = ofm[(64'h31)+:(2)];
+        ofm_type$activation_format = ofm[(64'h33)+:(2)];
+        ifm2_type$activation_type = ifm2[(64'h15)+:(1)];
+        ifm2_type$activation_precision = ifm2[(64'h16)+:(2)];
+        ifm2_type$activation_format = ifm2[(64'h18)+:(2)];
         elementwise_types$mode = param;
         elementwise_types$ifm_precision = ifm_type$width;
         elementwise_types$ifm_signed = ifm_type$is_signed;
@@ -2396,7 +2405,7 @@ module npu_u65_512_core$control$rules(clock,rst_n,code,param,state,allowed);
         pad_bottom = ifm[(64'h16)+:(8)];
         pad_right = ifm[(64'he)+:(8)];
         padded = (pad_top | pad_left | pad_bottom | pad_right) != 32'h0;
-        kernel_stride$word = kernel[(64'h20)+:(12)];
+        kernel_stride$kernel = kernel;
         kernel_width = ((kernel[(64'h0)+:(16)]) & 17'h1ffff) + 32'h1;
         if (kernel_stride$dilation_x) begin
             kernel_width = ((kernel[(64'h0)+:(16)] >> 32'h1) & 17'h1ffff) + 32'h1;
@@ -2415,17 +2424,17 @@ module npu_u65_512_core$control$rules(clock,rst_n,code,param,state,allowed);
         window_columns$d = ofm[(64'h0)+:(16)] * (((kernel_stride$stride_x_m1) & 16'hffff) + 32'h1) + ((kernel[(64'h0)+:(16)]) & 32'hffffffff) + 32'h1;
         padding_rows = ((pad_top) & 32'hffffffff) + ((pad_bottom) & 32'hffffffff);
         padding_columns = ((pad_left) & 32'hffffffff) + ((pad_right) & 32'hffffffff);
-        activation_function = activation[(64'h0)+:(16)] & function_mask;
-        clip = ((activation[(64'h0)+:(16)] >> clip_lsb) & 4'hf);
+        activation_function = ((activation[(64'h0)+:(12)]) & 16'hffff);
+        clip = activation[(64'hc)+:(4)];
         lut = (activation_function >= lut_first) & (activation_function <= lut_last);
         lut_slot = activation_function - lut_first;
         lut_16bit = (clip == clip_int16) | ((clip == clip_ofm) & (ofm_type$width == bits16));
         lut_8bit = (clip == clip_uint8) | (clip == clip_int8) | ((clip == clip_ofm) & (ofm_type$width == bits8));
         clip_is_ofm_type = ((clip == clip_uint8) & (ofm_type$width == bits8) & ~ofm_type$is_signed) | ((clip == clip_int8) & (ofm_type$width == bits8) & ofm_type$is_signed) | ((clip == clip_int16) & (ofm_type$width == bits16) & ofm_type$is_signed);
-        ifm_scale_mode = ((ifm[(64'h2e)+:(16)] >> ifm_scale_lsb) & 2'h3);
-        ifm_round_mode = ((ifm[(64'h2e)+:(16)] >> ifm_round_lsb) & 2'h3);
-        scalar = (ifm2[(64'h0)+:(8)] & scalar_mask) != 32'h0;
-        channel_scales = ((ofm[(64'h30)+:(16)] & global_scale_mask) == 32'h0) & (conv_like | reduce_sum | (average_pool & ~padded));
+        ifm_scale_mode = ifm[(64'h33)+:(2)];
+        ifm_round_mode = ifm[(64'h35)+:(2)];
+        scalar = ifm2[(64'h4)+:(1)];
+        channel_scales = ~ofm[(64'h35)+:(1)] & (conv_like | reduce_sum | (average_pool & ~padded));
         parallel = kernel[(64'h2c)+:(1)] != 32'h0;
         scale_channels_m1 = ofm[(64'h20)+:(16)];
         scale1_channels = 32'h0;
@@ -2436,20 +2445,20 @@ module npu_u65_512_core$control$rules(clock,rst_n,code,param,state,allowed);
         scale_bytes$d = scale_channels_m1 * record_bytes + ((record_bytes) & 32'hffffffff);
         scale1_bytes$d = scale1_channels * record_bytes;
         allowed = 1'b1;
-        if (~((activation_function == 32'h0) | (activation_function == tanh) | (activation_function == sigmoid) | lut) | ~((clip == clip_ofm) | (clip == clip_uint8) | (clip == clip_int8) | (clip == clip_int16)) | (ifm[(64'h3e)+:(2)] > upscale_zeros) | (kernel[(64'h2d)+:(2)] > acc_s5_10) | (((ofm[(64'h30)+:(16)] >> ofm_round_lsb) & 2'h3) > ofm_round_max) | ifm_type$reserved | ofm_type$reserved) begin
+        if (~((activation_function == 32'h0) | (activation_function == tanh) | (activation_function == sigmoid) | lut) | ~((clip == clip_ofm) | (clip == clip_uint8) | (clip == clip_int8) | (clip == clip_int16)) | (ifm[(64'h37)+:(2)] > upscale_zeros) | (kernel[(64'h2d)+:(2)] > acc_s5_10) | (ofm[(64'h36)+:(2)] > ofm_round_max) | ifm_type$reserved | ofm_type$reserved) begin
             allowed = 1'b0;
         end
         if ((pool & (kernel[(64'h2d)+:(2)] == acc_s5_10)) | ((max_pool | (average_pool & padded)) & (kernel[(64'h2d)+:(2)] == acc_int40))) begin
             allowed = 1'b0;
         end
-        if (~elementwise & ((kernel_stride$stride_x_m1 > stride_m1_max) | (kernel_stride$stride_y_m1 > stride_m1_max) | (kernel_stride$dilation_x & dilated_width_m1[32'h0]) | (kernel_stride$dilation_y & dilated_height_m1[32'h0]) | ((ifm[(64'h3e)+:(2)] != 32'h0) & ((kernel_stride$stride_x_m1 | kernel_stride$stride_y_m1) != 32'h0)) | (window_rows$q <= padding_rows) | (window_columns$q <= padding_columns))) begin
+        if (~elementwise & ((kernel_stride$stride_x_m1 > stride_m1_max) | (kernel_stride$stride_y_m1 > stride_m1_max) | (kernel_stride$dilation_x & dilated_width_m1[32'h0]) | (kernel_stride$dilation_y & dilated_height_m1[32'h0]) | ((ifm[(64'h37)+:(2)] != 32'h0) & ((kernel_stride$stride_x_m1 | kernel_stride$stride_y_m1) != 32'h0)) | (window_rows$q <= padding_rows) | (window_columns$q <= padding_columns))) begin
             allowed = 1'b0;
         end
         if (conv_like & (~ifm_narrow | ~(ofm_narrow | ofm_type$int32) | (kernel_height > conv_kernel_height_max) | (dilated_area$q > conv_kernel_area_max) | (pad_top > conv_pad_top_left_max) | (pad_left > conv_pad_top_left_max) | (pad_bottom > conv_pad_bottom_right_max) | (pad_right > conv_pad_bottom_right_max))) begin
             allowed = 1'b0;
         end
         if (max_pool | average_pool) begin
-            if (~ifm_narrow | ~ofm_narrow | ((max_pool | padded) & ~same_types) | (max_pool & (ifm[(64'h3e)+:(2)] == upscale_zeros))) begin
+            if (~ifm_narrow | ~ofm_narrow | ((max_pool | padded) & ~same_types) | (max_pool & (ifm[(64'h37)+:(2)] == upscale_zeros))) begin
                 allowed = 1'b0;
             end
             if (average_pool & padded) begin
@@ -2461,21 +2470,21 @@ module npu_u65_512_core$control$rules(clock,rst_n,code,param,state,allowed);
                 allowed = 1'b0;
             end
         end
-        if ((reduce_sum & (~ofm_type$int32 | (ifm[(64'h3e)+:(2)] != 32'h0) | padded | (ofm[(64'h20)+:(16)] != 32'h0))) | (pool & (param > reduce_sum_mode))) begin
+        if ((reduce_sum & (~ofm_type$int32 | (ifm[(64'h37)+:(2)] != 32'h0) | padded | (ofm[(64'h20)+:(16)] != 32'h0))) | (pool & (param > reduce_sum_mode))) begin
             allowed = 1'b0;
         end
         if (elementwise) begin
-            if (~elementwise_types$allowed | ((param == clz_mode) & (ofm[(64'h52)+:(16)] != 32'h0)) | (ifm_scale_mode > ifm_scale_max) | (add_or_sub & (ifm_scale_mode != 32'h0) & ((ifm_type$width == bits32) | ofm_32bit)) | ~((ifm_round_mode == ifm_round_double) | (ifm_round_mode == ifm_round_natural))) begin
+            if (~elementwise_types$allowed | ((param == clz_mode) & (ofm[(64'h4a)+:(16)] != 32'h0)) | (ifm_scale_mode > ifm_scale_max) | (add_or_sub & (ifm_scale_mode != 32'h0) & ((ifm_type$width == bits32) | ofm_32bit)) | ~((ifm_round_mode == ifm_round_double) | (ifm_round_mode == ifm_round_natural))) begin
                 allowed = 1'b0;
             end
-            if (~unary & (ifm2_type$reserved | (ifm2_type$width != ifm_type$width) | (ifm2_type$is_signed != ifm_type$is_signed) | (scalar & (ifm_type$width == bits32)) | (~scalar & ifm2_type$int32 & (ifm2[(64'h20)+:(16)] != 32'h0)))) begin
+            if (~unary & (ifm2_type$reserved | (ifm2_type$width != ifm_type$width) | (ifm2_type$is_signed != ifm_type$is_signed) | (scalar & (ifm_type$width == bits32)) | (~scalar & ifm2_type$int32 & (ifm2[(64'h1a)+:(16)] != 32'h0)))) begin
                 allowed = 1'b0;
             end
         end
         if (channel_scales & ((((weights[(64'h86)+:(20)]) & 32'hffffffff) < scale_bytes$q) | (((weights[(64'h11a)+:(20)]) & 32'hffffffff) < scale1_bytes$q))) begin
             allowed = 1'b0;
         end
-        if (ifm_type$int32 & (ifm[(64'h40)+:(16)] != 32'h0)) begin
+        if (ifm_type$int32 & (ifm[(64'h39)+:(16)] != 32'h0)) begin
             allowed = 1'b0;
         end
         if ((ofm_32bit & (activation_function != 32'h0) & ~(lut & (clip != clip_ofm))) | (((activation_function == tanh) | (activation_function == sigmoid)) & (clip == clip_ofm) & ~ofm_narrow) | (~lut & (clip != clip_ofm) & ~clip_is_ofm_type) | (lut & lut_16bit & (lut_slot != 32'h0)) | (lut & lut_8bit & ofm_32bit & (lut_slot > lut_slot_max_32bit))) begin
@@ -2533,37 +2542,36 @@ endmodule // npu_u65_512_core$control$rules$elementwise_types
 
 
 
-module npu_u65_512_core$control$rules$ifm_type(precision,width,is_signed,reserved,int32);
+module npu_u65_512_core$control$rules$ifm_type(activation_type,activation_precision,activation_format,width,is_signed,reserved,int32);
     
     // Module arguments
-    input wire  [15:0] precision;
+    input wire  activation_type;
+    input wire  [1:0] activation_precision;
+    input wire  [1:0] activation_format;
     output reg  [1:0] width;
     output reg  is_signed;
     output reg  reserved;
     output reg  int32;
     
     // Constant declarations
-    localparam  type_mask = 16'h1;
-    localparam  width_lsb = 6'b10;
-    localparam  format_lsb = 6'b110;
     localparam  bits32 = 2'b10;
     localparam  format_max = 2'b1;
     
     // Update code
     always @(*) begin
-        width = ((precision >> width_lsb) & 2'h3);
-        is_signed = (precision & type_mask) != 32'h0;
+        width = activation_precision;
+        is_signed = activation_type;
         int32 = (width == bits32) & is_signed;
-        reserved = (width > bits32) | ((width == bits32) & ~is_signed) | (((precision >> format_lsb) & 2'h3) > format_max);
+        reserved = (width > bits32) | ((width == bits32) & ~is_signed) | (activation_format > format_max);
     end
     
 endmodule // npu_u65_512_core$control$rules$ifm_type
 
 
-module npu_u65_512_core$control$rules$kernel_stride(word,stride_x_m1,stride_y_m1,dilation_x,dilation_y,part_kernel_first,decomposition_4x4);
+module npu_u65_512_core$control$rules$kernel_stride(kernel,stride_x_m1,stride_y_m1,dilation_x,dilation_y,part_kernel_first,decomposition_4x4);
     
     // Module arguments
-    input wire  [11:0] word;
+    input wire  [54:0] kernel;
     output reg  [3:0] stride_x_m1;
     output reg  [3:0] stride_y_m1;
     output reg  dilation_x;
@@ -2571,54 +2579,25 @@ module npu_u65_512_core$control$rules$kernel_stride(word,stride_x_m1,stride_y_m1
     output reg  part_kernel_first;
     output reg  decomposition_4x4;
     
-    // Constant declarations
-    localparam  x_lsb = 6'b0;
-    localparam  x_msb = 6'b110;
-    localparam  y_lsb = 6'b1;
-    localparam  y_msb = 6'b1001;
-    localparam  dilation_x_mask = 12'h8;
-    localparam  dilation_y_mask = 12'h10;
-    localparam  weight_order_mask = 12'h4;
-    localparam  decomposition_mask = 12'h20;
-    
     // Update code
     always @(*) begin
-        stride_x_m1 = ((((word >> x_msb) & 4'hf) & 32'h7) << 32'h1) | (((word >> x_lsb) & 4'hf) & 32'h1);
-        stride_y_m1 = ((((word >> y_msb) & 4'hf) & 32'h7) << 32'h1) | (((word >> y_lsb) & 4'hf) & 32'h1);
-        dilation_x = (word & dilation_x_mask) != 32'h0;
-        dilation_y = (word & dilation_y_mask) != 32'h0;
-        part_kernel_first = (word & weight_order_mask) != 32'h0;
-        decomposition_4x4 = (word & decomposition_mask) != 32'h0;
+        stride_x_m1 = ((kernel[(64'h26)+:(3)]) & 4'hf) << 32'h1;
+        if (kernel[(64'h20)+:(1)]) begin
+            stride_x_m1 = (((kernel[(64'h26)+:(3)]) & 4'hf) << 32'h1) | 32'h1;
+        end
+        stride_y_m1 = ((kernel[(64'h29)+:(3)]) & 4'hf) << 32'h1;
+        if (kernel[(64'h21)+:(1)]) begin
+            stride_y_m1 = (((kernel[(64'h29)+:(3)]) & 4'hf) << 32'h1) | 32'h1;
+        end
+        dilation_x = kernel[(64'h23)+:(1)];
+        dilation_y = kernel[(64'h24)+:(1)];
+        part_kernel_first = kernel[(64'h22)+:(1)];
+        decomposition_4x4 = kernel[(64'h25)+:(1)];
     end
     
 endmodule // npu_u65_512_core$control$rules$kernel_stride
 
 
-module npu_u65_512_core$control$rules$ofm_type(precision,width,is_signed,reserved,int32);
-    
-    // Module arguments
-    input wire  [15:0] precision;
-    output reg  [1:0] width;
-    output reg  is_signed;
-    output reg  reserved;
-    output reg  int32;
-    
-    // Constant declarations
-    localparam  type_mask = 16'h1;
-    localparam  width_lsb = 6'b1;
-    localparam  format_lsb = 6'b110;
-    localparam  bits32 = 2'b10;
-    localparam  format_max = 2'b1;
-    
-    // Update code
-    always @(*) begin
-        width = ((precision >> width_lsb) & 2'h3);
-        is_signed = (precision & type_mask) != 32'h0;
-        int32 = (width == bits32) & is_signed;
-        reserved = (width > bits32) | ((width == bits32) & ~is_signed) | (((precision >> format_lsb) & 2'h3) > format_max);
-    end
-    
-endmodule // npu_u65_512_core$control$rules$ofm_type
 
 
 
@@ -3317,7 +3296,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     input wire  clock;
     input wire  rst_n;
     input wire  operations$valid;
-    input wire  [1953:0] operations$data;
+    input wire  [1932:0] operations$data;
     output reg  operations$ready;
     output reg  [4:0] runs;
     output reg  busy;
@@ -3374,36 +3353,36 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     localparam  kinds = 5'b11111;
     
     // Stub signals
-    reg  [1953:0] decoder$operation;
+    reg  [1932:0] decoder$operation;
     wire  [224:0] decoder$shape;
     wire  [179:0] decoder$output_settings;
     wire  decoder$pool_max;
     wire  decoder$ifm_wide;
     wire  decoder$ifm_signed;
     wire  decoder$ifm_int32;
-    wire  [472:0] decoder$ifm_view;
-    wire  [484:0] decoder$ofm_view;
+    wire  [465:0] decoder$ifm_view;
+    wire  [476:0] decoder$ofm_view;
     wire  [301:0] decoder$weights_view;
     wire  decoder$elementwise;
-    wire  [472:0] decoder$ifm2_view;
+    wire  [465:0] decoder$ifm2_view;
     wire  [73:0] decoder$operand_settings;
     wire  decoder$reads_ifm2;
     wire  [31:0] decoder$ifm_buffers;
     wire  [31:0] decoder$ifm2_buffers;
     wire  [1:0] decoder$blockdep;
     wire  decoder$per_channel;
-    reg  [1953:0] front$operation;
+    reg  [1932:0] front$operation;
     wire  [224:0] front$shape;
     wire  [179:0] front$output_settings;
     wire  front$pool_max;
     wire  front$ifm_wide;
     wire  front$ifm_signed;
     wire  front$ifm_int32;
-    wire  [472:0] front$ifm_view;
-    wire  [484:0] front$ofm_view;
+    wire  [465:0] front$ifm_view;
+    wire  [476:0] front$ofm_view;
     wire  [301:0] front$weights_view;
     wire  front$elementwise;
-    wire  [472:0] front$ifm2_view;
+    wire  [465:0] front$ifm2_view;
     wire  [73:0] front$operand_settings;
     wire  front$reads_ifm2;
     wire  [31:0] front$ifm_buffers;
@@ -3485,7 +3464,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  ifm_fetch$jobs$valid;
     reg  [276:0] ifm_fetch$jobs$data;
     wire  ifm_fetch$jobs$ready;
-    reg  [472:0] ifm_fetch$view;
+    reg  [465:0] ifm_fetch$view;
     reg  [31:0] ifm_fetch$buffers;
     wire  ifm_fetch$fills$valid;
     wire  [219:0] ifm_fetch$fills$data;
@@ -3495,7 +3474,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  ifm2_fetch$jobs$valid;
     reg  [276:0] ifm2_fetch$jobs$data;
     wire  ifm2_fetch$jobs$ready;
-    reg  [472:0] ifm2_fetch$view;
+    reg  [465:0] ifm2_fetch$view;
     reg  [31:0] ifm2_fetch$buffers;
     wire  ifm2_fetch$fills$valid;
     wire  [219:0] ifm2_fetch$fills$data;
@@ -3683,12 +3662,12 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  ofm_writer$results$valid;
     reg  [576:0] ofm_writer$results$data;
     wire  ofm_writer$results$ready;
-    reg  [484:0] ofm_writer$view;
+    reg  [476:0] ofm_writer$view;
     wire  ofm_writer$busy;
     reg  operation$clock;
     reg  operation$rst_n;
-    reg  [1953:0] operation$d;
-    wire  [1953:0] operation$q;
+    reg  [1932:0] operation$d;
+    wire  [1932:0] operation$q;
     reg  fetching_ifm2$clock;
     reg  fetching_ifm2$rst_n;
     reg  fetching_ifm2$d;
@@ -4533,12 +4512,12 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         ifm_unit$settings[(64'h72)+:(2)] = decoder$shape[(64'h80)+:(2)];
         ifm_unit$settings[(64'h74)+:(2)] = decoder$shape[(64'h86)+:(2)];
         ifm_unit$settings[(64'h76)+:(2)] = decoder$shape[(64'h84)+:(2)];
-        ifm_unit$settings[(64'h78)+:(2)] = decoder$ifm_view[(64'h3e)+:(2)];
+        ifm_unit$settings[(64'h78)+:(2)] = decoder$ifm_view[(64'h37)+:(2)];
         ifm_unit$settings[(64'h7a)+:(1)] = decoder$ifm_wide;
         ifm_unit$settings[(64'h7b)+:(1)] = decoder$ifm_int32;
         ifm_unit$settings[(64'h7c)+:(1)] = decoder$shape[(64'hae)+:(1)];
         ifm_unit$settings[(64'h7d)+:(1)] = decoder$ifm_signed;
-        ifm_unit$settings[(64'h7e)+:(16)] = decoder$ifm_view[(64'h40)+:(16)];
+        ifm_unit$settings[(64'h7e)+:(16)] = decoder$ifm_view[(64'h39)+:(16)];
         ifm_unit$settings[(64'h8f)+:(1)] = decoder$pool_max;
         ifm_unit$settings[(64'h8e)+:(1)] = interleaved;
         shram_reads$0$enable = ifm_unit$bank_reads$0$enable;
@@ -4647,7 +4626,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
             faulted$d = 1'b1;
         end
         fault = faulted$q;
-        fault_offset = operation$q[(64'h782)+:(32)];
+        fault_offset = operation$q[(64'h76d)+:(32)];
         acc_read[(64'h0)+:(9)] = traversal$readouts$data[(64'h0)+:(9)];
         readout_ready = cores$0$readout$ready;
         if ((traversal$readouts$data[(64'h41)+:(4)] != 32'h0) & ~cores$1$readout$ready) begin
@@ -22415,18 +22394,18 @@ endmodule // npu_u65_512_core$datapath$cores$1
 module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_max,ifm_wide,ifm_signed,ifm_int32,ifm_view,ofm_view,weights_view,elementwise,ifm2_view,operand_settings,reads_ifm2,ifm_buffers,ifm2_buffers,blockdep,per_channel);
     
     // Module arguments
-    input wire  [1953:0] operation;
+    input wire  [1932:0] operation;
     output reg  [224:0] shape;
     output reg  [179:0] output_settings;
     output reg  pool_max;
     output reg  ifm_wide;
     output reg  ifm_signed;
     output reg  ifm_int32;
-    output reg  [472:0] ifm_view;
-    output reg  [484:0] ofm_view;
+    output reg  [465:0] ifm_view;
+    output reg  [476:0] ofm_view;
     output reg  [301:0] weights_view;
     output reg  elementwise;
-    output reg  [472:0] ifm2_view;
+    output reg  [465:0] ifm2_view;
     output reg  [73:0] operand_settings;
     output reg  reads_ifm2;
     output reg  [31:0] ifm_buffers;
@@ -22435,26 +22414,13 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_ma
     output reg  per_channel;
     
     // Constant declarations
-    localparam  ofm_scale_mode = 16'h100;
-    localparam  ofm_round_mode = 6'b1110;
-    localparam  clip_range = 6'b1100;
-    localparam  function_lsb = 6'b0;
-    localparam  scale_shift = 6'b100000;
     localparam  depthwise_code = 10'b11;
     localparam  pool_code = 10'b101;
     localparam  elementwise_code = 10'b110;
     localparam  abs_mode = 16'h6;
     localparam  lrelu_mode = 16'h5;
     localparam  clz_mode = 16'h7;
-    localparam  broadcast_h = 8'h1;
-    localparam  broadcast_w = 8'h2;
-    localparam  broadcast_c = 8'h4;
-    localparam  reverse_operands = 8'h40;
-    localparam  broadcast_scalar = 8'h80;
     localparam  elementwise_mode_mask = 16'h3f;
-    localparam  ifm_scale_mode = 6'b1000;
-    localparam  ifm_round_mode = 6'b1110;
-    localparam  opa_shift = 6'b100000;
     localparam  bits_16 = 2'b1;
     localparam  bits_32 = 2'b10;
     localparam  pooling_mode_mask = 16'h7;
@@ -22462,24 +22428,30 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_ma
     localparam  average_mode = 16'h1;
     
     // Stub signals
-    reg  [11:0] kernel_stride$word;
+    reg  [54:0] kernel_stride$kernel;
     wire  [3:0] kernel_stride$stride_x_m1;
     wire  [3:0] kernel_stride$stride_y_m1;
     wire  kernel_stride$dilation_x;
     wire  kernel_stride$dilation_y;
     wire  kernel_stride$part_kernel_first;
     wire  kernel_stride$decomposition_4x4;
-    reg  [15:0] ifm_type$precision;
+    reg  ifm_type$activation_type;
+    reg  [1:0] ifm_type$activation_precision;
+    reg  [1:0] ifm_type$activation_format;
     wire  [1:0] ifm_type$width;
     wire  ifm_type$is_signed;
     wire  ifm_type$reserved;
     wire  ifm_type$int32;
-    reg  [15:0] ofm_type$precision;
+    reg  ofm_type$activation_type;
+    reg  [1:0] ofm_type$activation_precision;
+    reg  [1:0] ofm_type$activation_format;
     wire  [1:0] ofm_type$width;
     wire  ofm_type$is_signed;
     wire  ofm_type$reserved;
     wire  ofm_type$int32;
-    reg  [15:0] ifm2_type$precision;
+    reg  ifm2_type$activation_type;
+    reg  [1:0] ifm2_type$activation_precision;
+    reg  [1:0] ifm2_type$activation_format;
     wire  [1:0] ifm2_type$width;
     wire  ifm2_type$is_signed;
     wire  ifm2_type$reserved;
@@ -22489,9 +22461,9 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_ma
     reg  [15:0] ifm_end_kb;
     reg  [15:0] ifm2_start_kb;
     reg  [9:0] code;
-    reg  [1895:0] state;
-    reg  [472:0] ifm;
-    reg  [484:0] ofm;
+    reg  [1874:0] state;
+    reg  [465:0] ifm;
+    reg  [476:0] ofm;
     reg  [54:0] kernel;
     reg  [139:0] activation;
     reg  [3:0] stride_x;
@@ -22500,25 +22472,19 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_ma
     reg  [15:0] dilated_width;
     reg  [15:0] rows_before;
     reg  [15:0] columns_before;
-    reg  [15:0] ifm_precision;
-    reg  [15:0] ofm_precision;
-    reg  [15:0] activation_word;
-    reg  [37:0] ofm_scale;
     reg  pool;
-    reg  [440:0] ifm2;
-    reg  [7:0] broadcast_word;
+    reg  [434:0] ifm2;
     reg  [15:0] elementwise_mode;
     reg  unary;
     reg  [31:0] scalar_raw;
     reg  [31:0] scalar_zero_point;
     reg  [15:0] pooling_mode;
     reg  pool_average;
-    reg  [37:0] opa_scale;
     reg  padded;
     
     // Sub module instances
     npu_u65_512_core$control$rules$kernel_stride kernel_stride(
-        .word(kernel_stride$word),
+        .kernel(kernel_stride$kernel),
         .stride_x_m1(kernel_stride$stride_x_m1),
         .stride_y_m1(kernel_stride$stride_y_m1),
         .dilation_x(kernel_stride$dilation_x),
@@ -22527,21 +22493,27 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_ma
         .decomposition_4x4(kernel_stride$decomposition_4x4)
     );
     npu_u65_512_core$control$rules$ifm_type ifm_type(
-        .precision(ifm_type$precision),
+        .activation_type(ifm_type$activation_type),
+        .activation_precision(ifm_type$activation_precision),
+        .activation_format(ifm_type$activation_format),
         .width(ifm_type$width),
         .is_signed(ifm_type$is_signed),
         .reserved(ifm_type$reserved),
         .int32(ifm_type$int32)
     );
-    npu_u65_512_core$control$rules$ofm_type ofm_type(
-        .precision(ofm_type$precision),
+    npu_u65_512_core$control$rules$ifm_type ofm_type(
+        .activation_type(ofm_type$activation_type),
+        .activation_precision(ofm_type$activation_precision),
+        .activation_format(ofm_type$activation_format),
         .width(ofm_type$width),
         .is_signed(ofm_type$is_signed),
         .reserved(ofm_type$reserved),
         .int32(ofm_type$int32)
     );
     npu_u65_512_core$control$rules$ifm_type ifm2_type(
-        .precision(ifm2_type$precision),
+        .activation_type(ifm2_type$activation_type),
+        .activation_precision(ifm2_type$activation_precision),
+        .activation_format(ifm2_type$activation_format),
         .width(ifm2_type$width),
         .is_signed(ifm2_type$is_signed),
         .reserved(ifm2_type$reserved),
@@ -22551,15 +22523,15 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_ma
     // Update code
     always @(*) begin
         code = operation[(64'h0)+:(10)];
-        state = operation[(64'h1a)+:(1896)];
-        ifm = state[(64'h0)+:(473)];
-        ofm = state[(64'h392)+:(485)];
-        kernel = state[(64'h577)+:(55)];
-        activation = state[(64'h6dc)+:(140)];
+        state = operation[(64'h1a)+:(1875)];
+        ifm = state[(64'h0)+:(466)];
+        ofm = state[(64'h385)+:(477)];
+        kernel = state[(64'h562)+:(55)];
+        activation = state[(64'h6c7)+:(140)];
         ifm_view = ifm;
         ofm_view = ofm;
-        weights_view = state[(64'h5ae)+:(302)];
-        kernel_stride$word = kernel[(64'h20)+:(12)];
+        weights_view = state[(64'h599)+:(302)];
+        kernel_stride$kernel = kernel;
         stride_x = kernel_stride$stride_x_m1 + 32'h1;
         stride_y = kernel_stride$stride_y_m1 + 32'h1;
         shape[(64'h80)+:(2)] = stride_x[(32'h0)+:(2)];
@@ -22589,12 +22561,12 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_ma
         shape[(64'h10)+:(16)] = ofm[(64'h0)+:(16)] + 32'h1;
         shape[(64'h20)+:(16)] = ofm[(64'h20)+:(16)] + 32'h1;
         shape[(64'h30)+:(16)] = ifm[(64'h1e)+:(16)] + 32'h1;
-        shape[(64'haf)+:(16)] = ((ofm[(64'h46)+:(5)]) & 16'hffff) + 32'h1;
-        shape[(64'hbf)+:(16)] = ((ofm[(64'h40)+:(6)]) & 16'hffff) + 32'h1;
-        shape[(64'hcf)+:(16)] = ((ofm[(64'h4b)+:(7)]) & 16'hffff) + 32'h1;
+        shape[(64'haf)+:(16)] = ((ofm[(64'h3e)+:(5)]) & 16'hffff) + 32'h1;
+        shape[(64'hbf)+:(16)] = ((ofm[(64'h38)+:(6)]) & 16'hffff) + 32'h1;
+        shape[(64'hcf)+:(16)] = ((ofm[(64'h43)+:(7)]) & 16'hffff) + 32'h1;
         shape[(64'h88)+:(16)] = ((ifm[(64'h0)+:(7)]) & 16'hffff);
         shape[(64'h98)+:(16)] = ((ifm[(64'h7)+:(7)]) & 16'hffff);
-        shape[(64'ha8)+:(1)] = ifm[(64'h3e)+:(2)] != 32'h0;
+        shape[(64'ha8)+:(1)] = ifm[(64'h37)+:(2)] != 32'h0;
         pool = code == pool_code;
         pooling_mode = operation[(64'ha)+:(16)] & pooling_mode_mask;
         pool_max = pool & (pooling_mode == max_mode);
@@ -22635,8 +22607,9 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_ma
         end
         shape[(64'h40)+:(16)] = rows_before + dilated_height - ((ifm[(64'h0)+:(7)]) & 16'hffff) - ((ifm[(64'h16)+:(8)]) & 16'hffff);
         shape[(64'h50)+:(16)] = columns_before + dilated_width - ((ifm[(64'h7)+:(7)]) & 16'hffff) - ((ifm[(64'he)+:(8)]) & 16'hffff);
-        ifm_precision = ifm[(64'h2e)+:(16)];
-        ifm_type$precision = ifm_precision;
+        ifm_type$activation_type = ifm[(64'h2e)+:(1)];
+        ifm_type$activation_precision = ifm[(64'h2f)+:(2)];
+        ifm_type$activation_format = ifm[(64'h31)+:(2)];
         ifm_wide = ifm_type$width == bits_16;
         ifm_signed = ifm_type$is_signed;
         ifm_int32 = ifm_type$int32;
@@ -22646,70 +22619,74 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_ma
             shape[(64'h40)+:(16)] = ofm[(64'h10)+:(16)] + 32'h1;
             shape[(64'h50)+:(16)] = ofm[(64'h0)+:(16)] + 32'h1;
         end
-        ifm2 = state[(64'h1d9)+:(441)];
+        ifm2 = state[(64'h1d2)+:(435)];
         ifm2_view = ifm;
-        ifm2_view[(64'h2e)+:(16)] = ((ifm2[(64'h18)+:(8)]) & 16'hffff);
-        ifm2_view[(64'h40)+:(16)] = ifm2[(64'h20)+:(16)];
-        ifm2_view[(64'h50)+:(16)] = ifm2[(64'h30)+:(16)];
-        ifm2_view[(64'h60)+:(16)] = ifm2[(64'h40)+:(16)];
-        ifm2_view[(64'h70)+:(16)] = ifm2[(64'h50)+:(16)];
-        ifm2_view[(64'h86)+:(3)] = ifm2[(64'h66)+:(3)];
-        ifm2_view[(64'h89)+:(48)] = ifm2[(64'h69)+:(48)];
-        ifm2_view[(64'hb9)+:(48)] = ifm2[(64'h99)+:(48)];
-        ifm2_view[(64'he9)+:(48)] = ifm2[(64'hc9)+:(48)];
-        ifm2_view[(64'h119)+:(48)] = ifm2[(64'hf9)+:(48)];
-        ifm2_view[(64'h149)+:(48)] = ifm2[(64'h129)+:(48)];
-        ifm2_view[(64'h179)+:(48)] = ifm2[(64'h159)+:(48)];
-        ifm2_view[(64'h1a9)+:(48)] = ifm2[(64'h189)+:(48)];
-        broadcast_word = ifm2[(64'h0)+:(8)];
+        ifm2_view[(64'h2e)+:(1)] = ifm2[(64'h15)+:(1)];
+        ifm2_view[(64'h2f)+:(2)] = ifm2[(64'h16)+:(2)];
+        ifm2_view[(64'h31)+:(2)] = ifm2[(64'h18)+:(2)];
+        ifm2_view[(64'h33)+:(2)] = 32'h0;
+        ifm2_view[(64'h35)+:(2)] = 32'h0;
+        ifm2_view[(64'h39)+:(16)] = ifm2[(64'h1a)+:(16)];
+        ifm2_view[(64'h49)+:(16)] = ifm2[(64'h2a)+:(16)];
+        ifm2_view[(64'h59)+:(16)] = ifm2[(64'h3a)+:(16)];
+        ifm2_view[(64'h69)+:(16)] = ifm2[(64'h4a)+:(16)];
+        ifm2_view[(64'h7f)+:(3)] = ifm2[(64'h60)+:(3)];
+        ifm2_view[(64'h82)+:(48)] = ifm2[(64'h63)+:(48)];
+        ifm2_view[(64'hb2)+:(48)] = ifm2[(64'h93)+:(48)];
+        ifm2_view[(64'he2)+:(48)] = ifm2[(64'hc3)+:(48)];
+        ifm2_view[(64'h112)+:(48)] = ifm2[(64'hf3)+:(48)];
+        ifm2_view[(64'h142)+:(48)] = ifm2[(64'h123)+:(48)];
+        ifm2_view[(64'h172)+:(48)] = ifm2[(64'h153)+:(48)];
+        ifm2_view[(64'h1a2)+:(48)] = ifm2[(64'h183)+:(48)];
         elementwise_mode = operation[(64'ha)+:(16)] & elementwise_mode_mask;
         unary = (elementwise_mode == abs_mode) | (elementwise_mode == lrelu_mode) | (elementwise_mode == clz_mode);
         operand_settings[(64'h0)+:(2)] = ifm_type$width;
         operand_settings[(64'h2)+:(1)] = ifm_signed;
-        operand_settings[(64'h3)+:(16)] = ifm[(64'h40)+:(16)];
-        operand_settings[(64'h13)+:(16)] = ifm2[(64'h20)+:(16)];
-        operand_settings[(64'h23)+:(1)] = (broadcast_word & broadcast_h) != 32'h0;
-        operand_settings[(64'h24)+:(1)] = (broadcast_word & broadcast_w) != 32'h0;
-        operand_settings[(64'h25)+:(1)] = (broadcast_word & broadcast_c) != 32'h0;
-        operand_settings[(64'h47)+:(1)] = (broadcast_word & reverse_operands) != 32'h0;
-        operand_settings[(64'h26)+:(1)] = (broadcast_word & broadcast_scalar) != 32'h0;
+        operand_settings[(64'h3)+:(16)] = ifm[(64'h39)+:(16)];
+        operand_settings[(64'h13)+:(16)] = ifm2[(64'h1a)+:(16)];
+        operand_settings[(64'h23)+:(1)] = ifm2[(64'h0)+:(1)];
+        operand_settings[(64'h24)+:(1)] = ifm2[(64'h1)+:(1)];
+        operand_settings[(64'h25)+:(1)] = ifm2[(64'h2)+:(1)];
+        operand_settings[(64'h47)+:(1)] = ifm2[(64'h3)+:(1)];
+        operand_settings[(64'h26)+:(1)] = ifm2[(64'h4)+:(1)];
         operand_settings[(64'h48)+:(1)] = unary;
         operand_settings[(64'h49)+:(1)] = kernel[(64'h2c)+:(1)] != 32'h0;
-        ifm2_type$precision = ((ifm2[(64'h18)+:(8)]) & 16'hffff);
-        scalar_raw = ((ifm2[(64'h8)+:(16)]) & 32'hffffffff);
+        ifm2_type$activation_type = ifm2[(64'h15)+:(1)];
+        ifm2_type$activation_precision = ifm2[(64'h16)+:(2)];
+        ifm2_type$activation_format = ifm2[(64'h18)+:(2)];
+        scalar_raw = ((ifm2[(64'h5)+:(16)]) & 32'hffffffff);
         if (ifm2_type$is_signed & scalar_raw[32'hf]) begin
-            scalar_raw = ((ifm2[(64'h8)+:(16)]) & 32'hffffffff) - ((32'h10000) & 32'hffffffff);
+            scalar_raw = ((ifm2[(64'h5)+:(16)]) & 32'hffffffff) - ((32'h10000) & 32'hffffffff);
         end
-        scalar_zero_point = ((ifm2[(64'h20)+:(16)]) & 32'hffffffff);
+        scalar_zero_point = ((ifm2[(64'h1a)+:(16)]) & 32'hffffffff);
         if (ifm2_type$is_signed & scalar_zero_point[32'hf]) begin
-            scalar_zero_point = ((ifm2[(64'h20)+:(16)]) & 32'hffffffff) - ((32'h10000) & 32'hffffffff);
+            scalar_zero_point = ((ifm2[(64'h1a)+:(16)]) & 32'hffffffff) - ((32'h10000) & 32'hffffffff);
         end
         operand_settings[(64'h27)+:(32)] = scalar_raw - scalar_zero_point;
         blockdep = kernel[(64'h35)+:(2)];
-        reads_ifm2 = elementwise & ~unary & ((broadcast_word & broadcast_scalar) == 32'h0);
-        ifm2_start_kb = ((ifm2[(64'h60)+:(6)]) & 16'hffff);
-        ifm_end_kb = ((ifm[(64'h80)+:(6)]) & 16'hffff);
+        reads_ifm2 = elementwise & ~unary & ~ifm2[(64'h4)+:(1)];
+        ifm2_start_kb = ((ifm2[(64'h5a)+:(6)]) & 16'hffff);
+        ifm_end_kb = ((ifm[(64'h79)+:(6)]) & 16'hffff);
         if (reads_ifm2) begin
             ifm_end_kb = ifm2_start_kb;
         end
         ifm_buffers[(64'h0)+:(16)] = 32'h800;
         ifm_buffers[(64'h10)+:(16)] = ((ifm_end_kb - 32'h2) >> 32'h1) << 32'ha;
         ifm2_buffers[(64'h0)+:(16)] = ifm2_start_kb << 32'ha;
-        ifm2_buffers[(64'h10)+:(16)] = ((((ifm[(64'h80)+:(6)]) & 16'hffff) - ifm2_start_kb) >> 32'h1) << 32'ha;
-        ofm_precision = ofm[(64'h30)+:(16)];
-        ofm_type$precision = ofm_precision;
-        activation_word = activation[(64'h0)+:(16)];
-        ofm_scale = activation[(64'h30)+:(38)];
-        output_settings[(64'h0)+:(2)] = ((ofm_precision >> ofm_round_mode) & 2'h3);
+        ifm2_buffers[(64'h10)+:(16)] = ((((ifm[(64'h79)+:(6)]) & 16'hffff) - ifm2_start_kb) >> 32'h1) << 32'ha;
+        ofm_type$activation_type = ofm[(64'h30)+:(1)];
+        ofm_type$activation_precision = ofm[(64'h31)+:(2)];
+        ofm_type$activation_format = ofm[(64'h33)+:(2)];
+        output_settings[(64'h0)+:(2)] = ofm[(64'h36)+:(2)];
         output_settings[(64'h2)+:(1)] = ofm_type$is_signed;
         output_settings[(64'h3)+:(2)] = ofm_type$width;
-        output_settings[(64'h5)+:(1)] = (ofm_precision & ofm_scale_mode) != 32'h0;
-        output_settings[(64'h6)+:(32)] = ofm_scale[(32'h0)+:(32)];
-        output_settings[(64'h26)+:(6)] = ((ofm_scale >> scale_shift) & 6'h3f);
-        output_settings[(64'h2c)+:(16)] = ofm[(64'h52)+:(16)];
+        output_settings[(64'h5)+:(1)] = ofm[(64'h35)+:(1)];
+        output_settings[(64'h6)+:(32)] = activation[(64'h30)+:(32)];
+        output_settings[(64'h26)+:(6)] = activation[(64'h50)+:(6)];
+        output_settings[(64'h2c)+:(16)] = ofm[(64'h4a)+:(16)];
         output_settings[(64'h3c)+:(2)] = kernel[(64'h2d)+:(2)];
-        output_settings[(64'h3e)+:(12)] = ((activation_word >> function_lsb) & 12'hfff);
-        output_settings[(64'h4a)+:(4)] = ((activation_word >> clip_range) & 4'hf);
+        output_settings[(64'h3e)+:(12)] = activation[(64'h0)+:(12)];
+        output_settings[(64'h4a)+:(4)] = activation[(64'hc)+:(4)];
         output_settings[(64'h4e)+:(16)] = activation[(64'h10)+:(16)];
         output_settings[(64'h5e)+:(16)] = activation[(64'h20)+:(16)];
         padded = (ifm[(64'h0)+:(7)] != 32'h0) | (ifm[(64'h7)+:(7)] != 32'h0) | (ifm[(64'h16)+:(8)] != 32'h0) | (ifm[(64'he)+:(8)] != 32'h0);
@@ -22718,11 +22695,10 @@ module npu_u65_512_core$datapath$decoder(operation,shape,output_settings,pool_ma
         output_settings[(64'h71)+:(1)] = elementwise;
         output_settings[(64'h72)+:(6)] = elementwise_mode[(32'h0)+:(6)];
         output_settings[(64'h78)+:(2)] = ifm_type$width;
-        output_settings[(64'h7a)+:(2)] = ((ifm_precision >> ifm_scale_mode) & 2'h3);
-        output_settings[(64'h7c)+:(2)] = ((ifm_precision >> ifm_round_mode) & 2'h3);
-        opa_scale = activation[(64'h56)+:(38)];
-        output_settings[(64'h7e)+:(32)] = opa_scale[(32'h0)+:(32)];
-        output_settings[(64'h9e)+:(6)] = ((opa_scale >> opa_shift) & 6'h3f);
+        output_settings[(64'h7a)+:(2)] = ifm[(64'h33)+:(2)];
+        output_settings[(64'h7c)+:(2)] = ifm[(64'h35)+:(2)];
+        output_settings[(64'h7e)+:(32)] = activation[(64'h56)+:(32)];
+        output_settings[(64'h9e)+:(6)] = activation[(64'h76)+:(6)];
         output_settings[(64'ha4)+:(16)] = activation[(64'h7c)+:(16)];
         output_settings[(64'h70)+:(1)] = (pool | elementwise) & (ofm_type$width == bits_32);
         per_channel = ~output_settings[(64'h5)+:(1)] & ~output_settings[(64'h6e)+:(1)] & ~elementwise;
@@ -23100,15 +23076,11 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
     input wire  jobs$valid;
     input wire  [276:0] jobs$data;
     output reg  jobs$ready;
-    input wire  [472:0] view;
+    input wire  [465:0] view;
     input wire  [31:0] buffers;
     output reg  fills$valid;
     output reg  [219:0] fills$data;
     input wire  fills$ready;
-    
-    // Constant declarations
-    localparam  precision_lsb = 6'b10;
-    localparam  format_mask = 16'hc0;
     
     // Stub signals
     reg  [15:0] multiply$a;
@@ -23203,7 +23175,6 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
     reg  [3:0] load_step;
     reg  [276:0] job;
     reg  [198:0] job_pieces;
-    reg  [15:0] precision;
     reg  [3:0] element_shift;
     reg  nhcwb16;
     reg  [39:0] stride_x;
@@ -23456,19 +23427,18 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         group_offset$rst_n = rst_n;
         group_base$rst_n = rst_n;
         job = jobs$data;
-        precision = view[(64'h2e)+:(16)];
-        element_shift = (((precision >> precision_lsb) & 32'h3) & 4'hf);
-        nhcwb16 = (precision & format_mask) != 32'h0;
-        stride_x = ((view[(64'h149)+:(48)]) & 40'hffffffffff);
-        stride_y = ((view[(64'h179)+:(48)]) & 40'hffffffffff);
-        stride_c = ((view[(64'h1a9)+:(48)]) & 40'hffffffffff);
-        base_0 = ((view[(64'h89)+:(48)]) & 40'hffffffffff);
-        base_1 = ((view[(64'hb9)+:(48)]) & 40'hffffffffff);
-        base_2 = ((view[(64'he9)+:(48)]) & 40'hffffffffff);
-        base_3 = ((view[(64'h119)+:(48)]) & 40'hffffffffff);
-        width0 = ((view[(64'h50)+:(16)]) & 17'h1ffff) + 32'h1;
-        height0 = ((view[(64'h60)+:(16)]) & 17'h1ffff) + 32'h1;
-        height1 = ((view[(64'h70)+:(16)]) & 17'h1ffff) + 32'h1;
+        element_shift = ((view[(64'h2f)+:(2)]) & 4'hf);
+        nhcwb16 = view[(64'h31)+:(2)] != 32'h0;
+        stride_x = ((view[(64'h142)+:(48)]) & 40'hffffffffff);
+        stride_y = ((view[(64'h172)+:(48)]) & 40'hffffffffff);
+        stride_c = ((view[(64'h1a2)+:(48)]) & 40'hffffffffff);
+        base_0 = ((view[(64'h82)+:(48)]) & 40'hffffffffff);
+        base_1 = ((view[(64'hb2)+:(48)]) & 40'hffffffffff);
+        base_2 = ((view[(64'he2)+:(48)]) & 40'hffffffffff);
+        base_3 = ((view[(64'h112)+:(48)]) & 40'hffffffffff);
+        width0 = ((view[(64'h49)+:(16)]) & 17'h1ffff) + 32'h1;
+        height0 = ((view[(64'h59)+:(16)]) & 17'h1ffff) + 32'h1;
+        height1 = ((view[(64'h69)+:(16)]) & 17'h1ffff) + 32'h1;
         x0 = ((job[(64'h70)+:(16)]) & 17'h1ffff);
         y0 = ((job[(64'h60)+:(16)]) & 17'h1ffff);
         x_end = x0 + ((job[(64'h90)+:(16)]) & 17'h1ffff);
@@ -23673,7 +23643,7 @@ module npu_u65_512_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         block_skip = (group_low - job[(64'ha0)+:(16)]) << element_shift;
         generating = active$q & (step$q == 32'h9) & ~sent_last$q;
         accept = ~fill_full$q | fills$ready;
-        generated[(64'h0)+:(3)] = view[(64'h86)+:(3)];
+        generated[(64'h0)+:(3)] = view[(64'h7f)+:(3)];
         generated[(64'h7b)+:(16)] = fill_len;
         generated[(64'h2b)+:(40)] = x_step - ((fill_len) & 40'hffffffffff);
         generated[(64'hbb)+:(16)] = position_bytes - fill_len;
@@ -28861,15 +28831,13 @@ module npu_u65_512_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
     input wire  results$valid;
     input wire  [576:0] results$data;
     output reg  results$ready;
-    input wire  [484:0] view;
+    input wire  [476:0] view;
     output reg  writes$valid;
     output reg  [336:0] writes$data;
     input wire  writes$ready;
     output reg  busy;
     
     // Constant declarations
-    localparam  precision_lsb = 6'b1;
-    localparam  format_mask = 16'hc0;
     localparam  every_byte = 32'hffffffff;
     
     // Stub signals
@@ -28928,7 +28896,6 @@ module npu_u65_512_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
     reg  [5:0] paired_count;
     reg  [5:0] spread_elements;
     reg  [15:0] channel;
-    reg  [15:0] precision;
     reg  [1:0] element_shift;
     reg  nhcwb16;
     reg  [16:0] width0;
@@ -29053,8 +29020,7 @@ module npu_u65_512_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
         busy = located_full$q | full$q;
         writes$data = write$q;
         result = results$data;
-        precision = view[(64'h30)+:(16)];
-        element_shift = ((precision >> precision_lsb) & 2'h3);
+        element_shift = view[(64'h31)+:(2)];
         split = result[(64'h240)+:(1)] & (element_shift == 32'h2) & ((result[(64'h100)+:(8)] & 32'h10) != 32'h0);
         results$ready = locate & (~split | upper$q);
         values = result[(64'h0)+:(256)];
@@ -29073,24 +29039,24 @@ module npu_u65_512_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
             paired_lanes = result[(64'h208)+:(8)] >> 32'h4;
             channel = result[(64'h230)+:(16)] + 32'h8;
         end
-        nhcwb16 = (precision & format_mask) != 32'h0;
-        width0 = ((view[(64'h62)+:(16)]) & 17'h1ffff) + 32'h1;
-        height0 = ((view[(64'h72)+:(16)]) & 17'h1ffff) + 32'h1;
-        height1 = ((view[(64'h82)+:(16)]) & 17'h1ffff) + 32'h1;
+        nhcwb16 = view[(64'h33)+:(2)] != 32'h0;
+        width0 = ((view[(64'h5a)+:(16)]) & 17'h1ffff) + 32'h1;
+        height0 = ((view[(64'h6a)+:(16)]) & 17'h1ffff) + 32'h1;
+        height1 = ((view[(64'h7a)+:(16)]) & 17'h1ffff) + 32'h1;
         y = ((result[(64'h210)+:(16)]) & 17'h1ffff);
         x = ((result[(64'h220)+:(16)]) & 17'h1ffff);
-        base = view[(64'h95)+:(48)];
+        base = view[(64'h8d)+:(48)];
         if (x >= width0) begin
             x = ((result[(64'h220)+:(16)]) & 17'h1ffff) - width0;
-            base = view[(64'hc5)+:(48)];
+            base = view[(64'hbd)+:(48)];
             if (y >= height1) begin
                 y = ((result[(64'h210)+:(16)]) & 17'h1ffff) - height1;
-                base = view[(64'h125)+:(48)];
+                base = view[(64'h11d)+:(48)];
             end
         end
         else if (y >= height0) begin
             y = ((result[(64'h210)+:(16)]) & 17'h1ffff) - height0;
-            base = view[(64'hf5)+:(48)];
+            base = view[(64'hed)+:(48)];
         end
         in_row = ((channel) & 40'hffffffffff) << element_shift;
         if (nhcwb16) begin
@@ -29313,14 +29279,14 @@ module npu_u65_512_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
         if (locate) begin
             located_full$d = results$valid;
             row_factor$d = ((y) & 16'hffff);
-            row_stride$d = ((view[(64'h185)+:(48)]) & 40'hffffffffff);
+            row_stride$d = ((view[(64'h17d)+:(48)]) & 40'hffffffffff);
             column_factor$d = ((x) & 16'hffff);
-            column_stride$d = ((view[(64'h155)+:(48)]) & 40'hffffffffff);
+            column_stride$d = ((view[(64'h14d)+:(48)]) & 40'hffffffffff);
             if (nhcwb16) begin
                 column_factor$d = channel >> 32'h4;
-                column_stride$d = ((view[(64'h1b5)+:(48)]) & 40'hffffffffff);
+                column_stride$d = ((view[(64'h1ad)+:(48)]) & 40'hffffffffff);
             end
-            located$d[(64'h0)+:(3)] = view[(64'h92)+:(3)];
+            located$d[(64'h0)+:(3)] = view[(64'h8a)+:(3)];
             located$d[(64'h3)+:(40)] = ((base) & 40'hffffffffff) + in_row;
             located$d[(64'h12b)+:(6)] = lane_count << element_shift;
             located$d[(64'h131)+:(32)] = every_byte;
@@ -30212,11 +30178,11 @@ module npu_u65_512_core$datapath$operation(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [1953:0] d;
-    output reg  [1953:0] q;
+    input wire  [1932:0] d;
+    output reg  [1932:0] q;
     
     // Constant declarations
-    localparam  init = 1954'h0;
+    localparam  init = 1933'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -39310,8 +39276,6 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     localparam  no_writes = 22'h0;
     localparam  max_beats_lsb = 5'b0;
     localparam  memtype_lsb = 5'b100;
-    localparam  stride_mode_lsb = 4'h9;
-    localparam  region_mode_internal = 11'b100000000;
     
     // Stub signals
     reg  command$clock;
@@ -39750,8 +39714,6 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [31:0] register;
     reg  streams_issued;
     reg  [293:0] head;
-    reg  [10:0] src_region_value;
-    reg  [10:0] dst_region_value;
     reg  [39:0] src_offset;
     reg  [39:0] dst_offset;
     reg  [39:0] skip0;
@@ -40401,15 +40363,13 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         src_offset = ((head[(64'h36)+:(48)]) & 40'hffffffffff);
         dst_offset = ((head[(64'h66)+:(48)]) & 40'hffffffffff);
         len = ((head[(64'h96)+:(48)]) & 32'hffffffff);
-        src_region_value = head[(64'h0)+:(11)];
-        dst_region_value = head[(64'hb)+:(11)];
         skip0 = ((head[(64'hc6)+:(48)]) & 40'hffffffffff);
         skip1 = ((head[(64'hf6)+:(48)]) & 40'hffffffffff);
-        src_region = ((src_region_value) & 3'h7);
-        src_mode = ((src_region_value >> stride_mode_lsb) & 2'h3);
-        dst_region = ((dst_region_value) & 3'h7);
-        dst_internal = (dst_region_value & region_mode_internal) != 32'h0;
-        dst_mode = ((dst_region_value >> stride_mode_lsb) & 2'h3);
+        src_region = ((head[(64'h0)+:(8)]) & 3'h7);
+        src_mode = head[(64'h9)+:(2)];
+        dst_region = ((head[(64'hb)+:(8)]) & 3'h7);
+        dst_internal = head[(64'h13)+:(1)];
+        dst_mode = head[(64'h14)+:(2)];
         rows = 32'h1;
         if ((src_mode != 32'h0) | (dst_mode != 32'h0)) begin
             rows = head[(64'h16)+:(16)];
@@ -40453,7 +40413,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         mem2mem$destination$three_d = dst_mode >= 32'h2;
         mem2mem$destination$max_beats = dst_lookup$max_beats;
         mem2mem$internal = dst_internal;
-        mem2mem$cores = ((dst_region_value) & 2'h3);
+        mem2mem$cores = ((head[(64'hb)+:(8)]) & 2'h3);
         start_mem2mem = queue$head$valid & ~head_started$q & ~stop_issue & ~empty_transfer;
         mem2mem$start = start_mem2mem;
         mem2mem$read_counter = src_lookup$counter;
@@ -47581,7 +47541,7 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma,
     output reg  known;
     output reg  reserved;
     output reg  [293:0] dma;
-    output reg  [1895:0] operation;
+    output reg  [1874:0] operation;
     
     // Stub signals
     reg  dma_src_region$clock;
@@ -48282,9 +48242,9 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma,
     wire  [47:0] activation_opb_scale$q;
     
     // Local signals
-    reg  [472:0] ifm;
-    reg  [440:0] ifm2;
-    reg  [484:0] ofm;
+    reg  [465:0] ifm;
+    reg  [434:0] ifm2;
+    reg  [476:0] ofm;
     reg  [54:0] kernel;
     reg  [301:0] weights;
     reg  [139:0] activation;
@@ -49600,8 +49560,12 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma,
         activation_opb_scale$value = value;
         known = (((((dma_src_region$hit | dma_dst_region$hit) | (dma_size0$hit | (dma_size1$hit | dma_src$hit))) | ((dma_dst$hit | dma_len$hit) | (dma_skip0$hit | (dma_skip1$hit | ifm_pad_top$hit)))) | (((ifm_pad_left$hit | ifm_pad_right$hit) | (ifm_pad_bottom$hit | (ifm_depth_m1$hit | ifm_precision$hit))) | ((ifm_upscale$hit | (ifm_zero_point$hit | ifm_width0_m1$hit)) | (ifm_height0_m1$hit | (ifm_height1_m1$hit | ifm_ib_end$hit))))) | ((((ifm_region$hit | ifm_base0$hit) | (ifm_base1$hit | (ifm_base2$hit | ifm_base3$hit))) | ((ifm_stride_x$hit | (ifm_stride_y$hit | ifm_stride_c$hit)) | (ifm2_broadcast$hit | (ifm2_scalar$hit | ifm2_precision$hit)))) | (((ifm2_zero_point$hit | ifm2_width0_m1$hit) | (ifm2_height0_m1$hit | (ifm2_height1_m1$hit | ifm2_ib_start$hit))) | ((ifm2_region$hit | (ifm2_base0$hit | ifm2_base1$hit)) | (ifm2_base2$hit | (ifm2_base3$hit | ifm2_stride_x$hit)))))) | (((((ifm2_stride_y$hit | ifm2_stride_c$hit) | (ofm_width_m1$hit | (ofm_height_m1$hit | ofm_depth_m1$hit))) | ((ofm_precision$hit | (ofm_blk_width_m1$hit | ofm_blk_height_m1$hit)) | (ofm_blk_depth_m1$hit | (ofm_zero_point$hit | ofm_width0_m1$hit)))) | (((ofm_height0_m1$hit | ofm_height1_m1$hit) | (ofm_region$hit | (ofm_base0$hit | ofm_base1$hit))) | ((ofm_base2$hit | (ofm_base3$hit | ofm_stride_x$hit)) | (ofm_stride_y$hit | (ofm_stride_c$hit | kernel_width_m1$hit))))) | ((((kernel_height_m1$hit | kernel_stride$hit) | (kernel_parallel_mode$hit | (kernel_acc_format$hit | kernel_ab_start$hit))) | ((kernel_blockdep$hit | (weights_weight_region$hit | weights_scale_region$hit)) | (weights_weight_base$hit | (weights_weight_length$hit | weights_scale_base$hit)))) | (((weights_scale_length$hit | weights_weight1_base$hit) | (weights_weight1_length$hit | (weights_scale1_base$hit | weights_scale1_length$hit))) | ((activation_activation$hit | (activation_activation_min$hit | activation_activation_max$hit)) | (activation_ofm_scale$hit | (activation_opa_scale$hit | activation_opb_scale$hit))))));
         reserved = (((((dma_src_region$reserved | dma_dst_region$reserved) | (dma_size0$reserved | (dma_size1$reserved | dma_src$reserved))) | ((dma_dst$reserved | dma_len$reserved) | (dma_skip0$reserved | (dma_skip1$reserved | ifm_pad_top$reserved)))) | (((ifm_pad_left$reserved | ifm_pad_right$reserved) | (ifm_pad_bottom$reserved | (ifm_depth_m1$reserved | ifm_precision$reserved))) | ((ifm_upscale$reserved | (ifm_zero_point$reserved | ifm_width0_m1$reserved)) | (ifm_height0_m1$reserved | (ifm_height1_m1$reserved | ifm_ib_end$reserved))))) | ((((ifm_region$reserved | ifm_base0$reserved) | (ifm_base1$reserved | (ifm_base2$reserved | ifm_base3$reserved))) | ((ifm_stride_x$reserved | (ifm_stride_y$reserved | ifm_stride_c$reserved)) | (ifm2_broadcast$reserved | (ifm2_scalar$reserved | ifm2_precision$reserved)))) | (((ifm2_zero_point$reserved | ifm2_width0_m1$reserved) | (ifm2_height0_m1$reserved | (ifm2_height1_m1$reserved | ifm2_ib_start$reserved))) | ((ifm2_region$reserved | (ifm2_base0$reserved | ifm2_base1$reserved)) | (ifm2_base2$reserved | (ifm2_base3$reserved | ifm2_stride_x$reserved)))))) | (((((ifm2_stride_y$reserved | ifm2_stride_c$reserved) | (ofm_width_m1$reserved | (ofm_height_m1$reserved | ofm_depth_m1$reserved))) | ((ofm_precision$reserved | (ofm_blk_width_m1$reserved | ofm_blk_height_m1$reserved)) | (ofm_blk_depth_m1$reserved | (ofm_zero_point$reserved | ofm_width0_m1$reserved)))) | (((ofm_height0_m1$reserved | ofm_height1_m1$reserved) | (ofm_region$reserved | (ofm_base0$reserved | ofm_base1$reserved))) | ((ofm_base2$reserved | (ofm_base3$reserved | ofm_stride_x$reserved)) | (ofm_stride_y$reserved | (ofm_stride_c$reserved | kernel_width_m1$reserved))))) | ((((kernel_height_m1$reserved | kernel_stride$reserved) | (kernel_parallel_mode$reserved | (kernel_acc_format$reserved | kernel_ab_start$reserved))) | ((kernel_blockdep$reserved | (weights_weight_region$reserved | weights_scale_region$reserved)) | (weights_weight_base$reserved | (weights_weight_length$reserved | weights_scale_base$reserved)))) | (((weights_scale_length$reserved | weights_weight1_base$reserved) | (weights_weight1_length$reserved | (weights_scale1_base$reserved | weights_scale1_length$reserved))) | ((activation_activation$reserved | (activation_activation_min$reserved | activation_activation_max$reserved)) | (activation_ofm_scale$reserved | (activation_opa_scale$reserved | activation_opb_scale$reserved))))));
-        dma[(64'h0)+:(11)] = dma_src_region$q[(32'h0)+:(11)];
-        dma[(64'hb)+:(11)] = dma_dst_region$q[(32'h0)+:(11)];
+        dma[(64'h0)+:(8)] = dma_src_region$q[(32'h0)+:(8)];
+        dma[(64'h8)+:(1)] = dma_src_region$q[32'h8];
+        dma[(64'h9)+:(2)] = dma_src_region$q[(32'h9)+:(2)];
+        dma[(64'hb)+:(8)] = dma_dst_region$q[(32'h0)+:(8)];
+        dma[(64'h13)+:(1)] = dma_dst_region$q[32'h8];
+        dma[(64'h14)+:(2)] = dma_dst_region$q[(32'h9)+:(2)];
         dma[(64'h16)+:(16)] = dma_size0$q[(32'h0)+:(16)];
         dma[(64'h26)+:(16)] = dma_size1$q[(32'h0)+:(16)];
         dma[(64'h36)+:(48)] = dma_src$q[(32'h0)+:(48)];
@@ -49614,59 +49578,80 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma,
         ifm[(64'he)+:(8)] = ifm_pad_right$q[(32'h0)+:(8)];
         ifm[(64'h16)+:(8)] = ifm_pad_bottom$q[(32'h0)+:(8)];
         ifm[(64'h1e)+:(16)] = ifm_depth_m1$q[(32'h0)+:(16)];
-        ifm[(64'h2e)+:(16)] = ifm_precision$q[(32'h0)+:(16)];
-        ifm[(64'h3e)+:(2)] = ifm_upscale$q[(32'h0)+:(2)];
-        ifm[(64'h40)+:(16)] = ifm_zero_point$q[(32'h0)+:(16)];
-        ifm[(64'h50)+:(16)] = ifm_width0_m1$q[(32'h0)+:(16)];
-        ifm[(64'h60)+:(16)] = ifm_height0_m1$q[(32'h0)+:(16)];
-        ifm[(64'h70)+:(16)] = ifm_height1_m1$q[(32'h0)+:(16)];
-        ifm[(64'h80)+:(6)] = ifm_ib_end$q[(32'h0)+:(6)];
-        ifm[(64'h86)+:(3)] = ifm_region$q[(32'h0)+:(3)];
-        ifm[(64'h89)+:(48)] = ifm_base0$q[(32'h0)+:(48)];
-        ifm[(64'hb9)+:(48)] = ifm_base1$q[(32'h0)+:(48)];
-        ifm[(64'he9)+:(48)] = ifm_base2$q[(32'h0)+:(48)];
-        ifm[(64'h119)+:(48)] = ifm_base3$q[(32'h0)+:(48)];
-        ifm[(64'h149)+:(48)] = ifm_stride_x$q[(32'h0)+:(48)];
-        ifm[(64'h179)+:(48)] = ifm_stride_y$q[(32'h0)+:(48)];
-        ifm[(64'h1a9)+:(48)] = ifm_stride_c$q[(32'h0)+:(48)];
-        ifm2[(64'h0)+:(8)] = ifm2_broadcast$q[(32'h0)+:(8)];
-        ifm2[(64'h8)+:(16)] = ifm2_scalar$q[(32'h0)+:(16)];
-        ifm2[(64'h18)+:(8)] = ifm2_precision$q[(32'h0)+:(8)];
-        ifm2[(64'h20)+:(16)] = ifm2_zero_point$q[(32'h0)+:(16)];
-        ifm2[(64'h30)+:(16)] = ifm2_width0_m1$q[(32'h0)+:(16)];
-        ifm2[(64'h40)+:(16)] = ifm2_height0_m1$q[(32'h0)+:(16)];
-        ifm2[(64'h50)+:(16)] = ifm2_height1_m1$q[(32'h0)+:(16)];
-        ifm2[(64'h60)+:(6)] = ifm2_ib_start$q[(32'h0)+:(6)];
-        ifm2[(64'h66)+:(3)] = ifm2_region$q[(32'h0)+:(3)];
-        ifm2[(64'h69)+:(48)] = ifm2_base0$q[(32'h0)+:(48)];
-        ifm2[(64'h99)+:(48)] = ifm2_base1$q[(32'h0)+:(48)];
-        ifm2[(64'hc9)+:(48)] = ifm2_base2$q[(32'h0)+:(48)];
-        ifm2[(64'hf9)+:(48)] = ifm2_base3$q[(32'h0)+:(48)];
-        ifm2[(64'h129)+:(48)] = ifm2_stride_x$q[(32'h0)+:(48)];
-        ifm2[(64'h159)+:(48)] = ifm2_stride_y$q[(32'h0)+:(48)];
-        ifm2[(64'h189)+:(48)] = ifm2_stride_c$q[(32'h0)+:(48)];
+        ifm[(64'h2e)+:(1)] = ifm_precision$q[32'h0];
+        ifm[(64'h2f)+:(2)] = ifm_precision$q[(32'h2)+:(2)];
+        ifm[(64'h31)+:(2)] = ifm_precision$q[(32'h6)+:(2)];
+        ifm[(64'h33)+:(2)] = ifm_precision$q[(32'h8)+:(2)];
+        ifm[(64'h35)+:(2)] = ifm_precision$q[(32'he)+:(2)];
+        ifm[(64'h37)+:(2)] = ifm_upscale$q[(32'h0)+:(2)];
+        ifm[(64'h39)+:(16)] = ifm_zero_point$q[(32'h0)+:(16)];
+        ifm[(64'h49)+:(16)] = ifm_width0_m1$q[(32'h0)+:(16)];
+        ifm[(64'h59)+:(16)] = ifm_height0_m1$q[(32'h0)+:(16)];
+        ifm[(64'h69)+:(16)] = ifm_height1_m1$q[(32'h0)+:(16)];
+        ifm[(64'h79)+:(6)] = ifm_ib_end$q[(32'h0)+:(6)];
+        ifm[(64'h7f)+:(3)] = ifm_region$q[(32'h0)+:(3)];
+        ifm[(64'h82)+:(48)] = ifm_base0$q[(32'h0)+:(48)];
+        ifm[(64'hb2)+:(48)] = ifm_base1$q[(32'h0)+:(48)];
+        ifm[(64'he2)+:(48)] = ifm_base2$q[(32'h0)+:(48)];
+        ifm[(64'h112)+:(48)] = ifm_base3$q[(32'h0)+:(48)];
+        ifm[(64'h142)+:(48)] = ifm_stride_x$q[(32'h0)+:(48)];
+        ifm[(64'h172)+:(48)] = ifm_stride_y$q[(32'h0)+:(48)];
+        ifm[(64'h1a2)+:(48)] = ifm_stride_c$q[(32'h0)+:(48)];
+        ifm2[(64'h0)+:(1)] = ifm2_broadcast$q[32'h0];
+        ifm2[(64'h1)+:(1)] = ifm2_broadcast$q[32'h1];
+        ifm2[(64'h2)+:(1)] = ifm2_broadcast$q[32'h2];
+        ifm2[(64'h3)+:(1)] = ifm2_broadcast$q[32'h6];
+        ifm2[(64'h4)+:(1)] = ifm2_broadcast$q[32'h7];
+        ifm2[(64'h5)+:(16)] = ifm2_scalar$q[(32'h0)+:(16)];
+        ifm2[(64'h15)+:(1)] = ifm2_precision$q[32'h0];
+        ifm2[(64'h16)+:(2)] = ifm2_precision$q[(32'h2)+:(2)];
+        ifm2[(64'h18)+:(2)] = ifm2_precision$q[(32'h6)+:(2)];
+        ifm2[(64'h1a)+:(16)] = ifm2_zero_point$q[(32'h0)+:(16)];
+        ifm2[(64'h2a)+:(16)] = ifm2_width0_m1$q[(32'h0)+:(16)];
+        ifm2[(64'h3a)+:(16)] = ifm2_height0_m1$q[(32'h0)+:(16)];
+        ifm2[(64'h4a)+:(16)] = ifm2_height1_m1$q[(32'h0)+:(16)];
+        ifm2[(64'h5a)+:(6)] = ifm2_ib_start$q[(32'h0)+:(6)];
+        ifm2[(64'h60)+:(3)] = ifm2_region$q[(32'h0)+:(3)];
+        ifm2[(64'h63)+:(48)] = ifm2_base0$q[(32'h0)+:(48)];
+        ifm2[(64'h93)+:(48)] = ifm2_base1$q[(32'h0)+:(48)];
+        ifm2[(64'hc3)+:(48)] = ifm2_base2$q[(32'h0)+:(48)];
+        ifm2[(64'hf3)+:(48)] = ifm2_base3$q[(32'h0)+:(48)];
+        ifm2[(64'h123)+:(48)] = ifm2_stride_x$q[(32'h0)+:(48)];
+        ifm2[(64'h153)+:(48)] = ifm2_stride_y$q[(32'h0)+:(48)];
+        ifm2[(64'h183)+:(48)] = ifm2_stride_c$q[(32'h0)+:(48)];
         ofm[(64'h0)+:(16)] = ofm_width_m1$q[(32'h0)+:(16)];
         ofm[(64'h10)+:(16)] = ofm_height_m1$q[(32'h0)+:(16)];
         ofm[(64'h20)+:(16)] = ofm_depth_m1$q[(32'h0)+:(16)];
-        ofm[(64'h30)+:(16)] = ofm_precision$q[(32'h0)+:(16)];
-        ofm[(64'h40)+:(6)] = ofm_blk_width_m1$q[(32'h0)+:(6)];
-        ofm[(64'h46)+:(5)] = ofm_blk_height_m1$q[(32'h0)+:(5)];
-        ofm[(64'h4b)+:(7)] = ofm_blk_depth_m1$q[(32'h0)+:(7)];
-        ofm[(64'h52)+:(16)] = ofm_zero_point$q[(32'h0)+:(16)];
-        ofm[(64'h62)+:(16)] = ofm_width0_m1$q[(32'h0)+:(16)];
-        ofm[(64'h72)+:(16)] = ofm_height0_m1$q[(32'h0)+:(16)];
-        ofm[(64'h82)+:(16)] = ofm_height1_m1$q[(32'h0)+:(16)];
-        ofm[(64'h92)+:(3)] = ofm_region$q[(32'h0)+:(3)];
-        ofm[(64'h95)+:(48)] = ofm_base0$q[(32'h0)+:(48)];
-        ofm[(64'hc5)+:(48)] = ofm_base1$q[(32'h0)+:(48)];
-        ofm[(64'hf5)+:(48)] = ofm_base2$q[(32'h0)+:(48)];
-        ofm[(64'h125)+:(48)] = ofm_base3$q[(32'h0)+:(48)];
-        ofm[(64'h155)+:(48)] = ofm_stride_x$q[(32'h0)+:(48)];
-        ofm[(64'h185)+:(48)] = ofm_stride_y$q[(32'h0)+:(48)];
-        ofm[(64'h1b5)+:(48)] = ofm_stride_c$q[(32'h0)+:(48)];
+        ofm[(64'h30)+:(1)] = ofm_precision$q[32'h0];
+        ofm[(64'h31)+:(2)] = ofm_precision$q[(32'h1)+:(2)];
+        ofm[(64'h33)+:(2)] = ofm_precision$q[(32'h6)+:(2)];
+        ofm[(64'h35)+:(1)] = ofm_precision$q[32'h8];
+        ofm[(64'h36)+:(2)] = ofm_precision$q[(32'he)+:(2)];
+        ofm[(64'h38)+:(6)] = ofm_blk_width_m1$q[(32'h0)+:(6)];
+        ofm[(64'h3e)+:(5)] = ofm_blk_height_m1$q[(32'h0)+:(5)];
+        ofm[(64'h43)+:(7)] = ofm_blk_depth_m1$q[(32'h0)+:(7)];
+        ofm[(64'h4a)+:(16)] = ofm_zero_point$q[(32'h0)+:(16)];
+        ofm[(64'h5a)+:(16)] = ofm_width0_m1$q[(32'h0)+:(16)];
+        ofm[(64'h6a)+:(16)] = ofm_height0_m1$q[(32'h0)+:(16)];
+        ofm[(64'h7a)+:(16)] = ofm_height1_m1$q[(32'h0)+:(16)];
+        ofm[(64'h8a)+:(3)] = ofm_region$q[(32'h0)+:(3)];
+        ofm[(64'h8d)+:(48)] = ofm_base0$q[(32'h0)+:(48)];
+        ofm[(64'hbd)+:(48)] = ofm_base1$q[(32'h0)+:(48)];
+        ofm[(64'hed)+:(48)] = ofm_base2$q[(32'h0)+:(48)];
+        ofm[(64'h11d)+:(48)] = ofm_base3$q[(32'h0)+:(48)];
+        ofm[(64'h14d)+:(48)] = ofm_stride_x$q[(32'h0)+:(48)];
+        ofm[(64'h17d)+:(48)] = ofm_stride_y$q[(32'h0)+:(48)];
+        ofm[(64'h1ad)+:(48)] = ofm_stride_c$q[(32'h0)+:(48)];
         kernel[(64'h0)+:(16)] = kernel_width_m1$q[(32'h0)+:(16)];
         kernel[(64'h10)+:(16)] = kernel_height_m1$q[(32'h0)+:(16)];
-        kernel[(64'h20)+:(12)] = kernel_stride$q[(32'h0)+:(12)];
+        kernel[(64'h20)+:(1)] = kernel_stride$q[32'h0];
+        kernel[(64'h21)+:(1)] = kernel_stride$q[32'h1];
+        kernel[(64'h22)+:(1)] = kernel_stride$q[32'h2];
+        kernel[(64'h23)+:(1)] = kernel_stride$q[32'h3];
+        kernel[(64'h24)+:(1)] = kernel_stride$q[32'h4];
+        kernel[(64'h25)+:(1)] = kernel_stride$q[32'h5];
+        kernel[(64'h26)+:(3)] = kernel_stride$q[(32'h6)+:(3)];
+        kernel[(64'h29)+:(3)] = kernel_stride$q[(32'h9)+:(3)];
         kernel[(64'h2c)+:(1)] = kernel_parallel_mode$q[(32'h0)+:(1)];
         kernel[(64'h2d)+:(2)] = kernel_acc_format$q[(32'h0)+:(2)];
         kernel[(64'h2f)+:(6)] = kernel_ab_start$q[(32'h0)+:(6)];
@@ -49681,18 +49666,21 @@ module npu_u65_512_core$op_state(clock,rst_n,write,key,value,known,reserved,dma,
         weights[(64'hca)+:(32)] = weights_weight1_length$q[(32'h0)+:(32)];
         weights[(64'hea)+:(48)] = weights_scale1_base$q[(32'h0)+:(48)];
         weights[(64'h11a)+:(20)] = weights_scale1_length$q[(32'h0)+:(20)];
-        activation[(64'h0)+:(16)] = activation_activation$q[(32'h0)+:(16)];
+        activation[(64'h0)+:(12)] = activation_activation$q[(32'h0)+:(12)];
+        activation[(64'hc)+:(4)] = activation_activation$q[(32'hc)+:(4)];
         activation[(64'h10)+:(16)] = activation_activation_min$q[(32'h0)+:(16)];
         activation[(64'h20)+:(16)] = activation_activation_max$q[(32'h0)+:(16)];
-        activation[(64'h30)+:(38)] = activation_ofm_scale$q[(32'h0)+:(38)];
-        activation[(64'h56)+:(38)] = activation_opa_scale$q[(32'h0)+:(38)];
+        activation[(64'h30)+:(32)] = activation_ofm_scale$q[(32'h0)+:(32)];
+        activation[(64'h50)+:(6)] = activation_ofm_scale$q[(32'h20)+:(6)];
+        activation[(64'h56)+:(32)] = activation_opa_scale$q[(32'h0)+:(32)];
+        activation[(64'h76)+:(6)] = activation_opa_scale$q[(32'h20)+:(6)];
         activation[(64'h7c)+:(16)] = activation_opb_scale$q[(32'h0)+:(16)];
-        operation[(64'h0)+:(473)] = ifm;
-        operation[(64'h1d9)+:(441)] = ifm2;
-        operation[(64'h392)+:(485)] = ofm;
-        operation[(64'h577)+:(55)] = kernel;
-        operation[(64'h5ae)+:(302)] = weights;
-        operation[(64'h6dc)+:(140)] = activation;
+        operation[(64'h0)+:(466)] = ifm;
+        operation[(64'h1d2)+:(435)] = ifm2;
+        operation[(64'h385)+:(477)] = ofm;
+        operation[(64'h562)+:(55)] = kernel;
+        operation[(64'h599)+:(302)] = weights;
+        operation[(64'h6c7)+:(140)] = activation;
     end
     
 endmodule // npu_u65_512_core$op_state

@@ -9,15 +9,13 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
     input wire  results$valid;
     input wire  [576:0] results$data;
     output reg  results$ready;
-    input wire  [484:0] view;
+    input wire  [476:0] view;
     output reg  writes$valid;
     output reg  [336:0] writes$data;
     input wire  writes$ready;
     output reg  busy;
     
     // Constant declarations
-    localparam  precision_lsb = 6'b1;
-    localparam  format_mask = 16'hc0;
     localparam  every_byte = 32'hffffffff;
     
     // Stub signals
@@ -76,7 +74,6 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
     reg  [5:0] paired_count;
     reg  [5:0] spread_elements;
     reg  [15:0] channel;
-    reg  [15:0] precision;
     reg  [1:0] element_shift;
     reg  nhcwb16;
     reg  [16:0] width0;
@@ -201,8 +198,7 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
         busy = located_full$q | full$q;
         writes$data = write$q;
         result = results$data;
-        precision = view[(64'h30)+:(16)];
-        element_shift = ((precision >> precision_lsb) & 2'h3);
+        element_shift = view[(64'h31)+:(2)];
         split = result[(64'h240)+:(1)] & (element_shift == 32'h2) & ((result[(64'h100)+:(8)] & 32'h10) != 32'h0);
         results$ready = locate & (~split | upper$q);
         values = result[(64'h0)+:(256)];
@@ -221,24 +217,24 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
             paired_lanes = result[(64'h208)+:(8)] >> 32'h4;
             channel = result[(64'h230)+:(16)] + 32'h8;
         end
-        nhcwb16 = (precision & format_mask) != 32'h0;
-        width0 = ((view[(64'h62)+:(16)]) & 17'h1ffff) + 32'h1;
-        height0 = ((view[(64'h72)+:(16)]) & 17'h1ffff) + 32'h1;
-        height1 = ((view[(64'h82)+:(16)]) & 17'h1ffff) + 32'h1;
+        nhcwb16 = view[(64'h33)+:(2)] != 32'h0;
+        width0 = ((view[(64'h5a)+:(16)]) & 17'h1ffff) + 32'h1;
+        height0 = ((view[(64'h6a)+:(16)]) & 17'h1ffff) + 32'h1;
+        height1 = ((view[(64'h7a)+:(16)]) & 17'h1ffff) + 32'h1;
         y = ((result[(64'h210)+:(16)]) & 17'h1ffff);
         x = ((result[(64'h220)+:(16)]) & 17'h1ffff);
-        base = view[(64'h95)+:(48)];
+        base = view[(64'h8d)+:(48)];
         if (x >= width0) begin
             x = ((result[(64'h220)+:(16)]) & 17'h1ffff) - width0;
-            base = view[(64'hc5)+:(48)];
+            base = view[(64'hbd)+:(48)];
             if (y >= height1) begin
                 y = ((result[(64'h210)+:(16)]) & 17'h1ffff) - height1;
-                base = view[(64'h125)+:(48)];
+                base = view[(64'h11d)+:(48)];
             end
         end
         else if (y >= height0) begin
             y = ((result[(64'h210)+:(16)]) & 17'h1ffff) - height0;
-            base = view[(64'hf5)+:(48)];
+            base = view[(64'hed)+:(48)];
         end
         in_row = ((channel) & 40'hffffffffff) << element_shift;
         if (nhcwb16) begin
@@ -461,14 +457,14 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
         if (locate) begin
             located_full$d = results$valid;
             row_factor$d = ((y) & 16'hffff);
-            row_stride$d = ((view[(64'h185)+:(48)]) & 40'hffffffffff);
+            row_stride$d = ((view[(64'h17d)+:(48)]) & 40'hffffffffff);
             column_factor$d = ((x) & 16'hffff);
-            column_stride$d = ((view[(64'h155)+:(48)]) & 40'hffffffffff);
+            column_stride$d = ((view[(64'h14d)+:(48)]) & 40'hffffffffff);
             if (nhcwb16) begin
                 column_factor$d = channel >> 32'h4;
-                column_stride$d = ((view[(64'h1b5)+:(48)]) & 40'hffffffffff);
+                column_stride$d = ((view[(64'h1ad)+:(48)]) & 40'hffffffffff);
             end
-            located$d[(64'h0)+:(3)] = view[(64'h92)+:(3)];
+            located$d[(64'h0)+:(3)] = view[(64'h8a)+:(3)];
             located$d[(64'h3)+:(40)] = ((base) & 40'hffffffffff) + in_row;
             located$d[(64'h12b)+:(6)] = lane_count << element_shift;
             located$d[(64'h131)+:(32)] = every_byte;
@@ -645,7 +641,7 @@ module ofm_writer(
     input wire results_valid;
     input wire [576:0] results_data;
     output wire results_ready;
-    input wire [484:0] view;
+    input wire [476:0] view;
     output wire writes_valid;
     output wire [336:0] writes_data;
     input wire writes_ready;

@@ -30,13 +30,9 @@ pub fn word(value: u32) -> Constant<Bits<32>> {
     Constant::new(u64::from(value).into())
 }
 
-/// The lowest bit of a command's field (`npu_arch::command`), for a shift.
-pub fn command_field_lsb(opcode: npu_arch::command::Opcode, field: &str) -> Constant<Bits<6>> {
-    Constant::new(u64::from(opcode.field(field).lo).into())
-}
-
-/// A command's field as a mask of its `N`-bit value, for a test of a one-bit
-/// field or a masked compare.
+/// A kernel operation's parameter field (NPU_OP_POOL's pooling_mode) as a
+/// mask of its `N`-bit value. (The NPU_SET_* values reach the blocks decoded
+/// into the op-state views' named fields.)
 pub fn command_field_mask<const N: usize>(
     opcode: npu_arch::command::Opcode,
     field: &str,

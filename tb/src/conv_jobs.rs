@@ -1382,14 +1382,6 @@ fn cmd_value(op: Opcode, value: u64) -> Command {
     }
 }
 
-/// NPU_SET_IFM_PRECISION or NPU_SET_OFM_PRECISION (`op`) for a feature
-/// map's element type and layout: the value a unit's op-state view holds.
-pub fn precision_value(op: Opcode, fm: &FeatureMap) -> u64 {
-    precision(fm.dtype, fm.layout)
-        .iter()
-        .fold(0, |v, &(name, x)| op.field(name).set(v, x))
-}
-
 /// Precision fields: signedness, 8/16/32 bits, layout.
 pub(crate) fn precision(t: DType, layout: Layout) -> [(&'static str, u64); 3] {
     [

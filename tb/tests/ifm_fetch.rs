@@ -12,14 +12,12 @@
 //! unchanged, and `block_end` on exactly the job's last fill.
 
 use npu_arch::command::Layout;
-use npu_arch::command::Opcode;
 use npu_hw::central_control::IfmView;
 use npu_hw::datapath::traversal::IfmBlockJob;
 use npu_hw::datapath::IfmBuffers;
 use npu_hw::dma::ShramFill;
 use npu_model::tensor::{DType, FeatureMap};
 use npu_tb::block::{field, words, BlockTb};
-use npu_tb::conv_jobs::precision_value;
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -131,7 +129,9 @@ impl Ifm {
         let m = &self.map;
         let b48 = |v: u64| Bits::<48>::from(v & ((1 << 48) - 1));
         let view = IfmView {
-            precision: Bits::<16>::from(precision_value(Opcode::NpuSetIfmPrecision, m)),
+            precision_activation_type: m.dtype.signed,
+            precision_activation_precision: Bits::<2>::from(u64::from(m.dtype.precision().bits())),
+            precision_activation_format: Bits::<2>::from(u64::from(m.layout.bits())),
             depth_m1: Bits::<16>::from(self.depth as u64 - 1),
             width0_m1: Bits::<16>::from(m.width0 as u64 - 1),
             height0_m1: Bits::<16>::from(m.height0 as u64 - 1),

@@ -10,13 +10,11 @@
 //! lane's channel. Then the throughput: one write a cycle.
 
 use npu_arch::command::Layout;
-use npu_arch::command::Opcode;
 use npu_hw::central_control::OfmView;
 use npu_hw::dma::OfmWrite;
 use npu_hw::output_unit::OfmResult;
 use npu_model::tensor::{DType, FeatureMap};
 use npu_tb::block::{field, words, BlockTb};
-use npu_tb::conv_jobs::precision_value;
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -89,7 +87,9 @@ impl Ofm {
         let m = &self.map;
         let b48 = |v: u64| Bits::<48>::from(v & ((1 << 48) - 1));
         let view = OfmView {
-            precision: Bits::<16>::from(precision_value(Opcode::NpuSetOfmPrecision, m)),
+            precision_activation_type: m.dtype.signed,
+            precision_activation_precision: Bits::<2>::from(u64::from(m.dtype.precision().bits())),
+            precision_activation_format: Bits::<2>::from(u64::from(m.layout.bits())),
             width_m1: Bits::<16>::from(self.width as u64 - 1),
             height_m1: Bits::<16>::from(self.height as u64 - 1),
             depth_m1: Bits::<16>::from(self.depth as u64 - 1),

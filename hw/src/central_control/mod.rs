@@ -178,8 +178,6 @@ pub struct CentralControl {
     pmu_mask_max: Constant<Bits<16>>,
     // NPU_SET_DMA0_*_REGION fields (TRM 4.6.4): region or core mask,
     // internal bit, stride mode; the largest region and core mask.
-    dma_region_internal: Constant<Bits<11>>,
-    dma_stride_lsb: Constant<Bits<4>>,
     dma_region_max: Constant<Bits<8>>,
     dma_core_mask_max: Constant<Bits<8>>,
     // Command-word layout (TRM table 4-107).
@@ -270,7 +268,6 @@ impl Default for CentralControl {
         let key = |op: Opcode| Constant::new(command_key(op).into());
         let constant16 = |v: u64| Constant::new(v.into());
         // DST_REGION has the layout of SRC_REGION.
-        let dma_region_field = |name| Opcode::NpuSetDma0SrcRegion.field(name);
         let pmu_mask_enable = Opcode::NpuOpPmuMask
             .info()
             .fields
@@ -346,8 +343,6 @@ impl Default for CentralControl {
             kernel_wait_max: constant16(Opcode::NpuOpKernelWait.field_mask()),
             dma_kernels_ahead: constant16(npu_arch::command::DMA_KERNELS_AHEAD.into()),
             pmu_mask_max: constant16(Opcode::NpuOpPmuMask.field_mask()),
-            dma_region_internal: Constant::new((1u64 << dma_region_field("region_mode").lo).into()),
-            dma_stride_lsb: Constant::new(u64::from(dma_region_field("stride_mode").lo).into()),
             dma_region_max: Constant::new((regs::REGION_COUNT as u64 - 1).into()),
             dma_core_mask_max: Constant::new(command::DMA_CORE_MASK_MAX.into()),
             beat_first_lane: Default::default(),
@@ -539,18 +534,17 @@ impl Logic for CentralControl {
         // TRM 4.6.4 NPU_SET_DMA0_*_REGION: the source is external; a region
         // is 0-7; stride modes are 0-2; an internal destination's core mask
         // names core 0 or 1 (a configuration's missing core is ignored).
-        self.dma_descriptor_bad.next =
-            ((self.dma.val().src_region & self.dma_region_internal.val()) != 0)
-                | (bit_cast::<8, 11>(self.dma.val().src_region) > self.dma_region_max.val())
-                | (bit_cast::<2, 11>(self.dma.val().src_region >> self.dma_stride_lsb.val()) == 3)
-                | (bit_cast::<2, 11>(self.dma.val().dst_region >> self.dma_stride_lsb.val()) == 3);
-        if (self.dma.val().dst_region & self.dma_region_internal.val()) != 0 {
-            if (bit_cast::<8, 11>(self.dma.val().dst_region) == 0)
-                | (bit_cast::<8, 11>(self.dma.val().dst_region) > self.dma_core_mask_max.val())
+        self.dma_descriptor_bad.next = self.dma.val().src_region_region_mode
+            | (self.dma.val().src_region_region > self.dma_region_max.val())
+            | (self.dma.val().src_region_stride_mode == 3)
+            | (self.dma.val().dst_region_stride_mode == 3);
+        if self.dma.val().dst_region_region_mode {
+            if (self.dma.val().dst_region_region == 0)
+                | (self.dma.val().dst_region_region > self.dma_core_mask_max.val())
             {
                 self.dma_descriptor_bad.next = true;
             }
-        } else if bit_cast::<8, 11>(self.dma.val().dst_region) > self.dma_region_max.val() {
+        } else if self.dma.val().dst_region_region > self.dma_region_max.val() {
             self.dma_descriptor_bad.next = true;
         }
         self.kernel_view.next = self.operation.val().kernel;

@@ -9,7 +9,7 @@ use super::fields::{FeatureMapType, KernelStride};
 use super::op_state::{
     ActivationView, Ifm2View, IfmView, KernelView, OfmView, OperationState, WeightsView,
 };
-use crate::arch_constants::{command_field_lsb, command_field_mask, constant};
+use crate::arch_constants::constant;
 use crate::widgets::ResetReg;
 use npu_arch::command::{
     AccFormat, ActivationClipRange as Clip, ActivationFunction as Function, ActivationPrecision,
@@ -117,8 +117,6 @@ pub struct OperationRules {
     abs_mode: Constant<Bits<16>>,
     clz_mode: Constant<Bits<16>>,
     stride_m1_max: Constant<Bits<4>>,
-    function_mask: Constant<Bits<16>>,
-    clip_lsb: Constant<Bits<6>>,
     tanh: Constant<Bits<16>>,
     sigmoid: Constant<Bits<16>>,
     lut_first: Constant<Bits<16>>,
@@ -130,15 +128,10 @@ pub struct OperationRules {
     upscale_zeros: Constant<Bits<2>>,
     acc_int40: Constant<Bits<2>>,
     acc_s5_10: Constant<Bits<2>>,
-    ofm_round_lsb: Constant<Bits<6>>,
     ofm_round_max: Constant<Bits<2>>,
-    ifm_scale_lsb: Constant<Bits<6>>,
     ifm_scale_max: Constant<Bits<2>>,
-    ifm_round_lsb: Constant<Bits<6>>,
     ifm_round_double: Constant<Bits<2>>,
     ifm_round_natural: Constant<Bits<2>>,
-    scalar_mask: Constant<Bits<8>>,
-    global_scale_mask: Constant<Bits<16>>,
     record_bytes: Constant<Bits<16>>,
     bits8: Constant<Bits<2>>,
     bits16: Constant<Bits<2>>,
@@ -162,7 +155,6 @@ impl Default for OperationRules {
         let elementwise = |m: ElementwiseMode| constant(m.bits().into());
         let function = |f: Function| constant(f.bits().into());
         let clip = |c: Clip| constant(c.bits().into());
-        let ifm_precision = Opcode::NpuSetIfmPrecision;
         Self {
             clock: Default::default(),
             rst_n: Default::default(),
@@ -170,9 +162,9 @@ impl Default for OperationRules {
             param: Default::default(),
             state: Default::default(),
             allowed: Default::default(),
-            ifm_type: FeatureMapType::new(ifm_precision),
-            ofm_type: FeatureMapType::new(Opcode::NpuSetOfmPrecision),
-            ifm2_type: FeatureMapType::new(Opcode::NpuSetIfm2Precision),
+            ifm_type: Default::default(),
+            ofm_type: Default::default(),
+            ifm2_type: Default::default(),
             elementwise_types: Default::default(),
             ifm: Default::default(),
             ifm2: Default::default(),
@@ -239,8 +231,6 @@ impl Default for OperationRules {
             abs_mode: elementwise(ElementwiseMode::Abs),
             clz_mode: elementwise(ElementwiseMode::Clz),
             stride_m1_max: constant(limits::STRIDE_MAX - 1),
-            function_mask: command_field_mask(Opcode::NpuSetActivation, "activation_function"),
-            clip_lsb: command_field_lsb(Opcode::NpuSetActivation, "activation_clip_range"),
             tanh: function(Function::Tanh),
             sigmoid: function(Function::Sigmoid),
             lut_first: function(Function::Lut0),
@@ -252,15 +242,10 @@ impl Default for OperationRules {
             upscale_zeros: constant(UpscaleMode::Zeros.bits().into()),
             acc_int40: constant(AccFormat::Int40.bits().into()),
             acc_s5_10: constant(AccFormat::FpS5_10.bits().into()),
-            ofm_round_lsb: command_field_lsb(Opcode::NpuSetOfmPrecision, "round_mode"),
             ofm_round_max: constant(RoundMode::Natural.bits().into()),
-            ifm_scale_lsb: command_field_lsb(ifm_precision, "scale_mode"),
             ifm_scale_max: constant(IfmScaleMode::Opb32.bits().into()),
-            ifm_round_lsb: command_field_lsb(ifm_precision, "round_mode"),
             ifm_round_double: constant(IfmRoundMode::DoubleRounding.bits().into()),
             ifm_round_natural: constant(IfmRoundMode::Natural.bits().into()),
-            scalar_mask: command_field_mask(Opcode::NpuSetIfm2Broadcast, "broadcast_constant"),
-            global_scale_mask: command_field_mask(Opcode::NpuSetOfmPrecision, "scale_mode"),
             record_bytes: constant(SCALE_BIAS_RECORD_BYTES as u64),
             bits8: constant(ActivationPrecision::Bits8.bits().into()),
             bits16: constant(ActivationPrecision::Bits16.bits().into()),
@@ -306,9 +291,15 @@ impl Logic for OperationRules {
         self.kernel.next = self.state.val().kernel;
         self.activation.next = self.state.val().activation;
         self.weights.next = self.state.val().weights;
-        self.ifm_type.precision.next = self.ifm.val().precision;
-        self.ofm_type.precision.next = self.ofm.val().precision;
-        self.ifm2_type.precision.next = bit_cast::<16, 8>(self.ifm2.val().precision);
+        self.ifm_type.activation_type.next = self.ifm.val().precision_activation_type;
+        self.ifm_type.activation_precision.next = self.ifm.val().precision_activation_precision;
+        self.ifm_type.activation_format.next = self.ifm.val().precision_activation_format;
+        self.ofm_type.activation_type.next = self.ofm.val().precision_activation_type;
+        self.ofm_type.activation_precision.next = self.ofm.val().precision_activation_precision;
+        self.ofm_type.activation_format.next = self.ofm.val().precision_activation_format;
+        self.ifm2_type.activation_type.next = self.ifm2.val().precision_activation_type;
+        self.ifm2_type.activation_precision.next = self.ifm2.val().precision_activation_precision;
+        self.ifm2_type.activation_format.next = self.ifm2.val().precision_activation_format;
         self.elementwise_types.mode.next = self.param.val();
         self.elementwise_types.ifm_precision.next = self.ifm_type.width.val();
         self.elementwise_types.ifm_signed.next = self.ifm_type.is_signed.val();
@@ -344,7 +335,7 @@ impl Logic for OperationRules {
             | self.pad_bottom.val()
             | self.pad_right.val())
             != 0;
-        self.kernel_stride.word.next = self.kernel.val().stride;
+        self.kernel_stride.kernel.next = self.kernel.val();
         self.kernel_width.next = bit_cast::<17, 16>(self.kernel.val().width_m1) + 1;
         if self.kernel_stride.dilation_x.val() {
             self.kernel_width.next = bit_cast::<17, 16>(self.kernel.val().width_m1 >> 1) + 1;
@@ -379,8 +370,9 @@ impl Logic for OperationRules {
         self.padding_columns.next =
             bit_cast::<32, 8>(self.pad_left.val()) + bit_cast::<32, 8>(self.pad_right.val());
 
-        self.activation_function.next = self.activation.val().activation & self.function_mask.val();
-        self.clip.next = bit_cast::<4, 16>(self.activation.val().activation >> self.clip_lsb.val());
+        self.activation_function.next =
+            bit_cast::<16, 12>(self.activation.val().activation_function);
+        self.clip.next = self.activation.val().activation_clip_range;
         self.lut.next = (self.activation_function.val() >= self.lut_first.val())
             & (self.activation_function.val() <= self.lut_last.val());
         self.lut_slot.next = self.activation_function.val() - self.lut_first.val();
@@ -400,16 +392,14 @@ impl Logic for OperationRules {
             | ((self.clip.val() == self.clip_int16.val())
                 & (self.ofm_type.width.val() == self.bits16.val())
                 & self.ofm_type.is_signed.val());
-        self.ifm_scale_mode.next =
-            bit_cast::<2, 16>(self.ifm.val().precision >> self.ifm_scale_lsb.val());
-        self.ifm_round_mode.next =
-            bit_cast::<2, 16>(self.ifm.val().precision >> self.ifm_round_lsb.val());
-        self.scalar.next = (self.ifm2.val().broadcast & self.scalar_mask.val()) != 0;
+        self.ifm_scale_mode.next = self.ifm.val().precision_scale_mode;
+        self.ifm_round_mode.next = self.ifm.val().precision_round_mode;
+        self.scalar.next = self.ifm2.val().broadcast_constant;
 
         // Scale/bias records: convolutions, unpadded average pools and
         // REDUCE_SUM unless the OFM scale is global (tables 4-122, 4-125);
         // in parallel mode core k's stream holds channels k, k + 2, ...
-        self.channel_scales.next = ((self.ofm.val().precision & self.global_scale_mask.val()) == 0)
+        self.channel_scales.next = !self.ofm.val().precision_scale_mode
             & (self.conv_like.val()
                 | self.reduce_sum.val()
                 | (self.average_pool.val() & !self.padded.val()));
@@ -437,8 +427,7 @@ impl Logic for OperationRules {
                 | (self.clip.val() == self.clip_int16.val()))
             | (self.ifm.val().upscale > self.upscale_zeros.val())
             | (self.kernel.val().acc_format > self.acc_s5_10.val())
-            | (bit_cast::<2, 16>(self.ofm.val().precision >> self.ofm_round_lsb.val())
-                > self.ofm_round_max.val())
+            | (self.ofm.val().precision_round_mode > self.ofm_round_max.val())
             | self.ifm_type.reserved.val()
             | self.ofm_type.reserved.val()
         {

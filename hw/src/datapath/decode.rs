@@ -3,7 +3,7 @@
 //! and the output unit's settings, field by field at the positions of
 //! `npu_arch::command` (the golden model's `Op::decode`).
 
-use crate::arch_constants::{command_field_lsb, command_field_mask};
+use crate::arch_constants::command_field_mask;
 use crate::central_control::{
     ActivationView, FeatureMapType, Ifm2View, IfmView, KernelOperation, KernelStride, KernelView,
     OfmView, OperationState, WeightsView,
@@ -12,7 +12,7 @@ use crate::datapath::traversal::TraversalShape;
 use crate::datapath::IfmBuffers;
 use crate::datapath::OperandSettings;
 use crate::output_unit::OutputSettings;
-use npu_arch::command::{broadcast, ActivationPrecision, ElementwiseMode, Opcode, PoolingMode};
+use npu_arch::command::{ActivationPrecision, ElementwiseMode, Opcode, PoolingMode};
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock)]
@@ -69,41 +69,22 @@ pub struct OperationDecoder {
     dilated_width: Signal<Local, Bits<16>>,
     rows_before: Signal<Local, Bits<16>>,
     columns_before: Signal<Local, Bits<16>>,
-    ifm_precision: Signal<Local, Bits<16>>,
-    ofm_precision: Signal<Local, Bits<16>>,
-    activation_word: Signal<Local, Bits<16>>,
-    ofm_scale: Signal<Local, Bits<38>>,
     pool: Signal<Local, Bit>,
     ifm2: Signal<Local, Ifm2View>,
-    broadcast_word: Signal<Local, Bits<8>>,
     elementwise_mode: Signal<Local, Bits<16>>,
     unary: Signal<Local, Bit>,
     scalar_raw: Signal<Local, Bits<32>>,
     scalar_zero_point: Signal<Local, Bits<32>>,
     pooling_mode: Signal<Local, Bits<16>>,
     pool_average: Signal<Local, Bit>,
-    opa_scale: Signal<Local, Bits<38>>,
     padded: Signal<Local, Bit>,
-    ofm_scale_mode: Constant<Bits<16>>,
-    ofm_round_mode: Constant<Bits<6>>,
-    clip_range: Constant<Bits<6>>,
-    function_lsb: Constant<Bits<6>>,
-    scale_shift: Constant<Bits<6>>,
     depthwise_code: Constant<Bits<10>>,
     pool_code: Constant<Bits<10>>,
     elementwise_code: Constant<Bits<10>>,
     abs_mode: Constant<Bits<16>>,
     lrelu_mode: Constant<Bits<16>>,
     clz_mode: Constant<Bits<16>>,
-    broadcast_h: Constant<Bits<8>>,
-    broadcast_w: Constant<Bits<8>>,
-    broadcast_c: Constant<Bits<8>>,
-    reverse_operands: Constant<Bits<8>>,
-    broadcast_scalar: Constant<Bits<8>>,
     elementwise_mode_mask: Constant<Bits<16>>,
-    ifm_scale_mode: Constant<Bits<6>>,
-    ifm_round_mode: Constant<Bits<6>>,
-    opa_shift: Constant<Bits<6>>,
     bits_16: Constant<Bits<2>>,
     bits_32: Constant<Bits<2>>,
     pooling_mode_mask: Constant<Bits<16>>,
@@ -113,11 +94,8 @@ pub struct OperationDecoder {
 
 impl Default for OperationDecoder {
     fn default() -> Self {
-        let ifm = Opcode::NpuSetIfmPrecision;
-        let ofm = Opcode::NpuSetOfmPrecision;
         let mode = |m: PoolingMode| Constant::new(u64::from(m.bits()).into());
         let elementwise = |m: ElementwiseMode| Constant::new(u64::from(m.bits()).into());
-        let broadcast_bit = |b: u16| Constant::new(u64::from(b).into());
         Self {
             operation: Default::default(),
             shape: Default::default(),
@@ -136,19 +114,15 @@ impl Default for OperationDecoder {
             ofm_view: Default::default(),
             weights_view: Default::default(),
             kernel_stride: Default::default(),
-            ifm_type: FeatureMapType::new(ifm),
-            ofm_type: FeatureMapType::new(ofm),
-            ifm2_type: FeatureMapType::new(Opcode::NpuSetIfm2Precision),
+            ifm_type: Default::default(),
+            ofm_type: Default::default(),
+            ifm2_type: Default::default(),
             stride_x: Default::default(),
             stride_y: Default::default(),
             dilated_height: Default::default(),
             dilated_width: Default::default(),
             rows_before: Default::default(),
             columns_before: Default::default(),
-            ifm_precision: Default::default(),
-            ofm_precision: Default::default(),
-            activation_word: Default::default(),
-            ofm_scale: Default::default(),
             pool: Default::default(),
             elementwise: Default::default(),
             ifm2_view: Default::default(),
@@ -161,35 +135,20 @@ impl Default for OperationDecoder {
             blockdep: Default::default(),
             per_channel: Default::default(),
             ifm2: Default::default(),
-            broadcast_word: Default::default(),
             elementwise_mode: Default::default(),
             unary: Default::default(),
             scalar_raw: Default::default(),
             scalar_zero_point: Default::default(),
             pooling_mode: Default::default(),
             pool_average: Default::default(),
-            opa_scale: Default::default(),
             padded: Default::default(),
-            ofm_scale_mode: command_field_mask(ofm, "scale_mode"),
-            ofm_round_mode: command_field_lsb(ofm, "round_mode"),
-            clip_range: command_field_lsb(Opcode::NpuSetActivation, "activation_clip_range"),
-            function_lsb: command_field_lsb(Opcode::NpuSetActivation, "activation_function"),
-            scale_shift: command_field_lsb(Opcode::NpuSetOfmScale, "shift"),
             depthwise_code: Constant::new((Opcode::NpuOpDepthwise.code() as u64).into()),
             pool_code: Constant::new((Opcode::NpuOpPool.code() as u64).into()),
             elementwise_code: Constant::new((Opcode::NpuOpElementwise.code() as u64).into()),
             abs_mode: elementwise(ElementwiseMode::Abs),
             lrelu_mode: elementwise(ElementwiseMode::Lrelu),
             clz_mode: elementwise(ElementwiseMode::Clz),
-            broadcast_h: broadcast_bit(broadcast::H),
-            broadcast_w: broadcast_bit(broadcast::W),
-            broadcast_c: broadcast_bit(broadcast::C),
-            reverse_operands: broadcast_bit(broadcast::REVERSE_OPERANDS),
-            broadcast_scalar: broadcast_bit(broadcast::SCALAR),
             elementwise_mode_mask: command_field_mask(Opcode::NpuOpElementwise, "elementwise_mode"),
-            ifm_scale_mode: command_field_lsb(ifm, "scale_mode"),
-            ifm_round_mode: command_field_lsb(ifm, "round_mode"),
-            opa_shift: command_field_lsb(Opcode::NpuSetOpaScale, "shift"),
             bits_16: Constant::new(u64::from(ActivationPrecision::Bits16.bits()).into()),
             bits_32: Constant::new(u64::from(ActivationPrecision::Bits32.bits()).into()),
             pooling_mode_mask: command_field_mask(Opcode::NpuOpPool, "pooling_mode"),
@@ -211,7 +170,7 @@ impl Logic for OperationDecoder {
         self.ifm_view.next = self.ifm.val();
         self.ofm_view.next = self.ofm.val();
         self.weights_view.next = self.state.val().weights;
-        self.kernel_stride.word.next = self.kernel.val().stride;
+        self.kernel_stride.kernel.next = self.kernel.val();
         self.stride_x.next = self.kernel_stride.stride_x_m1.val() + 1;
         self.stride_y.next = self.kernel_stride.stride_y_m1.val() + 1;
         self.shape.next.stride_x = self.stride_x.val().get_bits::<2>(0);
@@ -306,8 +265,9 @@ impl Logic for OperationDecoder {
             - bit_cast::<16, 7>(self.ifm.val().pad_left)
             - bit_cast::<16, 8>(self.ifm.val().pad_right);
 
-        self.ifm_precision.next = self.ifm.val().precision;
-        self.ifm_type.precision.next = self.ifm_precision.val();
+        self.ifm_type.activation_type.next = self.ifm.val().precision_activation_type;
+        self.ifm_type.activation_precision.next = self.ifm.val().precision_activation_precision;
+        self.ifm_type.activation_format.next = self.ifm.val().precision_activation_format;
         self.ifm_wide.next = self.ifm_type.width.val() == self.bits_16.val();
         self.ifm_signed.next = self.ifm_type.is_signed.val();
         self.ifm_int32.next = self.ifm_type.int32.val();
@@ -323,7 +283,13 @@ impl Logic for OperationDecoder {
         // broadcast, scalar and operand order.
         self.ifm2.next = self.state.val().ifm2;
         self.ifm2_view.next = self.ifm.val();
-        self.ifm2_view.next.precision = bit_cast::<16, 8>(self.ifm2.val().precision);
+        self.ifm2_view.next.precision_activation_type = self.ifm2.val().precision_activation_type;
+        self.ifm2_view.next.precision_activation_precision =
+            self.ifm2.val().precision_activation_precision;
+        self.ifm2_view.next.precision_activation_format =
+            self.ifm2.val().precision_activation_format;
+        self.ifm2_view.next.precision_scale_mode = 0.into();
+        self.ifm2_view.next.precision_round_mode = 0.into();
         self.ifm2_view.next.zero_point = self.ifm2.val().zero_point;
         self.ifm2_view.next.width0_m1 = self.ifm2.val().width0_m1;
         self.ifm2_view.next.height0_m1 = self.ifm2.val().height0_m1;
@@ -336,7 +302,6 @@ impl Logic for OperationDecoder {
         self.ifm2_view.next.stride_x = self.ifm2.val().stride_x;
         self.ifm2_view.next.stride_y = self.ifm2.val().stride_y;
         self.ifm2_view.next.stride_c = self.ifm2.val().stride_c;
-        self.broadcast_word.next = self.ifm2.val().broadcast;
         self.elementwise_mode.next = self.operation.val().param & self.elementwise_mode_mask.val();
         self.unary.next = (self.elementwise_mode.val() == self.abs_mode.val())
             | (self.elementwise_mode.val() == self.lrelu_mode.val())
@@ -345,23 +310,20 @@ impl Logic for OperationDecoder {
         self.operand_settings.next.signed = self.ifm_signed.val();
         self.operand_settings.next.ifm_zero_point = self.ifm.val().zero_point;
         self.operand_settings.next.ifm2_zero_point = self.ifm2.val().zero_point;
-        self.operand_settings.next.broadcast_h =
-            (self.broadcast_word.val() & self.broadcast_h.val()) != 0;
-        self.operand_settings.next.broadcast_w =
-            (self.broadcast_word.val() & self.broadcast_w.val()) != 0;
-        self.operand_settings.next.broadcast_c =
-            (self.broadcast_word.val() & self.broadcast_c.val()) != 0;
-        self.operand_settings.next.reversed =
-            (self.broadcast_word.val() & self.reverse_operands.val()) != 0;
-        self.operand_settings.next.scalar =
-            (self.broadcast_word.val() & self.broadcast_scalar.val()) != 0;
+        self.operand_settings.next.broadcast_h = self.ifm2.val().broadcast_h;
+        self.operand_settings.next.broadcast_w = self.ifm2.val().broadcast_w;
+        self.operand_settings.next.broadcast_c = self.ifm2.val().broadcast_c;
+        self.operand_settings.next.reversed = self.ifm2.val().broadcast_operand_order;
+        self.operand_settings.next.scalar = self.ifm2.val().broadcast_constant;
         self.operand_settings.next.unary = self.unary.val();
         // NPU_SET_PARALLEL_MODE (the datapath pairs the groups only with
         // two cores).
         self.operand_settings.next.paired = self.kernel.val().parallel_mode != 0;
         // The scalar less IFM2's zero point, both by IFM2's signedness
         // (golden `param16`).
-        self.ifm2_type.precision.next = bit_cast::<16, 8>(self.ifm2.val().precision);
+        self.ifm2_type.activation_type.next = self.ifm2.val().precision_activation_type;
+        self.ifm2_type.activation_precision.next = self.ifm2.val().precision_activation_precision;
+        self.ifm2_type.activation_format.next = self.ifm2.val().precision_activation_format;
         self.scalar_raw.next = bit_cast::<32, 16>(self.ifm2.val().scalar);
         if self.ifm2_type.is_signed.val() & self.scalar_raw.val().get_bit(15) {
             self.scalar_raw.next =
@@ -375,9 +337,8 @@ impl Logic for OperationDecoder {
         self.operand_settings.next.scalar_value =
             self.scalar_raw.val() - self.scalar_zero_point.val();
         self.blockdep.next = self.kernel.val().blockdep;
-        self.reads_ifm2.next = self.elementwise.val()
-            & !self.unary.val()
-            & ((self.broadcast_word.val() & self.broadcast_scalar.val()) == 0);
+        self.reads_ifm2.next =
+            self.elementwise.val() & !self.unary.val() & !self.ifm2.val().broadcast_constant;
         self.ifm2_start_kb.next = bit_cast::<16, 6>(self.ifm2.val().ib_start);
         self.ifm_end_kb.next = bit_cast::<16, 6>(self.ifm.val().ib_end);
         if self.reads_ifm2.val() {
@@ -390,25 +351,19 @@ impl Logic for OperationDecoder {
             ((bit_cast::<16, 6>(self.ifm.val().ib_end) - self.ifm2_start_kb.val()) >> 1) << 10;
 
         // The output unit (TRM 3.3.7).
-        self.ofm_precision.next = self.ofm.val().precision;
-        self.ofm_type.precision.next = self.ofm_precision.val();
-        self.activation_word.next = self.activation.val().activation;
-        self.ofm_scale.next = self.activation.val().ofm_scale;
-        self.output_settings.next.round_mode =
-            bit_cast::<2, 16>(self.ofm_precision.val() >> self.ofm_round_mode.val());
+        self.ofm_type.activation_type.next = self.ofm.val().precision_activation_type;
+        self.ofm_type.activation_precision.next = self.ofm.val().precision_activation_precision;
+        self.ofm_type.activation_format.next = self.ofm.val().precision_activation_format;
+        self.output_settings.next.round_mode = self.ofm.val().precision_round_mode;
         self.output_settings.next.ofm_signed = self.ofm_type.is_signed.val();
         self.output_settings.next.ofm_precision = self.ofm_type.width.val();
-        self.output_settings.next.global_scale =
-            (self.ofm_precision.val() & self.ofm_scale_mode.val()) != 0;
-        self.output_settings.next.scale = self.ofm_scale.val().get_bits::<32>(0);
-        self.output_settings.next.shift =
-            bit_cast::<6, 38>(self.ofm_scale.val() >> self.scale_shift.val());
+        self.output_settings.next.global_scale = self.ofm.val().precision_scale_mode;
+        self.output_settings.next.scale = self.activation.val().ofm_scale_scale;
+        self.output_settings.next.shift = self.activation.val().ofm_scale_shift;
         self.output_settings.next.zero_point = self.ofm.val().zero_point;
         self.output_settings.next.acc_format = self.kernel.val().acc_format;
-        self.output_settings.next.function =
-            bit_cast::<12, 16>(self.activation_word.val() >> self.function_lsb.val());
-        self.output_settings.next.clip_range =
-            bit_cast::<4, 16>(self.activation_word.val() >> self.clip_range.val());
+        self.output_settings.next.function = self.activation.val().activation_function;
+        self.output_settings.next.clip_range = self.activation.val().activation_clip_range;
         self.output_settings.next.activation_min = self.activation.val().activation_min;
         self.output_settings.next.activation_max = self.activation.val().activation_max;
         // TRM 4.8.2 table 4-122: max pool and padded average pool do not
@@ -425,14 +380,10 @@ impl Logic for OperationDecoder {
         self.output_settings.next.elementwise = self.elementwise.val();
         self.output_settings.next.elementwise_mode = self.elementwise_mode.val().get_bits::<6>(0);
         self.output_settings.next.ifm_precision = self.ifm_type.width.val();
-        self.output_settings.next.ifm_scale_mode =
-            bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_scale_mode.val());
-        self.output_settings.next.ifm_round_mode =
-            bit_cast::<2, 16>(self.ifm_precision.val() >> self.ifm_round_mode.val());
-        self.opa_scale.next = self.activation.val().opa_scale;
-        self.output_settings.next.opa_scale = self.opa_scale.val().get_bits::<32>(0);
-        self.output_settings.next.opa_shift =
-            bit_cast::<6, 38>(self.opa_scale.val() >> self.opa_shift.val());
+        self.output_settings.next.ifm_scale_mode = self.ifm.val().precision_scale_mode;
+        self.output_settings.next.ifm_round_mode = self.ifm.val().precision_round_mode;
+        self.output_settings.next.opa_scale = self.activation.val().opa_scale_scale;
+        self.output_settings.next.opa_shift = self.activation.val().opa_scale_shift;
         self.output_settings.next.opb_scale = self.activation.val().opb_scale;
         // TRM 4.6.5 NPU_SET_OFM_SCALE: a 32-bit result is shifted only.
         self.output_settings.next.shift_only = (self.pool.val() | self.elementwise.val())

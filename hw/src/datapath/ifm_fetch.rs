@@ -47,12 +47,10 @@
 //! for the plane skips).
 
 use super::traversal::IfmBlockJob;
-use crate::arch_constants::{command_field_lsb, command_field_mask};
 use crate::central_control::IfmView;
 use crate::dma::ShramFill;
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::{Multiply16x40, ResetReg};
-use npu_arch::command::Opcode;
 use rust_hdl::prelude::*;
 
 /// Where a job's IFM buffer is: IB0 from byte `start` of the shared
@@ -133,9 +131,6 @@ pub struct IfmFetch {
     // The job and view, decoded.
     job: Signal<Local, IfmBlockJob>,
     job_pieces: Signal<Local, JobPieces>,
-    precision: Signal<Local, Bits<16>>,
-    precision_lsb: Constant<Bits<6>>,
-    format_mask: Constant<Bits<16>>,
     /// log2 of the element bytes.
     element_shift: Signal<Local, Bits<4>>,
     nhcwb16: Signal<Local, Bit>,
@@ -198,7 +193,6 @@ pub struct IfmFetch {
 
 impl Default for IfmFetch {
     fn default() -> Self {
-        let precision = Opcode::NpuSetIfmPrecision;
         Self {
             clock: Default::default(),
             rst_n: Default::default(),
@@ -231,9 +225,6 @@ impl Default for IfmFetch {
             group_base: Default::default(),
             job: Default::default(),
             job_pieces: Default::default(),
-            precision: Default::default(),
-            precision_lsb: command_field_lsb(precision, "activation_precision"),
-            format_mask: command_field_mask(precision, "activation_format"),
             element_shift: Default::default(),
             nhcwb16: Default::default(),
             stride_x: Default::default(),
@@ -341,13 +332,10 @@ impl Logic for IfmFetch {
         self.group_base.rst_n.next = self.rst_n.val();
 
         // The view: NPU_SET_IFM_PRECISION activation_precision 1 (16-bit), 2
-        // (32-bit) and activation_format 1 (NHCWB16), at the spec's
-        // positions; 40-bit offsets.
+        // (32-bit) and activation_format 1 (NHCWB16); 40-bit offsets.
         self.job.next = self.jobs.data.val();
-        self.precision.next = self.view.val().precision;
-        self.element_shift.next =
-            bit_cast::<4, 16>((self.precision.val() >> self.precision_lsb.val()) & 3);
-        self.nhcwb16.next = (self.precision.val() & self.format_mask.val()) != 0;
+        self.element_shift.next = bit_cast::<4, 2>(self.view.val().precision_activation_precision);
+        self.nhcwb16.next = self.view.val().precision_activation_format != 0;
         self.stride_x.next = bit_cast::<40, 48>(self.view.val().stride_x);
         self.stride_y.next = bit_cast::<40, 48>(self.view.val().stride_y);
         self.stride_c.next = bit_cast::<40, 48>(self.view.val().stride_c);

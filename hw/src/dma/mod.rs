@@ -67,7 +67,6 @@ use crate::central_control::DmaDescriptor;
 use crate::shram::LINE_ADDRESS_BITS;
 use crate::stream::{LaneBeat, StreamIn, StreamOut};
 use crate::widgets::{per_core, Fifo, ResetReg};
-use npu_arch::command::Opcode;
 use npu_arch::config::NpuConfig;
 use npu_arch::regs::{self, FaultingChannel};
 use rust_hdl::prelude::*;
@@ -176,13 +175,9 @@ pub struct Dma {
     // reserved and ignored.
     max_beats_lsb: Constant<Bits<5>>,
     memtype_lsb: Constant<Bits<5>>,
-    stride_mode_lsb: Constant<Bits<4>>,
-    region_mode_internal: Constant<Bits<11>>,
 
     // The head descriptor, decoded.
     head: Signal<Local, DmaDescriptor>,
-    src_region_value: Signal<Local, Bits<11>>,
-    dst_region_value: Signal<Local, Bits<11>>,
     src_offset: Signal<Local, Bits<40>>,
     dst_offset: Signal<Local, Bits<40>>,
     skip0: Signal<Local, Bits<40>>,
@@ -223,11 +218,6 @@ pub struct Dma {
 /// The lowest bit of an AXI_LIMITn field (TRM 4.2.14).
 fn limit_lsb(field: &str) -> Constant<Bits<5>> {
     field_lsb(&regs::AXI_LIMIT0, field)
-}
-
-/// A field of NPU_SET_DMA0_SRC/DST_REGION (TRM 4.6.4).
-fn region_field(name: &str) -> &'static npu_arch::command::Field {
-    Opcode::NpuSetDma0SrcRegion.field(name)
 }
 
 impl Dma {
@@ -332,10 +322,6 @@ impl Dma {
             no_writes: Constant::new(WriteEvents::default()),
             max_beats_lsb: limit_lsb("max_beats"),
             memtype_lsb: limit_lsb("memtype"),
-            stride_mode_lsb: Constant::new(u64::from(region_field("stride_mode").lo).into()),
-            region_mode_internal: Constant::new((1u64 << region_field("region_mode").lo).into()),
-            src_region_value: Default::default(),
-            dst_region_value: Default::default(),
             head: Default::default(),
             src_offset: Default::default(),
             dst_offset: Default::default(),
@@ -466,19 +452,14 @@ impl Logic for Dma {
         self.src_offset.next = bit_cast::<40, 48>(self.head.val().src);
         self.dst_offset.next = bit_cast::<40, 48>(self.head.val().dst);
         self.len.next = bit_cast::<32, 48>(self.head.val().len);
-        self.src_region_value.next = self.head.val().src_region;
-        self.dst_region_value.next = self.head.val().dst_region;
         self.skip0.next = bit_cast::<40, 48>(self.head.val().skip0);
         self.skip1.next = bit_cast::<40, 48>(self.head.val().skip1);
-        // Region value: region (or core mask), internal bit, stride mode.
-        self.src_region.next = bit_cast::<3, 11>(self.src_region_value.val());
-        self.src_mode.next =
-            bit_cast::<2, 11>(self.src_region_value.val() >> self.stride_mode_lsb.val());
-        self.dst_region.next = bit_cast::<3, 11>(self.dst_region_value.val());
-        self.dst_internal.next =
-            (self.dst_region_value.val() & self.region_mode_internal.val()) != 0;
-        self.dst_mode.next =
-            bit_cast::<2, 11>(self.dst_region_value.val() >> self.stride_mode_lsb.val());
+        // Region (or core mask), internal bit, stride mode.
+        self.src_region.next = bit_cast::<3, 8>(self.head.val().src_region_region);
+        self.src_mode.next = self.head.val().src_region_stride_mode;
+        self.dst_region.next = bit_cast::<3, 8>(self.head.val().dst_region_region);
+        self.dst_internal.next = self.head.val().dst_region_region_mode;
+        self.dst_mode.next = self.head.val().dst_region_stride_mode;
         self.rows.next = 1.into();
         if (self.src_mode.val() != 0) | (self.dst_mode.val() != 0) {
             self.rows.next = self.head.val().size0;
@@ -525,7 +506,7 @@ impl Logic for Dma {
         self.mem2mem.destination.three_d.next = self.dst_mode.val() >= 2;
         self.mem2mem.destination.max_beats.next = self.dst_lookup.max_beats.val();
         self.mem2mem.internal.next = self.dst_internal.val();
-        self.mem2mem.cores.next = bit_cast::<2, 11>(self.dst_region_value.val());
+        self.mem2mem.cores.next = bit_cast::<2, 8>(self.head.val().dst_region_region);
 
         // Start the head descriptor; retire it when its transfer completes
         // (an empty one at once).

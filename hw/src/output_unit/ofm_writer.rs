@@ -35,12 +35,10 @@
 //! offset's products); a spread 32-bit result of more than 4 lanes takes
 //! two cycles.
 
-use crate::arch_constants::{command_field_lsb, command_field_mask};
 use crate::central_control::OfmView;
 use crate::dma::OfmWrite;
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::{Multiply16x40, ResetReg};
-use npu_arch::command::Opcode;
 use rust_hdl::prelude::*;
 
 /// One OFM position's results: lane i (channel c + i, or c + 2i when
@@ -103,11 +101,6 @@ pub struct OfmWriter {
     /// Elements of a spread write: up to the last lane of either core.
     spread_elements: Signal<Local, Bits<6>>,
     channel: Signal<Local, Bits<16>>,
-    precision: Signal<Local, Bits<16>>,
-    /// NPU_SET_OFM_PRECISION's activation_precision and activation_format
-    /// positions (`npu_arch::command`).
-    precision_lsb: Constant<Bits<6>>,
-    format_mask: Constant<Bits<16>>,
     /// The byte mask of a write of contiguous channels.
     every_byte: Constant<Bits<32>>,
     /// log2 of the element bytes.
@@ -141,7 +134,6 @@ pub struct OfmWriter {
 
 impl Default for OfmWriter {
     fn default() -> Self {
-        let precision = Opcode::NpuSetOfmPrecision;
         Self {
             clock: Default::default(),
             rst_n: Default::default(),
@@ -171,9 +163,6 @@ impl Default for OfmWriter {
             paired_count: Default::default(),
             spread_elements: Default::default(),
             channel: Default::default(),
-            precision: Default::default(),
-            precision_lsb: command_field_lsb(precision, "activation_precision"),
-            format_mask: command_field_mask(precision, "activation_format"),
             every_byte: Constant::new(0xFFFF_FFFF_u64.into()),
             element_shift: Default::default(),
             nhcwb16: Default::default(),
@@ -233,9 +222,7 @@ impl Logic for OfmWriter {
         self.writes.data.next = self.write.q.val();
 
         self.result.next = self.results.data.val();
-        self.precision.next = self.view.val().precision;
-        self.element_shift.next =
-            bit_cast::<2, 16>(self.precision.val() >> self.precision_lsb.val());
+        self.element_shift.next = self.view.val().precision_activation_precision;
         // A spread 32-bit result spans up to 60 bytes: lanes 0-3, then 4-7.
         self.split.next = self.result.val().spread
             & (self.element_shift.val() == 2)
@@ -257,7 +244,7 @@ impl Logic for OfmWriter {
             self.paired_lanes.next = self.result.val().paired_lanes >> 4;
             self.channel.next = self.result.val().c + 8;
         }
-        self.nhcwb16.next = (self.precision.val() & self.format_mask.val()) != 0;
+        self.nhcwb16.next = self.view.val().precision_activation_format != 0;
 
         // The tile and the tile-relative position (FeatureMap::offset).
         self.width0.next = bit_cast::<17, 16>(self.view.val().width0_m1) + 1;
