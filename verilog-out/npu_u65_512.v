@@ -3416,7 +3416,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [1:0] front_end$fetched_current;
     reg  lookahead$clock;
     reg  lookahead$rst_n;
-    reg  lookahead$next_valid;
+    reg  lookahead$front_next;
     reg  [224:0] lookahead$shape;
     reg  lookahead$per_channel;
     reg  lookahead$taken;
@@ -3433,6 +3433,13 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [1:0] lookahead$held;
     wire  [1:0] lookahead$held_scales;
     wire  lookahead$done;
+    reg  job_streams$first;
+    reg  job_streams$depth_start;
+    reg  job_streams$paired;
+    reg  job_streams$pool;
+    reg  job_streams$per_channel;
+    wire  [1:0] job_streams$weights;
+    wire  [1:0] job_streams$scales;
     reg  traversal$clock;
     reg  traversal$rst_n;
     reg  traversal$start;
@@ -3522,6 +3529,25 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [3:0] ifm_unit$bank_reads$0$enable;
     wire  [51:0] ifm_unit$bank_reads$0$address;
     reg  [511:0] ifm_unit$bank_reads$0$data;
+    reg  beat_issue$beats$valid;
+    reg  [98:0] beat_issue$beats$data;
+    wire  beat_issue$beats$ready;
+    reg  [276:0] beat_issue$walked;
+    reg  [224:0] beat_issue$shape;
+    reg  [465:0] beat_issue$ifm_view;
+    reg  [31:0] beat_issue$ifm_buffers;
+    reg  beat_issue$wide;
+    reg  beat_issue$int32;
+    reg  beat_issue$signed_ifm;
+    reg  beat_issue$max_pool;
+    reg  beat_issue$interleaved;
+    wire  beat_issue$requests$valid;
+    wire  [65:0] beat_issue$requests$data;
+    reg  beat_issue$requests$ready;
+    wire  beat_issue$tags$valid;
+    wire  [27:0] beat_issue$tags$data;
+    reg  beat_issue$tags$ready;
+    wire  [143:0] beat_issue$ifm_settings;
     reg  beat_tags$clock;
     reg  beat_tags$rst_n;
     reg  beat_tags$tail$valid;
@@ -3712,21 +3738,16 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [1:0] units_firing;
     reg  [1:0] units_having;
     reg  units_done;
-    reg  [276:0] walked;
     reg  [3:0] positions_left;
     reg  [3:0] positions_after;
-    reg  [98:0] beat;
     reg  [70:0] word;
-    reg  [7:0] element_shift;
     reg  parallel;
     reg  interleaved;
-    reg  [1:0] job_cores;
     reg  [1:0] head_cores;
     reg  [1:0] head_stream_ends;
     reg  slice_finished;
     reg  [879:0] operand;
     reg  paired_job;
-    reg  [1:0] beat_cores;
     reg  cores_room;
     reg  cores_ready;
     reg  cores_fault;
@@ -3753,11 +3774,9 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  paired_results_ready;
     reg  result_fire;
     reg  [15:0] word_channel;
-    reg  new_spatial_block;
     reg  per_channel;
     reg  tee_ready;
     reg  job_taken;
-    reg  beat_ready;
     reg  joined;
     reg  [27:0] tag;
     reg  to_mac;
@@ -3769,10 +3788,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  stage_fire;
     reg  word_done;
     reg  idle;
-    reg  last_depth_block;
     reg  pool;
-    reg  [15:0] channels_left;
-    reg  [8:0] channel_mask;
     reg  [7:0] unit_lanes;
     reg  [575:0] unit_weights;
     reg  groups_ready;
@@ -3848,7 +3864,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     npu_u65_512_core$datapath$lookahead lookahead(
         .clock(lookahead$clock),
         .rst_n(lookahead$rst_n),
-        .next_valid(lookahead$next_valid),
+        .front_next(lookahead$front_next),
         .shape(lookahead$shape),
         .per_channel(lookahead$per_channel),
         .taken(lookahead$taken),
@@ -3865,6 +3881,15 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .held(lookahead$held),
         .held_scales(lookahead$held_scales),
         .done(lookahead$done)
+    );
+    npu_u65_512_core$datapath$lookahead$first_job job_streams(
+        .first(job_streams$first),
+        .depth_start(job_streams$depth_start),
+        .paired(job_streams$paired),
+        .pool(job_streams$pool),
+        .per_channel(job_streams$per_channel),
+        .weights(job_streams$weights),
+        .scales(job_streams$scales)
     );
     npu_u65_512_core$datapath$traversal traversal(
         .clock(traversal$clock),
@@ -3973,6 +3998,27 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .bank_reads$1$enable(shram_reads$1$enable),
         .bank_reads$1$address(shram_reads$1$address),
         .bank_reads$1$data(shram_reads$1$data)
+    );
+    npu_u65_512_core$datapath$beat_issue beat_issue(
+        .beats$valid(beat_issue$beats$valid),
+        .beats$data(beat_issue$beats$data),
+        .beats$ready(beat_issue$beats$ready),
+        .walked(beat_issue$walked),
+        .shape(beat_issue$shape),
+        .ifm_view(beat_issue$ifm_view),
+        .ifm_buffers(beat_issue$ifm_buffers),
+        .wide(beat_issue$wide),
+        .int32(beat_issue$int32),
+        .signed_ifm(beat_issue$signed_ifm),
+        .max_pool(beat_issue$max_pool),
+        .interleaved(beat_issue$interleaved),
+        .requests$valid(beat_issue$requests$valid),
+        .requests$data(beat_issue$requests$data),
+        .requests$ready(beat_issue$requests$ready),
+        .tags$valid(beat_issue$tags$valid),
+        .tags$data(beat_issue$tags$data),
+        .tags$ready(beat_issue$tags$ready),
+        .ifm_settings(beat_issue$ifm_settings)
     );
     npu_u65_512_core$datapath$beat_tags beat_tags(
         .clock(beat_tags$clock),
@@ -4315,7 +4361,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         traversal$walk_shape = front$shape;
         front_per_channel = front$per_channel;
         front_pool = front$shape[(64'he0)+:(1)];
-        lookahead$next_valid = front_end$front_next;
+        lookahead$front_next = front_end$front_next;
         lookahead$shape = front$shape;
         lookahead$per_channel = front_per_channel;
         lookahead$taken = taken;
@@ -4330,7 +4376,6 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         looking_ahead = (lookahead$start_weights | lookahead$start_scales) != 32'h0;
         traversal$start = (starting$q & ~front_end$walk_early) | front_end$early_start;
         job = traversal$ifm_blocks$data;
-        new_spatial_block = job[(64'h100)+:(1)] & (job[(64'h20)+:(16)] == 32'h0);
         cores_room = 1'b1;
         cores_room = cores_room & cores$0$weights_room & cores$0$scales_room;
         cores_room = cores_room & cores$1$weights_room & cores$1$scales_room;
@@ -4381,19 +4426,22 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
             ifm_fills$data = ifm2_fetch$fills$data;
         end
         paired_job = job[(64'h104)+:(16)] != 32'h0;
-        job_cores = 32'h1;
-        if (paired_job) begin
-            job_cores = 32'h3;
-        end
+        job_streams$first = job[(64'h100)+:(1)];
+        job_streams$depth_start = job[(64'h20)+:(16)] == 32'h0;
+        job_streams$paired = paired_job;
+        job_streams$pool = front_pool;
+        job_streams$per_channel = front_per_channel;
         job_weights = 32'h0;
         job_scales = 32'h0;
+        if (job_taken) begin
+            job_weights = job_streams$weights;
+            job_scales = job_streams$scales;
+        end
         cores$0$view = front$weights_view;
         cores$0$depthwise = decoder$shape[(64'ha9)+:(1)];
         cores$0$halt = faulted$q;
         cores$0$next_weights = lookahead$held[0];
         cores$0$next_scales = lookahead$held_scales[0];
-        job_weights = (job_weights & ~(1 << (0)) | ((job_taken & new_spatial_block & ~front_pool & job_cores[0]) << (0)));
-        job_scales = (job_scales & ~(1 << (0)) | ((job_taken & job[(64'h100)+:(1)] & front_per_channel & job_cores[0]) << (0)));
         cores$0$start_weights = (job_weights[0] & ~lookahead$weights_ahead[0]) | lookahead$start_weights[0];
         cores$0$start_scales = (job_scales[0] & ~lookahead$scales_ahead[0]) | lookahead$start_scales[0];
         cores$0$scale_channel = job[(64'h20)+:(16)];
@@ -4407,8 +4455,6 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         cores$1$halt = faulted$q;
         cores$1$next_weights = lookahead$held[1];
         cores$1$next_scales = lookahead$held_scales[1];
-        job_weights = (job_weights & ~(1 << (1)) | ((job_taken & new_spatial_block & ~front_pool & job_cores[1]) << (1)));
-        job_scales = (job_scales & ~(1 << (1)) | ((job_taken & job[(64'h100)+:(1)] & front_per_channel & job_cores[1]) << (1)));
         cores$1$start_weights = (job_weights[1] & ~lookahead$weights_ahead[1]) | lookahead$start_weights[1];
         cores$1$start_scales = (job_scales[1] & ~lookahead$scales_ahead[1]) | lookahead$start_scales[1];
         cores$1$scale_channel = job[(64'h20)+:(16)];
@@ -4439,87 +4485,25 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         if (~ifm_filled & filled_taken) begin
             filled$d = filled$q - 32'h1;
         end
-        beat = traversal$beats$data;
-        element_shift = ((beat[(64'h40)+:(16)]) & 8'hff);
-        if (decoder$ifm_wide | interleaved) begin
-            element_shift = ((beat[(64'h40)+:(16)]) & 8'hff) << 32'h1;
-        end
-        if (decoder$ifm_int32) begin
-            element_shift = ((beat[(64'h40)+:(16)]) & 8'hff) << 32'h2;
-        end
-        if (decoder$ifm_wide & interleaved) begin
-            element_shift = ((beat[(64'h40)+:(16)]) & 8'hff) << 32'h2;
-        end
-        beat_ready = ifm_unit$requests$ready & beat_tags$tail$ready;
-        traversal$beats$ready = beat_ready;
-        ifm_unit$requests$valid = traversal$beats$valid & beat_ready;
-        ifm_unit$requests$data[(64'h0)+:(16)] = beat[(64'h0)+:(16)];
-        ifm_unit$requests$data[(64'h10)+:(16)] = beat[(64'h10)+:(16)];
-        ifm_unit$requests$data[(64'h20)+:(8)] = ((beat[(64'h20)+:(16)]) & 8'hff);
-        ifm_unit$requests$data[(64'h28)+:(16)] = beat[(64'h30)+:(16)];
-        ifm_unit$requests$data[(64'h38)+:(8)] = element_shift;
-        ifm_unit$requests$data[(64'h40)+:(2)] = beat[(64'h5a)+:(2)];
-        beat_tags$tail$valid = traversal$beats$valid & beat_ready;
-        beat_tags$tail$data[(64'h0)+:(9)] = beat[(64'h50)+:(9)];
-        beat_tags$tail$data[(64'h9)+:(1)] = beat[(64'h59)+:(1)];
-        beat_tags$tail$data[(64'ha)+:(2)] = beat[(64'h5a)+:(2)];
-        beat_tags$tail$data[(64'hc)+:(1)] = beat[(64'h5e)+:(1)];
-        beat_tags$tail$data[(64'hd)+:(1)] = beat[(64'h5f)+:(1)];
-        beat_tags$tail$data[(64'he)+:(1)] = beat[(64'h60)+:(1)];
-        beat_tags$tail$data[(64'hf)+:(1)] = beat[(64'h61)+:(1)];
-        last_depth_block = traversal$current[(64'h103)+:(1)];
-        channels_left = traversal$current[(64'hb0)+:(16)] - beat[(64'h40)+:(16)];
-        if (decoder$ifm_int32 & (channels_left > 32'h4)) begin
-            channels_left = 32'h4;
-        end
-        channel_mask = (((32'h1) & 9'h1ff) << ((channels_left) & 9'h1ff)) - 32'h1;
-        beat_tags$tail$data[(64'h14)+:(8)] = 32'hff;
-        if (~decoder$shape[(64'ha9)+:(1)] & (channels_left < 32'h8)) begin
-            beat_tags$tail$data[(64'h14)+:(8)] = channel_mask[(32'h0)+:(8)];
-        end
-        beat_cores = 32'h1;
-        if (beat[(64'h5c)+:(1)]) begin
-            beat_cores = 32'h3;
-        end
-        beat_tags$tail$data[(64'h10)+:(2)] = beat_cores;
-        beat_tags$tail$data[(64'h12)+:(2)] = 32'h0;
-        if (beat[(64'h62)+:(1)] & last_depth_block) begin
-            beat_tags$tail$data[(64'h12)+:(2)] = 32'h1;
-        end
-        if (beat[(64'h5d)+:(1)] & traversal$current[(64'h114)+:(1)]) begin
-            beat_tags$tail$data[(64'h12)+:(2)] = beat_tags$tail$data[(64'h12)+:(2)] | 32'h2;
-        end
-        walked = traversal$current;
-        ifm_unit$settings[(64'h0)+:(16)] = decoder$ifm_buffers[(64'h0)+:(16)];
-        if (walked[(64'h102)+:(1)]) begin
-            ifm_unit$settings[(64'h0)+:(16)] = decoder$ifm_buffers[(64'h0)+:(16)] + decoder$ifm_buffers[(64'h10)+:(16)];
-        end
-        ifm_unit$settings[(64'h10)+:(8)] = ((walked[(64'h90)+:(16)]) & 8'hff);
-        ifm_unit$settings[(64'h18)+:(8)] = ((((walked[(64'hb0)+:(16)]) & 8'hff) + 32'h7) >> 32'h3) << 32'h3;
-        if (decoder$ifm_wide) begin
-            ifm_unit$settings[(64'h18)+:(8)] = ((((walked[(64'hb0)+:(16)]) & 8'hff) + 32'h3) >> 32'h2) << 32'h3;
-        end
-        if (decoder$ifm_int32) begin
-            ifm_unit$settings[(64'h18)+:(8)] = ((((walked[(64'hb0)+:(16)]) & 8'hff) + 32'h1) >> 32'h1) << 32'h3;
-        end
-        ifm_unit$settings[(64'h20)+:(16)] = walked[(64'h60)+:(16)];
-        ifm_unit$settings[(64'h30)+:(16)] = walked[(64'h70)+:(16)];
-        ifm_unit$settings[(64'h40)+:(16)] = decoder$shape[(64'h40)+:(16)];
-        ifm_unit$settings[(64'h50)+:(16)] = decoder$shape[(64'h50)+:(16)];
-        ifm_unit$settings[(64'h60)+:(8)] = ((decoder$shape[(64'h88)+:(16)]) & 8'hff);
-        ifm_unit$settings[(64'h68)+:(8)] = ((decoder$shape[(64'h98)+:(16)]) & 8'hff);
-        ifm_unit$settings[(64'h70)+:(2)] = decoder$shape[(64'h82)+:(2)];
-        ifm_unit$settings[(64'h72)+:(2)] = decoder$shape[(64'h80)+:(2)];
-        ifm_unit$settings[(64'h74)+:(2)] = decoder$shape[(64'h86)+:(2)];
-        ifm_unit$settings[(64'h76)+:(2)] = decoder$shape[(64'h84)+:(2)];
-        ifm_unit$settings[(64'h78)+:(2)] = decoder$ifm_view[(64'h37)+:(2)];
-        ifm_unit$settings[(64'h7a)+:(1)] = decoder$ifm_wide;
-        ifm_unit$settings[(64'h7b)+:(1)] = decoder$ifm_int32;
-        ifm_unit$settings[(64'h7c)+:(1)] = decoder$shape[(64'hae)+:(1)];
-        ifm_unit$settings[(64'h7d)+:(1)] = decoder$ifm_signed;
-        ifm_unit$settings[(64'h7e)+:(16)] = decoder$ifm_view[(64'h39)+:(16)];
-        ifm_unit$settings[(64'h8f)+:(1)] = decoder$pool_max;
-        ifm_unit$settings[(64'h8e)+:(1)] = interleaved;
+        beat_issue$beats$valid = traversal$beats$valid;
+        beat_issue$beats$data = traversal$beats$data;
+        traversal$beats$ready = beat_issue$beats$ready;
+        beat_issue$walked = traversal$current;
+        beat_issue$shape = decoder$shape;
+        beat_issue$ifm_view = decoder$ifm_view;
+        beat_issue$ifm_buffers = decoder$ifm_buffers;
+        beat_issue$wide = decoder$ifm_wide;
+        beat_issue$int32 = decoder$ifm_int32;
+        beat_issue$signed_ifm = decoder$ifm_signed;
+        beat_issue$max_pool = decoder$pool_max;
+        beat_issue$interleaved = interleaved;
+        ifm_unit$requests$valid = beat_issue$requests$valid;
+        ifm_unit$requests$data = beat_issue$requests$data;
+        beat_issue$requests$ready = ifm_unit$requests$ready;
+        beat_tags$tail$valid = beat_issue$tags$valid;
+        beat_tags$tail$data = beat_issue$tags$data;
+        beat_issue$tags$ready = beat_tags$tail$ready;
+        ifm_unit$settings = beat_issue$ifm_settings;
         shram_reads$0$enable = ifm_unit$bank_reads$0$enable;
         shram_reads$0$address = ifm_unit$bank_reads$0$address;
         ifm_unit$bank_reads$0$data = shram_reads$0$data;
@@ -4806,6 +4790,123 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
 endmodule // npu_u65_512_core$datapath
 
 
+
+
+module npu_u65_512_core$datapath$beat_issue(beats$valid,beats$data,beats$ready,walked,shape,ifm_view,ifm_buffers,wide,int32,signed_ifm,max_pool,interleaved,requests$valid,requests$data,requests$ready,tags$valid,tags$data,tags$ready,ifm_settings);
+    
+    // Module arguments
+    input wire  beats$valid;
+    input wire  [98:0] beats$data;
+    output reg  beats$ready;
+    input wire  [276:0] walked;
+    input wire  [224:0] shape;
+    input wire  [465:0] ifm_view;
+    input wire  [31:0] ifm_buffers;
+    input wire  wide;
+    input wire  int32;
+    input wire  signed_ifm;
+    input wire  max_pool;
+    input wire  interleaved;
+    output reg  requests$valid;
+    output reg  [65:0] requests$data;
+    input wire  requests$ready;
+    output reg  tags$valid;
+    output reg  [27:0] tags$data;
+    input wire  tags$ready;
+    output reg  [143:0] ifm_settings;
+    
+    // Local signals
+    reg  [98:0] beat;
+    reg  [7:0] element_shift;
+    reg  ready;
+    reg  [15:0] channels_left;
+    reg  [8:0] channel_mask;
+    reg  [1:0] cores;
+    
+    // Update code
+    always @(*) begin
+        beat = beats$data;
+        element_shift = ((beat[(64'h40)+:(16)]) & 8'hff);
+        if (wide | interleaved) begin
+            element_shift = ((beat[(64'h40)+:(16)]) & 8'hff) << 32'h1;
+        end
+        if (int32) begin
+            element_shift = ((beat[(64'h40)+:(16)]) & 8'hff) << 32'h2;
+        end
+        if (wide & interleaved) begin
+            element_shift = ((beat[(64'h40)+:(16)]) & 8'hff) << 32'h2;
+        end
+        ready = requests$ready & tags$ready;
+        beats$ready = ready;
+        requests$valid = beats$valid & ready;
+        requests$data[(64'h0)+:(16)] = beat[(64'h0)+:(16)];
+        requests$data[(64'h10)+:(16)] = beat[(64'h10)+:(16)];
+        requests$data[(64'h20)+:(8)] = ((beat[(64'h20)+:(16)]) & 8'hff);
+        requests$data[(64'h28)+:(16)] = beat[(64'h30)+:(16)];
+        requests$data[(64'h38)+:(8)] = element_shift;
+        requests$data[(64'h40)+:(2)] = beat[(64'h5a)+:(2)];
+        tags$valid = beats$valid & ready;
+        tags$data[(64'h0)+:(9)] = beat[(64'h50)+:(9)];
+        tags$data[(64'h9)+:(1)] = beat[(64'h59)+:(1)];
+        tags$data[(64'ha)+:(2)] = beat[(64'h5a)+:(2)];
+        tags$data[(64'hc)+:(1)] = beat[(64'h5e)+:(1)];
+        tags$data[(64'hd)+:(1)] = beat[(64'h5f)+:(1)];
+        tags$data[(64'he)+:(1)] = beat[(64'h60)+:(1)];
+        tags$data[(64'hf)+:(1)] = beat[(64'h61)+:(1)];
+        channels_left = walked[(64'hb0)+:(16)] - beat[(64'h40)+:(16)];
+        if (int32 & (channels_left > 32'h4)) begin
+            channels_left = 32'h4;
+        end
+        channel_mask = (((32'h1) & 9'h1ff) << ((channels_left) & 9'h1ff)) - 32'h1;
+        tags$data[(64'h14)+:(8)] = 32'hff;
+        if (~shape[(64'ha9)+:(1)] & (channels_left < 32'h8)) begin
+            tags$data[(64'h14)+:(8)] = channel_mask[(32'h0)+:(8)];
+        end
+        cores = 32'h1;
+        if (beat[(64'h5c)+:(1)]) begin
+            cores = 32'h3;
+        end
+        tags$data[(64'h10)+:(2)] = cores;
+        tags$data[(64'h12)+:(2)] = 32'h0;
+        if (beat[(64'h62)+:(1)] & walked[(64'h103)+:(1)]) begin
+            tags$data[(64'h12)+:(2)] = 32'h1;
+        end
+        if (beat[(64'h5d)+:(1)] & walked[(64'h114)+:(1)]) begin
+            tags$data[(64'h12)+:(2)] = tags$data[(64'h12)+:(2)] | 32'h2;
+        end
+        ifm_settings[(64'h0)+:(16)] = ifm_buffers[(64'h0)+:(16)];
+        if (walked[(64'h102)+:(1)]) begin
+            ifm_settings[(64'h0)+:(16)] = ifm_buffers[(64'h0)+:(16)] + ifm_buffers[(64'h10)+:(16)];
+        end
+        ifm_settings[(64'h10)+:(8)] = ((walked[(64'h90)+:(16)]) & 8'hff);
+        ifm_settings[(64'h18)+:(8)] = ((((walked[(64'hb0)+:(16)]) & 8'hff) + 32'h7) >> 32'h3) << 32'h3;
+        if (wide) begin
+            ifm_settings[(64'h18)+:(8)] = ((((walked[(64'hb0)+:(16)]) & 8'hff) + 32'h3) >> 32'h2) << 32'h3;
+        end
+        if (int32) begin
+            ifm_settings[(64'h18)+:(8)] = ((((walked[(64'hb0)+:(16)]) & 8'hff) + 32'h1) >> 32'h1) << 32'h3;
+        end
+        ifm_settings[(64'h20)+:(16)] = walked[(64'h60)+:(16)];
+        ifm_settings[(64'h30)+:(16)] = walked[(64'h70)+:(16)];
+        ifm_settings[(64'h40)+:(16)] = shape[(64'h40)+:(16)];
+        ifm_settings[(64'h50)+:(16)] = shape[(64'h50)+:(16)];
+        ifm_settings[(64'h60)+:(8)] = ((shape[(64'h88)+:(16)]) & 8'hff);
+        ifm_settings[(64'h68)+:(8)] = ((shape[(64'h98)+:(16)]) & 8'hff);
+        ifm_settings[(64'h70)+:(2)] = shape[(64'h82)+:(2)];
+        ifm_settings[(64'h72)+:(2)] = shape[(64'h80)+:(2)];
+        ifm_settings[(64'h74)+:(2)] = shape[(64'h86)+:(2)];
+        ifm_settings[(64'h76)+:(2)] = shape[(64'h84)+:(2)];
+        ifm_settings[(64'h78)+:(2)] = ifm_view[(64'h37)+:(2)];
+        ifm_settings[(64'h7a)+:(1)] = wide;
+        ifm_settings[(64'h7b)+:(1)] = int32;
+        ifm_settings[(64'h7c)+:(1)] = shape[(64'hae)+:(1)];
+        ifm_settings[(64'h7d)+:(1)] = signed_ifm;
+        ifm_settings[(64'h7e)+:(16)] = ifm_view[(64'h39)+:(16)];
+        ifm_settings[(64'h8f)+:(1)] = max_pool;
+        ifm_settings[(64'h8e)+:(1)] = interleaved;
+    end
+    
+endmodule // npu_u65_512_core$datapath$beat_issue
 
 
 module npu_u65_512_core$datapath$beat_tags(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
@@ -28612,12 +28713,14 @@ endmodule // npu_u65_512_core$datapath$ifm_unit$reading
 
 
 
-module npu_u65_512_core$datapath$lookahead(clock,rst_n,next_valid,shape,per_channel,taken,weights_room,scales_room,start_weights,start_scales,scale_depth,paired_scale_depth,weights_ahead,scales_ahead,weights_used,scales_used,held,held_scales,done);
+
+
+module npu_u65_512_core$datapath$lookahead(clock,rst_n,front_next,shape,per_channel,taken,weights_room,scales_room,start_weights,start_scales,scale_depth,paired_scale_depth,weights_ahead,scales_ahead,weights_used,scales_used,held,held_scales,done);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  next_valid;
+    input wire  front_next;
     input wire  [224:0] shape;
     input wire  per_channel;
     input wire  taken;
@@ -28643,6 +28746,13 @@ module npu_u65_512_core$datapath$lookahead(clock,rst_n,next_valid,shape,per_chan
     wire  depths$last_z;
     wire  [15:0] depths$paired_block_depth;
     wire  depths$paired_last_depth;
+    reg  first_job$first;
+    reg  first_job$depth_start;
+    reg  first_job$paired;
+    reg  first_job$pool;
+    reg  first_job$per_channel;
+    wire  [1:0] first_job$weights;
+    wire  [1:0] first_job$scales;
     reg  queued$clock;
     reg  queued$rst_n;
     reg  queued$d;
@@ -28665,9 +28775,6 @@ module npu_u65_512_core$datapath$lookahead(clock,rst_n,next_valid,shape,per_chan
     wire  [1:0] held_scale_bits$q;
     
     // Local signals
-    reg  [1:0] cores;
-    reg  [1:0] wanted_weights;
-    reg  [1:0] wanted_scales;
     reg  fire;
     
     // Sub module instances
@@ -28679,6 +28786,15 @@ module npu_u65_512_core$datapath$lookahead(clock,rst_n,next_valid,shape,per_chan
         .last_z(depths$last_z),
         .paired_block_depth(depths$paired_block_depth),
         .paired_last_depth(depths$paired_last_depth)
+    );
+    npu_u65_512_core$datapath$lookahead$first_job first_job(
+        .first(first_job$first),
+        .depth_start(first_job$depth_start),
+        .paired(first_job$paired),
+        .pool(first_job$pool),
+        .per_channel(first_job$per_channel),
+        .weights(first_job$weights),
+        .scales(first_job$scales)
     );
     npu_u65_512_core$cpm$reset_sync$stage$0 queued(
         .clock(queued$clock),
@@ -28730,24 +28846,17 @@ module npu_u65_512_core$datapath$lookahead(clock,rst_n,next_valid,shape,per_chan
         scales_ahead_bits$rst_n = rst_n;
         depths$shape = shape;
         depths$z = 32'h0;
-        cores = 32'h1;
-        if (depths$paired_block_depth != 32'h0) begin
-            cores = 32'h3;
-        end
-        wanted_weights = 32'h0;
-        if (~shape[(64'he0)+:(1)]) begin
-            wanted_weights = cores;
-        end
-        wanted_scales = 32'h0;
-        if (per_channel) begin
-            wanted_scales = cores;
-        end
-        fire = next_valid & ~queued$q & ((wanted_weights & ~weights_room) == 32'h0) & ((wanted_scales & ~scales_room) == 32'h0);
+        first_job$first = 1'b1;
+        first_job$depth_start = 1'b1;
+        first_job$paired = depths$paired_block_depth != 32'h0;
+        first_job$pool = shape[(64'he0)+:(1)];
+        first_job$per_channel = per_channel;
+        fire = front_next & ~queued$q & ((first_job$weights & ~weights_room) == 32'h0) & ((first_job$scales & ~scales_room) == 32'h0);
         start_weights = 32'h0;
         start_scales = 32'h0;
         if (fire) begin
-            start_weights = wanted_weights;
-            start_scales = wanted_scales;
+            start_weights = first_job$weights;
+            start_scales = first_job$scales;
             queued$d = 1'b1;
         end
         scale_depth = depths$block_depth;
@@ -28811,6 +28920,39 @@ module npu_u65_512_core$datapath$lookahead$depths(shape,z,core_block_depth,block
     end
     
 endmodule // npu_u65_512_core$datapath$lookahead$depths
+
+
+module npu_u65_512_core$datapath$lookahead$first_job(first,depth_start,paired,pool,per_channel,weights,scales);
+    
+    // Module arguments
+    input wire  first;
+    input wire  depth_start;
+    input wire  paired;
+    input wire  pool;
+    input wire  per_channel;
+    output reg  [1:0] weights;
+    output reg  [1:0] scales;
+    
+    // Local signals
+    reg  [1:0] cores;
+    
+    // Update code
+    always @(*) begin
+        cores = 32'h1;
+        if (paired) begin
+            cores = 32'h3;
+        end
+        weights = 32'h0;
+        if (first & depth_start & ~pool) begin
+            weights = cores;
+        end
+        scales = 32'h0;
+        if (first & per_channel) begin
+            scales = cores;
+        end
+    end
+    
+endmodule // npu_u65_512_core$datapath$lookahead$first_job
 
 
 

@@ -28,6 +28,7 @@
 //! first job would queue.
 
 use super::traversal::{OfmBlockDepths, TraversalShape};
+use super::JobStreams;
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
 
@@ -35,11 +36,11 @@ use rust_hdl::prelude::*;
 pub struct Lookahead {
     pub clock: Signal<In, Clock>,
     pub rst_n: Signal<In, Bit>,
-    /// The current operation queues no further weight stream or scale
-    /// records (its traversal offers no more jobs, and it has not stopped),
-    /// and the next one is in the kernel queue: its traversal shape and
+    /// The front end is on the next operation (`FrontEnd::front_next`):
+    /// the current one queues no further weight stream or scale records,
+    /// and the next one is in the kernel queue. Its traversal shape and
     /// whether it reads scale records per channel.
-    pub next_valid: Signal<In, Bit>,
+    pub front_next: Signal<In, Bit>,
     pub shape: Signal<In, TraversalShape>,
     pub per_channel: Signal<In, Bit>,
     /// The next operation is taken: it is the current one from now on.
@@ -70,6 +71,8 @@ pub struct Lookahead {
     pub done: Signal<Out, Bit>,
 
     depths: OfmBlockDepths,
+    /// What its first job queues.
+    first_job: JobStreams,
     /// The next operation's first reads are queued (until it is taken).
     queued: ResetReg<Bit>,
     weights_ahead_bits: ResetReg<Bits<2>>,
@@ -78,9 +81,6 @@ pub struct Lookahead {
     /// be taken before: `Datapath`'s early block walk).
     held_weights: ResetReg<Bits<2>>,
     held_scale_bits: ResetReg<Bits<2>>,
-    cores: Signal<Local, Bits<2>>,
-    wanted_weights: Signal<Local, Bits<2>>,
-    wanted_scales: Signal<Local, Bits<2>>,
     fire: Signal<Local, Bit>,
 }
 
@@ -104,30 +104,22 @@ impl Logic for Lookahead {
         self.depths.shape.next = self.shape.val();
         self.depths.z.next = 0.into();
 
-        // What the first job queues (the datapath's starts): core 1 where
-        // it has channels; weights unless a pool; per-channel scales.
-        self.cores.next = 1.into();
-        if self.depths.paired_block_depth.val() != 0 {
-            self.cores.next = 3.into();
-        }
-        self.wanted_weights.next = 0.into();
-        if !self.shape.val().pool {
-            self.wanted_weights.next = self.cores.val();
-        }
-        self.wanted_scales.next = 0.into();
-        if self.per_channel.val() {
-            self.wanted_scales.next = self.cores.val();
-        }
+        // What the first job queues (the datapath's starts, `JobStreams`).
+        self.first_job.first.next = true;
+        self.first_job.depth_start.next = true;
+        self.first_job.paired.next = self.depths.paired_block_depth.val() != 0;
+        self.first_job.pool.next = self.shape.val().pool;
+        self.first_job.per_channel.next = self.per_channel.val();
         // All of them at once, when every core has room.
-        self.fire.next = self.next_valid.val()
+        self.fire.next = self.front_next.val()
             & !self.queued.q.val()
-            & ((self.wanted_weights.val() & !self.weights_room.val()) == 0)
-            & ((self.wanted_scales.val() & !self.scales_room.val()) == 0);
+            & ((self.first_job.weights.val() & !self.weights_room.val()) == 0)
+            & ((self.first_job.scales.val() & !self.scales_room.val()) == 0);
         self.start_weights.next = 0.into();
         self.start_scales.next = 0.into();
         if self.fire.val() {
-            self.start_weights.next = self.wanted_weights.val();
-            self.start_scales.next = self.wanted_scales.val();
+            self.start_weights.next = self.first_job.weights.val();
+            self.start_scales.next = self.first_job.scales.val();
             self.queued.d.next = true;
         }
         self.scale_depth.next = self.depths.block_depth.val();

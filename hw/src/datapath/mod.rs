@@ -96,7 +96,8 @@
 //! - Weights (not for pools): every spatial OFM block reads the whole weight
 //!   stream again (each core's; its z slices in order, as the traversal
 //!   consumes them), decoded and regrouped into MAC weight groups; a group
-//!   is used by the beats up to one marked `group_end`. The DMA reads the
+//!   is used by the beats up to one marked `group_end` ([`JobStreams`] says
+//!   which jobs start which streams). The DMA reads the
 //!   next stream ahead; the decoder starts it once this one's last group is
 //!   used and nothing of it is left.
 //! - Faults: a weight stream the decoder rejects, one that does not hold
@@ -106,26 +107,30 @@
 //!   no further stream decoded; OFM blocks finished before stay written. The
 //!   channels drain, so the NPU's AXI ports go idle; a reset ends it.
 //! - Scale/bias: every OFM block reads its channels' 10-byte records.
-//! - Beats: each traversal beat is an IFM unit request and a tag; the
-//!   tag, the activations and the current weight group make a MAC beat (a
-//!   `skip` beat only drops its weight group).
+//! - Beats: each traversal beat is an IFM unit request and a tag
+//!   ([`BeatIssue`]); the tag, the activations and the current weight
+//!   group make a MAC beat (a `skip` beat only drops its weight group).
 //! - Readouts: each accumulator word gives an output-unit beat per OFM
 //!   position it holds, with the records of its 8 channels; results go to
 //!   the OFM writer with their position.
 
+mod beat_issue;
 mod core;
 mod decode;
 mod front_end;
 mod ifm_fetch;
+mod job_streams;
 mod lookahead;
 mod operand_reader;
 pub mod traversal;
 mod window;
 
 pub use self::core::Core;
+pub use beat_issue::{BeatIssue, BeatTag};
 pub use decode::OperationDecoder;
 pub use front_end::FrontEnd;
 pub use ifm_fetch::{IfmBuffers, IfmFetch};
+pub use job_streams::JobStreams;
 pub use lookahead::Lookahead;
 pub use operand_reader::{
     LineOperands, OperandPair, OperandReader, OperandSettings, UnitOperands, OPERAND_LANES,
@@ -138,7 +143,7 @@ use crate::mac_unit::IfmUnit;
 use crate::output_unit::{AccumulatorBeat, OfmWriter, OutputUnit, ResultBeat};
 use crate::shram::LutWrite;
 use crate::shram::{BankReads, READ_BANKS, READ_PORTS, UNIT_ADDRESS_BITS};
-use traversal::{IfmBlockJob, MacBeat, Readout, Traversal};
+use traversal::{IfmBlockJob, Readout, Traversal};
 
 const _: () = assert!(READ_PORTS == 4 && UNIT_ADDRESS_BITS == 13);
 use crate::stream::{LaneBeat, StreamIn, StreamOut};
@@ -151,25 +156,6 @@ use rust_hdl::prelude::*;
 pub struct ReadoutTag {
     pub word: Readout,
     pub windows: WindowTaps,
-}
-
-/// What a MAC beat carries past the IFM unit.
-#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
-pub struct BeatTag {
-    pub acc_address: Bits<9>,
-    pub first: Bit,
-    pub byte: Bits<2>,
-    pub skip: Bit,
-    pub group_end: Bit,
-    pub job_end: Bit,
-    pub slice_end: Bit,
-    /// Bit k: core k takes the beat (multiplies with its weight group).
-    pub cores: Bits<2>,
-    /// Bit k: the beat ends core k's weight stream of the spatial block.
-    pub stream_ends: Bits<2>,
-    /// A pool's unit weights: bit k for IFM channel k of the beat (all of
-    /// them but those past a REDUCE_SUM IFM block's depth).
-    pub unit_lanes: Bits<8>,
 }
 
 /// What the datapath tells the PMU each cycle (TRM table 4-79, first core).
@@ -260,6 +246,8 @@ pub struct Datapath {
     front: OperationDecoder,
     front_end: FrontEnd,
     lookahead: Lookahead,
+    /// The streams a job queues.
+    job_streams: JobStreams,
     traversal: Traversal,
     ifm_fetch: IfmFetch,
     /// Elementwise: IFM2's blocks, fetched after the IFM's of each job.
@@ -269,6 +257,7 @@ pub struct Datapath {
     unit_operands: Vec<UnitOperands>,
     fetched: Fifo<IfmBlockJob, 1, 2>,
     ifm_unit: IfmUnit,
+    beat_issue: BeatIssue,
     beat_tags: Fifo<BeatTag, 3, 4>,
     /// Each core's weights, MAC unit and scale/bias records.
     cores: Vec<Core>,
@@ -310,25 +299,20 @@ pub struct Datapath {
     /// Bit k: output unit k has taken or takes the beat.
     units_having: Signal<Local, Bits<2>>,
     units_done: Signal<Local, Bit>,
-    walked: Signal<Local, IfmBlockJob>,
     positions_left: Signal<Local, Bits<4>>,
     positions_after: Signal<Local, Bits<4>>,
-    beat: Signal<Local, MacBeat>,
     word: Signal<Local, Readout>,
-    element_shift: Signal<Local, Bits<8>>,
     parallel: Signal<Local, Bit>,
     /// Depthwise in parallel mode: a core's IFM channels are every other
     /// one of its IFM blocks.
     interleaved: Signal<Local, Bit>,
     /// Bit k: core k takes the job (core 1 beside core 0 where it has
     /// channels, parallel mode), and the same for the beat at the MAC units.
-    job_cores: Signal<Local, Bits<2>>,
     head_cores: Signal<Local, Bits<2>>,
     head_stream_ends: Signal<Local, Bits<2>>,
     slice_finished: Signal<Local, Bit>,
     operand: Signal<Local, crate::mac_unit::OperandBeat>,
     paired_job: Signal<Local, Bit>,
-    beat_cores: Signal<Local, Bits<2>>,
     cores_room: Signal<Local, Bit>,
     cores_ready: Signal<Local, Bit>,
     cores_fault: Signal<Local, Bit>,
@@ -362,11 +346,9 @@ pub struct Datapath {
     result_fire: Signal<Local, Bit>,
     /// The readout word's first OFM channel.
     word_channel: Signal<Local, Bits<16>>,
-    new_spatial_block: Signal<Local, Bit>,
     per_channel: Signal<Local, Bit>,
     tee_ready: Signal<Local, Bit>,
     job_taken: Signal<Local, Bit>,
-    beat_ready: Signal<Local, Bit>,
     joined: Signal<Local, Bit>,
     tag: Signal<Local, BeatTag>,
     to_mac: Signal<Local, Bit>,
@@ -378,11 +360,8 @@ pub struct Datapath {
     stage_fire: Signal<Local, Bit>,
     word_done: Signal<Local, Bit>,
     idle: Signal<Local, Bit>,
-    last_depth_block: Signal<Local, Bit>,
     /// NPU_OP_POOL: no weight stream; unit weights instead.
     pool: Signal<Local, Bit>,
-    channels_left: Signal<Local, Bits<16>>,
-    channel_mask: Signal<Local, Bits<9>>,
     unit_lanes: Signal<Local, Bits<8>>,
     unit_weights: Signal<Local, Bits<576>>,
     groups_ready: Signal<Local, Bit>,
@@ -427,12 +406,14 @@ impl Datapath {
             front: Default::default(),
             front_end: Default::default(),
             lookahead: Default::default(),
+            job_streams: Default::default(),
             traversal: Default::default(),
             ifm_fetch: Default::default(),
             ifm2_fetch: Default::default(),
             operand_reader: Default::default(),
             unit_operands: (0..cores).map(UnitOperands::new).collect(),
             fetched: Default::default(),
+            beat_issue: Default::default(),
             ifm_unit: IfmUnit::new(config.shram_kib as usize * 1024 / config.cores as usize),
             beat_tags: Default::default(),
             cores: (0..cores).map(Core::new).collect(),
@@ -463,21 +444,16 @@ impl Datapath {
             units_having: Default::default(),
             units_done: Default::default(),
             elementwise_fire: Default::default(),
-            walked: Default::default(),
             positions_left: Default::default(),
             positions_after: Default::default(),
-            beat: Default::default(),
             word: Default::default(),
-            element_shift: Default::default(),
             parallel: Default::default(),
             interleaved: Default::default(),
-            job_cores: Default::default(),
             head_cores: Default::default(),
             head_stream_ends: Default::default(),
             slice_finished: Default::default(),
             operand: Default::default(),
             paired_job: Default::default(),
-            beat_cores: Default::default(),
             cores_room: Default::default(),
             cores_ready: Default::default(),
             cores_fault: Default::default(),
@@ -504,11 +480,9 @@ impl Datapath {
             paired_results_ready: Default::default(),
             result_fire: Default::default(),
             word_channel: Default::default(),
-            new_spatial_block: Default::default(),
             per_channel: Default::default(),
             tee_ready: Default::default(),
             job_taken: Default::default(),
-            beat_ready: Default::default(),
             joined: Default::default(),
             tag: Default::default(),
             to_mac: Default::default(),
@@ -520,10 +494,7 @@ impl Datapath {
             stage_fire: Default::default(),
             word_done: Default::default(),
             idle: Default::default(),
-            last_depth_block: Default::default(),
             pool: Default::default(),
-            channels_left: Default::default(),
-            channel_mask: Default::default(),
             unit_lanes: Default::default(),
             unit_weights: Default::default(),
             groups_ready: Default::default(),
@@ -634,7 +605,7 @@ impl Logic for Datapath {
         self.front_per_channel.next = self.front.per_channel.val();
         self.front_pool.next = self.front.shape.val().pool;
         // Its first weight stream and scale records (`Lookahead`).
-        self.lookahead.next_valid.next = self.front_end.front_next.val();
+        self.lookahead.front_next.next = self.front_end.front_next.val();
         self.lookahead.shape.next = self.front.shape.val();
         self.lookahead.per_channel.next = self.front_per_channel.val();
         self.lookahead.taken.next = self.taken.val();
@@ -661,9 +632,6 @@ impl Logic for Datapath {
 
         // ---- IFM blocks: to the fetch, the weight and scale streams ----
         self.job.next = self.traversal.ifm_blocks.data.val();
-        // A spatial OFM block starts the weight stream again (TRM 4.7.5:
-        // its OFM depth slices in order), each core's in parallel mode.
-        self.new_spatial_block.next = self.job.val().first & (self.job.val().ofm_z == 0);
         // The fetch takes a job with its last copy, so it sees the job
         // while the queues beside it have room (which only a taken job
         // uses up).
@@ -734,38 +702,26 @@ impl Logic for Datapath {
             self.ifm_fills.valid.next = self.ifm2_fetch.fills.valid.val();
             self.ifm_fills.data.next = self.ifm2_fetch.fills.data.val();
         }
-        // The job's cores: core 0, and core 1 beside it where it has
-        // channels (parallel mode).
+        // The weight streams and scale records the job queues (TRM 4.7.5,
+        // `JobStreams`).
         self.paired_job.next = self.job.val().paired_depth != 0;
-        self.job_cores.next = 1.into();
-        if self.paired_job.val() {
-            self.job_cores.next = 3.into();
-        }
+        self.job_streams.first.next = self.job.val().first;
+        self.job_streams.depth_start.next = self.job.val().ofm_z == 0;
+        self.job_streams.paired.next = self.paired_job.val();
+        self.job_streams.pool.next = self.front_pool.val();
+        self.job_streams.per_channel.next = self.front_per_channel.val();
         self.job_weights.next = 0.into();
         self.job_scales.next = 0.into();
+        if self.job_taken.val() {
+            self.job_weights.next = self.job_streams.weights.val();
+            self.job_scales.next = self.job_streams.scales.val();
+        }
         for k in 0..self.cores.len() {
             self.cores[k].view.next = self.front.weights_view.val();
             self.cores[k].depthwise.next = self.decoder.shape.val().depthwise;
             self.cores[k].halt.next = self.faulted.q.val();
             self.cores[k].next_weights.next = self.lookahead.held.val().get_bit(k);
             self.cores[k].next_scales.next = self.lookahead.held_scales.val().get_bit(k);
-            // A spatial OFM block starts each of its cores' weight streams
-            // again (TRM 4.7.5: its OFM depth slices in order).
-            self.job_weights.next = self.job_weights.val().replace_bit(
-                k,
-                self.job_taken.val()
-                    & self.new_spatial_block.val()
-                    & !self.front_pool.val()
-                    & self.job_cores.val().get_bit(k),
-            );
-            // Scale/bias: the block's channels of the core.
-            self.job_scales.next = self.job_scales.val().replace_bit(
-                k,
-                self.job_taken.val()
-                    & self.job.val().first
-                    & self.front_per_channel.val()
-                    & self.job_cores.val().get_bit(k),
-            );
             self.cores[k].start_weights.next = (self.job_weights.val().get_bit(k)
                 & !self.lookahead.weights_ahead.val().get_bit(k))
                 | self.lookahead.start_weights.val().get_bit(k);
@@ -823,109 +779,26 @@ impl Logic for Datapath {
             self.filled.d.next = self.filled.q.val() - 1;
         }
 
-        // ---- Beats: an IFM unit request and a tag each ----
-        self.beat.next = self.traversal.beats.data.val();
-        self.element_shift.next = bit_cast::<8, 16>(self.beat.val().ifm_channel);
-        // 16-bit, and parallel depthwise (every other byte): 2 bytes a
-        // channel; 32-bit: 4.
-        if self.decoder.ifm_wide.val() | self.interleaved.val() {
-            self.element_shift.next = bit_cast::<8, 16>(self.beat.val().ifm_channel) << 1;
-        }
-        if self.decoder.ifm_int32.val() {
-            self.element_shift.next = bit_cast::<8, 16>(self.beat.val().ifm_channel) << 2;
-        }
-        // 16-bit parallel depthwise: both cores' 16 channels, two lines.
-        if self.decoder.ifm_wide.val() & self.interleaved.val() {
-            self.element_shift.next = bit_cast::<8, 16>(self.beat.val().ifm_channel) << 2;
-        }
-        self.beat_ready.next = self.ifm_unit.requests.ready.val() & self.beat_tags.tail.ready.val();
-        self.traversal.beats.ready.next = self.beat_ready.val();
-        self.ifm_unit.requests.valid.next =
-            self.traversal.beats.valid.val() & self.beat_ready.val();
-        self.ifm_unit.requests.data.next.oy = self.beat.val().oy;
-        self.ifm_unit.requests.data.next.ox = self.beat.val().ox;
-        self.ifm_unit.requests.data.next.ky = bit_cast::<8, 16>(self.beat.val().ky);
-        self.ifm_unit.requests.data.next.kx = self.beat.val().kx;
-        self.ifm_unit.requests.data.next.channel_offset = self.element_shift.val();
-        self.ifm_unit.requests.data.next.byte = self.beat.val().byte;
-        self.beat_tags.tail.valid.next = self.traversal.beats.valid.val() & self.beat_ready.val();
-        self.beat_tags.tail.data.next.acc_address = self.beat.val().acc_address;
-        self.beat_tags.tail.data.next.first = self.beat.val().first;
-        self.beat_tags.tail.data.next.byte = self.beat.val().byte;
-        self.beat_tags.tail.data.next.skip = self.beat.val().skip;
-        self.beat_tags.tail.data.next.group_end = self.beat.val().group_end;
-        self.beat_tags.tail.data.next.job_end = self.beat.val().job_end;
-        self.beat_tags.tail.data.next.slice_end = self.beat.val().slice_end;
-        self.last_depth_block.next = self.traversal.current.val().last_depth;
-        // A pool's unit weights: the IFM channels of the group that are in
-        // the IFM block (REDUCE_SUM, whose 32-bit groups are lanes 0-3; a
-        // depthwise-shaped pool's lanes past the OFM depth are never
-        // written).
-        self.channels_left.next =
-            self.traversal.current.val().channels - self.beat.val().ifm_channel;
-        if self.decoder.ifm_int32.val() & (self.channels_left.val() > 4) {
-            self.channels_left.next = 4.into();
-        }
-        self.channel_mask.next = (bits::<9>(1) << bit_cast::<9, 16>(self.channels_left.val())) - 1;
-        self.beat_tags.tail.data.next.unit_lanes = 0xff.into();
-        if !self.decoder.shape.val().depthwise & (self.channels_left.val() < 8) {
-            self.beat_tags.tail.data.next.unit_lanes = self.channel_mask.val().get_bits::<8>(0);
-        }
-        // The beat's cores: core 0, and core 1 beside it where it has the
-        // slice (parallel mode). A core's stream ends with its last block
-        // in depth of the spatial block.
-        self.beat_cores.next = 1.into();
-        if self.beat.val().paired {
-            self.beat_cores.next = 3.into();
-        }
-        self.beat_tags.tail.data.next.cores = self.beat_cores.val();
-        self.beat_tags.tail.data.next.stream_ends = 0.into();
-        if self.beat.val().block_end & self.last_depth_block.val() {
-            self.beat_tags.tail.data.next.stream_ends = 1.into();
-        }
-        if self.beat.val().paired_block_end & self.traversal.current.val().paired_last_depth {
-            self.beat_tags.tail.data.next.stream_ends =
-                self.beat_tags.tail.data.val().stream_ends | 2;
-        }
-
-        // The IFM unit reads the job being walked (TRM table 4-136: IB0
-        // from 2 KB, IB1 after it; each half of the IFM buffers).
-        self.walked.next = self.traversal.current.val();
-        self.ifm_unit.settings.next.ib_base = self.decoder.ifm_buffers.val().start;
-        if self.walked.val().ib_half {
-            self.ifm_unit.settings.next.ib_base =
-                self.decoder.ifm_buffers.val().start + self.decoder.ifm_buffers.val().half;
-        }
-        self.ifm_unit.settings.next.ib_width = bit_cast::<8, 16>(self.walked.val().width);
-        // TRM table 4-135: ALIGN(channels x bytes, 8), as the IFM fetch packs.
-        self.ifm_unit.settings.next.position_bytes =
-            ((bit_cast::<8, 16>(self.walked.val().channels) + 7) >> 3) << 3;
-        if self.decoder.ifm_wide.val() {
-            self.ifm_unit.settings.next.position_bytes =
-                ((bit_cast::<8, 16>(self.walked.val().channels) + 3) >> 2) << 3;
-        }
-        if self.decoder.ifm_int32.val() {
-            self.ifm_unit.settings.next.position_bytes =
-                ((bit_cast::<8, 16>(self.walked.val().channels) + 1) >> 1) << 3;
-        }
-        self.ifm_unit.settings.next.origin_y = self.walked.val().y0;
-        self.ifm_unit.settings.next.origin_x = self.walked.val().x0;
-        self.ifm_unit.settings.next.ifm_height = self.decoder.shape.val().ifm_height;
-        self.ifm_unit.settings.next.ifm_width = self.decoder.shape.val().ifm_width;
-        self.ifm_unit.settings.next.pad_top = bit_cast::<8, 16>(self.decoder.shape.val().pad_top);
-        self.ifm_unit.settings.next.pad_left = bit_cast::<8, 16>(self.decoder.shape.val().pad_left);
-        self.ifm_unit.settings.next.stride_y = self.decoder.shape.val().stride_y;
-        self.ifm_unit.settings.next.stride_x = self.decoder.shape.val().stride_x;
-        self.ifm_unit.settings.next.dilation_y = self.decoder.shape.val().dilation_y;
-        self.ifm_unit.settings.next.dilation_x = self.decoder.shape.val().dilation_x;
-        self.ifm_unit.settings.next.upscale = self.decoder.ifm_view.val().upscale;
-        self.ifm_unit.settings.next.wide = self.decoder.ifm_wide.val();
-        self.ifm_unit.settings.next.int32 = self.decoder.ifm_int32.val();
-        self.ifm_unit.settings.next.one_row = self.decoder.shape.val().one_row;
-        self.ifm_unit.settings.next.signed = self.decoder.ifm_signed.val();
-        self.ifm_unit.settings.next.zero_point = self.decoder.ifm_view.val().zero_point;
-        self.ifm_unit.settings.next.pad_minimum = self.decoder.pool_max.val();
-        self.ifm_unit.settings.next.interleaved = self.interleaved.val();
+        // ---- Beats: an IFM unit request and a tag each (`BeatIssue`) ----
+        self.beat_issue.beats.valid.next = self.traversal.beats.valid.val();
+        self.beat_issue.beats.data.next = self.traversal.beats.data.val();
+        self.traversal.beats.ready.next = self.beat_issue.beats.ready.val();
+        self.beat_issue.walked.next = self.traversal.current.val();
+        self.beat_issue.shape.next = self.decoder.shape.val();
+        self.beat_issue.ifm_view.next = self.decoder.ifm_view.val();
+        self.beat_issue.ifm_buffers.next = self.decoder.ifm_buffers.val();
+        self.beat_issue.wide.next = self.decoder.ifm_wide.val();
+        self.beat_issue.int32.next = self.decoder.ifm_int32.val();
+        self.beat_issue.signed_ifm.next = self.decoder.ifm_signed.val();
+        self.beat_issue.max_pool.next = self.decoder.pool_max.val();
+        self.beat_issue.interleaved.next = self.interleaved.val();
+        self.ifm_unit.requests.valid.next = self.beat_issue.requests.valid.val();
+        self.ifm_unit.requests.data.next = self.beat_issue.requests.data.val();
+        self.beat_issue.requests.ready.next = self.ifm_unit.requests.ready.val();
+        self.beat_tags.tail.valid.next = self.beat_issue.tags.valid.val();
+        self.beat_tags.tail.data.next = self.beat_issue.tags.data.val();
+        self.beat_issue.tags.ready.next = self.beat_tags.tail.ready.val();
+        self.ifm_unit.settings.next = self.beat_issue.ifm_settings.val();
         self.shram_reads[0].enable.next = self.ifm_unit.bank_reads[0].enable.val();
         self.shram_reads[0].address.next = self.ifm_unit.bank_reads[0].address.val();
         self.ifm_unit.bank_reads[0].data.next = self.shram_reads[0].data.val();
