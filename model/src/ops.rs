@@ -476,6 +476,12 @@ impl Op {
                         "upscale or padding set",
                     ));
                 }
+                if self.oc != 1 {
+                    return Err(forbidden(
+                        "TRM 4.8.2 table 4-125 (REDUCE_SUM writes one channel)",
+                        format!("OFM depth {}", self.oc),
+                    ));
+                }
             }
             K::Elementwise(m) => self.validate_elementwise(m)?,
             _ => {}
@@ -1410,12 +1416,6 @@ impl Op {
         let (h, w) = self.ifm_extent()?;
         let reduce = mode == PoolingMode::ReduceSum;
         let c = self.ifm_channels();
-        if reduce && self.oc != 1 {
-            return Err(bad(format!(
-                "REDUCE_SUM writes one channel but OFM depth is {}",
-                self.oc
-            )));
-        }
         let ifm = load_upscaled(npu, self, h, w, c)?;
         // Average pool without padding and REDUCE_SUM scale (TRM 4.8.2 table
         // 4-122, 4-125); max pool and padded average pool do not.

@@ -315,7 +315,12 @@ impl ConvSpec {
     /// The spec with OFM shape `ofm` and type `ofm_type`, and what depends
     /// on them drawn again (padding, zero point, clip, activation, tiles,
     /// blocks); it may break a rule ([`ConvSpec::check`] says).
-    fn with_ofm(mut self, ofm: [usize; 3], ofm_type: DType, rng: &mut StdRng) -> ConvSpec {
+    pub(crate) fn with_ofm(
+        mut self,
+        ofm: [usize; 3],
+        ofm_type: DType,
+        rng: &mut StdRng,
+    ) -> ConvSpec {
         self.ofm = ofm;
         self.ofm_type = ofm_type;
         let dilated = self.dilated_kernel();
@@ -1721,17 +1726,7 @@ pub fn random_dependent_chain(seed: u64, index: u64) -> ConvChain {
         .position(|c| c.op.is_kernel_op())
         .expect("the first operation")
         + 1;
-    let ifm_commands = fm_commands(&ofm, IFM_FM_COMMANDS);
-    for c in &mut commands[second_start..] {
-        if let Some(i) = IFM_FM_COMMANDS.iter().position(|&op| op == c.op) {
-            *c = ifm_commands[i];
-        } else if c.op == Opcode::NpuSetIfmPrecision {
-            let value =
-                c.op.field("activation_format")
-                    .set(c.value(), u64::from(ofm.layout.bits()));
-            *c = cmd_value(c.op, value);
-        }
-    }
+    point_fm(&mut commands[second_start..], &ofm, FmRole::Ifm);
     let job = |commands: &[Command], what: &str| {
         Job::in_memory(
             built.job.config.clone(),
@@ -1740,17 +1735,8 @@ pub fn random_dependent_chain(seed: u64, index: u64) -> ConvChain {
             what,
         )
     };
-    let footprints = block_footprints(&job(&commands, "")).expect("the chain's own regions");
-    let [(_, a), (_, b)] = &footprints[..] else {
-        panic!("two kernel operations, not {}", footprints.len());
-    };
-    let safe = largest_safe_blockdep(a, b);
-    let blockdep = if rng.gen_bool(0.5) { safe } else { 0 };
-    for c in &mut commands[second_start..] {
-        if c.op == Opcode::NpuSetBlockdep {
-            *c = Command::cmd0(Opcode::NpuSetBlockdep, blockdep as u16);
-        }
-    }
+    let (blockdep, safe) = draw_blockdep(&job(&commands, ""), &mut rng);
+    set_blockdep(&mut commands[second_start..], blockdep);
     let what = format!(
         "{}, the second reading the first's OFM with BLOCKDEP {blockdep} (largest safe {safe})",
         built.describe()
@@ -1761,9 +1747,58 @@ pub fn random_dependent_chain(seed: u64, index: u64) -> ConvChain {
     }
 }
 
+/// NPU_SET_BLOCKDEP for the last kernel operation of `job` (TRM 4.9): the
+/// largest safe for its blocks and the operation's before it
+/// ([`largest_safe_blockdep`]), or 0, half the time each. Returns the one
+/// drawn and the largest safe.
+pub(crate) fn draw_blockdep(job: &Job, rng: &mut StdRng) -> (u16, usize) {
+    let footprints = block_footprints(job).expect("the generator's own regions");
+    let [.., (_, before), (_, last)] = &footprints[..] else {
+        panic!("two kernel operations or more, not {}", footprints.len());
+    };
+    let safe = largest_safe_blockdep(before, last);
+    let drawn = if rng.gen_bool(0.5) { safe } else { 0 };
+    (drawn as u16, safe)
+}
+
+/// Sets NPU_SET_BLOCKDEP among `commands` (one operation's) to `k`.
+pub(crate) fn set_blockdep(commands: &mut [Command], k: u16) {
+    for c in commands {
+        if c.op == Opcode::NpuSetBlockdep {
+            *c = Command::cmd0(Opcode::NpuSetBlockdep, k);
+        }
+    }
+}
+
+/// Which feature map of an operation [`point_fm`] moves.
+pub(crate) enum FmRole {
+    Ifm,
+    Ofm,
+}
+
+/// Points the IFM or OFM settings among `commands` (one operation's) at
+/// `map`: its region, bases, strides, tiles and layout (the element type is
+/// the caller's to match), so the operation reads or writes another
+/// operation's feature map.
+pub(crate) fn point_fm(commands: &mut [Command], map: &FeatureMap, role: FmRole) {
+    let (ops, precision) = match role {
+        FmRole::Ifm => (IFM_FM_COMMANDS, Opcode::NpuSetIfmPrecision),
+        FmRole::Ofm => (OFM_FM_COMMANDS, Opcode::NpuSetOfmPrecision),
+    };
+    let settings = fm_commands(map, ops);
+    for c in commands {
+        if let Some(i) = ops.iter().position(|&op| op == c.op) {
+            *c = settings[i];
+        } else if c.op == precision {
+            let format = u64::from(map.layout.bits());
+            *c = cmd_value(c.op, c.op.field("activation_format").set(c.value(), format));
+        }
+    }
+}
+
 /// One operation of a random chain: a pool a third of the time, in
 /// parallel mode on u65-512 or on u65-256 as `parallel` says.
-fn random_part(rng: &mut StdRng, parallel: bool) -> ConvSpec {
+pub(crate) fn random_part(rng: &mut StdRng, parallel: bool) -> ConvSpec {
     loop {
         let spec = match rng.gen_range(0..3) {
             0 => ConvSpec::random_pool(rng),

@@ -23,8 +23,9 @@
 //! of the block's size, IFM_IB_END and AB_START 46).
 
 use crate::conv_jobs::{
-    cmd, fm_commands, lut_dma, precision, quantized_multiplier, random_activation, random_tiles,
-    FmPlacement, Memory, Tiles, IFM_FM_COMMANDS, LUT_BYTES, OFM_FM_COMMANDS,
+    cmd, draw_blockdep, fm_commands, lut_dma, point_fm, precision, quantized_multiplier,
+    random_activation, random_part, random_tiles, set_blockdep, FmPlacement, FmRole, Memory, Tiles,
+    IFM_FM_COMMANDS, LUT_BYTES, OFM_FM_COMMANDS,
 };
 use crate::vela_blocks::{find_block_config, BlockKind, BlockQuery, Resampling};
 use npu_arch::command::{
@@ -32,6 +33,7 @@ use npu_arch::command::{
     Opcode, RoundMode,
 };
 use npu_arch::config::NpuConfig;
+use npu_arch::limits::BLOCKDEP_MAX;
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::Job;
 use npu_model::tensor::{DType, FeatureMap};
@@ -621,4 +623,84 @@ pub fn random_elementwise_job(seed: u64, index: u64) -> (ElementwiseSpec, Job) {
     let spec = ElementwiseSpec::random(&mut rng);
     let job = spec.build(&mut rng).job;
     (spec, job)
+}
+
+/// Job `index` of a run with `seed`: an elementwise operation whose IFM and
+/// IFM2 are the OFMs of the two operations before it (random convolutions
+/// and pools as `conv_jobs::random_chain` draws them, on u65-256): TRM 4.9
+/// with two producers. The second producer reads nothing of the first and
+/// has a random NPU_SET_BLOCKDEP; the elementwise operation, which reads
+/// the second's OFM as IFM2, the largest safe for their blocks
+/// (`npu_model::footprint::largest_safe_blockdep`) or 0. Returns the job and
+/// its description.
+pub fn random_elementwise_of_two(seed: u64, index: u64) -> (Job, String) {
+    let mut rng =
+        StdRng::seed_from_u64(seed ^ 0x7477_6f73 ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+    let mut spec = loop {
+        let spec = ElementwiseSpec::random(&mut rng);
+        if spec.ifm2_in_memory() && !spec.u65_512 {
+            break spec;
+        }
+    };
+    spec.regions = [1, 2, 3];
+    let elementwise = spec.build(&mut rng);
+    // Each producer in a region of its own, writing where the elementwise
+    // operation reads.
+    let producer = |shape, region: usize, rng: &mut StdRng| loop {
+        let mut part = random_part(rng, false).with_ofm(shape, spec.ifm_type, rng);
+        part.activation = ActivationFunction::None;
+        part.regions = [region; 4];
+        if let Ok(built) = part.build(rng) {
+            break built;
+        }
+    };
+    let first = producer(spec.ofm, 4, &mut rng);
+    let second = producer(spec.ifm2_shape(), 5, &mut rng);
+    let body = |commands: &[Command]| {
+        let (stop, body) = commands.split_last().expect("a command stream");
+        assert_eq!(stop.op, Opcode::NpuOpStop, "a part ends with NPU_OP_STOP");
+        body.to_vec()
+    };
+    let mut first_body = body(&first.commands);
+    point_fm(&mut first_body, &elementwise.ifm, FmRole::Ofm);
+    let mut second_body = body(&second.commands);
+    point_fm(&mut second_body, &elementwise.ifm2, FmRole::Ofm);
+    let producer_blockdep = rng.gen_range(0..=BLOCKDEP_MAX as u16);
+    set_blockdep(&mut second_body, producer_blockdep);
+    let mut commands = [first_body, second_body].concat();
+    // A LUT loaded by user DMAs waits for the operations before it.
+    if elementwise
+        .commands
+        .iter()
+        .any(|c| c.op == Opcode::NpuOpDmaStart)
+    {
+        commands.push(Command::cmd0(Opcode::NpuOpKernelWait, 0));
+    }
+    let elementwise_start = commands.len();
+    commands.extend(&elementwise.commands);
+    let mut regions = elementwise.job.regions.clone();
+    for part in [&first, &second] {
+        for (&region, bytes) in &part.job.regions {
+            let clash = regions.insert(region, bytes.clone());
+            assert!(clash.is_none(), "region {region} belongs to one part");
+        }
+    }
+    let job = |commands: &[Command], what: &str| {
+        Job::in_memory(
+            NpuConfig::u65_256(),
+            encode(commands),
+            regions.clone(),
+            what,
+        )
+    };
+    let (blockdep, safe) = draw_blockdep(&job(&commands, ""), &mut rng);
+    set_blockdep(&mut commands[elementwise_start..], blockdep);
+    let what = format!(
+        "{} reading the OFMs of {} and of {} (BLOCKDEP {producer_blockdep}); the elementwise \
+         operation's BLOCKDEP {blockdep} (largest safe {safe})",
+        spec.describe(),
+        first.spec.describe(),
+        second.spec.describe()
+    );
+    (job(&commands, &what), what)
 }

@@ -23,7 +23,9 @@
 //! operation's weights and scales are read while the one before finishes;
 //! default 30); `DEPENDENT_JOBS` the number of pairs whose second operation
 //! reads the first's OFM (`random_dependent_chain`: the largest safe
-//! NPU_SET_BLOCKDEP or 0; default 20). Every RTL run has the harness's
+//! NPU_SET_BLOCKDEP or 0; default 20), `TWO_PRODUCER_JOBS` the number of
+//! elementwise operations reading the OFMs of the two before them
+//! (`random_elementwise_of_two`; default 12). Every RTL run has the harness's
 //! BLOCKDEP checker (`npu_tb::blockdep`) on its AXI traffic.
 
 use npu_arch::command::{ActivationFunction, Opcode, PoolingMode};
@@ -34,7 +36,7 @@ use npu_tb::conv_jobs::{
     lut_dma, random_chain, random_dependent_chain, random_job, random_parallel_job,
     random_pool_job, rtl_agrees_under, save, ConvJob, ConvKind, ConvSpec, MemorySystem, LUT_BYTES,
 };
-use npu_tb::elementwise_jobs::random_elementwise_job;
+use npu_tb::elementwise_jobs::{random_elementwise_job, random_elementwise_of_two};
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -48,6 +50,7 @@ const DEFAULT_POOL_JOBS: u64 = 150;
 const DEFAULT_ELEMENTWISE_JOBS: u64 = 150;
 const DEFAULT_CHAIN_JOBS: u64 = 30;
 const DEFAULT_DEPENDENT_JOBS: u64 = 20;
+const DEFAULT_TWO_PRODUCER_JOBS: u64 = 12;
 
 fn job_count(variable: &str, default: u64) -> u64 {
     std::env::var(variable).map_or(default, |s| {
@@ -237,6 +240,21 @@ fn random_dependent_operations_agree_with_the_golden_model() {
             let kind = format!("{} dependent pair", chain.job.config.name);
             let description = chain.job.spec.description.clone().unwrap_or_default();
             (chain.job, kind, description)
+        },
+    );
+}
+
+/// An elementwise operation reading the OFMs of the two operations before
+/// it as IFM and IFM2, with the largest NPU_SET_BLOCKDEP safe against the
+/// second or 0 (TRM 4.9), behind random memory systems, under the BLOCKDEP
+/// checker.
+#[test]
+fn elementwise_operations_reading_two_earlier_ofms_agree_with_the_golden_model() {
+    agree_on(
+        job_count("TWO_PRODUCER_JOBS", DEFAULT_TWO_PRODUCER_JOBS),
+        |seed, index| {
+            let (job, description) = random_elementwise_of_two(seed, index);
+            (job, "two producers".into(), description)
         },
     );
 }
