@@ -12,7 +12,7 @@
 //! depthwise kernel: its IFM block is the OFM block's positions and
 //! channels, and IFM2's the same with each broadcast dimension at 0.
 
-use crate::schedule::{ConvShape, IfmRect, OfmBlock};
+use crate::schedule::{ConvShape, IfmRect};
 use crate::tensor::FeatureMap;
 use npu_arch::command::broadcast;
 use npu_arch::limits::BLOCKDEP_MAX;
@@ -57,23 +57,28 @@ impl BlockFootprints {
             .ofm_blocks()
             .iter()
             .map(|block| {
-                let mut spans = Vec::new();
+                let mut written = Vec::new();
                 for b in std::iter::once(*block).chain(block.paired_block()) {
                     let channels = (b.z..b.z + b.depth).map(|c| c * cores + b.core);
-                    spans.extend(block_spans(ofm, &b, channels));
+                    written.extend(spans(
+                        ofm,
+                        b.y..b.y + b.height,
+                        b.x..b.x + b.width,
+                        channels,
+                    ));
                 }
-                merged(spans)
+                merged(written)
             })
             .collect();
         let ifm_reads = shape
             .block_ops()
             .iter()
             .map(|op| {
-                let mut spans = rect_spans(ifm, &op.rect);
+                let mut read = rect_spans(ifm, &op.rect);
                 if let Some(second) = &ifm2 {
-                    spans.extend(rect_spans(second.map, &broadcast_rect(&op.rect, second)));
+                    read.extend(rect_spans(second.map, &broadcast_rect(&op.rect, second)));
                 }
-                merged(spans)
+                merged(read)
             })
             .collect();
         BlockFootprints {
@@ -145,38 +150,34 @@ fn broadcast_rect(rect: &IfmRect, ifm2: &Ifm2) -> IfmRect {
 }
 
 fn rect_spans(map: &FeatureMap, rect: &IfmRect) -> Vec<Span> {
-    let block = OfmBlock {
-        y: rect.y0,
-        x: rect.x0,
-        z: rect.channel0,
-        height: rect.height,
-        width: rect.width,
-        depth: rect.channels,
-        core: 0,
-        paired_depth: 0,
-    };
-    block_spans(map, &block, rect.channel0..rect.channel0 + rect.channels)
+    let channels = rect.channel0..rect.channel0 + rect.channels;
+    spans(
+        map,
+        rect.y0..rect.y0 + rect.height,
+        rect.x0..rect.x0 + rect.width,
+        channels,
+    )
 }
 
-/// The bytes of `map` at the block's positions and `channels` (ascending):
-/// one span per position and run of channels adjacent in memory.
-fn block_spans(
+/// The bytes of `map` at `rows` x `columns` and `channels` (ascending): one
+/// span per position and run of channels adjacent in memory.
+fn spans(
     map: &FeatureMap,
-    block: &OfmBlock,
+    rows: Range<usize>,
+    columns: Range<usize>,
     channels: impl Iterator<Item = usize> + Clone,
 ) -> Vec<Span> {
-    let element = map.dtype.bytes() as i64;
+    let element = map.dtype.bytes() as u64;
     let mut spans: Vec<Span> = Vec::new();
-    for y in block.y..block.y + block.height {
-        for x in block.x..block.x + block.width {
+    for y in rows {
+        for x in columns.clone() {
             for c in channels.clone() {
                 let start = map.offset(y, x, c).max(0) as u64;
-                let end = start + element as u64;
                 match spans.last_mut() {
-                    Some(last) if last.bytes.end == start => last.bytes.end = end,
+                    Some(last) if last.bytes.end == start => last.bytes.end = start + element,
                     _ => spans.push(Span {
                         region: map.region,
-                        bytes: start..end,
+                        bytes: start..start + element,
                     }),
                 }
             }

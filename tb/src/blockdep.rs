@@ -7,16 +7,19 @@
 //! It works from the golden model's block footprints of each kernel
 //! operation ([`BlockFootprints`], in stream order), not from anything the
 //! RTL says:
-//! - OFM block m of an operation is written once every byte of it lies in
-//!   an OFM write burst whose response has come; the operation's written
-//!   blocks are its leading run of written ones.
+//! - OFM block m of an operation is written once every byte of it has been
+//!   written by an OFM burst (by its strobes: W beats pair with their AW in
+//!   order) whose response has come; the operation's written blocks are its
+//!   leading run of written ones.
 //! - Each IFM read (the IFM channel's AXI IDs) belongs to the operation
 //!   reading now while it touches that operation's IFM footprint, else to
-//!   the first later operation whose footprint it touches.
-//! - A read of operation B touching bytes that IFM block n reads first is
-//!   block read n or later. With A the kernel operation before B, w of A's
-//!   N OFM blocks written and B's BLOCKDEP k, block reads up to
-//!   k - (N - w) may have started: a read whose first block is later fails.
+//!   the first later operation whose footprint it touches; within it, to
+//!   the first IFM block, from the one the reads have reached, that reads
+//!   any of its bytes (the RTL reads its blocks in order, and a beat may
+//!   hold bytes of later blocks too).
+//! - With A the kernel operation before B, w of A's N OFM blocks written
+//!   and B's BLOCKDEP k, B's block reads up to k - (N - w) may have started:
+//!   a read of a later block fails.
 //!
 //! Where the footprints cannot tell, the check is looser, never stricter: a
 //! read of bytes both A and B read counts as A's.
