@@ -553,6 +553,9 @@ impl Op {
                 format!("NPU_SET_PARALLEL_MODE 1 on {}", npu.config.name),
             ));
         }
+        if let KernelKind::Elementwise(mode) = self.kind {
+            self.elementwise_inputs(npu, mode)?;
+        }
         if self.uses_channel_scales() {
             let streams = if self.parallel { cores } else { 1 };
             for core in 0..streams.min(self.oc) {
@@ -1522,6 +1525,16 @@ fn ifm2_extent(bc: u16, h: usize, w: usize, c: usize) -> (usize, usize, usize) {
     )
 }
 
+/// What [`Op::elementwise_inputs`] decodes: IFM2 in memory (none for a
+/// unary mode or a scalar), the scalar less IFM2's zero point, and the
+/// ADD/SUB input scaling.
+struct ElementwiseInputs {
+    ifm2_map: Option<FeatureMap>,
+    scalar: i64,
+    scale_mode: IfmScaleMode,
+    input_round: RoundMode,
+}
+
 /// The global OFM scale of a pooling or elementwise result (NPU_SET_OFM_SCALE
 /// with OFM_PRECISION.round_mode); for 32-bit OFMs only the shift applies
 /// (TRM 4.6.5 NPU_SET_OFM_SCALE note).
@@ -1622,15 +1635,20 @@ impl ElementwiseArithmetic {
 }
 
 impl Op {
-    fn run_elementwise(&self, npu: &mut Npu, mode: ElementwiseMode) -> Result<(), OpError> {
+    /// An elementwise operation's second operand and input scaling, decoded
+    /// and checked against TRM 4.8.2 table 4-124 and NPU_SET_IFM2_*: when
+    /// it is dispatched (`validate_on`, so `Npu::check_rules` refuses what
+    /// a run refuses) and when it runs.
+    fn elementwise_inputs(
+        &self,
+        npu: &Npu,
+        mode: ElementwiseMode,
+    ) -> Result<ElementwiseInputs, OpError> {
         use ElementwiseMode as E;
         let unary = matches!(mode, E::Abs | E::Lrelu | E::Clz);
-        let (h, w, c) = (self.oh, self.ow, self.oc);
         let bc = npu.reg(Opcode::NpuSetIfm2Broadcast) as u16;
-        let reversed = bc & broadcast::REVERSE_OPERANDS != 0;
         let mut ifm2_map = None;
         let mut scalar = 0i64;
-        let (bh, bw, bcn) = ifm2_extent(bc, h, w, c);
         if !unary {
             let fm2 = feature_map(npu, &IFM2, "IFM2")?;
             if fm2.dtype != self.ifm.dtype {
@@ -1676,6 +1694,27 @@ impl Op {
             Some(IfmRoundMode::Natural) => RoundMode::Natural,
             None => return Err(bad("IFM round mode 1 and 3 are reserved")),
         };
+        Ok(ElementwiseInputs {
+            ifm2_map,
+            scalar,
+            scale_mode,
+            input_round,
+        })
+    }
+
+    fn run_elementwise(&self, npu: &mut Npu, mode: ElementwiseMode) -> Result<(), OpError> {
+        use ElementwiseMode as E;
+        let unary = matches!(mode, E::Abs | E::Lrelu | E::Clz);
+        let (h, w, c) = (self.oh, self.ow, self.oc);
+        let bc = npu.reg(Opcode::NpuSetIfm2Broadcast) as u16;
+        let reversed = bc & broadcast::REVERSE_OPERANDS != 0;
+        let (bh, bw, bcn) = ifm2_extent(bc, h, w, c);
+        let ElementwiseInputs {
+            ifm2_map,
+            scalar,
+            scale_mode,
+            input_round,
+        } = self.elementwise_inputs(npu, mode)?;
         // The settings are checked before any feature map is read, as the
         // NPU refuses an operation when it is dispatched.
         let a_all = load_fm(npu, &self.ifm, h, w, c, "IFM")?;
