@@ -295,3 +295,64 @@ fn truncated_or_corrupt_files_are_errors() {
     }
     println!("{loaded} of 2000 corrupted files still loaded");
 }
+
+/// The block footprints (`npu_model::footprint`, TRM 4.9) against Vela: in
+/// every bundled network compiled for either configuration, each kernel
+/// operation's NPU_SET_BLOCKDEP is at most the largest the footprints call
+/// safe against the operation before it, so the footprints never put a
+/// read behind a write Vela knows it does not need (and the RTL's BLOCKDEP
+/// checker, which uses them, can only be as strict as Vela's streams).
+#[test]
+fn vela_never_sets_a_blockdep_the_footprints_call_unsafe() {
+    let root = fixture("");
+    let mut pairs = 0;
+    let mut overlapping = 0;
+    let mut dependent = 0;
+    let mut equal = 0;
+    for entry in std::fs::read_dir(&root).expect("the networks folder") {
+        let dir = entry.expect("a folder entry").path();
+        for file in [
+            "model_vela.tflite",
+            "model_vela_u65_256.tflite",
+            "model_vela_u65_512.tflite",
+        ] {
+            let path = dir.join(file);
+            if !path.is_file() {
+                continue;
+            }
+            let model = VelaModel::load(&path).expect("a Vela model loads");
+            let config = model.config().expect("a built-in configuration");
+            // Networks of one `ethos-u` operator (the others run through
+            // `VelaModel::run`).
+            let Ok(job) = model.job(config, &tensor_files(&dir, "input")) else {
+                continue;
+            };
+            let footprints = npu_model::job::block_footprints(&job).expect("footprints");
+            for pair in footprints.windows(2) {
+                let (_, before) = &pair[0];
+                let (offset, after) = &pair[1];
+                let safe = npu_model::footprint::largest_safe_blockdep(before, after);
+                assert!(
+                    after.blockdep <= safe,
+                    "{}: the operation at {offset:#x} has BLOCKDEP {} but the footprints allow {safe}",
+                    path.display(),
+                    after.blockdep
+                );
+                pairs += 1;
+                overlapping += usize::from(after.blockdep > 0);
+                dependent += usize::from(safe < 3);
+                equal += usize::from(after.blockdep == safe);
+            }
+        }
+    }
+    println!(
+        "{pairs} pairs of kernel operations: {overlapping} with BLOCKDEP above 0, {dependent} \
+         where the footprints find a dependency (largest safe below 3), {equal} where Vela's \
+         BLOCKDEP is the largest safe"
+    );
+    // The footprints find dependencies (they do not call everything safe).
+    assert!(
+        pairs > 100 && overlapping > 0 && dependent > pairs / 4,
+        "{pairs} pairs, {overlapping} overlapping, {dependent} dependent"
+    );
+}
