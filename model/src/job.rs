@@ -267,6 +267,8 @@ impl Job {
     /// own run, so it stops where the NPU would (STOP, a parse error).
     pub fn check(&self) -> Result<(), JobError> {
         let mut npu = self.golden_model().map_err(JobError::Invalid)?;
+        // Each kernel operation's BLOCKDEP against its footprints (TRM 4.9).
+        npu.record_footprints();
         match npu.run(&self.command_stream) {
             Err(e @ ModelError::Command { .. }) if e.refused_by_runner() => {
                 Err(JobError::Refused(e))

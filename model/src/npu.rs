@@ -2,7 +2,7 @@
 //! user DMA and the dispatch of kernel operations (TRM 4.6).
 
 use crate::cmdstream::{bytes_to_words, decode_one, Command, StreamError};
-use crate::footprint::BlockFootprints;
+use crate::footprint::{largest_safe_blockdep, BlockFootprints};
 use crate::ops;
 use crate::tensor::FeatureMap;
 use npu_arch::command::{CmdKind, DmaRegionMode, DmaStrideMode, Opcode, COMMANDS};
@@ -384,6 +384,9 @@ pub struct Npu {
     rules_only: bool,
     /// Give each kernel operation's record its block footprints.
     footprints: bool,
+    /// An NPU_OP_KERNEL_WAIT 0 came after the last kernel operation: the
+    /// next one starts after it has ended, whatever its BLOCKDEP.
+    kernels_drained: bool,
 }
 
 impl Npu {
@@ -400,6 +403,7 @@ impl Npu {
             regs: vec![0; COMMANDS.len()],
             rules_only: false,
             footprints: false,
+            kernels_drained: false,
             config,
         }
     }
@@ -424,6 +428,36 @@ impl Npu {
 
     pub(crate) fn records_footprints(&self) -> bool {
         self.footprints
+    }
+
+    /// Records a kernel operation's block footprints (TRM 4.9) after
+    /// checking its NPU_SET_BLOCKDEP against the kernel operation before it:
+    /// a BLOCKDEP that lets an IFM block read start before an OFM block
+    /// write it reads is UNPREDICTABLE (TRM 4.6.3: the operation's inputs
+    /// are not known as it starts), unless an NPU_OP_KERNEL_WAIT 0 came
+    /// between them.
+    pub(crate) fn record_blocks(
+        &mut self,
+        offset: usize,
+        blocks: BlockFootprints,
+    ) -> Result<(), OpError> {
+        if let Some((_, before)) = self.stats.footprints.last() {
+            let safe = largest_safe_blockdep(before, &blocks);
+            if !self.kernels_drained && blocks.blockdep > safe {
+                return Err(OpError::Unpredictable {
+                    rule: "TRM 4.9 and 4.6.3 (NPU_SET_BLOCKDEP)",
+                    detail: format!(
+                        "BLOCKDEP {} lets an IFM block read start before an OFM block write of the \
+                         kernel operation before it that it reads; at most {safe} keeps every read \
+                         behind the writes it needs",
+                        blocks.blockdep
+                    ),
+                });
+            }
+        }
+        self.kernels_drained = false;
+        self.stats.footprints.push((offset, blocks));
+        Ok(())
     }
 
     pub(crate) fn rules_only(&self) -> bool {
@@ -586,7 +620,8 @@ impl Npu {
                     )));
                 }
             }
-            Opcode::NpuOpKernelWait | Opcode::NpuOpPmuMask => {}
+            Opcode::NpuOpKernelWait => self.kernels_drained |= cmd.param == 0,
+            Opcode::NpuOpPmuMask => {}
             Opcode::NpuOpConv
             | Opcode::NpuOpDepthwise
             | Opcode::NpuOpPool

@@ -71,7 +71,7 @@ pub(crate) fn run_kernel(npu: &mut Npu, command: &Command) -> Result<OpRecord, O
     let record = op.record(npu, name)?;
     if npu.records_footprints() {
         let blocks = op.footprints(npu, kind)?;
-        npu.stats.footprints.push((command.offset, blocks));
+        npu.record_blocks(command.offset, blocks)?;
     }
     if npu.rules_only() {
         return Ok(record);

@@ -279,3 +279,34 @@ fn accesses_outside_the_regions_are_bus_errors_on_both_models() {
         assert_eq!(golden.regions[&0], rtl.regions[&0], "{what}: region 0");
     }
 }
+
+/// A consumer whose NPU_SET_BLOCKDEP lets its IFM block reads pass the
+/// producer's OFM block writes they read (more than the footprints' largest
+/// safe) is UNPREDICTABLE (TRM 4.9, 4.6.3): refused on both models. With an
+/// NPU_OP_KERNEL_WAIT 0 between the two the same BLOCKDEP is harmless, and
+/// both models agree.
+#[test]
+fn a_blockdep_that_lets_a_read_pass_the_write_it_needs_is_refused_on_both_models() {
+    let seed = npu_tb::seed::seed();
+    let chain = (0..)
+        .map(|index| npu_tb::conv_jobs::random_dependent_chain(seed, index))
+        .find(|c| {
+            let what = c.job.spec.description.as_deref().unwrap_or("");
+            !what.ends_with("(largest safe 3)")
+        })
+        .expect("a pair with a dependency");
+    let mut commands = npu_model::cmdstream::decode(&chain.job.command_stream).unwrap();
+    let second = commands.iter().position(|c| c.op.is_kernel_op()).unwrap() + 1;
+    for c in &mut commands[second..] {
+        if c.op == Opcode::NpuSetBlockdep {
+            *c = Command::cmd0(Opcode::NpuSetBlockdep, 3);
+        }
+    }
+    let with = |commands: &[Command]| Job {
+        command_stream: encode(commands),
+        ..chain.job.clone()
+    };
+    refused(&with(&commands), "NPU_SET_BLOCKDEP");
+    commands.insert(second, Command::cmd0(Opcode::NpuOpKernelWait, 0));
+    agree(&with(&commands));
+}
