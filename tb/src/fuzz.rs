@@ -15,7 +15,10 @@
 //! item: a random convolution, pool or elementwise operation of
 //! `conv_jobs`/`elementwise_jobs` (its NPU_SET_* commands, its LUT's user
 //! DMAs behind an NPU_OP_KERNEL_WAIT 0, its NPU_OP_*), its feature maps and
-//! streams in two regions of its own (4 and 5, 6 and 7). The random items
+//! streams in two regions of its own (4 and 5, 6 and 7); half the time the
+//! second reads the first's OFM (`consumer_of`: its IFM settings pointed at
+//! it, a random NPU_SET_BLOCKDEP, which both models refuse where it lets a
+//! read pass the write it needs, TRM 4.9). The random items
 //! around it keep to regions 0-3 and to memory (a user DMA beside an
 //! operation that touches its buffers or the shared buffer is UNPREDICTABLE,
 //! TRM 4.6.3), but their NPU_SET_* values, waits, IRQs and faults mix with
@@ -24,21 +27,23 @@
 
 use crate::axi::CompleterConfig;
 use crate::compare::{difference, outcome, summary};
-use crate::conv_jobs::ConvSpec;
+use crate::conv_jobs::{point_fm, set_blockdep, ConvKind, ConvSpec, FmRole};
 use crate::elementwise_jobs::ElementwiseSpec;
 use crate::job_folder::save_job;
 use crate::regress::{CaseResult, Shard, Summary};
 use crate::rtl_backend::RtlBackend;
 use anyhow::Result;
 use npu_arch::command::{
-    encode_word, CmdKind, DmaRegionMode, DmaStrideMode, Opcode, COMMANDS, FORMAT_CMD0, FORMAT_CMD1,
-    FORMAT_MASK, FORMAT_SHIFT, OPCODE_MASK,
+    encode_word, CmdKind, DmaRegionMode, DmaStrideMode, Opcode, PoolingMode, COMMANDS, FORMAT_CMD0,
+    FORMAT_CMD1, FORMAT_MASK, FORMAT_SHIFT, OPCODE_MASK,
 };
 use npu_arch::config::NpuConfig;
+use npu_arch::limits::BLOCKDEP_MAX;
 use npu_arch::regs::REGION_COUNT;
 use npu_model::cmdstream::{disassemble_words, Command};
 use npu_model::job::{Backend, BackendRun, GoldenBackend, Job, JobError};
 use npu_model::npu::{ModelError, OpError};
+use npu_model::tensor::{DType, FeatureMap};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
@@ -142,6 +147,8 @@ pub struct Generator {
     kernels_left: usize,
     /// Regions of kernel operations made so far.
     kernels_made: usize,
+    /// The last kernel operation's OFM, for the next one to read.
+    last_ofm: Option<Ofm>,
     /// The random items' regions are below this: the kernel operations'
     /// are above it.
     random_regions: usize,
@@ -205,6 +212,7 @@ impl Generator {
             faulty,
             kernels_left,
             kernels_made: 0,
+            last_ofm: None,
             random_regions,
         };
         let items = g.stream();
@@ -367,33 +375,44 @@ impl Generator {
         self.kernels_left -= 1;
         let two_cores = self.config.cores == 2;
         let mut rng = StdRng::seed_from_u64(self.rng.gen());
-        let (commands, regions) = loop {
-            let kind = rng.gen_range(0..4);
-            if kind == 3 {
-                let spec = ElementwiseSpec {
-                    regions: [base, base, base + 1],
-                    ..ElementwiseSpec::random(&mut rng)
-                };
-                // Its LUTs and parallel mode are for one configuration.
-                if spec.u65_512 == two_cores {
-                    let built = spec.build(&mut rng);
-                    break (built.commands, built.job.regions);
-                }
-                continue;
-            }
-            let spec = match kind {
-                0 if two_cores => ConvSpec::random_parallel(&mut rng),
-                0 | 1 => ConvSpec::random(&mut rng),
-                _ => ConvSpec::random_pool(&mut rng),
-            };
-            let spec = ConvSpec {
-                regions: [base, base, base + 1, base + 1],
-                ..spec
-            };
-            if let Ok(built) = spec.build(&mut rng) {
-                break (built.commands, built.job.regions);
-            }
+        // Half the time the second operation reads the first's OFM.
+        let consumer = match self.last_ofm.take() {
+            Some(producer) if rng.gen_bool(0.5) => consumer_of(&producer, base, &mut rng),
+            _ => None,
         };
+        let (commands, regions, ofm): MadeKernel = match consumer {
+            Some(made) => made,
+            None => loop {
+                let kind = rng.gen_range(0..4);
+                if kind == 3 {
+                    let spec = ElementwiseSpec {
+                        regions: [base, base, base + 1],
+                        ..ElementwiseSpec::random(&mut rng)
+                    };
+                    // Its LUTs and parallel mode are for one configuration.
+                    if spec.u65_512 == two_cores {
+                        let built = spec.build(&mut rng);
+                        let ofm = (built.ofm, spec.ofm, spec.ofm_type);
+                        break (built.commands, built.job.regions, ofm);
+                    }
+                    continue;
+                }
+                let spec = match kind {
+                    0 if two_cores => ConvSpec::random_parallel(&mut rng),
+                    0 | 1 => ConvSpec::random(&mut rng),
+                    _ => ConvSpec::random_pool(&mut rng),
+                };
+                let spec = ConvSpec {
+                    regions: [base, base, base + 1, base + 1],
+                    ..spec
+                };
+                if let Ok(built) = spec.build(&mut rng) {
+                    let ofm = (built.ofm_map, built.spec.ofm, built.spec.ofm_type);
+                    break (built.commands, built.job.regions, ofm);
+                }
+            },
+        };
+        self.last_ofm = Some(ofm);
         self.regions.extend(regions);
         let mut commands = commands;
         if commands.last().map(|c| c.op) == Some(Opcode::NpuOpStop) {
@@ -655,6 +674,48 @@ pub fn shrink_while(case: &Case, fails: &mut dyn FnMut(&Case) -> bool) -> Case {
         }
         chunk = (chunk / 2).max(1);
     }
+}
+
+/// A feature map an operation wrote: where it is, its shape and type.
+type Ofm = (FeatureMap, [usize; 3], DType);
+
+/// A kernel operation made for a stream: its commands, its regions and its
+/// OFM.
+type MadeKernel = (Vec<Command>, BTreeMap<usize, Vec<u8>>, Ofm);
+
+/// A convolution, depthwise convolution or max or average pool (1x1, or
+/// 3x3 with one element of padding, so its IFM is the shape of its OFM)
+/// reading `producer` as its IFM, with a random NPU_SET_BLOCKDEP: one that
+/// lets a read pass the write it needs makes the stream UNPREDICTABLE, which
+/// both models refuse (TRM 4.9); its data in regions `base` and `base + 1`.
+/// None for an int32 OFM, or a shape the generator cannot lay out.
+fn consumer_of((map, [h, w, c], dtype): &Ofm, base: usize, rng: &mut StdRng) -> Option<MadeKernel> {
+    if dtype.bits == 32 {
+        return None;
+    }
+    let kind = [
+        ConvKind::Conv,
+        ConvKind::Depthwise,
+        ConvKind::Pool(PoolingMode::Max),
+        ConvKind::Pool(PoolingMode::Average),
+    ][rng.gen_range(0..4)];
+    let k = if rng.gen_bool(0.5) { 1 } else { 3 };
+    let depth = if kind == ConvKind::Conv {
+        rng.gen_range(1..=32)
+    } else {
+        *c
+    };
+    let spec = ConvSpec {
+        pad: [k / 2; 4],
+        regions: [base, base, base + 1, base + 1],
+        ..ConvSpec::new(kind, *dtype, [*h, *w, depth], *c, [k, k])
+    };
+    let built = spec.build(rng).ok()?;
+    let mut commands = built.commands;
+    point_fm(&mut commands, map, FmRole::Ifm);
+    set_blockdep(&mut commands, rng.gen_range(0..=BLOCKDEP_MAX as u16));
+    let ofm = (built.ofm_map, built.spec.ofm, built.spec.ofm_type);
+    Some((commands, built.job.regions, ofm))
 }
 
 /// A disagreement, shrunk.
