@@ -4,7 +4,7 @@
 //! exports the views. Adding a command to the spec adds its register and its
 //! field; nothing is listed by hand.
 
-use npu_arch::views::{view, Unit, ViewField};
+use npu_arch::views::{view, Unit, ViewBits, ViewField};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -17,36 +17,14 @@ fn view_type(unit: Unit) -> String {
     format!("{}{}View", name[..1].to_ascii_uppercase(), &name[1..])
 }
 
-/// The view's fields for a command's value: one for a command with one
-/// field (its value's bits), else one per field, named `<value>_<field>`
-/// (`precision_activation_format`), or the field's own name where it starts
-/// with the value's (`activation_function`, `broadcast_h`): flat, because
-/// rust-hdl's `hdl_gen` reads and writes one level of struct fields.
-/// Returns (name, type, width, lowest bit): a field of one bit is a `Bit`.
-fn view_bits(field: &ViewField) -> Vec<(String, String, u32, u8)> {
-    if field.command.fields.len() < 2 {
-        let width = field.width;
-        return vec![(field.name.clone(), format!("Bits<{width}>"), width, 0)];
+/// A view field's Rust type: a `Bit` for a field of one bit of a command
+/// of several; bits otherwise.
+fn bits_type(field: &ViewField, bits: &ViewBits) -> String {
+    if bits.width == 1 && field.command.fields.len() > 1 {
+        "Bit".into()
+    } else {
+        format!("Bits<{}>", bits.width)
     }
-    field
-        .command
-        .fields
-        .iter()
-        .map(|f| {
-            let name = if f.name.starts_with(&field.name) {
-                f.name.to_string()
-            } else {
-                format!("{}_{}", field.name, f.name)
-            };
-            let width = u32::from(f.width);
-            let ty = if width == 1 {
-                "Bit".to_string()
-            } else {
-                format!("Bits<{width}>")
-            };
-            (name, ty, width, f.lo)
-        })
-        .collect()
 }
 
 /// The `SetRegister` instance that stores a field's command.
@@ -75,12 +53,14 @@ fn main() {
         )
         .unwrap();
         for f in fields {
-            for (name, ty, _, _) in view_bits(f) {
+            for b in f.bits() {
                 writeln!(
                     out,
-                    "    /// {}: {}\n    pub {name}: {ty},",
+                    "    /// {}: {}\n    pub {}: {},",
                     f.command.name,
                     f.command.doc.replace('\n', " "),
+                    b.name,
+                    bits_type(f, &b)
                 )
                 .unwrap();
             }
@@ -177,13 +157,13 @@ fn main() {
         let target = unit.name();
         for f in fields {
             let q = format!("self.{}.q.val()", register(f));
-            for (name, ty, width, lo) in view_bits(f) {
-                let get = if ty == "Bit" {
-                    format!("get_bit({lo})")
+            for b in f.bits() {
+                let get = if bits_type(f, &b) == "Bit" {
+                    format!("get_bit({})", b.lo)
                 } else {
-                    format!("get_bits::<{width}>({lo})")
+                    format!("get_bits::<{}>({})", b.width, b.lo)
                 };
-                writeln!(out, "        self.{target}.next.{name} = {q}.{get};").unwrap();
+                writeln!(out, "        self.{target}.next.{} = {q}.{get};", b.name).unwrap();
             }
         }
     }

@@ -474,6 +474,16 @@ field_enum!(
     ElementwiseMode { Mul = 0, Add = 1, Sub = 2, Min = 3, Max = 4, Lrelu = 5, Abs = 6,
         Clz = 7, Shr = 8, Shl = 9 }
 );
+impl ElementwiseMode {
+    /// LRELU, ABS and CLZ read one operand: no IFM2 (TRM 4.8.2 table 4-124).
+    pub const fn unary(self) -> bool {
+        matches!(
+            self,
+            ElementwiseMode::Lrelu | ElementwiseMode::Abs | ElementwiseMode::Clz
+        )
+    }
+}
+
 field_enum!(
     /// NPU_OP_POOL parameter (TRM 4.6.4 0x005; REDUCE_SUM as named by Vela).
     PoolingMode { Max = 0, Average = 1, ReduceSum = 2 }

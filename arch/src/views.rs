@@ -93,6 +93,47 @@ pub struct ViewField {
     pub command: &'static CommandInfo,
 }
 
+/// One field of a unit's view as the hardware holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ViewBits {
+    /// Its name in the view (`precision_activation_format`).
+    pub name: String,
+    pub width: u32,
+    /// Its lowest bit in the command's value.
+    pub lo: u8,
+}
+
+impl ViewField {
+    /// The view's fields for the command's value: one for a command of one
+    /// field (the value's bits up to its highest field bit), else one per
+    /// field, named `<value>_<field>` (`precision_activation_format`), or
+    /// the field's own name where it starts with the value's
+    /// (`activation_function`, `broadcast_h`). Flat, because rust-hdl's
+    /// `hdl_gen` reads and writes one level of struct fields.
+    pub fn bits(&self) -> Vec<ViewBits> {
+        if self.command.fields.len() < 2 {
+            return vec![ViewBits {
+                name: self.name.clone(),
+                width: self.width,
+                lo: 0,
+            }];
+        }
+        self.command
+            .fields
+            .iter()
+            .map(|f| ViewBits {
+                name: if f.name.starts_with(&self.name) {
+                    f.name.to_string()
+                } else {
+                    format!("{}_{}", self.name, f.name)
+                },
+                width: u32::from(f.width),
+                lo: f.lo,
+            })
+            .collect()
+    }
+}
+
 /// Where `info`'s value sits in the views; `None` for a command that is not
 /// an NPU_SET_* (and so stores nothing).
 pub fn view_field(info: &'static CommandInfo) -> Option<ViewField> {
@@ -180,6 +221,42 @@ mod tests {
         assert_eq!(
             (stride.unit, stride.name.as_str()),
             (Unit::Kernel, "stride")
+        );
+        // A command of several fields: one view field each, by name.
+        let names =
+            |op: Opcode| -> Vec<String> { field(op).bits().into_iter().map(|b| b.name).collect() };
+        assert_eq!(
+            names(Opcode::NpuSetKernelStride),
+            [
+                "stride_x_lsb",
+                "stride_y_lsb",
+                "stride_weight_order",
+                "stride_dilation_x",
+                "stride_dilation_y",
+                "stride_decomposition",
+                "stride_x_msb",
+                "stride_y_msb"
+            ]
+        );
+        assert_eq!(
+            names(Opcode::NpuSetActivation),
+            ["activation_function", "activation_clip_range"]
+        );
+        let precision = field(Opcode::NpuSetOfmPrecision).bits();
+        let format = precision
+            .iter()
+            .find(|b| b.name == "precision_activation_format")
+            .unwrap();
+        assert_eq!((format.width, format.lo), (2, 6));
+        // One field: the value's bits.
+        let pad = field(Opcode::NpuSetIfmPadTop).bits();
+        assert_eq!(
+            pad,
+            [ViewBits {
+                name: "pad_top".into(),
+                width: 7,
+                lo: 0
+            }]
         );
     }
 }

@@ -419,7 +419,6 @@ impl Npu {
         result
     }
 
-    /// Whether kernel operations are only checked ([`Npu::check_rules`]).
     /// Record each kernel operation's block footprints (TRM 4.9) in
     /// `stats.footprints`, for a BLOCKDEP checker.
     pub fn record_footprints(&mut self) {
@@ -460,6 +459,7 @@ impl Npu {
         Ok(())
     }
 
+    /// Whether kernel operations are only checked ([`Npu::check_rules`]).
     pub(crate) fn rules_only(&self) -> bool {
         self.rules_only
     }

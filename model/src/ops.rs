@@ -70,7 +70,7 @@ pub(crate) fn run_kernel(npu: &mut Npu, command: &Command) -> Result<OpRecord, O
     op.validate_on(npu)?;
     let record = op.record(npu, name)?;
     if npu.records_footprints() {
-        let blocks = op.footprints(npu, kind)?;
+        let blocks = op.footprints(npu)?;
         npu.record_blocks(command.offset, blocks)?;
     }
     if npu.rules_only() {
@@ -709,12 +709,8 @@ impl Op {
         let ofm = [self.oh, self.ow, self.oc];
         let (ifm, ifm2, kernel) = match self.kind {
             KernelKind::Elementwise(mode) => {
-                let unary = matches!(
-                    mode,
-                    ElementwiseMode::Abs | ElementwiseMode::Lrelu | ElementwiseMode::Clz
-                );
                 let bc = npu.reg(Opcode::NpuSetIfm2Broadcast) as u16;
-                let ifm2 = (!unary && bc & broadcast::SCALAR == 0)
+                let ifm2 = (!mode.unary() && bc & broadcast::SCALAR == 0)
                     .then(|| ifm2_extent(bc, self.oh, self.ow, self.oc).into());
                 (ofm, ifm2, None)
             }
@@ -739,67 +735,81 @@ impl Op {
         })
     }
 
-    /// The traversal the hardware walks (TRM 4.9): an elementwise
-    /// operation's as a 1x1 depthwise pool over the OFM.
-    fn traversal_shape(&self, npu: &Npu) -> Result<ConvShape, OpError> {
-        let block = |op, name| npu.field(op, name) as usize + 1;
-        let traversal = match (self.kind, self.weight_order) {
+    /// The order of the weights and the block walk (TRM 4.7.5, 4.9):
+    /// a convolution's weight order, depth first for REDUCE_SUM, depthwise
+    /// for the others.
+    fn traversal(&self) -> Traversal {
+        match (self.kind, self.weight_order) {
             (KernelKind::Pool(PoolingMode::ReduceSum), _) => Traversal::DepthFirst,
             (KernelKind::Conv, WeightOrderBit::DepthFirst) => Traversal::DepthFirst,
             (KernelKind::Conv, WeightOrderBit::PartKernelFirst) => Traversal::PartKernelFirst,
             _ => Traversal::DepthWise,
-        };
-        let elementwise = matches!(self.kind, KernelKind::Elementwise(_));
-        let (ifm_height, ifm_width) = if elementwise {
-            (self.oh, self.ow)
-        } else {
-            self.ifm_extent()?
-        };
-        Ok(ConvShape {
+        }
+    }
+
+    /// The traversal the hardware walks (TRM 4.9): an elementwise
+    /// operation's as a 1x1 depthwise pool over the OFM.
+    fn traversal_shape(&self, npu: &Npu) -> Result<ConvShape, OpError> {
+        let block = |op, name| npu.field(op, name) as usize + 1;
+        let elementwise = ConvShape {
             ofm_height: self.oh,
             ofm_width: self.ow,
             ofm_depth: self.oc,
             ifm_depth: self.ifm_channels(),
-            ifm_height,
-            ifm_width,
-            kernel_height: if elementwise { 1 } else { self.kernel_h() },
-            kernel_width: if elementwise { 1 } else { self.kernel_w() },
-            stride_x: if elementwise { 1 } else { self.stride_x },
-            stride_y: if elementwise { 1 } else { self.stride_y },
-            dilation_x: if elementwise { 1 } else { self.dil_x },
-            dilation_y: if elementwise { 1 } else { self.dil_y },
-            pad_top: if elementwise { 0 } else { self.pad_top },
-            pad_left: if elementwise { 0 } else { self.pad_left },
-            upscale: if elementwise {
-                UpscaleMode::None
-            } else {
-                self.upscale
-            },
-            traversal,
+            ifm_height: self.oh,
+            ifm_width: self.ow,
+            kernel_height: 1,
+            kernel_width: 1,
+            stride_x: 1,
+            stride_y: 1,
+            dilation_x: 1,
+            dilation_y: 1,
+            pad_top: 0,
+            pad_left: 0,
+            upscale: UpscaleMode::None,
+            traversal: self.traversal(),
             decomposition: self.decomposition,
             ifm_bits: self.ifm.dtype.bits,
             block_height: block(Opcode::NpuSetOfmBlkHeightM1, "height_m1"),
             block_width: block(Opcode::NpuSetOfmBlkWidthM1, "width_m1"),
             block_depth: block(Opcode::NpuSetOfmBlkDepthM1, "depth_m1"),
-            parallel: self.parallel && !elementwise,
+            parallel: false,
             pool: !matches!(self.kind, KernelKind::Conv | KernelKind::Depthwise),
+        };
+        if matches!(self.kind, KernelKind::Elementwise(_)) {
+            return Ok(elementwise);
+        }
+        let (ifm_height, ifm_width) = self.ifm_extent()?;
+        Ok(ConvShape {
+            ifm_height,
+            ifm_width,
+            kernel_height: self.kernel_h(),
+            kernel_width: self.kernel_w(),
+            stride_x: self.stride_x,
+            stride_y: self.stride_y,
+            dilation_x: self.dil_x,
+            dilation_y: self.dil_y,
+            pad_top: self.pad_top,
+            pad_left: self.pad_left,
+            upscale: self.upscale,
+            parallel: self.parallel,
+            ..elementwise
         })
     }
 
     /// What each block operation reads and writes (TRM 4.9).
-    fn footprints(&self, npu: &Npu, kind: KernelKind) -> Result<BlockFootprints, OpError> {
-        let bc = npu.reg(Opcode::NpuSetIfm2Broadcast) as u16;
-        let binary = matches!(kind, KernelKind::Elementwise(m)
-            if !matches!(m, ElementwiseMode::Abs | ElementwiseMode::Lrelu | ElementwiseMode::Clz));
-        let ifm2 = if binary && bc & broadcast::SCALAR == 0 {
-            Some(feature_map(npu, &IFM2, "IFM2")?)
-        } else {
-            None
+    fn footprints(&self, npu: &Npu) -> Result<BlockFootprints, OpError> {
+        let ifm2 = match self.kind {
+            KernelKind::Elementwise(mode) => self.elementwise_inputs(npu, mode)?.ifm2_map,
+            _ => None,
         };
         Ok(BlockFootprints::new(
             &self.traversal_shape(npu)?,
             &self.ifm,
-            ifm2.as_ref().map(|map| Ifm2 { map, broadcast: bc }),
+            ifm2.as_ref().map(|map| Ifm2 {
+                map,
+                broadcast: npu.reg(Opcode::NpuSetIfm2Broadcast) as u16,
+            }),
             &self.ofm,
             npu.field(Opcode::NpuSetBlockdep, "blockdep") as usize,
         ))
@@ -1288,11 +1298,7 @@ impl Op {
         let depthwise = self.kind == KernelKind::Depthwise;
         let (h, w) = self.ifm_extent()?;
         let c = self.ifm_channels();
-        let traversal = match (depthwise, self.weight_order) {
-            (true, _) => Traversal::DepthWise,
-            (false, WeightOrderBit::DepthFirst) => Traversal::DepthFirst,
-            (false, WeightOrderBit::PartKernelFirst) => Traversal::PartKernelFirst,
-        };
+        let traversal = self.traversal();
         let weights = load_weights(npu, self, if depthwise { 1 } else { c }, traversal)?;
         let ifm = load_upscaled(npu, self, h, w, c)?;
         let scales = match self.ofm_scale_mode {
@@ -1645,11 +1651,10 @@ impl Op {
         mode: ElementwiseMode,
     ) -> Result<ElementwiseInputs, OpError> {
         use ElementwiseMode as E;
-        let unary = matches!(mode, E::Abs | E::Lrelu | E::Clz);
         let bc = npu.reg(Opcode::NpuSetIfm2Broadcast) as u16;
         let mut ifm2_map = None;
         let mut scalar = 0i64;
-        if !unary {
+        if !mode.unary() {
             let fm2 = feature_map(npu, &IFM2, "IFM2")?;
             if fm2.dtype != self.ifm.dtype {
                 return Err(forbidden(
@@ -1703,8 +1708,7 @@ impl Op {
     }
 
     fn run_elementwise(&self, npu: &mut Npu, mode: ElementwiseMode) -> Result<(), OpError> {
-        use ElementwiseMode as E;
-        let unary = matches!(mode, E::Abs | E::Lrelu | E::Clz);
+        let unary = mode.unary();
         let (h, w, c) = (self.oh, self.ow, self.oc);
         let bc = npu.reg(Opcode::NpuSetIfm2Broadcast) as u16;
         let reversed = bc & broadcast::REVERSE_OPERANDS != 0;

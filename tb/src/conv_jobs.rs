@@ -1747,6 +1747,34 @@ pub fn random_dependent_chain(seed: u64, index: u64) -> ConvChain {
     }
 }
 
+/// One operation's commands without the NPU_OP_STOP that ends them.
+pub(crate) fn body(commands: &[Command]) -> Vec<Command> {
+    let (stop, body) = commands.split_last().expect("a command stream");
+    assert_eq!(
+        stop.op,
+        Opcode::NpuOpStop,
+        "an operation's stream ends with NPU_OP_STOP"
+    );
+    body.to_vec()
+}
+
+/// Before an operation's commands `next` that load its LUT with user DMAs,
+/// NPU_OP_KERNEL_WAIT 0: the kernel operations before it finish first, as
+/// Vela orders a DMA into a shared-buffer area an earlier operation reads.
+pub(crate) fn wait_for_lut_loads(commands: &mut Vec<Command>, next: &[Command]) {
+    if next.iter().any(|c| c.op == Opcode::NpuOpDmaStart) {
+        commands.push(Command::cmd0(Opcode::NpuOpKernelWait, 0));
+    }
+}
+
+/// Adds `from`'s regions to `into`; each part of a job has its own.
+pub(crate) fn merge_regions(into: &mut BTreeMap<usize, Vec<u8>>, from: &BTreeMap<usize, Vec<u8>>) {
+    for (&region, bytes) in from {
+        let clash = into.insert(region, bytes.clone());
+        assert!(clash.is_none(), "region {region} belongs to one part");
+    }
+}
+
 /// NPU_SET_BLOCKDEP for the last kernel operation of `job` (TRM 4.9): the
 /// largest safe for its blocks and the operation's before it
 /// ([`largest_safe_blockdep`]), or 0, half the time each. Returns the one
@@ -1835,23 +1863,16 @@ pub fn chain(parts: &[ConvSpec], blockdeps: &[u16], rng: &mut StdRng) -> ConvCha
     let mut commands = Vec::new();
     let mut regions = BTreeMap::new();
     for (k, part) in parts.iter().enumerate() {
-        let (stop, body) = part.commands.split_last().expect("a command stream");
-        assert_eq!(stop.op, Opcode::NpuOpStop, "a part ends with NPU_OP_STOP");
-        if k > 0 && body.iter().any(|c| c.op == Opcode::NpuOpDmaStart) {
-            commands.push(Command::cmd0(Opcode::NpuOpKernelWait, 0));
+        let mut body = body(&part.commands);
+        set_blockdep(&mut body, blockdeps[k]);
+        if k > 0 {
+            wait_for_lut_loads(&mut commands, &body);
         }
-        commands.extend(body.iter().map(|&c| match c.op {
-            Opcode::NpuSetBlockdep => Command::cmd0(Opcode::NpuSetBlockdep, blockdeps[k]),
-            _ => c,
-        }));
-        if k + 1 == parts.len() {
-            commands.push(*stop);
-        }
-        for (&region, bytes) in &part.job.regions {
-            let clash = regions.insert(region, bytes.clone());
-            assert!(clash.is_none(), "region {region} belongs to one part");
-        }
+        commands.extend(body);
+        merge_regions(&mut regions, &part.job.regions);
     }
+    let stop = parts.last().and_then(|p| p.commands.last());
+    commands.push(*stop.expect("a part"));
     let job = Job::in_memory(
         parts[0].job.config.clone(),
         encode(&commands),

@@ -23,9 +23,10 @@
 //! of the block's size, IFM_IB_END and AB_START 46).
 
 use crate::conv_jobs::{
-    cmd, draw_blockdep, fm_commands, lut_dma, point_fm, precision, quantized_multiplier,
-    random_activation, random_part, random_tiles, set_blockdep, FmPlacement, FmRole, Memory, Tiles,
-    IFM_FM_COMMANDS, LUT_BYTES, OFM_FM_COMMANDS,
+    body, cmd, draw_blockdep, fm_commands, lut_dma, merge_regions, point_fm, precision,
+    quantized_multiplier, random_activation, random_part, random_tiles, set_blockdep,
+    wait_for_lut_loads, FmPlacement, FmRole, Memory, Tiles, IFM_FM_COMMANDS, LUT_BYTES,
+    OFM_FM_COMMANDS,
 };
 use crate::vela_blocks::{find_block_config, BlockKind, BlockQuery, Resampling};
 use npu_arch::command::{
@@ -111,8 +112,7 @@ impl ElementwiseSpec {
     /// activation function, TFL rounding, the largest block up to 8x16x64
     /// that fits, IFM, IFM2 and OFM in regions 1-3, on u65-256.
     pub fn new(mode: ElementwiseMode, ifm_type: DType, ofm_type: DType, ofm: [usize; 3]) -> Self {
-        use ElementwiseMode as M;
-        let unary = matches!(mode, M::Abs | M::Lrelu | M::Clz);
+        let unary = mode.unary();
         let mut spec = ElementwiseSpec {
             mode,
             ifm_type,
@@ -175,7 +175,7 @@ impl ElementwiseSpec {
             M::Shr => (DType::I32, any[rng.gen_range(0..4)]),
             M::Clz | M::Shl => (DType::I32, DType::I32),
         };
-        let unary = matches!(mode, M::Abs | M::Lrelu | M::Clz);
+        let unary = mode.unary();
         let wide = ifm_type.bits == 32 || ofm_type.bits == 32;
         let ofm = [
             rng.gen_range(1..=10),
@@ -656,11 +656,6 @@ pub fn random_elementwise_of_two(seed: u64, index: u64) -> (Job, String) {
     };
     let first = producer(spec.ofm, 4, &mut rng);
     let second = producer(spec.ifm2_shape(), 5, &mut rng);
-    let body = |commands: &[Command]| {
-        let (stop, body) = commands.split_last().expect("a command stream");
-        assert_eq!(stop.op, Opcode::NpuOpStop, "a part ends with NPU_OP_STOP");
-        body.to_vec()
-    };
     let mut first_body = body(&first.commands);
     point_fm(&mut first_body, &elementwise.ifm, FmRole::Ofm);
     let mut second_body = body(&second.commands);
@@ -668,22 +663,12 @@ pub fn random_elementwise_of_two(seed: u64, index: u64) -> (Job, String) {
     let producer_blockdep = rng.gen_range(0..=BLOCKDEP_MAX as u16);
     set_blockdep(&mut second_body, producer_blockdep);
     let mut commands = [first_body, second_body].concat();
-    // A LUT loaded by user DMAs waits for the operations before it.
-    if elementwise
-        .commands
-        .iter()
-        .any(|c| c.op == Opcode::NpuOpDmaStart)
-    {
-        commands.push(Command::cmd0(Opcode::NpuOpKernelWait, 0));
-    }
+    wait_for_lut_loads(&mut commands, &elementwise.commands);
     let elementwise_start = commands.len();
     commands.extend(&elementwise.commands);
     let mut regions = elementwise.job.regions.clone();
     for part in [&first, &second] {
-        for (&region, bytes) in &part.job.regions {
-            let clash = regions.insert(region, bytes.clone());
-            assert!(clash.is_none(), "region {region} belongs to one part");
-        }
+        merge_regions(&mut regions, &part.job.regions);
     }
     let job = |commands: &[Command], what: &str| {
         Job::in_memory(
