@@ -103,8 +103,14 @@ fn main() {
     let mut macs = 0;
     for _ in 0..3 {
         let mut npu = Npu::new(NpuConfig::u65_256());
-        npu.memory.set_region(0, region0.clone()).expect("region 0");
-        npu.memory.set_region(1, region1.clone()).expect("region 1");
+        npu.state
+            .memory
+            .set_region(0, region0.clone())
+            .expect("region 0");
+        npu.state
+            .memory
+            .set_region(1, region1.clone())
+            .expect("region 1");
         let t = Instant::now();
         let stats = npu.run(&bytes).expect("run");
         best = best.min(t.elapsed().as_secs_f64());

@@ -6,9 +6,10 @@
 //! [`run_job`] writes `out/<name>.bin` and compares with the expected bytes.
 
 use crate::footprint::BlockFootprints;
-use crate::npu::{ModelError, Npu, OpRecord, NUM_REGIONS};
+use crate::npu::{ModelError, Npu};
 use crate::payload::{is_driver_payload, DriverPayload};
-use crate::report::RunMeasures;
+use crate::report::{Report, RunMeasures};
+use crate::state::{OpRecord, NUM_REGIONS};
 use npu_arch::config::NpuConfig;
 use npu_arch::regs::STATUS;
 use serde::{Deserialize, Serialize};
@@ -290,7 +291,8 @@ impl Job {
     fn golden_model(&self) -> Result<Npu, String> {
         let mut npu = Npu::new(self.config.clone());
         for (&i, bytes) in &self.regions {
-            npu.memory
+            npu.state
+                .memory
                 .set_region(i, bytes.clone())
                 .map_err(|e| e.to_string())?;
         }
@@ -337,6 +339,15 @@ pub struct BackendRun {
 }
 
 impl BackendRun {
+    /// This run's per-layer report, on `config`.
+    pub fn report(&self, config: &NpuConfig) -> Report<'_> {
+        Report {
+            layers: &self.layers,
+            measured: self.measured.as_ref(),
+            peak_macs_per_cycle: config.macs_per_cycle,
+        }
+    }
+
     /// Add `next`, a run that followed this one on the same NPU (a
     /// network's next `ethos-u` operator): its memory, shared buffer and
     /// final state replace this run's; operations, counters, cycles, MACs
@@ -421,7 +432,7 @@ impl Backend for GoldenBackend {
     ) -> anyhow::Result<BackendRun> {
         let mut npu = Npu::new(job.config.clone());
         for (&i, bytes) in &job.regions {
-            npu.memory.set_region(i, bytes.clone())?;
+            npu.state.memory.set_region(i, bytes.clone())?;
         }
         let result = npu
             .run_with_progress(&job.command_stream, progress)
@@ -435,14 +446,14 @@ impl Backend for GoldenBackend {
                 return Err(model_error(e));
             }
         };
-        let stats = &npu.stats;
+        let stats = &npu.state.stats;
         let run = BackendRun {
             regions: job
                 .regions
                 .keys()
-                .map(|&i| (i, npu.memory.region(i).to_vec()))
+                .map(|&i| (i, npu.state.memory.region(i).to_vec()))
                 .collect(),
-            shram: npu.shram.clone(),
+            shram: npu.state.shram.clone(),
             shram_scratch: stats.shram_scratch.clone(),
             status: npu.status.register(),
             qread: npu.qread as u32,
@@ -469,11 +480,11 @@ pub fn block_footprints(job: &Job) -> anyhow::Result<Vec<(usize, BlockFootprints
     let mut npu = Npu::new(job.config.clone());
     npu.record_footprints();
     for (&k, bytes) in &job.regions {
-        npu.memory.set_region(k, bytes.clone())?;
+        npu.state.memory.set_region(k, bytes.clone())?;
     }
     // The operations up to a stop are all the RTL runs either.
     let _stopped = npu.run(&job.command_stream);
-    Ok(npu.stats.footprints)
+    Ok(npu.state.stats.footprints)
 }
 
 fn model_error(e: ModelError) -> anyhow::Error {

@@ -2,7 +2,10 @@
 //!
 //! - [`cmdstream`]: command-stream decoder, encoder, disassembler, assembler.
 //! - [`payload`]: the Ethos-U driver payload (`COP1`).
-//! - [`npu`]: [`npu::Npu`], the model: NPU_SET_* state, STOP/IRQ, DMA, operators.
+//! - [`npu`]: [`npu::Npu`], the model: the command-stream interpreter (STOP/IRQ,
+//!   DMA, the dispatch of kernel operations).
+//! - [`state`]: what operations act on (NPU_SET_* values, memory, shared buffer,
+//!   run statistics) and what they record.
 //! - [`ops`]: the operators of TRM 4.8 and the output unit of TRM 3.3.7.
 //! - [`fixed`]: the output unit's fixed-point scaling and rounding modes.
 //! - [`tensor`]: feature-map element types, layouts and tile addressing.
@@ -104,6 +107,7 @@ pub mod ops;
 pub mod payload;
 pub mod report;
 pub mod schedule;
+pub mod state;
 pub mod tensor;
 pub mod tflite;
 pub mod weights;

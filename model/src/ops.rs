@@ -8,8 +8,8 @@
 use crate::cmdstream::Command;
 use crate::fixed;
 use crate::footprint::{BlockFootprints, Ifm2};
-use crate::npu::{Npu, OpError, OpRecord, LUT_BYTES};
 use crate::schedule::ConvShape;
+use crate::state::{NpuState, OpError, OpRecord, LUT_BYTES};
 use crate::tensor::{DType, FeatureMap};
 use crate::weights;
 use crate::weights::order::{core_share, Traversal, WeightOrder, U65_UBLOCK_DEPTH};
@@ -46,7 +46,7 @@ fn bad(detail: impl Into<String>) -> OpError {
 
 /// Decode the kernel command and run it. Returns its record with the kind,
 /// shapes and kernel filled in (the caller adds offset, MACs and traffic).
-pub(crate) fn run_kernel(npu: &mut Npu, command: &Command) -> Result<OpRecord, OpError> {
+pub(crate) fn run_kernel(npu: &mut NpuState, command: &Command) -> Result<OpRecord, OpError> {
     let (op, param) = (command.op, command.param);
     let kind = match op {
         Opcode::NpuOpConv => KernelKind::Conv,
@@ -86,7 +86,7 @@ pub(crate) fn run_kernel(npu: &mut Npu, command: &Command) -> Result<OpRecord, O
 
 // ---------------------------------------------------------------- decoding
 
-fn dtype(npu: &Npu, op: Opcode, what: &str) -> Result<DType, OpError> {
+fn dtype(npu: &NpuState, op: Opcode, what: &str) -> Result<DType, OpError> {
     let signed = npu.field(op, "activation_type") == 1;
     let p = npu.field(op, "activation_precision");
     let precision = ActivationPrecision::from_bits(p as u32)
@@ -100,7 +100,7 @@ fn dtype(npu: &Npu, op: Opcode, what: &str) -> Result<DType, OpError> {
     Ok(dtype)
 }
 
-fn layout(npu: &Npu, op: Opcode, what: &str) -> Result<Layout, OpError> {
+fn layout(npu: &NpuState, op: Opcode, what: &str) -> Result<Layout, OpError> {
     let v = npu.field(op, "activation_format") as u32;
     Layout::from_bits(v).ok_or_else(|| bad(format!("{what} format {v} is reserved")))
 }
@@ -176,7 +176,7 @@ const OFM: FmRegs = FmRegs {
     zero_point: Opcode::NpuSetOfmZeroPoint,
 };
 
-fn feature_map(npu: &Npu, r: &FmRegs, what: &str) -> Result<FeatureMap, OpError> {
+fn feature_map(npu: &NpuState, r: &FmRegs, what: &str) -> Result<FeatureMap, OpError> {
     let dtype = dtype(npu, r.precision, what)?;
     let m1 = |op: Opcode| {
         npu.field(
@@ -271,7 +271,7 @@ struct Op {
 }
 
 impl Op {
-    fn decode(npu: &Npu, kind: KernelKind) -> Result<Op, OpError> {
+    fn decode(npu: &NpuState, kind: KernelKind) -> Result<Op, OpError> {
         let f = |op, name| npu.field(op, name);
         let ks = Opcode::NpuSetKernelStride;
         // TRM 4.6.4 NPU_SET_KERNEL_STRIDE: stride = (msb << 1 | lsb) + 1.
@@ -545,7 +545,7 @@ impl Op {
     /// mode needs two cores (TRM 4.7.5.1), and each scale/bias stream holds
     /// a record for each of its core's channels. The NPU checks them, as
     /// [`Op::validate`]'s, when it dispatches the operation.
-    fn validate_on(&self, npu: &Npu) -> Result<(), OpError> {
+    fn validate_on(&self, npu: &NpuState) -> Result<(), OpError> {
         let cores = npu.shram.len();
         if self.parallel && cores < 2 && !matches!(self.kind, KernelKind::Elementwise(_)) {
             return Err(forbidden(
@@ -705,7 +705,7 @@ impl Op {
     }
 
     /// The operation's row of the per-layer report: kind and shapes.
-    fn record(&self, npu: &Npu, kind: String) -> Result<OpRecord, OpError> {
+    fn record(&self, npu: &NpuState, kind: String) -> Result<OpRecord, OpError> {
         let ofm = [self.oh, self.ow, self.oc];
         let (ifm, ifm2, kernel) = match self.kind {
             KernelKind::Elementwise(mode) => {
@@ -749,7 +749,7 @@ impl Op {
 
     /// The traversal the hardware walks (TRM 4.9): an elementwise
     /// operation's as a 1x1 depthwise pool over the OFM.
-    fn traversal_shape(&self, npu: &Npu) -> Result<ConvShape, OpError> {
+    fn traversal_shape(&self, npu: &NpuState) -> Result<ConvShape, OpError> {
         let block = |op, name| npu.field(op, name) as usize + 1;
         let elementwise = ConvShape {
             ofm_height: self.oh,
@@ -798,7 +798,7 @@ impl Op {
     }
 
     /// What each block operation reads and writes (TRM 4.9).
-    fn footprints(&self, npu: &Npu) -> Result<BlockFootprints, OpError> {
+    fn footprints(&self, npu: &NpuState) -> Result<BlockFootprints, OpError> {
         let ifm2 = match self.kind {
             KernelKind::Elementwise(mode) => self.elementwise_inputs(npu, mode)?.ifm2_map,
             _ => None,
@@ -856,7 +856,7 @@ pub struct OutStage {
 }
 
 impl OutStage {
-    fn new(op: &Op, npu: &Npu) -> OutStage {
+    fn new(op: &Op, npu: &NpuState) -> OutStage {
         let luts = match op.lut_slot() {
             Some(_) => npu
                 .shram
@@ -994,7 +994,7 @@ impl OutStage {
 
 /// Read an `h` x `w` x `c` feature map, zero point subtracted.
 fn load_fm(
-    npu: &Npu,
+    npu: &NpuState,
     fm: &FeatureMap,
     h: usize,
     w: usize,
@@ -1029,7 +1029,7 @@ fn load_fm(
 
 /// Write an `h` x `w` x `c` OFM.
 fn store_fm(
-    npu: &mut Npu,
+    npu: &mut NpuState,
     fm: &FeatureMap,
     h: usize,
     w: usize,
@@ -1059,7 +1059,13 @@ fn store_fm(
 
 /// The upscaled IFM (TRM 4.6.4 NPU_SET_IFM_UPSCALE): `h` x `w` x `c`, read
 /// from a source of half the size when upscaling.
-fn load_upscaled(npu: &Npu, op: &Op, h: usize, w: usize, c: usize) -> Result<Vec<i32>, OpError> {
+fn load_upscaled(
+    npu: &NpuState,
+    op: &Op,
+    h: usize,
+    w: usize,
+    c: usize,
+) -> Result<Vec<i32>, OpError> {
     if op.upscale == UpscaleMode::None {
         return load_fm(npu, &op.ifm, h, w, c, "IFM");
     }
@@ -1089,7 +1095,7 @@ fn scale_stream_ops(core: usize) -> (Opcode, Opcode) {
 
 /// Scale/bias records for `n` channels from one stream (its length
 /// checked by [`Op::validate_on`]).
-fn load_scales(npu: &Npu, core: usize, n: usize) -> Result<Vec<ScaleRecord>, OpError> {
+fn load_scales(npu: &NpuState, core: usize, n: usize) -> Result<Vec<ScaleRecord>, OpError> {
     let (base_op, _) = scale_stream_ops(core);
     let need = n * SCALE_BIAS_RECORD_BYTES;
     let region = npu.field(Opcode::NpuSetScaleRegion, "region") as usize;
@@ -1108,7 +1114,7 @@ fn load_scales(npu: &Npu, core: usize, n: usize) -> Result<Vec<ScaleRecord>, OpE
 
 /// Per-channel records for all `oc` channels; in parallel mode core k's
 /// stream holds channels k, k+2, ... (TRM 4.7.5.1).
-fn channel_scales(npu: &Npu, op: &Op) -> Result<Vec<ScaleRecord>, OpError> {
+fn channel_scales(npu: &NpuState, op: &Op) -> Result<Vec<ScaleRecord>, OpError> {
     if !op.parallel {
         return load_scales(npu, 0, op.oc);
     }
@@ -1130,7 +1136,7 @@ fn channel_scales(npu: &Npu, op: &Op) -> Result<Vec<ScaleRecord>, OpError> {
     Ok(out)
 }
 
-fn global_scale(npu: &Npu) -> ScaleRecord {
+fn global_scale(npu: &NpuState) -> ScaleRecord {
     ScaleRecord {
         bias: 0,
         scale: npu.field(Opcode::NpuSetOfmScale, "scale") as u32,
@@ -1144,7 +1150,7 @@ fn global_scale(npu: &Npu) -> ScaleRecord {
 /// weights: every sub-kernel adds into the same integer accumulators, so the
 /// result is that of the whole kernel.
 fn load_weights(
-    npu: &Npu,
+    npu: &NpuState,
     op: &Op,
     ifm_depth: usize,
     traversal: Traversal,
@@ -1294,7 +1300,7 @@ fn pad<T: Copy + Default>(
 }
 
 impl Op {
-    fn run_conv(&self, npu: &mut Npu) -> Result<(), OpError> {
+    fn run_conv(&self, npu: &mut NpuState) -> Result<(), OpError> {
         let depthwise = self.kind == KernelKind::Depthwise;
         let (h, w) = self.ifm_extent()?;
         let c = self.ifm_channels();
@@ -1421,7 +1427,7 @@ impl Op {
         .apply(v)
     }
 
-    fn run_pool(&self, npu: &mut Npu, mode: PoolingMode) -> Result<(), OpError> {
+    fn run_pool(&self, npu: &mut NpuState, mode: PoolingMode) -> Result<(), OpError> {
         let (h, w) = self.ifm_extent()?;
         let reduce = mode == PoolingMode::ReduceSum;
         let c = self.ifm_channels();
@@ -1501,7 +1507,7 @@ impl Op {
     /// the kernel elements times the IFM channels summed into it, `depth`
     /// (1 for depthwise convolutions and max or average pools). Elementwise
     /// operations count none.
-    fn count_macs(&self, npu: &mut Npu, depth: usize) {
+    fn count_macs(&self, npu: &mut NpuState, depth: usize) {
         let per_value = (self.kernel_h() * self.kernel_w() * depth) as u64;
         npu.stats.macs += (self.oh * self.ow * self.oc) as u64 * per_value;
     }
@@ -1647,7 +1653,7 @@ impl Op {
     /// a run refuses) and when it runs.
     fn elementwise_inputs(
         &self,
-        npu: &Npu,
+        npu: &NpuState,
         mode: ElementwiseMode,
     ) -> Result<ElementwiseInputs, OpError> {
         use ElementwiseMode as E;
@@ -1707,7 +1713,7 @@ impl Op {
         })
     }
 
-    fn run_elementwise(&self, npu: &mut Npu, mode: ElementwiseMode) -> Result<(), OpError> {
+    fn run_elementwise(&self, npu: &mut NpuState, mode: ElementwiseMode) -> Result<(), OpError> {
         let unary = mode.unary();
         let (h, w, c) = (self.oh, self.ow, self.oc);
         let bc = npu.reg(Opcode::NpuSetIfm2Broadcast) as u16;

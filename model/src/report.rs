@@ -27,9 +27,7 @@
 //! including the command-stream reads, which belong to no operation and have
 //! a row of their own.
 
-use crate::job::BackendRun;
-use crate::npu::{OpRecord, PortBytes, Shape};
-use npu_arch::config::NpuConfig;
+use crate::state::{OpRecord, PortBytes, Shape};
 use serde::Serialize;
 
 /// The report's columns.
@@ -93,17 +91,6 @@ pub struct Report<'a> {
     pub measured: Option<&'a RunMeasures>,
     /// The configuration's peak MACs per cycle (`NpuConfig::macs_per_cycle`).
     pub peak_macs_per_cycle: u32,
-}
-
-impl<'a> Report<'a> {
-    /// The report of `run`, on `config`.
-    pub fn of(run: &'a BackendRun, config: &NpuConfig) -> Self {
-        Self {
-            layers: &run.layers,
-            measured: run.measured.as_ref(),
-            peak_macs_per_cycle: config.macs_per_cycle,
-        }
-    }
 }
 
 /// MACs per cycle and Util% (MAC) of `macs` in `cycles`; none without

@@ -5,7 +5,6 @@
 
 use npu_arch::config::NpuConfig;
 use npu_model::job::GoldenBackend;
-use npu_model::report::Report;
 use npu_model::tflite::{self, VelaModel};
 use rand::{Rng, SeedableRng};
 use std::path::{Path, PathBuf};
@@ -105,7 +104,7 @@ fn demo_report_covers_every_operation() {
         assert!(k.contains(&want), "{want} missing from {k:?}");
     }
     let config = NpuConfig::by_name("u65-256").expect("built in");
-    let report = Report::of(&run.run, &config);
+    let report = run.run.report(&config);
     let totals = npu_model::report::totals(&report);
     assert_eq!(totals.macs, run.run.macs);
     assert!(totals.cycles.is_none(), "the golden model has no cycles");

@@ -179,7 +179,7 @@ fn conv_case(rng: &mut StdRng, depthwise: bool, config: &str) {
         ofm.nhcwb16
     );
     n.run(&s.bytes()).unwrap_or_else(|e| panic!("{desc}: {e}"));
-    let got = ofm.load(n.memory.region(1));
+    let got = ofm.load(n.state.memory.region(1));
 
     let mut i = 0;
     for oy in 0..oh {
@@ -217,7 +217,7 @@ fn conv_case(rng: &mut StdRng, depthwise: bool, config: &str) {
         }
     }
     assert_eq!(
-        n.stats.macs,
+        n.state.stats.macs,
         (oh * ow * cout * per_oc) as u64,
         "{desc}: MAC count"
     );
@@ -279,13 +279,13 @@ fn depthwise_7x7_over_1280_channels() {
     let mut n = npu("u65-256", &[(0, weights), (1, region1)]);
     n.run(&s.bytes())
         .expect("a 7x7 depthwise over 1280 channels runs");
-    let got = ofm.load(n.memory.region(1));
+    let got = ofm.load(n.state.memory.region(1));
     for ch in 0..c {
         let sum: i64 = (0..k * k).map(|p| vals[p * c + ch] - ifm.zp).sum();
         let want = (tfl_mbqm(sum as i32, m, shift) as i64 + ofm.zp).clamp(-128, 127);
         assert_eq!(got[ch], want, "channel {ch}");
     }
-    assert_eq!(n.stats.macs, (c * k * k) as u64);
+    assert_eq!(n.state.stats.macs, (c * k * k) as u64);
 }
 
 #[test]
@@ -373,7 +373,7 @@ fn pool_random() {
             if max { "max" } else { "avg" }
         );
         n.run(&s.bytes()).unwrap_or_else(|e| panic!("{desc}: {e}"));
-        let got = ofm.load(n.memory.region(1));
+        let got = ofm.load(n.state.memory.region(1));
         let mut i = 0;
         for oy in 0..oh {
             for ox in 0..ow {
@@ -410,7 +410,7 @@ fn pool_random() {
         }
         // Vela's `MAC Count` of a pool: kernel elements per OFM value.
         assert_eq!(
-            n.stats.macs,
+            n.state.stats.macs,
             (oh * ow * c * kh * kw) as u64,
             "{desc}: MAC count"
         );
@@ -545,7 +545,7 @@ fn elementwise_random() {
             ifm.zp, ifm2.zp, ofm.zp
         );
         n.run(&s.bytes()).unwrap_or_else(|e| panic!("{desc}: {e}"));
-        let got = ofm.load(n.memory.region(1));
+        let got = ofm.load(n.state.memory.region(1));
         let mut i = 0;
         for y in 0..h {
             for x in 0..w {
@@ -642,7 +642,7 @@ fn upscale_nearest_and_zeros() {
             .c0(Opcode::NpuOpStop, 0);
         let mut n = npu("u65-256", &[(0, r0), (1, region)]);
         n.run(&s.bytes()).expect("run");
-        let got = ofm.load(n.memory.region(1));
+        let got = ofm.load(n.state.memory.region(1));
         for y in 0..2 * h {
             for x in 0..2 * w {
                 for ch in 0..c {
@@ -690,7 +690,7 @@ fn ofm_tiles() {
         .c0(Opcode::NpuOpStop, 0);
     let mut n = npu("u65-256", &[(1, region)]);
     n.run(&s.bytes()).expect("run");
-    let mem = n.memory.region(1);
+    let mem = n.state.memory.region(1);
     let (sx, sy) = (c, w * c);
     for y in 0..h {
         for x in 0..w {
@@ -757,8 +757,8 @@ fn lut_int8_through_dma() {
         .c0(Opcode::NpuOpStop, 0);
     let mut n = npu("u65-256", &[(0, table.clone()), (1, region)]);
     n.run(&s.bytes()).expect("run");
-    assert_eq!(n.stats.dma_bytes, 256);
-    let got = ofm.load(n.memory.region(1));
+    assert_eq!(n.state.stats.dma_bytes, 256);
+    let got = ofm.load(n.state.memory.region(1));
     for (i, &v) in vals.iter().enumerate() {
         assert_eq!(
             got[i],
@@ -804,7 +804,7 @@ fn dma_2d_3d() {
                 d += len;
             }
         }
-        assert_eq!(n.memory.region(1), &want[..], "mode {mode}");
+        assert_eq!(n.state.memory.region(1), &want[..], "mode {mode}");
     }
 }
 
@@ -914,7 +914,7 @@ fn parse_error_sets_status() {
     let e = n.run(&words).unwrap_err();
     assert_eq!(e.offset(), 4);
     assert!(n.status.cmd_parse_error);
-    assert_eq!(n.stats.irqs, 1, "the IRQ before the bad word ran");
+    assert_eq!(n.state.stats.irqs, 1, "the IRQ before the bad word ran");
     // A stream without STOP ends with cmd_end_reached.
     let mut n = npu("u65-256", &[]);
     let stats = n.run(&0x0000_0001u32.to_le_bytes()).expect("run").clone();

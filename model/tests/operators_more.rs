@@ -61,7 +61,7 @@ fn elementwise(
         .c0(Opcode::NpuOpStop, 0);
     let mut n = npu("u65-256", &regions);
     n.run(&s.bytes()).expect("run");
-    ofm.load(n.memory.region(1))
+    ofm.load(n.state.memory.region(1))
 }
 
 #[test]
@@ -317,7 +317,7 @@ fn lut_int32_ofm_reads_words() {
         .c0(Opcode::NpuOpStop, 0);
     let mut n = npu("u65-256", &[(0, lut), (1, region)]);
     n.run(&s.bytes()).expect("run");
-    let got = ofm.load(n.memory.region(1));
+    let got = ofm.load(n.state.memory.region(1));
     for (i, &x) in a.iter().enumerate() {
         assert_eq!(got[i], words[(x.clamp(-100, 50) + 128) as usize], "x {x}");
     }
@@ -446,7 +446,7 @@ fn reduce_sum() {
         .c0(Opcode::NpuOpStop, 0);
     let mut n = npu("u65-256", &[(1, region)]);
     n.run(&s.bytes()).expect("run");
-    let got = ofm.load(n.memory.region(1));
+    let got = ofm.load(n.state.memory.region(1));
     for p in 0..h * w {
         let sum: i64 = vals[p * c..(p + 1) * c].iter().map(|v| v + 7).sum();
         assert_eq!(got[p], tfl_rdbpot(sum as i32, 1) as i64, "position {p}");
@@ -498,7 +498,7 @@ fn rounding_modes_and_accumulator_width() {
                 .c0(Opcode::NpuOpStop, 0);
             let mut n = npu("u65-256", &[(0, r0), (1, region)]);
             n.run(&s.bytes()).expect("run");
-            ofm.load(n.memory.region(1))
+            ofm.load(n.state.memory.region(1))
         };
     let half = ScaleRecord {
         bias: 0,
@@ -649,7 +649,7 @@ fn ifm_tiles() {
         .c0(Opcode::NpuOpStop, 0);
     let mut n = npu("u65-256", &[(1, region)]);
     n.run(&s.bytes()).expect("run");
-    assert_eq!(ofm.load(n.memory.region(1)), want);
+    assert_eq!(ofm.load(n.state.memory.region(1)), want);
 }
 
 /// Average pool without padding and per-channel scale (OFM_PRECISION bit 8
@@ -681,7 +681,7 @@ fn average_pool_per_channel_scale() {
         .c0(Opcode::NpuOpStop, 0);
     let mut n = npu("u65-256", &[(0, scale_stream(&recs)), (1, region)]);
     n.run(&s.bytes()).expect("run");
-    let got = ofm.load(n.memory.region(1));
+    let got = ofm.load(n.state.memory.region(1));
     for ch in 0..c {
         let sum: i64 = (0..4).map(|p| vals[p * c + ch]).sum::<i64>() + ch as i64 * 4;
         // 2^30 at shift 32 = 1/4: SRDHM halves, RoundingDivideByPOT(32 - 31).

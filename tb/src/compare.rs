@@ -17,7 +17,7 @@ use npu_arch::command::Opcode;
 use npu_arch::regs::STATUS;
 use npu_model::cmdstream::{decode, encode, Command};
 use npu_model::job::{Backend, BackendRun, Job};
-use npu_model::npu::OpRecord;
+use npu_model::state::OpRecord;
 use std::fmt;
 
 /// The kernel operation whose output differs first, and how.

@@ -49,8 +49,8 @@ use npu_arch::command::Opcode;
 use npu_arch::config::NpuConfig;
 use npu_hw::central_control::KernelOperation;
 use npu_hw::dma::{MEM2MEM_WRITE_ID, OFM_WRITE_ID};
-use npu_model::npu::{OpRecord, PortBytes};
 use npu_model::report::RunMeasures;
+use npu_model::state::{OpRecord, PortBytes};
 use std::ops::RangeInclusive;
 
 /// The signals the probe reads: the module's name after the top module's,

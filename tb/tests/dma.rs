@@ -275,7 +275,11 @@ fn check_against_golden(job: &Job, rtl: &mut RtlBackend, what: &str) -> BackendR
     );
     let tb = rtl.last.as_ref().unwrap();
     assert_eq!(tb.get("IRQ"), 0, "{what}: IRQ low after CMD.clear_irq");
-    for (core, (got, want)) in shram_contents(tb).iter().zip(&golden_npu.shram).enumerate() {
+    for (core, (got, want)) in shram_contents(tb)
+        .iter()
+        .zip(&golden_npu.state.shram)
+        .enumerate()
+    {
         if let Some(i) = (0..want.len()).find(|&i| want[i] != got[i]) {
             panic!(
                 "{what}: core {core}'s shared buffer differs first at byte {i:#x}: golden {:#04x}, RTL {:#04x}",

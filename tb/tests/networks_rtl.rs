@@ -13,7 +13,7 @@
 //! `ethos-u` operators' runs.
 
 use npu_model::job::GoldenBackend;
-use npu_model::npu::OpRecord;
+use npu_model::state::OpRecord;
 use npu_model::tflite::VelaModel;
 use serde_json::Value;
 use std::path::PathBuf;

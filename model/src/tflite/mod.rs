@@ -32,8 +32,8 @@ mod cpu;
 pub use cpu::CpuOperator;
 
 use crate::job::{describe_status, Backend, BackendRun, Job};
-use crate::npu::OpRecord;
 use crate::payload::{DriverAction, DriverPayload};
+use crate::state::OpRecord;
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use npu_arch::config::NpuConfig;
 use npu_arch::regs;

@@ -338,7 +338,7 @@ pub fn scale_stream(recs: &[ScaleRecord]) -> Vec<u8> {
 pub fn npu(config: &str, regions: &[(usize, Vec<u8>)]) -> Npu {
     let mut n = Npu::new(NpuConfig::by_name(config).expect("config"));
     for (i, r) in regions {
-        n.memory.set_region(*i, r.clone()).expect("region");
+        n.state.memory.set_region(*i, r.clone()).expect("region");
     }
     n
 }

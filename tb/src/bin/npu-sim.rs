@@ -530,10 +530,7 @@ fn run_tflite(args: &TfliteArgs, backend: &mut dyn Backend, waveform_hint: &str)
     })?;
     print_report(&net.run, &config, report_file.as_deref())?;
     if let Some(layers) = &vela_layers {
-        print!(
-            "{}",
-            report::beside_vela(&report::Report::of(&net.run, &config), layers)
-        );
+        print!("{}", report::beside_vela(&net.run.report(&config), layers));
     }
     if let Some(c) = net.run.cycles {
         println!("cycles {c}");
@@ -566,7 +563,7 @@ fn run_tflite(args: &TfliteArgs, backend: &mut dyn Backend, waveform_hint: &str)
 /// Prints the per-layer table of `run` on `config` and writes it to
 /// `file`, if given.
 fn print_report(run: &BackendRun, config: &NpuConfig, file: Option<&Path>) -> Result<()> {
-    let report = report::Report::of(run, config);
+    let report = run.report(config);
     print!("{}", report::table(&report));
     if let Some(path) = file {
         report::write(path, &report)
