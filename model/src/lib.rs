@@ -99,9 +99,11 @@
 //!   `ceil((depth - k) / 2)`.
 
 pub mod cmdstream;
+pub mod compare;
 pub mod fixed;
 pub mod footprint;
 pub mod job;
+pub mod job_folder;
 pub mod npu;
 pub mod ops;
 pub mod payload;

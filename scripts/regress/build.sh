@@ -10,6 +10,6 @@ command -v cargo-nextest >/dev/null || {
 }
 mkdir -p build/regress
 cargo nextest archive --workspace --archive-file build/regress/npu-tests.tar.zst
-cargo build --release -p npu-tb --bin npu-sim
+cargo build --release -p npu-sim
 cp target/release/npu-sim build/regress/npu-sim
 echo "regress: build/regress/npu-tests.tar.zst and build/regress/npu-sim ready"

@@ -44,10 +44,10 @@
 
 use npu_arch::command::{ActivationFunction, Opcode, PoolingMode, WeightOrder};
 use npu_model::cmdstream::{encode, Command};
+use npu_model::compare::{difference, outcome};
 use npu_model::job::{Backend, BackendRun, Job};
 use npu_model::tensor::DType;
 use npu_tb::bench_filter::wanted;
-use npu_tb::compare::{difference, outcome};
 use npu_tb::conv_jobs::{golden_run, ConvKind, ConvSpec};
 use npu_tb::rtl_backend::RtlBackend;
 use rand::rngs::StdRng;

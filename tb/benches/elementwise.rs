@@ -13,10 +13,10 @@
 //! (`benches/conv.rs`): one value a cycle whatever the operation.
 
 use npu_arch::command::{ElementwiseMode as M, IfmScaleMode};
+use npu_model::compare::{difference, outcome};
 use npu_model::job::{BackendRun, Job};
 use npu_model::tensor::DType;
 use npu_tb::bench_filter::wanted;
-use npu_tb::compare::{difference, outcome};
 use npu_tb::conv_jobs::{golden_run, without_kernel_ops};
 use npu_tb::elementwise_jobs::ElementwiseSpec;
 use npu_tb::rtl_backend::RtlBackend;

@@ -61,9 +61,7 @@
 //!   come with issue 13).
 
 use crate::axi::{describe_ports, random_aclken_pattern, CompleterConfig};
-use crate::compare::difference;
 use crate::driver::AxiSettings;
-use crate::job_folder::save_job;
 use crate::rtl_backend::RtlBackend;
 use crate::vela_blocks::{find_block_config, BlockKind, BlockQuery, Resampling};
 use npu_arch::command::{
@@ -73,8 +71,10 @@ use npu_arch::command::{
 use npu_arch::config::NpuConfig;
 use npu_arch::limits::{BLOCKDEP_MAX, STRIDE_MAX};
 use npu_model::cmdstream::{bytes_to_words, decode, encode, Command};
+use npu_model::compare::difference;
 use npu_model::footprint::largest_safe_blockdep;
 use npu_model::job::{block_footprints, Backend, BackendRun, GoldenBackend, Job};
+use npu_model::job_folder::save_job;
 use npu_model::ops::ScaleRecord;
 use npu_model::schedule::{ConvShape, AB_HALF_WORDS};
 use npu_model::tensor::{DType, FeatureMap};

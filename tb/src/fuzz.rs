@@ -26,11 +26,8 @@
 //! alone, a fault before or after it.
 
 use crate::axi::CompleterConfig;
-use crate::compare::{difference, outcome, summary};
 use crate::conv_jobs::{point_fm, set_blockdep, ConvKind, ConvSpec, FmRole};
 use crate::elementwise_jobs::ElementwiseSpec;
-use crate::job_folder::save_job;
-use crate::regress::{CaseResult, Shard, Summary};
 use crate::rtl_backend::RtlBackend;
 use anyhow::Result;
 use npu_arch::command::{
@@ -41,17 +38,17 @@ use npu_arch::config::NpuConfig;
 use npu_arch::limits::BLOCKDEP_MAX;
 use npu_arch::regs::REGION_COUNT;
 use npu_model::cmdstream::{disassemble_words, Command};
+use npu_model::compare::{difference, outcome, summary};
 use npu_model::job::{Backend, BackendRun, GoldenBackend, Job, JobError};
+use npu_model::job_folder::save_job;
 use npu_model::npu::ModelError;
 use npu_model::state::OpError;
 use npu_model::tensor::{DType, FeatureMap};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeMap;
-use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::path::Path;
 
 /// One element of a generated stream: the unit the shrinker removes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -717,119 +714,4 @@ fn consumer_of((map, [h, w, c], dtype): &Ofm, base: usize, rng: &mut StdRng) -> 
     set_blockdep(&mut commands, rng.gen_range(0..=BLOCKDEP_MAX as u16));
     let ofm = (built.ofm_map, built.spec.ofm, built.spec.ofm_type);
     Some((commands, built.job.regions, ofm))
-}
-
-/// A disagreement, shrunk.
-#[derive(Clone, Debug)]
-pub struct Finding {
-    pub index: u64,
-    pub verdict: String,
-    pub case: Case,
-    pub saved: Option<PathBuf>,
-}
-
-impl fmt::Display for Finding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
-            f,
-            "case {} ({}): {}",
-            self.index, self.case.config.name, self.verdict
-        )?;
-        for (k, bytes) in &self.case.regions {
-            writeln!(f, "  region {k}: {} bytes", bytes.len())?;
-        }
-        if let Some(dir) = &self.saved {
-            writeln!(f, "  saved as {} (npu-sim run it)", dir.display())?;
-        }
-        write!(f, "{}", self.case.listing())
-    }
-}
-
-/// Totals of a run of the fuzzer.
-#[derive(Clone, Debug, Default)]
-pub struct Tally {
-    /// Agreed, by how the runs ended.
-    pub agreed: BTreeMap<&'static str, u64>,
-    /// Refused before running, by kind of reason.
-    pub refused: BTreeMap<&'static str, u64>,
-    /// Kernel operations run by both models in the cases that agreed.
-    pub kernel_ops: u64,
-    pub findings: Vec<Finding>,
-    /// Every case run, in order.
-    pub results: Vec<CaseResult>,
-}
-
-impl Tally {
-    /// The run as a regression summary (`npu-sim fuzz --summary/--junit`).
-    pub fn summary(&self, seed: u64, count: u64, shard: Shard) -> Summary {
-        Summary {
-            suite: "fuzz".into(),
-            run: format!("seed {seed}, {count} streams"),
-            shard,
-            suite_cases: count,
-            results: self.results.clone(),
-        }
-    }
-}
-
-/// Runs the cases of `seed` numbered below `count` that are `shard`'s; each
-/// disagreement is shrunk and, with `save_to`, saved as a job folder
-/// `save_to/<seed>-<index>`. `progress` gets the cases run so far.
-pub fn run(
-    seed: u64,
-    count: u64,
-    shard: Shard,
-    save_to: Option<&Path>,
-    progress: &mut dyn FnMut(u64, &Tally),
-) -> Result<Tally> {
-    let mut tally = Tally::default();
-    for index in (0..count).filter(|&i| shard.includes(i)) {
-        let started = Instant::now();
-        let case = Generator::case(seed, index);
-        let (passed, detail) = match judge(&case) {
-            Verdict::Agree(how, kernel_ops) => {
-                *tally.agreed.entry(how).or_default() += 1;
-                tally.kernel_ops += kernel_ops as u64;
-                (true, format!("agreed, stopped by {how}"))
-            }
-            Verdict::Refused(why) => {
-                *tally.refused.entry(why).or_default() += 1;
-                (true, format!("refused before running for {why}"))
-            }
-            Verdict::Disagree(_) => {
-                let small = shrink(&case);
-                let verdict = match judge(&small) {
-                    Verdict::Disagree(v) => v,
-                    other => format!("{other:?}"),
-                };
-                let saved = match save_to {
-                    Some(dir) => {
-                        let dir = dir.join(format!("{seed}-{index}"));
-                        small.save(&dir)?;
-                        Some(dir)
-                    }
-                    None => None,
-                };
-                let finding = Finding {
-                    index,
-                    verdict,
-                    case: small,
-                    saved,
-                };
-                let detail = finding.to_string();
-                tally.findings.push(finding);
-                (false, detail)
-            }
-        };
-        tally.results.push(CaseResult {
-            case: index,
-            name: format!("seed {seed} case {index}"),
-            passed,
-            detail,
-            seconds: started.elapsed().as_secs_f64(),
-            cycles: None,
-        });
-        progress(tally.results.len() as u64, &tally);
-    }
-    Ok(tally)
 }

@@ -1,12 +1,12 @@
-//! First-mismatch localisation (`npu_tb::compare`, `npu-sim compare`): a
+//! First-mismatch localisation (`npu_model::compare`, `npu-sim compare`): a
 //! candidate that differs from the golden model from one kernel operation on
 //! is caught at that operation, with the first differing OFM element and
 //! both values; models that agree are reported as agreeing (the command
 //! line's cases are in `npu_sim.rs`).
 
 use anyhow::Result;
+use npu_model::compare::first_divergence;
 use npu_model::job::{Backend, BackendRun, GoldenBackend, Job};
-use npu_tb::compare::first_divergence;
 use std::path::PathBuf;
 
 fn fixture(name: &str) -> PathBuf {

@@ -3,8 +3,8 @@
 //! while it is idle, and DFTCGEN holds it open. Read from a waveform of a
 //! small convolution run, which must still agree with the golden model.
 
+use npu_model::compare::difference;
 use npu_model::tensor::DType;
-use npu_tb::compare::difference;
 use npu_tb::conv_jobs::{golden_run, ConvKind, ConvSpec};
 use npu_tb::npu::{NpuTb, Waveform};
 use npu_tb::rtl_backend::RtlBackend;

@@ -13,10 +13,10 @@
 
 use npu_arch::command::{ElementwiseMode, Opcode};
 use npu_arch::regs::FaultingChannel;
+use npu_model::compare::difference;
 use npu_model::job::{Backend, Job};
 use npu_model::tensor::{DType, FeatureMap};
 use npu_tb::axi::{AxiPort, CompleterConfig, ErrorRange, Resp};
-use npu_tb::compare::difference;
 use npu_tb::conv_jobs::{golden_run, ConvJob, ConvKind, ConvSpec};
 use npu_tb::driver::AxiSettings;
 use npu_tb::elementwise_jobs::ElementwiseSpec;

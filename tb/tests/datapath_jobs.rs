@@ -12,8 +12,8 @@
 //! back-pressure, reordering, channels on both ports, burst limits).
 
 use npu_model::cmdstream::decode;
+use npu_model::compare::difference;
 use npu_model::job::{Backend, GoldenBackend, Job};
-use npu_tb::compare::difference;
 use npu_tb::conv_jobs::{rtl_agrees_under, MemorySystem};
 use npu_tb::rtl_backend::RtlBackend;
 use npu_tb::seed::seed;

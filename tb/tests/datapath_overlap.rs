@@ -4,7 +4,7 @@
 //! read 0 waits for all but the last k OFM block writes; the first
 //! operation has one OFM block).
 //!
-//! The run's timeline (`npu-sim run --timeline`) gives the operations' ends
+//! The run's timeline (`RtlBackend::timeline`, as `npu-sim run --timeline`) gives the operations' ends
 //! and the IFM channel's beats. A read issued at or after the first
 //! operation's end has its first beat L cycles later or more; one issued
 //! before it, its first beat earlier than that (the memory answers at once
@@ -13,14 +13,17 @@
 //! k >= 1 (at least its one block) sooner: the overlap happens, and only
 //! where the rule lets it.
 
+use npu_model::compare::difference;
+use npu_model::job::Backend;
 use npu_model::tensor::DType;
-use npu_tb::conv_jobs::{chain, save, ConvKind, ConvSpec};
+use npu_tb::axi::CompleterConfig;
+use npu_tb::conv_jobs::{chain, golden_run, ConvKind, ConvSpec};
+use npu_tb::rtl_backend::RtlBackend;
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::process::Command;
 
 const LATENCY: u64 = 300;
 
@@ -28,6 +31,7 @@ const LATENCY: u64 = 300;
 fn the_next_operations_first_ifm_read_overlaps_the_writes_only_as_blockdep_allows() {
     let seed = seed();
     let dir = std::env::temp_dir().join(format!("npu-overlap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
     for blockdep in [0, 1, 3] {
         let mut rng = StdRng::seed_from_u64(seed);
         let spec = |ofm, depth| ConvSpec {
@@ -36,20 +40,25 @@ fn the_next_operations_first_ifm_read_overlaps_the_writes_only_as_blockdep_allow
         };
         let parts = [spec([4, 4, 16], 16), spec([4, 4, 16], 8)];
         let job = chain(&parts, &[0, blockdep], &mut rng).job;
-        let folder = dir.join(format!("blockdep{blockdep}"));
-        save(&job, &folder).unwrap_or_else(|e| panic!("{e:#}"));
-        let trace = folder.join("trace.json");
-        let out = Command::new(npu_tb::npu_sim_exe!())
-            .arg("run")
-            .arg(&folder)
-            .args(["--model", "rtl", "--mem-latency", &LATENCY.to_string()])
-            .arg("--timeline")
-            .arg(&trace)
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout).into_owned()
-            + &String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "BLOCKDEP {blockdep}: {text}");
+        let trace = dir.join(format!("blockdep{blockdep}.json"));
+        let memory = CompleterConfig {
+            read_latency: LATENCY,
+            write_latency: LATENCY,
+            ..CompleterConfig::ideal()
+        };
+        let mut rtl = RtlBackend {
+            axi_configs: [memory.clone(), memory],
+            layers: true,
+            timeline: Some(trace.clone()),
+            ..RtlBackend::default()
+        };
+        let run = rtl
+            .run(&job, &mut |_, _| {})
+            .unwrap_or_else(|e| panic!("BLOCKDEP {blockdep}: {e:#}"));
+        let golden = golden_run(&job).unwrap_or_else(|e| panic!("golden model: {e}"));
+        if let Some(d) = difference(&golden, &run) {
+            panic!("BLOCKDEP {blockdep}: the RTL differs from the golden model: {d}");
+        }
 
         let trace: Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap())
             .unwrap_or_else(|e| panic!("{e}"));

@@ -8,9 +8,9 @@
 //! again bit-exact with the golden model.
 
 use npu_arch::regs;
+use npu_model::compare::difference;
 use npu_model::job::Backend;
 use npu_model::tensor::DType;
-use npu_tb::compare::difference;
 use npu_tb::conv_jobs::{golden_run, ConvKind, ConvSpec, MemorySystem};
 use npu_tb::driver;
 use npu_tb::register_model::soft_reset_and_check;

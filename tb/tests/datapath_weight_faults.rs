@@ -18,10 +18,10 @@
 use npu_arch::command::Opcode;
 use npu_arch::regs::STATUS;
 use npu_model::cmdstream::{encode, Command};
+use npu_model::compare::difference;
 use npu_model::job::{Backend, BackendRun, GoldenBackend, Job};
 use npu_model::tensor::DType;
 use npu_model::weights::{self, EncodeOptions};
-use npu_tb::compare::difference;
 use npu_tb::conv_jobs::{golden_run, ConvJob, ConvKind, ConvSpec};
 use npu_tb::rtl_backend::RtlBackend;
 use npu_tb::seed::seed;

@@ -7,9 +7,9 @@
 use npu_arch::command::{CmdKind, ElementwiseMode as E, Opcode, PoolingMode};
 use npu_arch::regs;
 use npu_model::cmdstream::{encode, Command};
+use npu_model::compare::difference;
 use npu_model::job::{Backend, GoldenBackend, Job};
 use npu_model::tensor::DType;
-use npu_tb::compare::difference;
 use npu_tb::conv_jobs::{ConvKind, ConvSpec};
 use npu_tb::elementwise_jobs::ElementwiseSpec;
 use npu_tb::rtl_backend::RtlBackend;

@@ -1,6 +1,7 @@
-//! The testplans (`tb/tests/areas/<area>.rs`): each area's table names
-//! every test of its blocks' modules, and nothing else, so a plan cannot
-//! fall behind its tests.
+//! The testplans (`tb/tests/areas/<area>.rs`, and the runner's
+//! `sim/tests/areas/runner.rs`): each area's table names every test of its
+//! blocks' modules, and nothing else, so a plan cannot fall behind its
+//! tests.
 
 use std::collections::BTreeSet;
 
@@ -23,10 +24,14 @@ fn test_names(source: &str) -> BTreeSet<String> {
 
 #[test]
 fn every_area_testplan_names_exactly_its_tests() {
-    let tests = npu_tb::verilator::workspace_root().join("tb/tests");
+    let root = npu_tb::verilator::workspace_root();
     let mut areas = 0;
-    for entry in std::fs::read_dir(tests.join("areas")).unwrap() {
-        let path = entry.unwrap().path();
+    let area_files = ["tb/tests", "sim/tests"].map(|dir| {
+        let dir = root.join(dir);
+        let files = std::fs::read_dir(dir.join("areas")).unwrap();
+        files.map(move |entry| (dir.clone(), entry.unwrap().path()))
+    });
+    for (tests, path) in area_files.into_iter().flatten() {
         let source = std::fs::read_to_string(&path).unwrap();
         // Each block's module: `#[path = "../<file>"]` then `mod <block>;`.
         let mut declared = BTreeSet::new();

@@ -34,7 +34,7 @@ fn numbered_files(dir: &Path, stem: &str) -> Vec<PathBuf> {
 
 /// The folder of the bundled networks.
 pub fn networks_dir() -> PathBuf {
-    crate::verilator::workspace_root().join("model/tests/fixtures/networks")
+    npu_tb::verilator::workspace_root().join("model/tests/fixtures/networks")
 }
 
 /// Every bundled network, by name.

@@ -12,8 +12,8 @@
 //! network at or under 1.0x Vela's estimate, 0.8x the goal.
 
 use npu_model::tflite::VelaModel;
+use npu_sim::networks::bundled_networks;
 use npu_tb::axi::SystemConfig;
-use npu_tb::networks::bundled_networks;
 use npu_tb::rtl_backend::RtlBackend;
 
 fn main() {

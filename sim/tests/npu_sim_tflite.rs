@@ -27,7 +27,7 @@ fn npu_sim(net: &str, model: &str, args: &[&str]) -> (bool, String) {
 
 /// Run `npu-sim tflite NET/MODEL ARGS -q`.
 fn npu_sim_inputs(net: &str, model: &str, args: &[&str]) -> (bool, String) {
-    let out = Command::new(npu_tb::npu_sim_exe!())
+    let out = Command::new(npu_sim::npu_sim_exe!())
         .arg("tflite")
         .arg(network(net).join(model))
         .args(args)

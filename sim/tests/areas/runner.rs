@@ -1,25 +1,31 @@
 //! npu-sim as a user runs it: the command line, Vela networks on the golden model and the RTL, timelines, regressions split over machines.
 //!
-//! One test binary per area (`cargo test -p npu-tb --test runner`), a module per
-//! block: each file beside this folder is the tests of one block (`tb/tests/<block>.rs`).
+//! The runner crate's one test binary (`cargo test -p npu-sim --test runner`), a module
+//! per part: each file beside this folder is the tests of one part (`sim/tests/<part>.rs`).
 //!
 //! # Testplan
 //!
 //! | TRM | feature | tests |
 //! | --- | --- | --- |
+//! | - | differential fuzzing of random streams on the golden model and the RTL (CI's share) | `fuzz::random_streams_agree_on_the_golden_model_and_the_rtl` |
 //! | - | every bundled network agrees with the golden model on both configurations behind random memory | `networks_compare::every_bundled_network_agrees_on_both_configurations` |
 //! | - | bundled networks bit-exact with TFLite Micro on the RTL, per-layer report checked | `networks_rtl::the_demo_network_runs_bit_exact_on_the_rtl`, `networks_rtl::a_residual_add_network_runs_bit_exact_on_the_rtl`, `networks_rtl::a_two_input_two_output_network_runs_bit_exact_on_the_rtl`, `networks_rtl::a_tanh_and_softmax_network_runs_bit_exact_on_the_rtl`, `networks_rtl::a_mobilenet_v2_sized_network_runs_bit_exact_on_the_rtl`, `networks_rtl::a_u65_512_network_runs_bit_exact_on_the_rtl`, `networks_rtl::a_float_network_with_quantize_and_dequantize_on_the_host_runs_bit_exact_on_the_rtl`, `networks_rtl::a_gather_between_two_ethos_u_operators_runs_bit_exact_on_the_rtl`, `networks_rtl::an_int16_lstm_network_runs_bit_exact_on_the_rtl` |
-//! | - | npu-sim asm, disasm and compare at their edges | `npu_sim::asm_and_disasm_refuse_empty_input`, `npu_sim::asm_names_a_huge_bad_token_briefly`, `npu_sim::a_stream_with_words_that_are_no_command_round_trips`, `npu_sim::disasm_lists_a_vela_network_and_names_a_corrupt_one`, `npu_sim::compare_runs_the_rtl_beside_the_golden_model`, `npu_sim::compare_names_wrong_arguments` |
+//! | - | npu-sim asm, disasm and compare at their edges | `cli::asm_and_disasm_refuse_empty_input`, `cli::asm_names_a_huge_bad_token_briefly`, `cli::a_stream_with_words_that_are_no_command_round_trips`, `cli::disasm_lists_a_vela_network_and_names_a_corrupt_one`, `cli::compare_runs_the_rtl_beside_the_golden_model`, `cli::compare_names_wrong_arguments` |
+//! | - | npu-sim run on the RTL: waveform, a run that never stops, the memory knobs, Vela's memory systems | `cli_rtl::npu_sim_runs_a_job_on_the_rtl_with_a_waveform_and_reports_a_run_that_never_stops`, `cli_rtl::npu_sim_sweeps_the_memory_behind_the_ports`, `cli_rtl::npu_sim_runs_behind_vela_s_memory_systems` |
 //! | - | npu-sim tflite on the golden model: outputs, report, refusals, Vela's estimate | `npu_sim_tflite::the_demo_runs_bit_exact_and_writes_its_report`, `npu_sim_tflite::refusals_name_the_problem`, `npu_sim_tflite::repeated_flags_map_in_network_order`, `npu_sim_tflite::vela_s_per_layer_estimate_is_printed_beside_the_kernel_operations` |
 //! | - | fuzz and sweep shards and their merge | `regress::fuzz_shards_merge_into_the_unsharded_run`, `regress::sweep_shards_run_every_network_behind_every_memory_and_report_a_mismatch` |
 //! | - | a network's timeline agrees with its per-layer report | `timeline::the_timeline_of_a_network_agrees_with_its_per_layer_report` |
 
+#[path = "../cli.rs"]
+mod cli;
+#[path = "../cli_rtl.rs"]
+mod cli_rtl;
+#[path = "../fuzz.rs"]
+mod fuzz;
 #[path = "../networks_compare.rs"]
 mod networks_compare;
 #[path = "../networks_rtl.rs"]
 mod networks_rtl;
-#[path = "../npu_sim.rs"]
-mod npu_sim;
 #[path = "../npu_sim_tflite.rs"]
 mod npu_sim_tflite;
 #[path = "../regress.rs"]

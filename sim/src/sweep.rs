@@ -8,13 +8,13 @@
 //! (network by name, model, memory) and split into shards as every
 //! regression is ([`crate::regress`]).
 
-use crate::axi::{SystemConfig, SYSTEM_CONFIGS};
 use crate::networks::BundledNetwork;
 use crate::regress::{CaseResult, Shard, Summary};
-use crate::rtl_backend::RtlBackend;
 use anyhow::{ensure, Context, Result};
 use npu_model::job::compare;
 use npu_model::tflite::VelaModel;
+use npu_tb::axi::{SystemConfig, SYSTEM_CONFIGS};
+use npu_tb::rtl_backend::RtlBackend;
 use std::path::PathBuf;
 use std::time::Instant;
 

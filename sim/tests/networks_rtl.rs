@@ -33,7 +33,7 @@ fn runs_bit_exact(name: &str, inputs: &[&str], expected: &[&str]) -> (String, Ve
     let out_dir = std::env::temp_dir().join(format!("networks-rtl-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&out_dir).unwrap();
     let report = out_dir.join("layers.json");
-    let mut command = Command::new(npu_tb::npu_sim_exe!());
+    let mut command = Command::new(npu_sim::npu_sim_exe!());
     command
         .arg("tflite")
         .arg(dir.join("model_vela.tflite"))

@@ -4,14 +4,14 @@
 //! `npu-sim merge` folds the shards into exactly the unsharded run, failing
 //! on a failed case or a missing shard.
 
-use npu_tb::regress::Summary;
+use npu_sim::regress::Summary;
 use npu_tb::seed::seed;
 use quick_junit::Report;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn npu_sim(args: &[&str]) -> (bool, String) {
-    let out = Command::new(npu_tb::npu_sim_exe!())
+    let out = Command::new(npu_sim::npu_sim_exe!())
         .args(args)
         .current_dir(npu_tb::verilator::workspace_root())
         .output()

@@ -1,10 +1,10 @@
 //! Job folders (shared JOBS.md format) written from a stream and its
 //! regions: how the fuzzer and the random suites keep a failing case.
 
+use crate::cmdstream::disassemble_words;
+use crate::job::{JobSpec, OutputSpec, RegionSpec};
 use anyhow::{Context, Result};
 use npu_arch::config::NpuConfig;
-use npu_model::cmdstream::disassemble_words;
-use npu_model::job::{JobSpec, OutputSpec, RegionSpec};
 use std::collections::BTreeMap;
 use std::path::Path;
 

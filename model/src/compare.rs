@@ -12,12 +12,12 @@
 //! the operation reported then still is one whose prefix agrees without it
 //! and differs with it.
 
+use crate::cmdstream::{decode, encode, Command};
+use crate::job::{Backend, BackendRun, Job};
+use crate::state::OpRecord;
 use anyhow::{bail, Context, Result};
 use npu_arch::command::Opcode;
 use npu_arch::regs::STATUS;
-use npu_model::cmdstream::{decode, encode, Command};
-use npu_model::job::{Backend, BackendRun, Job};
-use npu_model::state::OpRecord;
 use std::fmt;
 
 /// The kernel operation whose output differs first, and how.
@@ -226,7 +226,7 @@ pub fn outcome(run: &BackendRun) -> &'static str {
 pub fn summary(run: &BackendRun) -> String {
     format!(
         "STATUS {}, QREAD {:#x}, IRQ {}",
-        npu_model::job::describe_status(run.status),
+        crate::job::describe_status(run.status),
         run.qread,
         u8::from(run.irq)
     )

@@ -14,7 +14,7 @@ fn the_timeline_of_a_network_agrees_with_its_per_layer_report() {
     let dir = std::env::temp_dir().join(format!("npu-timeline-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let (trace, report) = (dir.join("trace.json"), dir.join("layers.json"));
-    let out = Command::new(npu_tb::npu_sim_exe!())
+    let out = Command::new(npu_sim::npu_sim_exe!())
         .arg("tflite")
         .arg(net.join("model_vela.tflite"))
         .arg("--input")

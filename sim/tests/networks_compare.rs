@@ -12,8 +12,8 @@
 //! the same seed, with or without its outstanding limits.
 
 use npu_model::tflite::VelaModel;
+use npu_sim::networks::bundled_networks;
 use npu_tb::axi::SYSTEM_CONFIGS;
-use npu_tb::networks::bundled_networks;
 use std::collections::BTreeSet;
 use std::process::Command;
 
@@ -42,7 +42,7 @@ fn every_bundled_network_agrees_on_both_configurations() {
             let memory_seed = seed ^ ((n as u64) << 8 | m as u64);
             let config = VelaModel::load(model).unwrap().config().unwrap();
             configs.insert(config.name.clone());
-            let out = Command::new(npu_tb::npu_sim_exe!())
+            let out = Command::new(npu_sim::npu_sim_exe!())
                 .arg("compare")
                 .arg(model)
                 .args(

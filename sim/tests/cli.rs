@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn npu_sim(args: &[&Path]) -> (bool, String) {
-    let out = Command::new(npu_tb::npu_sim_exe!())
+    let out = Command::new(npu_sim::npu_sim_exe!())
         .args(args)
         .output()
         .unwrap();

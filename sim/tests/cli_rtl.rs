@@ -1,0 +1,232 @@
+//! `npu-sim run --model rtl` as a user runs it: a job on the RTL with a
+//! waveform, a run that never stops, the memory-system knobs and Vela's
+//! memory systems.
+
+use npu_tb::verilator::build::workspace_root;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixture(name: &str) -> PathBuf {
+    workspace_root()
+        .join("model/tests/fixtures/jobs")
+        .join(name)
+}
+
+/// A copy of a fixture job in a fresh folder, so runs write nothing into the fixtures.
+fn job_copy(name: &str, test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("npu-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for entry in std::fs::read_dir(fixture(name)).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            std::fs::copy(&path, dir.join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    dir
+}
+
+fn npu_sim(args: &[&str], dir: &Path) -> (bool, String) {
+    let out = Command::new(npu_sim::npu_sim_exe!())
+        .arg("run")
+        .arg(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), text)
+}
+
+#[test]
+fn npu_sim_runs_a_job_on_the_rtl_with_a_waveform_and_reports_a_run_that_never_stops() {
+    let dir = job_copy("dma_256", "npu-sim-rtl");
+    let vcd = dir.join("run.vcd");
+    let (ok, text) = npu_sim(
+        &[
+            "--model",
+            "rtl",
+            "--vcd",
+            vcd.to_str().unwrap(),
+            "--vcd-window",
+            "0:300",
+            "-q",
+        ],
+        &dir,
+    );
+    assert!(ok, "{text}");
+    for word in ["backend rtl", "cycles ", "axi_m0_bytes_written 256", "PASS"] {
+        assert!(text.contains(word), "{word} missing from: {text}");
+    }
+    // The per-layer table: the DMA's row with its cycles and its 256 bytes
+    // read on M1 and written on M0, the stream's 48 bytes on M1.
+    let row = |name: &str| -> Vec<&str> {
+        let line = text.lines().find(|l| l.contains(name));
+        line.unwrap_or_else(|| panic!("no {name} row in: {text}"))
+            .split_whitespace()
+            .collect()
+    };
+    let dma = row("NPU_OP_DMA_START");
+    assert!(dma[5].parse::<u64>().unwrap() > 0, "Op Cycles: {dma:?}");
+    assert_eq!(dma[6..], ["0", "256", "256", "0"], "{dma:?}");
+    assert_eq!(row("(command stream)")[2..], ["0", "0", "48", "0"]);
+    assert_eq!(
+        std::fs::read(dir.join("out/dst.bin")).unwrap(),
+        std::fs::read(dir.join("dst.expected.bin")).unwrap()
+    );
+    let waveform = std::fs::read_to_string(&vcd).unwrap();
+    assert!(
+        waveform.contains("$scope module npu_u65_256"),
+        "no hierarchy"
+    );
+    assert!(waveform.contains("ARVALIDM0"), "no AXI signals");
+
+    std::fs::remove_dir_all(dir.join("out")).unwrap();
+    let (ok, text) = npu_sim(&["--model", "rtl", "--max-cycles", "5", "-q"], &dir);
+    assert!(!ok, "{text}");
+    for word in [
+        "error:",
+        "rtl backend (add --vcd FILE for a waveform)",
+        "did not stop within 5 cycles",
+        "STATUS",
+        "QREAD",
+    ] {
+        assert!(text.contains(word), "{word} missing from: {text}");
+    }
+    assert!(!text.contains("panicked"), "{text}");
+    assert!(
+        !dir.join("out").exists(),
+        "outputs written for a failed run"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The CLI's memory-system knobs: a slower memory makes the same job take
+/// longer and still pass; a setting for one port leaves the other alone; the
+/// golden model, which has no timing, refuses them.
+#[test]
+fn npu_sim_sweeps_the_memory_behind_the_ports() {
+    let dir = job_copy("dma_4000_512", "npu-sim-memory");
+    let run = |args: &[&str]| -> Counters {
+        let (ok, text) = npu_sim(&[&["--model", "rtl", "-q"], args].concat(), &dir);
+        assert!(ok, "{args:?}: {text}");
+        Counters(text)
+    };
+    let ideal = run(&[]).get("cycles");
+    let slow = run(&["--mem-latency", "30", "--mem-outstanding", "2"]).get("cycles");
+    let narrow = run(&["--mem-bandwidth", "4"]).get("cycles");
+    // The job copies 4000 bytes, reading them on M1 and writing them on M0:
+    // at 4 bytes per cycle each port needs at least 1000 cycles.
+    assert!(
+        slow > 2 * ideal,
+        "latency 30, 2 outstanding: {slow} vs {ideal} cycles"
+    );
+    assert!(
+        narrow >= 1000 - 256 / 4,
+        "4 bytes per cycle: {narrow} cycles"
+    );
+    // One outstanding transaction at latency 30 stalls the addresses of the
+    // port it is set for, and only there.
+    let slow_reads = run(&["--mem-latency", "m1=30", "--mem-outstanding", "m1=1"]);
+    assert!(slow_reads.get("axi_m1_read_address_stalls") > 0);
+    assert_eq!(slow_reads.get("axi_m0_write_address_stalls"), 0);
+    // M1 holds more reads than AXI_LIMIT2 and 3 let the NPU have (64 each).
+    let slow_writes = run(&[
+        "--mem-latency",
+        "30",
+        "--mem-outstanding",
+        "1",
+        "--mem-outstanding",
+        "M1=128",
+    ]);
+    assert!(slow_writes.get("axi_m0_write_address_stalls") > 0);
+    assert_eq!(slow_writes.get("axi_m1_read_address_stalls"), 0);
+    assert!(slow_writes.get("cycles") > 2 * ideal);
+
+    let (ok, text) = npu_sim(&["--mem-latency", "5"], &dir);
+    assert!(!ok && text.contains("--mem-* need --model rtl"), "{text}");
+    for (args, message) in [
+        (["--mem-bandwidth", "20"], "at most 16"),
+        (["--mem-bandwidth", "m1=0"], "more than 0"),
+        (["--mem-latency", "m2=3"], "\"m2\" is no AXI port"),
+        (["--mem-outstanding", "0"], "at least 1"),
+    ] {
+        let (ok, text) = npu_sim(&[&["--model", "rtl"], &args[..]].concat(), &dir);
+        assert!(!ok && text.contains(message), "{args:?}: {text}");
+        assert!(!text.contains("panicked"), "{text}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `npu-sim --memory NAME` puts one of Vela's system configurations behind
+/// the ports: Ethos_U65_Client_Server's DRAM on M1 (500 cycles of read
+/// latency, 12 bytes a cycle) slows the job's M1 reads by its latency and
+/// bandwidth; a --mem-* flag overrides one value of it; --memory-limits adds
+/// its outstanding limits; an unknown name and --memory without the RTL are
+/// clear errors.
+#[test]
+fn npu_sim_runs_behind_vela_s_memory_systems() {
+    let dir = job_copy("dma_4000_512", "npu-sim-systems");
+    let run = |args: &[&str]| -> u64 {
+        let (ok, text) = npu_sim(&[&["--model", "rtl", "-q"], args].concat(), &dir);
+        assert!(ok, "{args:?}: {text}");
+        Counters(text).get("cycles")
+    };
+    let ideal = run(&[]);
+    let preset = run(&["--memory", "Ethos_U65_Client_Server"]);
+    let (_, text) = npu_sim(
+        &["--model", "rtl", "-q", "--memory", "Ethos_U65_High_End"],
+        &dir,
+    );
+    assert!(
+        text.contains("memory: Ethos_U65_High_End: AXI0 Sram")
+            && text.contains("AXI1 Dram (500/250"),
+        "the run names its memory: {text}"
+    );
+    let m1_fast = run(&[
+        "--memory",
+        "Ethos_U65_Client_Server",
+        "--mem-latency",
+        "m1=0",
+        "--mem-bandwidth",
+        "m1=16",
+    ]);
+    let limited = run(&["--memory", "Ethos_U65_Client_Server", "--memory-limits"]);
+    // 4000 bytes from M1 at 12 bytes a cycle behind 500 cycles of latency.
+    assert!(preset >= ideal + 500, "{preset} vs {ideal} cycles");
+    assert!(preset >= 4000 / 12, "{preset} cycles");
+    assert!(
+        m1_fast + 400 < preset,
+        "M1 overridden: {m1_fast} vs {preset}"
+    );
+    assert!(limited >= preset, "with limits {limited} vs {preset}");
+    for (args, message) in [
+        (
+            &["--model", "rtl", "--memory", "Ethos_U65_Big"][..],
+            "not one of Vela's system configurations",
+        ),
+        (&["--model", "rtl", "--memory-limits"][..], "--memory"),
+        (
+            &["--memory", "Ethos_U65_Client_Server"][..],
+            "need --model rtl",
+        ),
+    ] {
+        let (ok, text) = npu_sim(args, &dir);
+        assert!(!ok && text.contains(message), "{args:?}: {text}");
+        assert!(!text.contains("panicked"), "{text}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The `NAME VALUE` lines `npu-sim run --model rtl` prints.
+struct Counters(String);
+
+impl Counters {
+    fn get(&self, name: &str) -> u64 {
+        self.0
+            .lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+            .and_then(|value| value.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in: {}", self.0))
+    }
+}
