@@ -105,16 +105,6 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     input wire  MBISTREQ;
     input wire  nMBISTRESET;
     
-    // Enums
-    localparam CommandClass$Stop = 0;
-    localparam CommandClass$Irq = 1;
-    localparam CommandClass$DmaStart = 2;
-    localparam CommandClass$DmaWait = 3;
-    localparam CommandClass$KernelWait = 4;
-    localparam CommandClass$PmuMask = 5;
-    localparam CommandClass$Kernel = 6;
-    localparam CommandClass$Other = 7;
-    
     // Stub signals
     reg  cpm$clock;
     reg  cpm$n_reset;
@@ -1164,16 +1154,10 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     output reg  kernels_pending;
     
     // Constant declarations
-    localparam  stop_key = 11'b0;
-    localparam  irq_key = 11'b1;
     localparam  conv_key = 11'b10;
     localparam  depthwise_key = 11'b11;
     localparam  pool_key = 11'b101;
     localparam  elementwise_key = 11'b110;
-    localparam  dma_start_key = 11'b10000;
-    localparam  dma_wait_key = 11'b10001;
-    localparam  kernel_wait_key = 11'b10010;
-    localparam  pmu_mask_key = 11'b10011;
     localparam  pmu_mask_enable = 16'h1;
     localparam  dma_wait_max = 16'h1;
     localparam  kernel_wait_max = 16'h3;
@@ -1185,25 +1169,8 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     localparam  param_shift = 5'b10000;
     localparam  opcode_mask = 32'h3ff;
     localparam  cmd0_format = 6'b0;
-    localparam  cmd1_format = 6'b10000;
-    localparam  cmd1_key = 11'b10000000000;
-    localparam  cmd_start = 32'h1;
-    localparam  cmd_clear_irq = 32'h2;
-    localparam  cmd_clear_history_lsb = 5'b10000;
-    localparam  status_history_lsb = 5'b10000;
-    localparam  status_channel_lsb = 5'b1100;
-    localparam  status_interface = 32'h800;
-    localparam  status_pmu_irq = 32'h40;
-    localparam  status_end_reached = 32'h20;
-    localparam  status_parse_error = 32'h10;
-    localparam  status_bus = 32'h4;
-    localparam  status_irq_raised = 32'h2;
-    localparam  status_state = 32'h1;
     
     // Enums
-    localparam Step$Decode = 0;
-    localparam Step$Payload = 1;
-    localparam Step$Execute = 2;
     localparam CommandClass$Stop = 0;
     localparam CommandClass$Irq = 1;
     localparam CommandClass$DmaStart = 2;
@@ -1212,8 +1179,43 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     localparam CommandClass$PmuMask = 5;
     localparam CommandClass$Kernel = 6;
     localparam CommandClass$Other = 7;
+    localparam Step$Decode = 0;
+    localparam Step$Payload = 1;
+    localparam Step$Execute = 2;
     
     // Stub signals
+    reg  [135:0] decoder$beat;
+    reg  [1:0] decoder$words_taken;
+    wire  [31:0] decoder$word;
+    wire  decoder$last_in_beat;
+    wire  decoder$cmd0;
+    wire  decoder$cmd1;
+    wire  [10:0] decoder$key;
+    wire  [2:0] decoder$command_class;
+    reg  run$clock;
+    reg  run$rst_n;
+    reg  run$cmd_write;
+    reg  run$queue_write;
+    reg  [31:0] run$wdata;
+    reg  [31:0] run$qsize;
+    reg  run$raise_irq;
+    reg  [15:0] run$irq_mask;
+    reg  run$stop;
+    reg  run$end_of_stream;
+    reg  run$refused;
+    reg  run$bus_error;
+    reg  [3:0] run$faulting_channel;
+    reg  run$faulting_interface;
+    reg  run$kernel_fault;
+    reg  run$pmu_irq;
+    wire  run$running;
+    wire  run$halt;
+    wire  run$start;
+    wire  run$kernel_fault_taken;
+    wire  run$kernels_stopped;
+    wire  run$clear_irq;
+    wire  [31:0] run$status;
+    wire  run$irq;
     reg  kernel_allowed$clock;
     reg  kernel_allowed$rst_n;
     reg  kernel_allowed$d;
@@ -1234,10 +1236,6 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  [1932:0] kernel_queue$tail$data;
     wire  kernel_queue$tail$ready;
     wire  [1:0] kernel_queue$count;
-    reg  running$clock;
-    reg  running$rst_n;
-    reg  running$d;
-    wire  running$q;
     reg  fetching$clock;
     reg  fetching$rst_n;
     reg  fetching$d;
@@ -1274,47 +1272,16 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  payload$rst_n;
     reg  [31:0] payload$d;
     wire  [31:0] payload$q;
-    reg  irq_raised$clock;
-    reg  irq_raised$rst_n;
-    reg  irq_raised$d;
-    wire  irq_raised$q;
-    reg  irq_history$clock;
-    reg  irq_history$rst_n;
-    reg  [15:0] irq_history$d;
-    wire  [15:0] irq_history$q;
-    reg  parse_error$clock;
-    reg  parse_error$rst_n;
-    reg  parse_error$d;
-    wire  parse_error$q;
-    reg  end_reached$clock;
-    reg  end_reached$rst_n;
-    reg  end_reached$d;
-    wire  end_reached$q;
-    reg  bus_error_seen$clock;
-    reg  bus_error_seen$rst_n;
-    reg  bus_error_seen$d;
-    wire  bus_error_seen$q;
-    reg  kernel_fault_seen$clock;
-    reg  kernel_fault_seen$rst_n;
-    reg  kernel_fault_seen$d;
-    wire  kernel_fault_seen$q;
     reg  pmu_enabled$clock;
     reg  pmu_enabled$rst_n;
     reg  pmu_enabled$d;
     wire  pmu_enabled$q;
     
     // Local signals
-    reg  [3:0] beat_first_lane;
-    reg  [3:0] beat_last_lane;
-    reg  [1:0] beat_first_word;
-    reg  [1:0] beat_last_word;
-    reg  [1:0] word_index;
-    reg  [31:0] word;
     reg  word_valid;
     reg  take_word;
     reg  stream_done;
     reg  [10:0] key;
-    reg  [5:0] word_format;
     reg  [5:0] first_format;
     reg  kernel_supported;
     reg  [54:0] kernel_view;
@@ -1324,13 +1291,44 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  [15:0] op_param;
     reg  dma_descriptor_bad;
     reg  complete;
-    reg  fail;
-    reg  halt;
-    reg  start_run;
-    reg  [10:0] word_key;
-    reg  [2:0] word_class;
     
     // Sub module instances
+    npu_u65_256_core$control$decoder decoder(
+        .beat(decoder$beat),
+        .words_taken(decoder$words_taken),
+        .word(decoder$word),
+        .last_in_beat(decoder$last_in_beat),
+        .cmd0(decoder$cmd0),
+        .cmd1(decoder$cmd1),
+        .key(decoder$key),
+        .command_class(decoder$command_class)
+    );
+    npu_u65_256_core$control$run run(
+        .clock(run$clock),
+        .rst_n(run$rst_n),
+        .cmd_write(run$cmd_write),
+        .queue_write(run$queue_write),
+        .wdata(run$wdata),
+        .qsize(run$qsize),
+        .raise_irq(run$raise_irq),
+        .irq_mask(run$irq_mask),
+        .stop(run$stop),
+        .end_of_stream(run$end_of_stream),
+        .refused(run$refused),
+        .bus_error(run$bus_error),
+        .faulting_channel(run$faulting_channel),
+        .faulting_interface(run$faulting_interface),
+        .kernel_fault(run$kernel_fault),
+        .pmu_irq(run$pmu_irq),
+        .running(run$running),
+        .halt(run$halt),
+        .start(run$start),
+        .kernel_fault_taken(run$kernel_fault_taken),
+        .kernels_stopped(run$kernels_stopped),
+        .clear_irq(run$clear_irq),
+        .status(run$status),
+        .irq(run$irq)
+    );
     npu_u65_256_core$cpm$reset_sync$stage$0 kernel_allowed(
         .clock(kernel_allowed$clock),
         .rst_n(kernel_allowed$rst_n),
@@ -1361,12 +1359,6 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         .head$data(kernel_ops$data),
         .head$ready(kernel_ops$ready),
         .count(kernel_queue$count)
-    );
-    npu_u65_256_core$cpm$reset_sync$stage$0 running(
-        .clock(running$clock),
-        .rst_n(running$rst_n),
-        .d(running$d),
-        .q(running$q)
     );
     npu_u65_256_core$cpm$reset_sync$stage$0 fetching(
         .clock(fetching$clock),
@@ -1422,42 +1414,6 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         .d(payload$d),
         .q(payload$q)
     );
-    npu_u65_256_core$cpm$reset_sync$stage$0 irq_raised(
-        .clock(irq_raised$clock),
-        .rst_n(irq_raised$rst_n),
-        .d(irq_raised$d),
-        .q(irq_raised$q)
-    );
-    npu_u65_256_core$control$irq_history irq_history(
-        .clock(irq_history$clock),
-        .rst_n(irq_history$rst_n),
-        .d(irq_history$d),
-        .q(irq_history$q)
-    );
-    npu_u65_256_core$cpm$reset_sync$stage$0 parse_error(
-        .clock(parse_error$clock),
-        .rst_n(parse_error$rst_n),
-        .d(parse_error$d),
-        .q(parse_error$q)
-    );
-    npu_u65_256_core$cpm$reset_sync$stage$0 end_reached(
-        .clock(end_reached$clock),
-        .rst_n(end_reached$rst_n),
-        .d(end_reached$d),
-        .q(end_reached$q)
-    );
-    npu_u65_256_core$cpm$reset_sync$stage$0 bus_error_seen(
-        .clock(bus_error_seen$clock),
-        .rst_n(bus_error_seen$rst_n),
-        .d(bus_error_seen$d),
-        .q(bus_error_seen$q)
-    );
-    npu_u65_256_core$cpm$reset_sync$stage$0 kernel_fault_seen(
-        .clock(kernel_fault_seen$clock),
-        .rst_n(kernel_fault_seen$rst_n),
-        .d(kernel_fault_seen$d),
-        .q(kernel_fault_seen$q)
-    );
     npu_u65_256_core$cpm$reset_sync$stage$0 pmu_enabled(
         .clock(pmu_enabled$clock),
         .rst_n(pmu_enabled$rst_n),
@@ -1467,7 +1423,6 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     
     // Update code
     always @(*) begin
-        running$clock = clock;
         fetching$clock = clock;
         step$clock = clock;
         command_key$clock = clock;
@@ -1477,16 +1432,9 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         qread_offset$clock = clock;
         first_word$clock = clock;
         payload$clock = clock;
-        irq_raised$clock = clock;
         kernel_allowed$clock = clock;
         kernel_checked$clock = clock;
-        irq_history$clock = clock;
-        parse_error$clock = clock;
-        end_reached$clock = clock;
-        bus_error_seen$clock = clock;
-        kernel_fault_seen$clock = clock;
         pmu_enabled$clock = clock;
-        running$d = running$q;
         fetching$d = fetching$q;
         step$d = step$q;
         command_key$d = command_key$q;
@@ -1496,16 +1444,9 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         qread_offset$d = qread_offset$q;
         first_word$d = first_word$q;
         payload$d = payload$q;
-        irq_raised$d = irq_raised$q;
         kernel_allowed$d = kernel_allowed$q;
         kernel_checked$d = kernel_checked$q;
-        irq_history$d = irq_history$q;
-        parse_error$d = parse_error$q;
-        end_reached$d = end_reached$q;
-        bus_error_seen$d = bus_error_seen$q;
-        kernel_fault_seen$d = kernel_fault_seen$q;
         pmu_enabled$d = pmu_enabled$q;
-        running$rst_n = rst_n;
         fetching$rst_n = rst_n;
         step$rst_n = rst_n;
         command_key$rst_n = rst_n;
@@ -1515,29 +1456,34 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         qread_offset$rst_n = rst_n;
         first_word$rst_n = rst_n;
         payload$rst_n = rst_n;
-        irq_raised$rst_n = rst_n;
         kernel_allowed$rst_n = rst_n;
         kernel_checked$rst_n = rst_n;
-        irq_history$rst_n = rst_n;
-        parse_error$rst_n = rst_n;
-        end_reached$rst_n = rst_n;
-        bus_error_seen$rst_n = rst_n;
-        kernel_fault_seen$rst_n = rst_n;
         pmu_enabled$rst_n = rst_n;
         kernel_queue$clock = clock;
         kernel_queue$rst_n = rst_n;
+        run$clock = clock;
+        run$rst_n = rst_n;
         kernels_outstanding = ((kernel_queue$count) & 3'h7);
         if (kernel_busy) begin
             kernels_outstanding = kernels_outstanding + 32'h1;
         end
-        kernels_pending = (kernels_outstanding != 32'h0) & ~bus_error_seen$q & ~kernel_fault_seen$q;
-        beat_first_lane = command$data[(64'h80)+:(4)];
-        beat_last_lane = command$data[(64'h84)+:(4)];
-        beat_first_word = beat_first_lane[(32'h2)+:(2)];
-        beat_last_word = beat_last_lane[(32'h2)+:(2)];
-        word_index = beat_first_word + words_taken$q;
-        word = ((command$data[(64'h0)+:(128)] >> (((word_index) & 7'h7f) << 32'h5)) & 32'hffffffff);
-        word_valid = running$q & command$valid;
+        kernels_pending = (kernels_outstanding != 32'h0) & ~run$kernels_stopped;
+        run$cmd_write = cmd_write;
+        run$queue_write = queue_write;
+        run$wdata = wdata;
+        run$qsize = qsize;
+        run$bus_error = bus_error;
+        run$faulting_channel = faulting_channel;
+        run$faulting_interface = faulting_interface;
+        run$kernel_fault = kernel_fault;
+        run$pmu_irq = pmu_irq;
+        run$raise_irq = 1'b0;
+        run$stop = 1'b0;
+        run$end_of_stream = 1'b0;
+        run$refused = 1'b0;
+        decoder$beat = command$data;
+        decoder$words_taken = words_taken$q;
+        word_valid = run$running & command$valid;
         stream_done = offset$q == qsize;
         take_word = 1'b0;
         command$ready = 1'b0;
@@ -1548,48 +1494,20 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         kernel_queue$tail$valid = 1'b0;
         set_write = 1'b0;
         complete = 1'b0;
-        fail = 1'b0;
-        halt = 1'b0;
-        if (running$q & ~fetching$q & ~command_busy) begin
+        if (run$running & ~fetching$q & ~command_busy) begin
             command_start = 1'b1;
             fetching$d = 1'b1;
         end
-        word_format = ((word >> format_shift) & 6'h3f);
         first_format = ((first_word$q >> format_shift) & 6'h3f);
         op_code = ((first_word$q & opcode_mask) & 10'h3ff);
         op_param = ((first_word$q >> param_shift) & 16'hffff);
+        run$irq_mask = op_param;
         key = command_key$q;
         kernel_queue$tail$data[(64'h0)+:(10)] = op_code;
         kernel_queue$tail$data[(64'ha)+:(16)] = op_param;
         kernel_queue$tail$data[(64'h1a)+:(1875)] = operation;
         kernel_queue$tail$data[(64'h76d)+:(32)] = offset$q - 32'h4;
         set_key = key;
-        word_key = ((word & opcode_mask) & 11'h7ff);
-        if (word_format == cmd1_format) begin
-            word_key = word_key | cmd1_key;
-        end
-        word_class = CommandClass$Other;
-        if (word_key == stop_key) begin
-            word_class = CommandClass$Stop;
-        end
-        if (word_key == irq_key) begin
-            word_class = CommandClass$Irq;
-        end
-        if (word_key == dma_start_key) begin
-            word_class = CommandClass$DmaStart;
-        end
-        if (word_key == dma_wait_key) begin
-            word_class = CommandClass$DmaWait;
-        end
-        if (word_key == kernel_wait_key) begin
-            word_class = CommandClass$KernelWait;
-        end
-        if (word_key == pmu_mask_key) begin
-            word_class = CommandClass$PmuMask;
-        end
-        if ((word_key == conv_key) | (word_key == depthwise_key) | (word_key == pool_key) | (word_key == elementwise_key)) begin
-            word_class = CommandClass$Kernel;
-        end
         set_value = ((payload$q) & 48'hffffffffffff) | (((op_param) & 48'hffffffffffff) << 32'h20);
         if (first_format == cmd0_format) begin
             set_value = ((op_param) & 48'hffffffffffff);
@@ -1618,26 +1536,25 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         case (step$q)
             Step$Decode:
                 begin
-                    if (running$q & fetching$q) begin
+                    if (run$running & fetching$q) begin
                         if (stream_done) begin
-                            end_reached$d = 1'b1;
-                            halt = 1'b1;
+                            run$end_of_stream = 1'b1;
                         end
                         else if (word_valid) begin
-                            first_word$d = word;
-                            command_key$d = word_key;
-                            command_class$d = word_class;
-                            if (word_format == cmd1_format) begin
+                            first_word$d = decoder$word;
+                            command_key$d = decoder$key;
+                            command_class$d = decoder$command_class;
+                            if (decoder$cmd1) begin
                                 take_word = 1'b1;
                                 step$d = Step$Payload;
                             end
-                            else if (word_format == cmd0_format) begin
+                            else if (decoder$cmd0) begin
                                 take_word = 1'b1;
                                 payload$d = 32'h0;
                                 step$d = Step$Execute;
                             end
                             else begin
-                                fail = 1'b1;
+                                run$refused = 1'b1;
                             end
                         end
                     end
@@ -1645,11 +1562,11 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
             Step$Payload:
                 begin
                     if (stream_done) begin
-                        fail = 1'b1;
+                        run$refused = 1'b1;
                     end
                     else if (word_valid) begin
                         take_word = 1'b1;
-                        payload$d = word;
+                        payload$d = decoder$word;
                         step$d = Step$Execute;
                     end
                 end
@@ -1659,24 +1576,22 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                         CommandClass$Stop:
                             begin
                                 if ((descriptors_active == 32'h0) & (kernels_outstanding == 32'h0)) begin
-                                    irq_history$d = irq_history$q | op_param;
-                                    irq_raised$d = 1'b1;
+                                    run$raise_irq = 1'b1;
+                                    run$stop = 1'b1;
                                     complete = 1'b1;
-                                    halt = 1'b1;
                                 end
                             end
                         CommandClass$Irq:
                             begin
                                 if ((descriptors_active == 32'h0) & (kernels_outstanding == 32'h0)) begin
-                                    irq_history$d = irq_history$q | op_param;
-                                    irq_raised$d = 1'b1;
+                                    run$raise_irq = 1'b1;
                                     complete = 1'b1;
                                 end
                             end
                         CommandClass$DmaStart:
                             begin
                                 if ((op_param != 32'h0) | dma_descriptor_bad) begin
-                                    fail = 1'b1;
+                                    run$refused = 1'b1;
                                 end
                                 else if (((kernels_outstanding) & 16'hffff) <= dma_kernels_ahead) begin
                                     descriptors$valid = 1'b1;
@@ -1686,7 +1601,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                         CommandClass$DmaWait:
                             begin
                                 if (op_param > dma_wait_max) begin
-                                    fail = 1'b1;
+                                    run$refused = 1'b1;
                                 end
                                 else if (((descriptors_active) & 16'hffff) <= (op_param & 32'hf)) begin
                                     complete = 1'b1;
@@ -1695,7 +1610,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                         CommandClass$KernelWait:
                             begin
                                 if (op_param > kernel_wait_max) begin
-                                    fail = 1'b1;
+                                    run$refused = 1'b1;
                                 end
                                 else if (((kernels_outstanding) & 16'hffff) <= op_param) begin
                                     complete = 1'b1;
@@ -1704,7 +1619,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                         CommandClass$PmuMask:
                             begin
                                 if (op_param > pmu_mask_max) begin
-                                    fail = 1'b1;
+                                    run$refused = 1'b1;
                                 end
                                 else begin
                                     pmu_enabled$d = (op_param & pmu_mask_enable) != 32'h0;
@@ -1717,7 +1632,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                                     kernel_checked$d = 1'b1;
                                 end
                                 else if (~kernel_allowed$q) begin
-                                    fail = 1'b1;
+                                    run$refused = 1'b1;
                                 end
                                 else begin
                                     kernel_queue$tail$valid = 1'b1;
@@ -1728,7 +1643,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                             begin
                                 if (set_known) begin
                                     if (set_reserved) begin
-                                        fail = 1'b1;
+                                        run$refused = 1'b1;
                                     end
                                     else begin
                                         set_write = 1'b1;
@@ -1736,7 +1651,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                                     end
                                 end
                                 else begin
-                                    fail = 1'b1;
+                                    run$refused = 1'b1;
                                 end
                             end
                     endcase
@@ -1749,7 +1664,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         if (take_word) begin
             offset$d = offset$q + 32'h4;
             words_taken$d = words_taken$q + 32'h1;
-            if (word_index == beat_last_word) begin
+            if (decoder$last_in_beat) begin
                 words_taken$d = 32'h0;
                 command$ready = 1'b1;
             end
@@ -1757,85 +1672,31 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         if (complete) begin
             qread_offset$d = offset$q;
         end
-        if (fail) begin
-            parse_error$d = 1'b1;
-            irq_raised$d = 1'b1;
-            halt = 1'b1;
-        end
-        if (bus_error & ~bus_error_seen$q) begin
-            bus_error_seen$d = 1'b1;
-            irq_raised$d = 1'b1;
-            halt = 1'b1;
-        end
-        if (kernel_fault & ~kernel_fault_seen$q) begin
-            kernel_fault_seen$d = 1'b1;
-            parse_error$d = 1'b1;
-            irq_raised$d = 1'b1;
+        if (run$kernel_fault_taken) begin
             qread_offset$d = kernel_fault_offset;
-            halt = 1'b1;
         end
-        if (halt) begin
+        if (run$halt) begin
             kernel_checked$d = 1'b0;
-            running$d = 1'b0;
             fetching$d = 1'b0;
             command_cancel = 1'b1;
             step$d = Step$Decode;
             words_taken$d = 32'h0;
         end
-        start_run = cmd_write & ((wdata & cmd_start) != 32'h0) & ~running$q & ~parse_error$q & ~bus_error;
-        if (cmd_write) begin
-            if ((wdata & cmd_clear_irq) != 32'h0) begin
-                irq_raised$d = 1'b0;
-            end
-            irq_history$d = irq_history$d & ~((wdata >> cmd_clear_history_lsb) & 16'hffff);
-        end
-        if (queue_write & ~running$q) begin
-            end_reached$d = 1'b0;
-        end
-        if (start_run) begin
-            running$d = 1'b1;
+        if (run$start) begin
             offset$d = 32'h0;
             qread_offset$d = 32'h0;
             step$d = Step$Decode;
             words_taken$d = 32'h0;
-            if (qsize[(32'h0)+:(2)] != 32'h0) begin
-                parse_error$d = 1'b1;
-                irq_raised$d = 1'b1;
-                running$d = 1'b0;
-            end
         end
-        clear_irq = cmd_write & ((wdata & cmd_clear_irq) != 32'h0);
+        clear_irq = run$clear_irq;
         pmu_enable = pmu_enabled$q;
-        running_state = running$q;
+        running_state = run$running;
         qread = qread_offset$q;
-        irq = irq_raised$q | pmu_irq;
-        status = (((irq_history$q) & 32'hffffffff) << status_history_lsb) | (((faulting_channel) & 32'hffffffff) << status_channel_lsb);
-        if (faulting_interface) begin
-            status = status | status_interface;
-        end
-        if (pmu_irq) begin
-            status = status | status_pmu_irq;
-        end
-        if (end_reached$q) begin
-            status = status | status_end_reached;
-        end
-        if (parse_error$q) begin
-            status = status | status_parse_error;
-        end
-        if (bus_error) begin
-            status = status | status_bus;
-        end
-        if (irq_raised$q) begin
-            status = status | status_irq_raised;
-        end
-        if (running$q) begin
-            status = status | status_state;
-        end
+        irq = run$irq;
+        status = run$status;
     end
     
 endmodule // npu_u65_256_core$control
-
-
 
 
 module npu_u65_256_core$control$command_class(clock,rst_n,d,q);
@@ -1886,29 +1747,94 @@ module npu_u65_256_core$control$command_key(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$control$command_key
 
 
-
-
-
-
-
-
-module npu_u65_256_core$control$irq_history(clock,rst_n,d,q);
+module npu_u65_256_core$control$decoder(beat,words_taken,word,last_in_beat,cmd0,cmd1,key,command_class);
     
     // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [15:0] d;
-    output reg  [15:0] q;
+    input wire  [135:0] beat;
+    input wire  [1:0] words_taken;
+    output reg  [31:0] word;
+    output reg  last_in_beat;
+    output reg  cmd0;
+    output reg  cmd1;
+    output reg  [10:0] key;
+    output reg  [2:0] command_class;
     
     // Constant declarations
-    localparam  init = 16'h0;
+    localparam  format_shift = 5'b1010;
+    localparam  opcode_mask = 32'h3ff;
+    localparam  cmd0_format = 6'b0;
+    localparam  cmd1_format = 6'b10000;
+    localparam  cmd1_key = 11'b10000000000;
+    localparam  stop_key = 11'b0;
+    localparam  irq_key = 11'b1;
+    localparam  dma_start_key = 11'b10000;
+    localparam  dma_wait_key = 11'b10001;
+    localparam  kernel_wait_key = 11'b10010;
+    localparam  pmu_mask_key = 11'b10011;
+    localparam  conv_key = 11'b10;
+    localparam  depthwise_key = 11'b11;
+    localparam  pool_key = 11'b101;
+    localparam  elementwise_key = 11'b110;
     
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
+    // Enums
+    localparam CommandClass$Stop = 0;
+    localparam CommandClass$Irq = 1;
+    localparam CommandClass$DmaStart = 2;
+    localparam CommandClass$DmaWait = 3;
+    localparam CommandClass$KernelWait = 4;
+    localparam CommandClass$PmuMask = 5;
+    localparam CommandClass$Kernel = 6;
+    localparam CommandClass$Other = 7;
+    
+    // Local signals
+    reg  [3:0] first_lane;
+    reg  [3:0] last_lane;
+    reg  [1:0] first_word;
+    reg  [1:0] last_word;
+    reg  [1:0] index;
+    reg  [5:0] format;
+    
+    // Update code
+    always @(*) begin
+        first_lane = beat[(64'h80)+:(4)];
+        last_lane = beat[(64'h84)+:(4)];
+        first_word = first_lane[(32'h2)+:(2)];
+        last_word = last_lane[(32'h2)+:(2)];
+        index = first_word + words_taken;
+        last_in_beat = index == last_word;
+        word = ((beat[(64'h0)+:(128)] >> (((index) & 7'h7f) << 32'h5)) & 32'hffffffff);
+        format = ((word >> format_shift) & 6'h3f);
+        cmd0 = format == cmd0_format;
+        cmd1 = format == cmd1_format;
+        key = ((word & opcode_mask) & 11'h7ff);
+        if (cmd1) begin
+            key = key | cmd1_key;
+        end
+        command_class = CommandClass$Other;
+        if (key == stop_key) begin
+            command_class = CommandClass$Stop;
+        end
+        if (key == irq_key) begin
+            command_class = CommandClass$Irq;
+        end
+        if (key == dma_start_key) begin
+            command_class = CommandClass$DmaStart;
+        end
+        if (key == dma_wait_key) begin
+            command_class = CommandClass$DmaWait;
+        end
+        if (key == kernel_wait_key) begin
+            command_class = CommandClass$KernelWait;
+        end
+        if (key == pmu_mask_key) begin
+            command_class = CommandClass$PmuMask;
+        end
+        if ((key == conv_key) | (key == depthwise_key) | (key == pool_key) | (key == elementwise_key)) begin
+            command_class = CommandClass$Kernel;
+        end
     end
-endmodule // npu_u65_256_core$control$irq_history
+    
+endmodule // npu_u65_256_core$control$decoder
 
 
 
@@ -2031,8 +1957,6 @@ module npu_u65_256_core$control$kernel_queue$words(clock,rst_n,write_enable,writ
        else if (write_enable) cells[write_address] <= write_data;
     always @(*) read_data = cells[read_address];
 endmodule // npu_u65_256_core$control$kernel_queue$words
-
-
 
 
 
@@ -2542,6 +2466,250 @@ endmodule // npu_u65_256_core$control$rules$kernel_stride
 
 
 
+
+
+
+
+
+
+
+
+module npu_u65_256_core$control$run(clock,rst_n,cmd_write,queue_write,wdata,qsize,raise_irq,irq_mask,stop,end_of_stream,refused,bus_error,faulting_channel,faulting_interface,kernel_fault,pmu_irq,running,halt,start,kernel_fault_taken,kernels_stopped,clear_irq,status,irq);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  cmd_write;
+    input wire  queue_write;
+    input wire  [31:0] wdata;
+    input wire  [31:0] qsize;
+    input wire  raise_irq;
+    input wire  [15:0] irq_mask;
+    input wire  stop;
+    input wire  end_of_stream;
+    input wire  refused;
+    input wire  bus_error;
+    input wire  [3:0] faulting_channel;
+    input wire  faulting_interface;
+    input wire  kernel_fault;
+    input wire  pmu_irq;
+    output reg  running;
+    output reg  halt;
+    output reg  start;
+    output reg  kernel_fault_taken;
+    output reg  kernels_stopped;
+    output reg  clear_irq;
+    output reg  [31:0] status;
+    output reg  irq;
+    
+    // Constant declarations
+    localparam  cmd_start = 32'h1;
+    localparam  cmd_clear_irq = 32'h2;
+    localparam  cmd_clear_history_lsb = 5'b10000;
+    localparam  status_history_lsb = 5'b10000;
+    localparam  status_channel_lsb = 5'b1100;
+    localparam  status_interface = 32'h800;
+    localparam  status_pmu_irq = 32'h40;
+    localparam  status_end_reached = 32'h20;
+    localparam  status_parse_error = 32'h10;
+    localparam  status_bus = 32'h4;
+    localparam  status_irq_raised = 32'h2;
+    localparam  status_state = 32'h1;
+    
+    // Stub signals
+    reg  running_q$clock;
+    reg  running_q$rst_n;
+    reg  running_q$d;
+    wire  running_q$q;
+    reg  irq_raised$clock;
+    reg  irq_raised$rst_n;
+    reg  irq_raised$d;
+    wire  irq_raised$q;
+    reg  irq_history$clock;
+    reg  irq_history$rst_n;
+    reg  [15:0] irq_history$d;
+    wire  [15:0] irq_history$q;
+    reg  parse_error$clock;
+    reg  parse_error$rst_n;
+    reg  parse_error$d;
+    wire  parse_error$q;
+    reg  end_reached$clock;
+    reg  end_reached$rst_n;
+    reg  end_reached$d;
+    wire  end_reached$q;
+    reg  bus_error_seen$clock;
+    reg  bus_error_seen$rst_n;
+    reg  bus_error_seen$d;
+    wire  bus_error_seen$q;
+    reg  kernel_fault_seen$clock;
+    reg  kernel_fault_seen$rst_n;
+    reg  kernel_fault_seen$d;
+    wire  kernel_fault_seen$q;
+    
+    // Sub module instances
+    npu_u65_256_core$cpm$reset_sync$stage$0 running_q(
+        .clock(running_q$clock),
+        .rst_n(running_q$rst_n),
+        .d(running_q$d),
+        .q(running_q$q)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 irq_raised(
+        .clock(irq_raised$clock),
+        .rst_n(irq_raised$rst_n),
+        .d(irq_raised$d),
+        .q(irq_raised$q)
+    );
+    npu_u65_256_core$control$run$irq_history irq_history(
+        .clock(irq_history$clock),
+        .rst_n(irq_history$rst_n),
+        .d(irq_history$d),
+        .q(irq_history$q)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 parse_error(
+        .clock(parse_error$clock),
+        .rst_n(parse_error$rst_n),
+        .d(parse_error$d),
+        .q(parse_error$q)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 end_reached(
+        .clock(end_reached$clock),
+        .rst_n(end_reached$rst_n),
+        .d(end_reached$d),
+        .q(end_reached$q)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 bus_error_seen(
+        .clock(bus_error_seen$clock),
+        .rst_n(bus_error_seen$rst_n),
+        .d(bus_error_seen$d),
+        .q(bus_error_seen$q)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 kernel_fault_seen(
+        .clock(kernel_fault_seen$clock),
+        .rst_n(kernel_fault_seen$rst_n),
+        .d(kernel_fault_seen$d),
+        .q(kernel_fault_seen$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        running_q$clock = clock;
+        irq_raised$clock = clock;
+        irq_history$clock = clock;
+        parse_error$clock = clock;
+        end_reached$clock = clock;
+        bus_error_seen$clock = clock;
+        kernel_fault_seen$clock = clock;
+        running_q$d = running_q$q;
+        irq_raised$d = irq_raised$q;
+        irq_history$d = irq_history$q;
+        parse_error$d = parse_error$q;
+        end_reached$d = end_reached$q;
+        bus_error_seen$d = bus_error_seen$q;
+        kernel_fault_seen$d = kernel_fault_seen$q;
+        running_q$rst_n = rst_n;
+        irq_raised$rst_n = rst_n;
+        irq_history$rst_n = rst_n;
+        parse_error$rst_n = rst_n;
+        end_reached$rst_n = rst_n;
+        bus_error_seen$rst_n = rst_n;
+        kernel_fault_seen$rst_n = rst_n;
+        halt = stop | end_of_stream | refused;
+        if (raise_irq) begin
+            irq_history$d = irq_history$q | irq_mask;
+            irq_raised$d = 1'b1;
+        end
+        if (end_of_stream) begin
+            end_reached$d = 1'b1;
+        end
+        if (refused) begin
+            parse_error$d = 1'b1;
+            irq_raised$d = 1'b1;
+        end
+        if (bus_error & ~bus_error_seen$q) begin
+            bus_error_seen$d = 1'b1;
+            irq_raised$d = 1'b1;
+            halt = 1'b1;
+        end
+        kernel_fault_taken = kernel_fault & ~kernel_fault_seen$q;
+        if (kernel_fault_taken) begin
+            kernel_fault_seen$d = 1'b1;
+            parse_error$d = 1'b1;
+            irq_raised$d = 1'b1;
+            halt = 1'b1;
+        end
+        if (halt) begin
+            running_q$d = 1'b0;
+        end
+        clear_irq = cmd_write & ((wdata & cmd_clear_irq) != 32'h0);
+        start = cmd_write & ((wdata & cmd_start) != 32'h0) & ~running_q$q & ~parse_error$q & ~bus_error;
+        if (clear_irq) begin
+            irq_raised$d = 1'b0;
+        end
+        if (cmd_write) begin
+            irq_history$d = irq_history$d & ~((wdata >> cmd_clear_history_lsb) & 16'hffff);
+        end
+        if (queue_write & ~running_q$q) begin
+            end_reached$d = 1'b0;
+        end
+        if (start) begin
+            running_q$d = 1'b1;
+            if (qsize[(32'h0)+:(2)] != 32'h0) begin
+                parse_error$d = 1'b1;
+                irq_raised$d = 1'b1;
+                running_q$d = 1'b0;
+            end
+        end
+        running = running_q$q;
+        kernels_stopped = bus_error_seen$q | kernel_fault_seen$q;
+        irq = irq_raised$q | pmu_irq;
+        status = (((irq_history$q) & 32'hffffffff) << status_history_lsb) | (((faulting_channel) & 32'hffffffff) << status_channel_lsb);
+        if (faulting_interface) begin
+            status = status | status_interface;
+        end
+        if (pmu_irq) begin
+            status = status | status_pmu_irq;
+        end
+        if (end_reached$q) begin
+            status = status | status_end_reached;
+        end
+        if (parse_error$q) begin
+            status = status | status_parse_error;
+        end
+        if (bus_error) begin
+            status = status | status_bus;
+        end
+        if (irq_raised$q) begin
+            status = status | status_irq_raised;
+        end
+        if (running_q$q) begin
+            status = status | status_state;
+        end
+    end
+    
+endmodule // npu_u65_256_core$control$run
+
+
+
+
+
+
+module npu_u65_256_core$control$run$irq_history(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [15:0] d;
+    output reg  [15:0] q;
+    
+    // Constant declarations
+    localparam  init = 16'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$control$run$irq_history
 
 
 
@@ -9960,7 +10128,7 @@ module npu_u65_256_core$datapath$cores$0$scale_sets(clock,rst_n,depths$valid,dep
     reg  [15:0] next_channels;
     
     // Sub module instances
-    npu_u65_256_core$control$irq_history left(
+    npu_u65_256_core$control$run$irq_history left(
         .clock(left$clock),
         .rst_n(left$rst_n),
         .d(left$d),
@@ -14259,13 +14427,13 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         .d(offset_1$d),
         .q(offset_1$q)
     );
-    npu_u65_256_core$control$irq_history w_left(
+    npu_u65_256_core$control$run$irq_history w_left(
         .clock(w_left$clock),
         .rst_n(w_left$rst_n),
         .d(w_left$d),
         .q(w_left$q)
     );
-    npu_u65_256_core$control$irq_history z_left(
+    npu_u65_256_core$control$run$irq_history z_left(
         .clock(z_left$clock),
         .rst_n(z_left$rst_n),
         .d(z_left$d),
@@ -21914,7 +22082,7 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         .b(multiply$b),
         .product(multiply$product)
     );
-    npu_u65_256_core$control$irq_history multiply_a(
+    npu_u65_256_core$control$run$irq_history multiply_a(
         .clock(multiply_a$clock),
         .rst_n(multiply_a$rst_n),
         .d(multiply_a$d),
@@ -21968,25 +22136,25 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         .d(row_b$d),
         .q(row_b$q)
     );
-    npu_u65_256_core$control$irq_history dest_row_step(
+    npu_u65_256_core$control$run$irq_history dest_row_step(
         .clock(dest_row_step$clock),
         .rst_n(dest_row_step$rst_n),
         .d(dest_row_step$d),
         .q(dest_row_step$q)
     );
-    npu_u65_256_core$control$irq_history dest_b_offset(
+    npu_u65_256_core$control$run$irq_history dest_b_offset(
         .clock(dest_b_offset$clock),
         .rst_n(dest_b_offset$rst_n),
         .d(dest_b_offset$d),
         .q(dest_b_offset$q)
     );
-    npu_u65_256_core$control$irq_history dest_lower_a(
+    npu_u65_256_core$control$run$irq_history dest_lower_a(
         .clock(dest_lower_a$clock),
         .rst_n(dest_lower_a$rst_n),
         .d(dest_lower_a$d),
         .q(dest_lower_a$q)
     );
-    npu_u65_256_core$control$irq_history dest_lower_b(
+    npu_u65_256_core$control$run$irq_history dest_lower_b(
         .clock(dest_lower_b$clock),
         .rst_n(dest_lower_b$rst_n),
         .d(dest_lower_b$d),
@@ -22034,7 +22202,7 @@ module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs
         .d(group_offset$d),
         .q(group_offset$q)
     );
-    npu_u65_256_core$control$irq_history group_base(
+    npu_u65_256_core$control$run$irq_history group_base(
         .clock(group_base$clock),
         .rst_n(group_base$rst_n),
         .d(group_base$d),
@@ -27663,7 +27831,7 @@ module npu_u65_256_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
         .d(located$d),
         .q(located$q)
     );
-    npu_u65_256_core$control$irq_history row_factor(
+    npu_u65_256_core$control$run$irq_history row_factor(
         .clock(row_factor$clock),
         .rst_n(row_factor$rst_n),
         .d(row_factor$d),
@@ -27675,7 +27843,7 @@ module npu_u65_256_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
         .d(row_stride$d),
         .q(row_stride$q)
     );
-    npu_u65_256_core$control$irq_history column_factor(
+    npu_u65_256_core$control$run$irq_history column_factor(
         .clock(column_factor$clock),
         .rst_n(column_factor$rst_n),
         .d(column_factor$d),
@@ -28231,49 +28399,49 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
         .d(running$d),
         .q(running$q)
     );
-    npu_u65_256_core$control$irq_history row(
+    npu_u65_256_core$control$run$irq_history row(
         .clock(row$clock),
         .rst_n(row$rst_n),
         .d(row$d),
         .q(row$q)
     );
-    npu_u65_256_core$control$irq_history column(
+    npu_u65_256_core$control$run$irq_history column(
         .clock(column$clock),
         .rst_n(column$rst_n),
         .d(column$d),
         .q(column$q)
     );
-    npu_u65_256_core$control$irq_history channel(
+    npu_u65_256_core$control$run$irq_history channel(
         .clock(channel$clock),
         .rst_n(channel$rst_n),
         .d(channel$d),
         .q(channel$q)
     );
-    npu_u65_256_core$control$irq_history position(
+    npu_u65_256_core$control$run$irq_history position(
         .clock(position$clock),
         .rst_n(position$rst_n),
         .d(position$d),
         .q(position$q)
     );
-    npu_u65_256_core$control$irq_history group(
+    npu_u65_256_core$control$run$irq_history group(
         .clock(group$clock),
         .rst_n(group$rst_n),
         .d(group$d),
         .q(group$q)
     );
-    npu_u65_256_core$control$irq_history position2(
+    npu_u65_256_core$control$run$irq_history position2(
         .clock(position2$clock),
         .rst_n(position2$rst_n),
         .d(position2$d),
         .q(position2$q)
     );
-    npu_u65_256_core$control$irq_history group2(
+    npu_u65_256_core$control$run$irq_history group2(
         .clock(group2$clock),
         .rst_n(group2$rst_n),
         .d(group2$d),
         .q(group2$q)
     );
-    npu_u65_256_core$control$irq_history start2(
+    npu_u65_256_core$control$run$irq_history start2(
         .clock(start2$clock),
         .rst_n(start2$rst_n),
         .d(start2$d),
@@ -35675,49 +35843,49 @@ module npu_u65_256_core$datapath$traversal$beat_walker(clock,rst_n,shape,jobs$va
         .d(job$d),
         .q(job$q)
     );
-    npu_u65_256_core$control$irq_history outer(
+    npu_u65_256_core$control$run$irq_history outer(
         .clock(outer$clock),
         .rst_n(outer$rst_n),
         .d(outer$d),
         .q(outer$q)
     );
-    npu_u65_256_core$control$irq_history ublock(
+    npu_u65_256_core$control$run$irq_history ublock(
         .clock(ublock$clock),
         .rst_n(ublock$rst_n),
         .d(ublock$d),
         .q(ublock$q)
     );
-    npu_u65_256_core$control$irq_history element(
+    npu_u65_256_core$control$run$irq_history element(
         .clock(element$clock),
         .rst_n(element$rst_n),
         .d(element$d),
         .q(element$q)
     );
-    npu_u65_256_core$control$irq_history ky(
+    npu_u65_256_core$control$run$irq_history ky(
         .clock(ky$clock),
         .rst_n(ky$rst_n),
         .d(ky$d),
         .q(ky$q)
     );
-    npu_u65_256_core$control$irq_history kx(
+    npu_u65_256_core$control$run$irq_history kx(
         .clock(kx$clock),
         .rst_n(kx$rst_n),
         .d(kx$d),
         .q(kx$q)
     );
-    npu_u65_256_core$control$irq_history inner(
+    npu_u65_256_core$control$run$irq_history inner(
         .clock(inner$clock),
         .rst_n(inner$rst_n),
         .d(inner$d),
         .q(inner$q)
     );
-    npu_u65_256_core$control$irq_history my(
+    npu_u65_256_core$control$run$irq_history my(
         .clock(my$clock),
         .rst_n(my$rst_n),
         .d(my$d),
         .q(my$q)
     );
-    npu_u65_256_core$control$irq_history mx(
+    npu_u65_256_core$control$run$irq_history mx(
         .clock(mx$clock),
         .rst_n(mx$rst_n),
         .d(mx$d),
@@ -36148,37 +36316,37 @@ module npu_u65_256_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
         .d(running$d),
         .q(running$q)
     );
-    npu_u65_256_core$control$irq_history y(
+    npu_u65_256_core$control$run$irq_history y(
         .clock(y$clock),
         .rst_n(y$rst_n),
         .d(y$d),
         .q(y$q)
     );
-    npu_u65_256_core$control$irq_history x(
+    npu_u65_256_core$control$run$irq_history x(
         .clock(x$clock),
         .rst_n(x$rst_n),
         .d(x$d),
         .q(x$q)
     );
-    npu_u65_256_core$control$irq_history z(
+    npu_u65_256_core$control$run$irq_history z(
         .clock(z$clock),
         .rst_n(z$rst_n),
         .d(z$d),
         .q(z$q)
     );
-    npu_u65_256_core$control$irq_history channel0(
+    npu_u65_256_core$control$run$irq_history channel0(
         .clock(channel0$clock),
         .rst_n(channel0$rst_n),
         .d(channel0$d),
         .q(channel0$q)
     );
-    npu_u65_256_core$control$irq_history sub_y(
+    npu_u65_256_core$control$run$irq_history sub_y(
         .clock(sub_y$clock),
         .rst_n(sub_y$rst_n),
         .d(sub_y$d),
         .q(sub_y$q)
     );
-    npu_u65_256_core$control$irq_history sub_x(
+    npu_u65_256_core$control$run$irq_history sub_x(
         .clock(sub_x$clock),
         .rst_n(sub_x$rst_n),
         .d(sub_x$d),
@@ -36688,19 +36856,19 @@ module npu_u65_256_core$datapath$traversal$readout_walker(clock,rst_n,shape,bloc
         .d(block$d),
         .q(block$q)
     );
-    npu_u65_256_core$control$irq_history ublock(
+    npu_u65_256_core$control$run$irq_history ublock(
         .clock(ublock$clock),
         .rst_n(ublock$rst_n),
         .d(ublock$d),
         .q(ublock$q)
     );
-    npu_u65_256_core$control$irq_history my(
+    npu_u65_256_core$control$run$irq_history my(
         .clock(my$clock),
         .rst_n(my$rst_n),
         .d(my$d),
         .q(my$q)
     );
-    npu_u65_256_core$control$irq_history mx(
+    npu_u65_256_core$control$run$irq_history mx(
         .clock(mx$clock),
         .rst_n(mx$rst_n),
         .d(mx$d),
@@ -37568,6 +37736,8 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  mem2mem$halt;
     reg  [1:0] mem2mem$read_counter;
     reg  [3:0] mem2mem$read_cache;
+    reg  [1:0] mem2mem$write_counter;
+    reg  [3:0] mem2mem$write_cache;
     wire  mem2mem$reads$request;
     wire  [39:0] mem2mem$reads$address;
     wire  [7:0] mem2mem$reads$len;
@@ -37578,19 +37748,23 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     wire  mem2mem$reads$limit_stall;
     reg  mem2mem$reads$beat;
     reg  [127:0] mem2mem$reads$data;
-    reg  mem2mem$may_write;
-    wire  mem2mem$awvalid;
-    wire  [39:0] mem2mem$awaddr;
-    wire  [7:0] mem2mem$awlen;
-    reg  mem2mem$awready;
-    wire  mem2mem$wvalid;
-    wire  [127:0] mem2mem$wdata;
-    wire  [15:0] mem2mem$wstrb;
-    wire  mem2mem$wlast;
-    reg  mem2mem$wready;
-    reg  mem2mem$b_valid;
-    wire  mem2mem$burst_issued;
-    wire  mem2mem$write_limit_stall;
+    wire  mem2mem$client$awvalid;
+    wire  [39:0] mem2mem$client$awaddr;
+    wire  [7:0] mem2mem$client$awlen;
+    wire  [3:0] mem2mem$client$awcache;
+    reg  mem2mem$client$awready;
+    wire  mem2mem$client$wvalid;
+    wire  [127:0] mem2mem$client$wdata;
+    wire  [15:0] mem2mem$client$wstrb;
+    wire  mem2mem$client$wlast;
+    reg  mem2mem$client$wready;
+    wire  mem2mem$client$waiting;
+    wire  [1:0] mem2mem$client$issue_counter;
+    reg  mem2mem$client$may_issue;
+    wire  mem2mem$client$burst_issued;
+    wire  [1:0] mem2mem$client$response_counter;
+    reg  mem2mem$client$b_valid;
+    wire  mem2mem$client$limit_stall;
     reg  mem2mem$shram_ready;
     wire  mem2mem$shram_write;
     wire  [1:0] mem2mem$shram_cores;
@@ -37667,23 +37841,23 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [127:0] ofm$axi_limit;
     reg  ofm$halt;
     reg  ofm$writes_done;
-    wire  [1:0] ofm$issue_counter;
-    reg  ofm$may_issue;
-    wire  [1:0] ofm$response_counter;
-    wire  [3:0] ofm$cache;
-    wire  ofm$awvalid;
-    wire  [39:0] ofm$awaddr;
-    wire  [7:0] ofm$awlen;
-    reg  ofm$awready;
-    wire  ofm$wvalid;
-    wire  [127:0] ofm$wdata;
-    wire  [15:0] ofm$wstrb;
-    wire  ofm$wlast;
-    reg  ofm$wready;
-    reg  ofm$b_valid;
-    wire  ofm$waiting;
-    wire  ofm$burst_issued;
-    wire  ofm$limit_stall;
+    wire  ofm$client$awvalid;
+    wire  [39:0] ofm$client$awaddr;
+    wire  [7:0] ofm$client$awlen;
+    wire  [3:0] ofm$client$awcache;
+    reg  ofm$client$awready;
+    wire  ofm$client$wvalid;
+    wire  [127:0] ofm$client$wdata;
+    wire  [15:0] ofm$client$wstrb;
+    wire  ofm$client$wlast;
+    reg  ofm$client$wready;
+    wire  ofm$client$waiting;
+    wire  [1:0] ofm$client$issue_counter;
+    reg  ofm$client$may_issue;
+    wire  ofm$client$burst_issued;
+    wire  [1:0] ofm$client$response_counter;
+    reg  ofm$client$b_valid;
+    wire  ofm$client$limit_stall;
     wire  ofm$busy;
     reg  reads$clock;
     reg  reads$rst_n;
@@ -37839,32 +38013,33 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     wire  [293:0] queue$head$data;
     reg  queue$head$ready;
     wire  [1:0] queue$count;
-    reg  [2:0] src_lookup$region;
-    reg  [15:0] src_lookup$regioncfg;
-    reg  [511:0] src_lookup$basep;
-    reg  [127:0] src_lookup$axi_limit;
-    wire  [39:0] src_lookup$base;
-    wire  [1:0] src_lookup$counter;
-    wire  [1:0] src_lookup$max_beats;
-    wire  [3:0] src_lookup$arcache;
-    wire  [3:0] src_lookup$awcache;
-    reg  [2:0] dst_lookup$region;
-    reg  [15:0] dst_lookup$regioncfg;
-    reg  [511:0] dst_lookup$basep;
-    reg  [127:0] dst_lookup$axi_limit;
-    wire  [39:0] dst_lookup$base;
-    wire  [1:0] dst_lookup$counter;
-    wire  [1:0] dst_lookup$max_beats;
-    wire  [3:0] dst_lookup$arcache;
-    wire  [3:0] dst_lookup$awcache;
-    reg  mem2mem_write_counter$clock;
-    reg  mem2mem_write_counter$rst_n;
-    reg  [1:0] mem2mem_write_counter$d;
-    wire  [1:0] mem2mem_write_counter$q;
-    reg  mem2mem_write_cache$clock;
-    reg  mem2mem_write_cache$rst_n;
-    reg  [3:0] mem2mem_write_cache$d;
-    wire  [3:0] mem2mem_write_cache$q;
+    reg  [293:0] head$descriptor;
+    reg  [15:0] head$regioncfg;
+    reg  [511:0] head$basep;
+    reg  [127:0] head$axi_limit;
+    wire  [39:0] head$source$base;
+    wire  [31:0] head$source$len;
+    wire  [15:0] head$source$rows;
+    wire  [15:0] head$source$planes;
+    wire  [39:0] head$source$row_skip;
+    wire  [39:0] head$source$plane_skip;
+    wire  head$source$three_d;
+    wire  [1:0] head$source$max_beats;
+    wire  [39:0] head$destination$base;
+    wire  [31:0] head$destination$len;
+    wire  [15:0] head$destination$rows;
+    wire  [15:0] head$destination$planes;
+    wire  [39:0] head$destination$row_skip;
+    wire  [39:0] head$destination$plane_skip;
+    wire  head$destination$three_d;
+    wire  [1:0] head$destination$max_beats;
+    wire  head$internal;
+    wire  [1:0] head$cores;
+    wire  head$empty;
+    wire  [1:0] head$read_counter;
+    wire  [3:0] head$read_cache;
+    wire  [1:0] head$write_counter;
+    wire  [3:0] head$write_cache;
     reg  head_started$clock;
     reg  head_started$rst_n;
     reg  head_started$d;
@@ -37894,20 +38069,6 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [127:0] axi_limit_packed;
     reg  [31:0] register;
     reg  streams_issued;
-    reg  [293:0] head;
-    reg  [39:0] src_offset;
-    reg  [39:0] dst_offset;
-    reg  [39:0] skip0;
-    reg  [39:0] skip1;
-    reg  [2:0] src_region;
-    reg  [2:0] dst_region;
-    reg  [1:0] src_mode;
-    reg  [1:0] dst_mode;
-    reg  dst_internal;
-    reg  [15:0] rows;
-    reg  [15:0] planes;
-    reg  [31:0] len;
-    reg  empty_transfer;
     reg  [3:0] qconfig_select;
     reg  [31:0] command_limit;
     reg  start_mem2mem;
@@ -37973,6 +38134,8 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .halt(mem2mem$halt),
         .read_counter(mem2mem$read_counter),
         .read_cache(mem2mem$read_cache),
+        .write_counter(mem2mem$write_counter),
+        .write_cache(mem2mem$write_cache),
         .reads$request(mem2mem$reads$request),
         .reads$address(mem2mem$reads$address),
         .reads$len(mem2mem$reads$len),
@@ -37983,19 +38146,23 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .reads$limit_stall(mem2mem$reads$limit_stall),
         .reads$beat(mem2mem$reads$beat),
         .reads$data(mem2mem$reads$data),
-        .may_write(mem2mem$may_write),
-        .awvalid(mem2mem$awvalid),
-        .awaddr(mem2mem$awaddr),
-        .awlen(mem2mem$awlen),
-        .awready(mem2mem$awready),
-        .wvalid(mem2mem$wvalid),
-        .wdata(mem2mem$wdata),
-        .wstrb(mem2mem$wstrb),
-        .wlast(mem2mem$wlast),
-        .wready(mem2mem$wready),
-        .b_valid(mem2mem$b_valid),
-        .burst_issued(mem2mem$burst_issued),
-        .write_limit_stall(mem2mem$write_limit_stall),
+        .client$awvalid(mem2mem$client$awvalid),
+        .client$awaddr(mem2mem$client$awaddr),
+        .client$awlen(mem2mem$client$awlen),
+        .client$awcache(mem2mem$client$awcache),
+        .client$awready(mem2mem$client$awready),
+        .client$wvalid(mem2mem$client$wvalid),
+        .client$wdata(mem2mem$client$wdata),
+        .client$wstrb(mem2mem$client$wstrb),
+        .client$wlast(mem2mem$client$wlast),
+        .client$wready(mem2mem$client$wready),
+        .client$waiting(mem2mem$client$waiting),
+        .client$issue_counter(mem2mem$client$issue_counter),
+        .client$may_issue(mem2mem$client$may_issue),
+        .client$burst_issued(mem2mem$client$burst_issued),
+        .client$response_counter(mem2mem$client$response_counter),
+        .client$b_valid(mem2mem$client$b_valid),
+        .client$limit_stall(mem2mem$client$limit_stall),
         .shram_ready(mem2mem$shram_ready),
         .shram_write(mem2mem$shram_write),
         .shram_cores(mem2mem$shram_cores),
@@ -38098,23 +38265,23 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .writes$data(ofm_writes$data),
         .writes$ready(ofm_writes$ready),
         .writes_done(ofm$writes_done),
-        .issue_counter(ofm$issue_counter),
-        .may_issue(ofm$may_issue),
-        .response_counter(ofm$response_counter),
-        .cache(ofm$cache),
-        .awvalid(ofm$awvalid),
-        .awaddr(ofm$awaddr),
-        .awlen(ofm$awlen),
-        .awready(ofm$awready),
-        .wvalid(ofm$wvalid),
-        .wdata(ofm$wdata),
-        .wstrb(ofm$wstrb),
-        .wlast(ofm$wlast),
-        .wready(ofm$wready),
-        .b_valid(ofm$b_valid),
-        .waiting(ofm$waiting),
-        .burst_issued(ofm$burst_issued),
-        .limit_stall(ofm$limit_stall),
+        .client$awvalid(ofm$client$awvalid),
+        .client$awaddr(ofm$client$awaddr),
+        .client$awlen(ofm$client$awlen),
+        .client$awcache(ofm$client$awcache),
+        .client$awready(ofm$client$awready),
+        .client$wvalid(ofm$client$wvalid),
+        .client$wdata(ofm$client$wdata),
+        .client$wstrb(ofm$client$wstrb),
+        .client$wlast(ofm$client$wlast),
+        .client$wready(ofm$client$wready),
+        .client$waiting(ofm$client$waiting),
+        .client$issue_counter(ofm$client$issue_counter),
+        .client$may_issue(ofm$client$may_issue),
+        .client$burst_issued(ofm$client$burst_issued),
+        .client$response_counter(ofm$client$response_counter),
+        .client$b_valid(ofm$client$b_valid),
+        .client$limit_stall(ofm$client$limit_stall),
         .busy(ofm$busy)
     );
     npu_u65_256_core$dma$reads reads(
@@ -38280,39 +38447,34 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .head$ready(queue$head$ready),
         .count(queue$count)
     );
-    npu_u65_256_core$dma$ifm$region_lookup src_lookup(
-        .region(src_lookup$region),
-        .regioncfg(src_lookup$regioncfg),
-        .basep(src_lookup$basep),
-        .axi_limit(src_lookup$axi_limit),
-        .base(src_lookup$base),
-        .counter(src_lookup$counter),
-        .max_beats(src_lookup$max_beats),
-        .arcache(src_lookup$arcache),
-        .awcache(src_lookup$awcache)
-    );
-    npu_u65_256_core$dma$ifm$region_lookup dst_lookup(
-        .region(dst_lookup$region),
-        .regioncfg(dst_lookup$regioncfg),
-        .basep(dst_lookup$basep),
-        .axi_limit(dst_lookup$axi_limit),
-        .base(dst_lookup$base),
-        .counter(dst_lookup$counter),
-        .max_beats(dst_lookup$max_beats),
-        .arcache(dst_lookup$arcache),
-        .awcache(dst_lookup$awcache)
-    );
-    npu_u65_256_core$cpm$prot_state mem2mem_write_counter(
-        .clock(mem2mem_write_counter$clock),
-        .rst_n(mem2mem_write_counter$rst_n),
-        .d(mem2mem_write_counter$d),
-        .q(mem2mem_write_counter$q)
-    );
-    npu_u65_256_core$datapath$ifm_fetch$step mem2mem_write_cache(
-        .clock(mem2mem_write_cache$clock),
-        .rst_n(mem2mem_write_cache$rst_n),
-        .d(mem2mem_write_cache$d),
-        .q(mem2mem_write_cache$q)
+    npu_u65_256_core$dma$head head(
+        .descriptor(head$descriptor),
+        .regioncfg(head$regioncfg),
+        .basep(head$basep),
+        .axi_limit(head$axi_limit),
+        .source$base(head$source$base),
+        .source$len(head$source$len),
+        .source$rows(head$source$rows),
+        .source$planes(head$source$planes),
+        .source$row_skip(head$source$row_skip),
+        .source$plane_skip(head$source$plane_skip),
+        .source$three_d(head$source$three_d),
+        .source$max_beats(head$source$max_beats),
+        .destination$base(head$destination$base),
+        .destination$len(head$destination$len),
+        .destination$rows(head$destination$rows),
+        .destination$planes(head$destination$planes),
+        .destination$row_skip(head$destination$row_skip),
+        .destination$plane_skip(head$destination$plane_skip),
+        .destination$three_d(head$destination$three_d),
+        .destination$max_beats(head$destination$max_beats),
+        .internal(head$internal),
+        .cores(head$cores),
+        .empty(head$empty),
+        .read_counter(head$read_counter),
+        .read_cache(head$read_cache),
+        .write_counter(head$write_counter),
+        .write_cache(head$write_cache)
     );
     npu_u65_256_core$cpm$reset_sync$stage$0 head_started(
         .clock(head_started$clock),
@@ -38352,22 +38514,16 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     
     // Update code
     always @(*) begin
-        mem2mem_write_counter$clock = clock;
-        mem2mem_write_cache$clock = clock;
         head_started$clock = clock;
         halted$clock = clock;
         fault_channel$clock = clock;
         fault_interface$clock = clock;
         wakeup$clock = clock;
-        mem2mem_write_counter$d = mem2mem_write_counter$q;
-        mem2mem_write_cache$d = mem2mem_write_cache$q;
         head_started$d = head_started$q;
         halted$d = halted$q;
         fault_channel$d = fault_channel$q;
         fault_interface$d = fault_interface$q;
         wakeup$d = wakeup$q;
-        mem2mem_write_counter$rst_n = rst_n;
-        mem2mem_write_cache$rst_n = rst_n;
         head_started$rst_n = rst_n;
         halted$rst_n = rst_n;
         fault_channel$rst_n = rst_n;
@@ -38464,71 +38620,22 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         register = axi_limit$3;
         axi_limit_packed = axi_limit_packed | (((register) & 128'hffffffffffffffffffffffffffffffff) << (32'h20 * 3));
         descriptors_active = queue$count;
-        head = queue$head$data;
-        src_offset = ((head[(64'h36)+:(48)]) & 40'hffffffffff);
-        dst_offset = ((head[(64'h66)+:(48)]) & 40'hffffffffff);
-        len = ((head[(64'h96)+:(48)]) & 32'hffffffff);
-        skip0 = ((head[(64'hc6)+:(48)]) & 40'hffffffffff);
-        skip1 = ((head[(64'hf6)+:(48)]) & 40'hffffffffff);
-        src_region = ((head[(64'h0)+:(8)]) & 3'h7);
-        src_mode = head[(64'h9)+:(2)];
-        dst_region = ((head[(64'hb)+:(8)]) & 3'h7);
-        dst_internal = head[(64'h13)+:(1)];
-        dst_mode = head[(64'h14)+:(2)];
-        rows = 32'h1;
-        if ((src_mode != 32'h0) | (dst_mode != 32'h0)) begin
-            rows = head[(64'h16)+:(16)];
-        end
-        planes = 32'h1;
-        if ((src_mode >= 32'h2) | (dst_mode >= 32'h2)) begin
-            planes = head[(64'h26)+:(16)];
-        end
-        empty_transfer = (len == 32'h0) | (rows == 32'h0) | (planes == 32'h0);
-        src_lookup$region = src_region;
-        dst_lookup$region = dst_region;
-        src_lookup$regioncfg = regioncfg;
-        dst_lookup$regioncfg = regioncfg;
-        src_lookup$basep = basep_packed;
-        dst_lookup$basep = basep_packed;
-        src_lookup$axi_limit = axi_limit_packed;
-        dst_lookup$axi_limit = axi_limit_packed;
-        mem2mem$source$base = src_lookup$base + src_offset;
-        mem2mem$source$len = len;
-        mem2mem$source$rows = rows;
-        mem2mem$source$planes = planes;
-        mem2mem$source$row_skip = 32'h0;
-        if (src_mode != 32'h0) begin
-            mem2mem$source$row_skip = skip0;
-        end
-        mem2mem$source$plane_skip = skip1;
-        mem2mem$source$three_d = src_mode >= 32'h2;
-        mem2mem$source$max_beats = src_lookup$max_beats;
-        mem2mem$destination$base = dst_offset;
-        if (~dst_internal) begin
-            mem2mem$destination$base = dst_lookup$base + dst_offset;
-        end
-        mem2mem$destination$len = len;
-        mem2mem$destination$rows = rows;
-        mem2mem$destination$planes = planes;
-        mem2mem$destination$row_skip = 32'h0;
-        if (dst_mode != 32'h0) begin
-            mem2mem$destination$row_skip = skip0;
-        end
-        mem2mem$destination$plane_skip = skip1;
-        mem2mem$destination$three_d = dst_mode >= 32'h2;
-        mem2mem$destination$max_beats = dst_lookup$max_beats;
-        mem2mem$internal = dst_internal;
-        mem2mem$cores = ((head[(64'hb)+:(8)]) & 2'h3);
-        start_mem2mem = queue$head$valid & ~head_started$q & ~stop_issue & ~empty_transfer;
+        head$descriptor = queue$head$data;
+        head$regioncfg = regioncfg;
+        head$basep = basep_packed;
+        head$axi_limit = axi_limit_packed;
+        mem2mem$internal = head$internal;
+        mem2mem$cores = head$cores;
+        mem2mem$read_counter = head$read_counter;
+        mem2mem$read_cache = head$read_cache;
+        mem2mem$write_counter = head$write_counter;
+        mem2mem$write_cache = head$write_cache;
+        start_mem2mem = queue$head$valid & ~head_started$q & ~stop_issue & ~head$empty;
         mem2mem$start = start_mem2mem;
-        mem2mem$read_counter = src_lookup$counter;
-        mem2mem$read_cache = src_lookup$arcache;
         if (start_mem2mem) begin
             head_started$d = 1'b1;
-            mem2mem_write_counter$d = dst_lookup$counter;
-            mem2mem_write_cache$d = dst_lookup$awcache;
         end
-        queue$head$ready = mem2mem$done | (queue$head$valid & ~head_started$q & ~halted$q & empty_transfer);
+        queue$head$ready = mem2mem$done | (queue$head$valid & ~head_started$q & ~halted$q & head$empty);
         if (mem2mem$done) begin
             head_started$d = 1'b0;
         end
@@ -38601,40 +38708,6 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         writes$axi_limit$2 = axi_limit$2;
         writes$axi_limit$3 = axi_limit$3;
         mem2mem$aclken = m0$aclken;
-        writes$clients$1$awvalid = mem2mem$awvalid;
-        writes$clients$1$awaddr = mem2mem$awaddr;
-        writes$clients$1$awlen = mem2mem$awlen;
-        writes$clients$1$awcache = mem2mem_write_cache$q;
-        mem2mem$awready = writes$clients$1$awready;
-        writes$clients$1$wvalid = mem2mem$wvalid;
-        writes$clients$1$wdata = mem2mem$wdata;
-        writes$clients$1$wstrb = mem2mem$wstrb;
-        writes$clients$1$wlast = mem2mem$wlast;
-        mem2mem$wready = writes$clients$1$wready;
-        writes$clients$1$waiting = mem2mem$awvalid;
-        writes$clients$1$issue_counter = mem2mem_write_counter$q;
-        mem2mem$may_write = writes$clients$1$may_issue;
-        writes$clients$1$burst_issued = mem2mem$burst_issued;
-        writes$clients$1$response_counter = mem2mem_write_counter$q;
-        mem2mem$b_valid = writes$clients$1$b_valid;
-        writes$clients$1$limit_stall = mem2mem$write_limit_stall;
-        writes$clients$0$awvalid = ofm$awvalid;
-        writes$clients$0$awaddr = ofm$awaddr;
-        writes$clients$0$awlen = ofm$awlen;
-        writes$clients$0$awcache = ofm$cache;
-        ofm$awready = writes$clients$0$awready;
-        writes$clients$0$wvalid = ofm$wvalid;
-        writes$clients$0$wdata = ofm$wdata;
-        writes$clients$0$wstrb = ofm$wstrb;
-        writes$clients$0$wlast = ofm$wlast;
-        ofm$wready = writes$clients$0$wready;
-        writes$clients$0$waiting = ofm$waiting;
-        writes$clients$0$issue_counter = ofm$issue_counter;
-        ofm$may_issue = writes$clients$0$may_issue;
-        writes$clients$0$burst_issued = ofm$burst_issued;
-        writes$clients$0$response_counter = ofm$response_counter;
-        ofm$b_valid = writes$clients$0$b_valid;
-        writes$clients$0$limit_stall = ofm$limit_stall;
         writes$m0$aclken = m0$aclken;
         writes$m0$awready = m0$awready;
         writes$m0$wready = m0$wready;
@@ -38707,6 +38780,22 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         end
     end
     
+    always @(*) mem2mem$source$base = head$source$base;
+    always @(*) mem2mem$source$len = head$source$len;
+    always @(*) mem2mem$source$rows = head$source$rows;
+    always @(*) mem2mem$source$planes = head$source$planes;
+    always @(*) mem2mem$source$row_skip = head$source$row_skip;
+    always @(*) mem2mem$source$plane_skip = head$source$plane_skip;
+    always @(*) mem2mem$source$three_d = head$source$three_d;
+    always @(*) mem2mem$source$max_beats = head$source$max_beats;
+    always @(*) mem2mem$destination$base = head$destination$base;
+    always @(*) mem2mem$destination$len = head$destination$len;
+    always @(*) mem2mem$destination$rows = head$destination$rows;
+    always @(*) mem2mem$destination$planes = head$destination$planes;
+    always @(*) mem2mem$destination$row_skip = head$destination$row_skip;
+    always @(*) mem2mem$destination$plane_skip = head$destination$plane_skip;
+    always @(*) mem2mem$destination$three_d = head$destination$three_d;
+    always @(*) mem2mem$destination$max_beats = head$destination$max_beats;
     always @(*) reads$clients$0$request = command$reads$request;
     always @(*) reads$clients$0$address = command$reads$address;
     always @(*) reads$clients$0$len = command$reads$len;
@@ -38757,6 +38846,40 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     always @(*) reads$clients$4$limit_stall = mem2mem$reads$limit_stall;
     always @(*) mem2mem$reads$beat = reads$clients$4$beat;
     always @(*) mem2mem$reads$data = reads$clients$4$data;
+    always @(*) writes$clients$0$awvalid = ofm$client$awvalid;
+    always @(*) writes$clients$0$awaddr = ofm$client$awaddr;
+    always @(*) writes$clients$0$awlen = ofm$client$awlen;
+    always @(*) writes$clients$0$awcache = ofm$client$awcache;
+    always @(*) ofm$client$awready = writes$clients$0$awready;
+    always @(*) writes$clients$0$wvalid = ofm$client$wvalid;
+    always @(*) writes$clients$0$wdata = ofm$client$wdata;
+    always @(*) writes$clients$0$wstrb = ofm$client$wstrb;
+    always @(*) writes$clients$0$wlast = ofm$client$wlast;
+    always @(*) ofm$client$wready = writes$clients$0$wready;
+    always @(*) writes$clients$0$waiting = ofm$client$waiting;
+    always @(*) writes$clients$0$issue_counter = ofm$client$issue_counter;
+    always @(*) ofm$client$may_issue = writes$clients$0$may_issue;
+    always @(*) writes$clients$0$burst_issued = ofm$client$burst_issued;
+    always @(*) writes$clients$0$response_counter = ofm$client$response_counter;
+    always @(*) ofm$client$b_valid = writes$clients$0$b_valid;
+    always @(*) writes$clients$0$limit_stall = ofm$client$limit_stall;
+    always @(*) writes$clients$1$awvalid = mem2mem$client$awvalid;
+    always @(*) writes$clients$1$awaddr = mem2mem$client$awaddr;
+    always @(*) writes$clients$1$awlen = mem2mem$client$awlen;
+    always @(*) writes$clients$1$awcache = mem2mem$client$awcache;
+    always @(*) mem2mem$client$awready = writes$clients$1$awready;
+    always @(*) writes$clients$1$wvalid = mem2mem$client$wvalid;
+    always @(*) writes$clients$1$wdata = mem2mem$client$wdata;
+    always @(*) writes$clients$1$wstrb = mem2mem$client$wstrb;
+    always @(*) writes$clients$1$wlast = mem2mem$client$wlast;
+    always @(*) mem2mem$client$wready = writes$clients$1$wready;
+    always @(*) writes$clients$1$waiting = mem2mem$client$waiting;
+    always @(*) writes$clients$1$issue_counter = mem2mem$client$issue_counter;
+    always @(*) mem2mem$client$may_issue = writes$clients$1$may_issue;
+    always @(*) writes$clients$1$burst_issued = mem2mem$client$burst_issued;
+    always @(*) writes$clients$1$response_counter = mem2mem$client$response_counter;
+    always @(*) mem2mem$client$b_valid = writes$clients$1$b_valid;
+    always @(*) writes$clients$1$limit_stall = mem2mem$client$limit_stall;
 endmodule // npu_u65_256_core$dma
 
 
@@ -39649,13 +39772,13 @@ module npu_u65_256_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
         .d(packed_row_start$d),
         .q(packed_row_start$q)
     );
-    npu_u65_256_core$control$irq_history rows_left(
+    npu_u65_256_core$control$run$irq_history rows_left(
         .clock(rows_left$clock),
         .rst_n(rows_left$rst_n),
         .d(rows_left$d),
         .q(rows_left$q)
     );
-    npu_u65_256_core$control$irq_history planes_left(
+    npu_u65_256_core$control$run$irq_history planes_left(
         .clock(planes_left$clock),
         .rst_n(planes_left$rst_n),
         .d(planes_left$d),
@@ -39667,7 +39790,7 @@ module npu_u65_256_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
         .d(len$d),
         .q(len$q)
     );
-    npu_u65_256_core$control$irq_history rows(
+    npu_u65_256_core$control$run$irq_history rows(
         .clock(rows$clock),
         .rst_n(rows$rst_n),
         .d(rows$d),
@@ -39902,6 +40025,158 @@ endmodule // npu_u65_256_core$dma$command$issue
 
 
 
+
+
+
+
+
+
+module npu_u65_256_core$dma$head(descriptor,regioncfg,basep,axi_limit,source$base,source$len,source$rows,source$planes,source$row_skip,source$plane_skip,source$three_d,source$max_beats,destination$base,destination$len,destination$rows,destination$planes,destination$row_skip,destination$plane_skip,destination$three_d,destination$max_beats,internal,cores,empty,read_counter,read_cache,write_counter,write_cache);
+    
+    // Module arguments
+    input wire  [293:0] descriptor;
+    input wire  [15:0] regioncfg;
+    input wire  [511:0] basep;
+    input wire  [127:0] axi_limit;
+    output reg  [39:0] source$base;
+    output reg  [31:0] source$len;
+    output reg  [15:0] source$rows;
+    output reg  [15:0] source$planes;
+    output reg  [39:0] source$row_skip;
+    output reg  [39:0] source$plane_skip;
+    output reg  source$three_d;
+    output reg  [1:0] source$max_beats;
+    output reg  [39:0] destination$base;
+    output reg  [31:0] destination$len;
+    output reg  [15:0] destination$rows;
+    output reg  [15:0] destination$planes;
+    output reg  [39:0] destination$row_skip;
+    output reg  [39:0] destination$plane_skip;
+    output reg  destination$three_d;
+    output reg  [1:0] destination$max_beats;
+    output reg  internal;
+    output reg  [1:0] cores;
+    output reg  empty;
+    output reg  [1:0] read_counter;
+    output reg  [3:0] read_cache;
+    output reg  [1:0] write_counter;
+    output reg  [3:0] write_cache;
+    
+    // Stub signals
+    reg  [2:0] src_lookup$region;
+    reg  [15:0] src_lookup$regioncfg;
+    reg  [511:0] src_lookup$basep;
+    reg  [127:0] src_lookup$axi_limit;
+    wire  [39:0] src_lookup$base;
+    wire  [1:0] src_lookup$counter;
+    wire  [1:0] src_lookup$max_beats;
+    wire  [3:0] src_lookup$arcache;
+    wire  [3:0] src_lookup$awcache;
+    reg  [2:0] dst_lookup$region;
+    reg  [15:0] dst_lookup$regioncfg;
+    reg  [511:0] dst_lookup$basep;
+    reg  [127:0] dst_lookup$axi_limit;
+    wire  [39:0] dst_lookup$base;
+    wire  [1:0] dst_lookup$counter;
+    wire  [1:0] dst_lookup$max_beats;
+    wire  [3:0] dst_lookup$arcache;
+    wire  [3:0] dst_lookup$awcache;
+    
+    // Local signals
+    reg  [39:0] src_offset;
+    reg  [39:0] dst_offset;
+    reg  [39:0] skip0;
+    reg  [39:0] skip1;
+    reg  [1:0] src_mode;
+    reg  [1:0] dst_mode;
+    reg  [15:0] rows;
+    reg  [15:0] planes;
+    reg  [31:0] len;
+    
+    // Sub module instances
+    npu_u65_256_core$dma$ifm$region_lookup src_lookup(
+        .region(src_lookup$region),
+        .regioncfg(src_lookup$regioncfg),
+        .basep(src_lookup$basep),
+        .axi_limit(src_lookup$axi_limit),
+        .base(src_lookup$base),
+        .counter(src_lookup$counter),
+        .max_beats(src_lookup$max_beats),
+        .arcache(src_lookup$arcache),
+        .awcache(src_lookup$awcache)
+    );
+    npu_u65_256_core$dma$ifm$region_lookup dst_lookup(
+        .region(dst_lookup$region),
+        .regioncfg(dst_lookup$regioncfg),
+        .basep(dst_lookup$basep),
+        .axi_limit(dst_lookup$axi_limit),
+        .base(dst_lookup$base),
+        .counter(dst_lookup$counter),
+        .max_beats(dst_lookup$max_beats),
+        .arcache(dst_lookup$arcache),
+        .awcache(dst_lookup$awcache)
+    );
+    
+    // Update code
+    always @(*) begin
+        src_offset = ((descriptor[(64'h36)+:(48)]) & 40'hffffffffff);
+        dst_offset = ((descriptor[(64'h66)+:(48)]) & 40'hffffffffff);
+        len = ((descriptor[(64'h96)+:(48)]) & 32'hffffffff);
+        skip0 = ((descriptor[(64'hc6)+:(48)]) & 40'hffffffffff);
+        skip1 = ((descriptor[(64'hf6)+:(48)]) & 40'hffffffffff);
+        src_mode = descriptor[(64'h9)+:(2)];
+        dst_mode = descriptor[(64'h14)+:(2)];
+        internal = descriptor[(64'h13)+:(1)];
+        cores = ((descriptor[(64'hb)+:(8)]) & 2'h3);
+        rows = 32'h1;
+        if ((src_mode != 32'h0) | (dst_mode != 32'h0)) begin
+            rows = descriptor[(64'h16)+:(16)];
+        end
+        planes = 32'h1;
+        if ((src_mode >= 32'h2) | (dst_mode >= 32'h2)) begin
+            planes = descriptor[(64'h26)+:(16)];
+        end
+        empty = (len == 32'h0) | (rows == 32'h0) | (planes == 32'h0);
+        src_lookup$region = ((descriptor[(64'h0)+:(8)]) & 3'h7);
+        dst_lookup$region = ((descriptor[(64'hb)+:(8)]) & 3'h7);
+        src_lookup$regioncfg = regioncfg;
+        dst_lookup$regioncfg = regioncfg;
+        src_lookup$basep = basep;
+        dst_lookup$basep = basep;
+        src_lookup$axi_limit = axi_limit;
+        dst_lookup$axi_limit = axi_limit;
+        read_counter = src_lookup$counter;
+        read_cache = src_lookup$arcache;
+        write_counter = dst_lookup$counter;
+        write_cache = dst_lookup$awcache;
+        source$base = src_lookup$base + src_offset;
+        source$len = len;
+        source$rows = rows;
+        source$planes = planes;
+        source$row_skip = 32'h0;
+        if (src_mode != 32'h0) begin
+            source$row_skip = skip0;
+        end
+        source$plane_skip = skip1;
+        source$three_d = src_mode >= 32'h2;
+        source$max_beats = src_lookup$max_beats;
+        destination$base = dst_offset;
+        if (~internal) begin
+            destination$base = dst_lookup$base + dst_offset;
+        end
+        destination$len = len;
+        destination$rows = rows;
+        destination$planes = planes;
+        destination$row_skip = 32'h0;
+        if (dst_mode != 32'h0) begin
+            destination$row_skip = skip0;
+        end
+        destination$plane_skip = skip1;
+        destination$three_d = dst_mode >= 32'h2;
+        destination$max_beats = dst_lookup$max_beats;
+    end
+    
+endmodule // npu_u65_256_core$dma$head
 
 
 
@@ -40708,7 +40983,7 @@ module npu_u65_256_core$dma$ifm$region_lookup$cache(memtype,arcache,awcache);
 endmodule // npu_u65_256_core$dma$ifm$region_lookup$cache
 
 
-module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$len,source$rows,source$planes,source$row_skip,source$plane_skip,source$three_d,source$max_beats,destination$base,destination$len,destination$rows,destination$planes,destination$row_skip,destination$plane_skip,destination$three_d,destination$max_beats,internal,cores,halt,read_counter,read_cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,may_write,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,burst_issued,write_limit_stall,shram_ready,shram_write,shram_cores,shram_line,shram_data,shram_strobe,done,busy);
+module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$len,source$rows,source$planes,source$row_skip,source$plane_skip,source$three_d,source$max_beats,destination$base,destination$len,destination$rows,destination$planes,destination$row_skip,destination$plane_skip,destination$three_d,destination$max_beats,internal,cores,halt,read_counter,read_cache,write_counter,write_cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,client$awvalid,client$awaddr,client$awlen,client$awcache,client$awready,client$wvalid,client$wdata,client$wstrb,client$wlast,client$wready,client$waiting,client$issue_counter,client$may_issue,client$burst_issued,client$response_counter,client$b_valid,client$limit_stall,shram_ready,shram_write,shram_cores,shram_line,shram_data,shram_strobe,done,busy);
     
     // Module arguments
     input wire  clock;
@@ -40736,6 +41011,8 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
     input wire  halt;
     input wire  [1:0] read_counter;
     input wire  [3:0] read_cache;
+    input wire  [1:0] write_counter;
+    input wire  [3:0] write_cache;
     output wire  reads$request;
     output wire  [39:0] reads$address;
     output wire  [7:0] reads$len;
@@ -40746,19 +41023,23 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
     output wire  reads$limit_stall;
     input wire  reads$beat;
     input wire  [127:0] reads$data;
-    input wire  may_write;
-    output reg  awvalid;
-    output reg  [39:0] awaddr;
-    output reg  [7:0] awlen;
-    input wire  awready;
-    output reg  wvalid;
-    output reg  [127:0] wdata;
-    output reg  [15:0] wstrb;
-    output reg  wlast;
-    input wire  wready;
-    input wire  b_valid;
-    output reg  burst_issued;
-    output reg  write_limit_stall;
+    output reg  client$awvalid;
+    output reg  [39:0] client$awaddr;
+    output reg  [7:0] client$awlen;
+    output reg  [3:0] client$awcache;
+    input wire  client$awready;
+    output reg  client$wvalid;
+    output reg  [127:0] client$wdata;
+    output reg  [15:0] client$wstrb;
+    output reg  client$wlast;
+    input wire  client$wready;
+    output reg  client$waiting;
+    output reg  [1:0] client$issue_counter;
+    input wire  client$may_issue;
+    output reg  client$burst_issued;
+    output reg  [1:0] client$response_counter;
+    input wire  client$b_valid;
+    output reg  client$limit_stall;
     input wire  shram_ready;
     output reg  shram_write;
     output reg  [1:0] shram_cores;
@@ -40844,6 +41125,14 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
     reg  shram_cores_q$rst_n;
     reg  [1:0] shram_cores_q$d;
     wire  [1:0] shram_cores_q$q;
+    reg  write_counter_q$clock;
+    reg  write_counter_q$rst_n;
+    reg  [1:0] write_counter_q$d;
+    wire  [1:0] write_counter_q$q;
+    reg  write_cache_q$clock;
+    reg  write_cache_q$rst_n;
+    reg  [3:0] write_cache_q$d;
+    wire  [3:0] write_cache_q$q;
     
     // Local signals
     reg  beat_out;
@@ -40972,16 +41261,34 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         .d(shram_cores_q$d),
         .q(shram_cores_q$q)
     );
+    npu_u65_256_core$cpm$prot_state write_counter_q(
+        .clock(write_counter_q$clock),
+        .rst_n(write_counter_q$rst_n),
+        .d(write_counter_q$d),
+        .q(write_counter_q$q)
+    );
+    npu_u65_256_core$datapath$ifm_fetch$step write_cache_q(
+        .clock(write_cache_q$clock),
+        .rst_n(write_cache_q$rst_n),
+        .d(write_cache_q$d),
+        .q(write_cache_q$q)
+    );
     
     // Update code
     always @(*) begin
         running$clock = clock;
         to_shram$clock = clock;
         shram_cores_q$clock = clock;
+        write_counter_q$clock = clock;
+        write_cache_q$clock = clock;
         running$d = running$q;
         to_shram$d = to_shram$q;
         shram_cores_q$d = shram_cores_q$q;
+        write_counter_q$d = write_counter_q$q;
+        write_cache_q$d = write_cache_q$q;
         running$rst_n = rst_n;
+        write_counter_q$rst_n = rst_n;
+        write_cache_q$rst_n = rst_n;
         to_shram$rst_n = rst_n;
         shram_cores_q$rst_n = rst_n;
         read$clock = clock;
@@ -40999,6 +41306,8 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
             running$d = 1'b1;
             to_shram$d = internal;
             shram_cores_q$d = cores;
+            write_counter_q$d = write_counter;
+            write_cache_q$d = write_cache;
         end
         read$halt = halt;
         read$cancel = 1'b0;
@@ -41014,23 +41323,27 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         fill$cancel = 1'b0;
         write$aclken = aclken;
         write$halt = halt;
-        write$may_issue = may_write;
+        write$may_issue = client$may_issue;
         write$beats$valid = aligner$out$valid & ~to_shram$q;
         write$beats$data[(64'h0)+:(128)] = aligner$out$data[(64'h0)+:(128)];
         write$beats$data[(64'h80)+:(16)] = aligner$out$data[(64'h80)+:(16)];
         write$beats$data[(64'h90)+:(1)] = fill$beat_last_of_burst;
-        awvalid = write$awvalid;
-        awaddr = write$awaddr;
-        awlen = write$awlen;
-        write$awready = awready;
-        wvalid = write$wvalid;
-        wdata = write$wdata;
-        wstrb = write$wstrb;
-        wlast = write$wlast;
-        write$wready = wready;
-        write$b_valid = b_valid;
-        burst_issued = write$burst_issued;
-        write_limit_stall = write$limit_stall;
+        client$awvalid = write$awvalid;
+        client$awaddr = write$awaddr;
+        client$awlen = write$awlen;
+        client$awcache = write_cache_q$q;
+        write$awready = client$awready;
+        client$wvalid = write$wvalid;
+        client$wdata = write$wdata;
+        client$wstrb = write$wstrb;
+        client$wlast = write$wlast;
+        write$wready = client$wready;
+        client$waiting = write$awvalid;
+        client$issue_counter = write_counter_q$q;
+        client$response_counter = write_counter_q$q;
+        write$b_valid = client$b_valid;
+        client$burst_issued = write$burst_issued;
+        client$limit_stall = write$limit_stall;
         shram_write = beat_out & to_shram$q;
         shram_cores = shram_cores_q$q;
         shram_line = fill$beat_line[(32'h0)+:(12)];
@@ -42189,7 +42502,7 @@ endmodule // npu_u65_256_core$dma$mem2mem$write$w_beat
 
 
 
-module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,halt,writes$valid,writes$data,writes$ready,writes_done,issue_counter,may_issue,response_counter,cache,awvalid,awaddr,awlen,awready,wvalid,wdata,wstrb,wlast,wready,b_valid,waiting,burst_issued,limit_stall,busy);
+module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,halt,writes$valid,writes$data,writes$ready,writes_done,client$awvalid,client$awaddr,client$awlen,client$awcache,client$awready,client$wvalid,client$wdata,client$wstrb,client$wlast,client$wready,client$waiting,client$issue_counter,client$may_issue,client$burst_issued,client$response_counter,client$b_valid,client$limit_stall,busy);
     
     // Module arguments
     input wire  clock;
@@ -42203,23 +42516,23 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
     input wire  [336:0] writes$data;
     output reg  writes$ready;
     input wire  writes_done;
-    output reg  [1:0] issue_counter;
-    input wire  may_issue;
-    output reg  [1:0] response_counter;
-    output reg  [3:0] cache;
-    output reg  awvalid;
-    output reg  [39:0] awaddr;
-    output reg  [7:0] awlen;
-    input wire  awready;
-    output reg  wvalid;
-    output reg  [127:0] wdata;
-    output reg  [15:0] wstrb;
-    output reg  wlast;
-    input wire  wready;
-    input wire  b_valid;
-    output reg  waiting;
-    output reg  burst_issued;
-    output reg  limit_stall;
+    output reg  client$awvalid;
+    output reg  [39:0] client$awaddr;
+    output reg  [7:0] client$awlen;
+    output reg  [3:0] client$awcache;
+    input wire  client$awready;
+    output reg  client$wvalid;
+    output reg  [127:0] client$wdata;
+    output reg  [15:0] client$wstrb;
+    output reg  client$wlast;
+    input wire  client$wready;
+    output reg  client$waiting;
+    output reg  [1:0] client$issue_counter;
+    input wire  client$may_issue;
+    output reg  client$burst_issued;
+    output reg  [1:0] client$response_counter;
+    input wire  client$b_valid;
+    output reg  client$limit_stall;
     output reg  busy;
     
     // Stub signals
@@ -42386,7 +42699,7 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
         .d(open_data$d),
         .q(open_data$q)
     );
-    npu_u65_256_core$control$irq_history open_strobe(
+    npu_u65_256_core$control$run$irq_history open_strobe(
         .clock(open_strobe$clock),
         .rst_n(open_strobe$rst_n),
         .d(open_strobe$d),
@@ -42758,14 +43071,14 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
                 end
             end
         end
-        issue_counter = bursts$head$data[(64'h2c)+:(2)];
-        response_counter = held_counter$q;
-        cache = aw_cache$q;
+        client$issue_counter = bursts$head$data[(64'h2c)+:(2)];
+        client$response_counter = held_counter$q;
+        client$awcache = aw_cache$q;
         same_counter = (outstanding$q == 32'h0) | (bursts$head$data[(64'h2c)+:(2)] == held_counter$q);
-        issue = aclken & bursts$head$valid & (~aw_valid$q | awready) & same_counter & may_issue & ~halt;
-        limit_stall = bursts$head$valid & ~may_issue & ~halt;
+        issue = aclken & bursts$head$valid & (~aw_valid$q | client$awready) & same_counter & client$may_issue & ~halt;
+        client$limit_stall = bursts$head$valid & ~client$may_issue & ~halt;
         bursts$head$ready = issue;
-        if (aclken & awready) begin
+        if (aclken & client$awready) begin
             aw_valid$d = 1'b0;
         end
         if (issue) begin
@@ -42776,34 +43089,34 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
             held_counter$d = bursts$head$data[(64'h2c)+:(2)];
         end
         if (aclken) begin
-            waiting_q$d = bursts$head$valid & same_counter & may_issue & ~halt;
+            waiting_q$d = bursts$head$valid & same_counter & client$may_issue & ~halt;
         end
-        waiting = waiting_q$q;
-        burst_issued = issue;
-        if (issue & ~b_valid) begin
+        client$waiting = waiting_q$q;
+        client$burst_issued = issue;
+        if (issue & ~client$b_valid) begin
             outstanding$d = outstanding$q + 32'h1;
         end
-        if (~issue & b_valid) begin
+        if (~issue & client$b_valid) begin
             outstanding$d = outstanding$q - 32'h1;
         end
         buffer$head$ready = 1'b0;
-        if (aclken & wready) begin
+        if (aclken & client$wready) begin
             w_valid$d = 1'b0;
         end
-        if (aclken & (~w_valid$q | wready)) begin
+        if (aclken & (~w_valid$q | client$wready)) begin
             buffer$head$ready = buffer$head$valid;
             if (buffer$head$valid) begin
                 w_valid$d = 1'b1;
                 w_beat$d = buffer$head$data;
             end
         end
-        awvalid = aw_valid$q;
-        awaddr = aw_address$q;
-        awlen = aw_len$q;
-        wvalid = w_valid$q;
-        wdata = w_beat$q[(64'h0)+:(128)];
-        wstrb = w_beat$q[(64'h80)+:(16)];
-        wlast = w_beat$q[(64'h90)+:(1)];
+        client$awvalid = aw_valid$q;
+        client$awaddr = aw_address$q;
+        client$awlen = aw_len$q;
+        client$wvalid = w_valid$q;
+        client$wdata = w_beat$q[(64'h0)+:(128)];
+        client$wstrb = w_beat$q[(64'h80)+:(16)];
+        client$wlast = w_beat$q[(64'h90)+:(1)];
         busy = writes$valid | open_valid$q | (buffer$count != 32'h0) | bursts$head$valid | aw_valid$q | w_valid$q | (outstanding$q != 32'h0);
     end
     
@@ -44387,10 +44700,6 @@ module npu_u65_256_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
     end
     
 endmodule // npu_u65_256_core$dma$scales$0
-
-
-
-
 
 
 

@@ -289,8 +289,52 @@ impl Operation {
             unscaled: matches!(self.pool, Pool::Max | Pool::PaddedAverage),
             divide: self.pool == Pool::PaddedAverage,
             shift_only: self.pool == Pool::ShiftOnly,
-            ..OutputSettings::from_commands(|code| self.value(code))
+            ..settings_of_commands(|code| self.value(code))
         }
+    }
+}
+
+/// The output unit's settings of the NPU_SET_* values `value(opcode)`
+/// returns (each in its command's value space), read through the spec's
+/// field table: what the datapath's operation decoder hands the output unit
+/// (`hw/src/datapath/decode.rs`).
+fn settings_of_commands(value: impl Fn(Opcode) -> u64) -> OutputSettings {
+    let get = |op: Opcode, name: &str, width: usize| -> u64 {
+        let f = op.field(name);
+        assert_eq!(
+            usize::from(f.width),
+            width,
+            "{} {name}: OutputSettings declares {width} bits",
+            op.name()
+        );
+        f.get(value(op)) as u64
+    };
+    let precision = Opcode::NpuSetOfmPrecision;
+    let scale = Opcode::NpuSetOfmScale;
+    OutputSettings {
+        round_mode: get(precision, "round_mode", 2).into(),
+        ofm_signed: get(precision, "activation_type", 1) == 1,
+        ofm_precision: get(precision, "activation_precision", 2).into(),
+        global_scale: get(precision, "scale_mode", 1) == 1,
+        scale: get(scale, "scale", 32).into(),
+        shift: get(scale, "shift", 6).into(),
+        zero_point: get(Opcode::NpuSetOfmZeroPoint, "zero_point", 16).into(),
+        acc_format: get(Opcode::NpuSetAccFormat, "acc_format", 2).into(),
+        function: get(Opcode::NpuSetActivation, "activation_function", 12).into(),
+        clip_range: get(Opcode::NpuSetActivation, "activation_clip_range", 4).into(),
+        activation_min: get(Opcode::NpuSetActivationMin, "clip_min", 16).into(),
+        activation_max: get(Opcode::NpuSetActivationMax, "clip_max", 16).into(),
+        unscaled: false,
+        divide: false,
+        shift_only: false,
+        elementwise: false,
+        elementwise_mode: 0.into(),
+        ifm_precision: get(Opcode::NpuSetIfmPrecision, "activation_precision", 2).into(),
+        ifm_scale_mode: get(Opcode::NpuSetIfmPrecision, "scale_mode", 2).into(),
+        ifm_round_mode: get(Opcode::NpuSetIfmPrecision, "round_mode", 2).into(),
+        opa_scale: get(Opcode::NpuSetOpaScale, "scale", 32).into(),
+        opa_shift: get(Opcode::NpuSetOpaScale, "shift", 6).into(),
+        opb_scale: get(Opcode::NpuSetOpbScale, "scale", 16).into(),
     }
 }
 
@@ -704,7 +748,7 @@ impl ElementwiseOp {
             elementwise: true,
             elementwise_mode: u64::from(self.mode.bits()).into(),
             shift_only: self.op.ofm().bits == 32,
-            ..OutputSettings::from_commands(|code| self.op.value(code))
+            ..settings_of_commands(|code| self.op.value(code))
         }
     }
 

@@ -52,21 +52,26 @@
 //! QREAD is the byte offset of the first command not yet completed: the one
 //! executing, waiting or refused, or after a stop the offset past
 //! NPU_OP_STOP.
+//!
+//! Its parts: [`WordDecoder`] (the next word of the stream and what it is),
+//! [`OperationRules`] (TRM 4.8.2), [`RunState`] (STATUS, CMD and the IRQ)
+//! and the kernel queue; the op state ([`OpState`]) is the top level's.
 
 mod dispatch;
 mod fields;
 mod op_state;
 mod rules;
+mod run_state;
 
-pub use dispatch::{KernelKinds, KernelOperation};
+pub use dispatch::{CommandClass, KernelKinds, KernelOperation, WordDecoder};
 pub use fields::{FeatureMapType, KernelStride};
 pub use op_state::{
     command_key, ActivationView, DmaDescriptor, Ifm2View, IfmView, KernelView, OfmView, OpState,
     OperationState, SetRegister, WeightsView, CMD1_KEY,
 };
 pub use rules::OperationRules;
+pub use run_state::RunState;
 
-use crate::arch_constants::{field_lsb as lsb, field_mask as mask};
 use crate::stream::{LaneBeat, StreamIn, StreamOut};
 use crate::widgets::{Fifo, ResetReg};
 use npu_arch::command::{self as command, Opcode};
@@ -81,23 +86,6 @@ pub enum Step {
     Payload,
     /// Executing the decoded command.
     Execute,
-}
-
-/// What Execute does with a command, decoded as its first word is read so
-/// that Execute selects its action in parallel rather than by a chain of
-/// key comparisons.
-#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
-pub enum CommandClass {
-    Stop,
-    Irq,
-    DmaStart,
-    DmaWait,
-    KernelWait,
-    PmuMask,
-    /// NPU_OP_CONV, NPU_OP_DEPTHWISE, NPU_OP_POOL, NPU_OP_ELEMENTWISE.
-    Kernel,
-    /// An NPU_SET_* command, or a reserved opcode.
-    Other,
 }
 
 #[derive(LogicBlock)]
@@ -159,16 +147,10 @@ pub struct CentralControl {
     pub kernels_pending: Signal<Out, Bit>,
 
     // Opcode keys (TRM tables 4-110/4-111).
-    stop_key: Constant<Bits<11>>,
-    irq_key: Constant<Bits<11>>,
     conv_key: Constant<Bits<11>>,
     depthwise_key: Constant<Bits<11>>,
     pool_key: Constant<Bits<11>>,
     elementwise_key: Constant<Bits<11>>,
-    dma_start_key: Constant<Bits<11>>,
-    dma_wait_key: Constant<Bits<11>>,
-    kernel_wait_key: Constant<Bits<11>>,
-    pmu_mask_key: Constant<Bits<11>>,
     pmu_mask_enable: Constant<Bits<16>>,
     // The largest parameter of NPU_OP_DMA_WAIT, NPU_OP_KERNEL_WAIT and
     // NPU_OP_PMU_MASK (TRM 4.6.4).
@@ -185,35 +167,15 @@ pub struct CentralControl {
     param_shift: Constant<Bits<5>>,
     opcode_mask: Constant<Bits<32>>,
     cmd0_format: Constant<Bits<6>>,
-    cmd1_format: Constant<Bits<6>>,
-    cmd1_key: Constant<Bits<11>>,
-    // CMD and STATUS fields (TRM 4.2.2-4.2.3).
-    cmd_start: Constant<Bits<32>>,
-    cmd_clear_irq: Constant<Bits<32>>,
-    cmd_clear_history_lsb: Constant<Bits<5>>,
-    status_history_lsb: Constant<Bits<5>>,
-    status_channel_lsb: Constant<Bits<5>>,
-    status_interface: Constant<Bits<32>>,
-    status_pmu_irq: Constant<Bits<32>>,
-    status_end_reached: Constant<Bits<32>>,
-    status_parse_error: Constant<Bits<32>>,
-    status_bus: Constant<Bits<32>>,
-    status_irq_raised: Constant<Bits<32>>,
-    status_state: Constant<Bits<32>>,
 
-    // Words of the command stream.
-    beat_first_lane: Signal<Local, Bits<4>>,
-    beat_last_lane: Signal<Local, Bits<4>>,
-    /// The words of the head beat that hold stream bytes.
-    beat_first_word: Signal<Local, Bits<2>>,
-    beat_last_word: Signal<Local, Bits<2>>,
-    word_index: Signal<Local, Bits<2>>,
-    word: Signal<Local, Bits<32>>,
+    /// The next word of the command stream and what it is.
+    decoder: WordDecoder,
+    /// STATUS, CMD and the IRQ.
+    run: RunState,
     word_valid: Signal<Local, Bit>,
     take_word: Signal<Local, Bit>,
     stream_done: Signal<Local, Bit>,
     key: Signal<Local, Bits<11>>,
-    word_format: Signal<Local, Bits<6>>,
     first_format: Signal<Local, Bits<6>>,
     /// The datapath runs the kind of the decoded kernel operation, and its
     /// settings keep the rules; registered, and judged once the operation
@@ -233,19 +195,11 @@ pub struct CentralControl {
     kernel_queue: Fifo<KernelOperation, 1, 2>,
     dma_descriptor_bad: Signal<Local, Bit>,
     complete: Signal<Local, Bit>,
-    fail: Signal<Local, Bit>,
-    halt: Signal<Local, Bit>,
-    start_run: Signal<Local, Bit>,
 
-    running: ResetReg<Bit>,
     fetching: ResetReg<Bit>,
     step: ResetReg<Step>,
     command_key: ResetReg<Bits<11>>,
     command_class: ResetReg<CommandClass>,
-    /// The key and class of the word at the head of the stream, registered
-    /// with the command's first word.
-    word_key: Signal<Local, Bits<11>>,
-    word_class: Signal<Local, CommandClass>,
     /// Words of the head beat already taken.
     words_taken: ResetReg<Bits<2>>,
     /// Byte offset of the next word to take.
@@ -254,12 +208,6 @@ pub struct CentralControl {
     qread_offset: ResetReg<Bits<32>>,
     first_word: ResetReg<Bits<32>>,
     payload: ResetReg<Bits<32>>,
-    irq_raised: ResetReg<Bit>,
-    irq_history: ResetReg<Bits<16>>,
-    parse_error: ResetReg<Bit>,
-    end_reached: ResetReg<Bit>,
-    bus_error_seen: ResetReg<Bit>,
-    kernel_fault_seen: ResetReg<Bit>,
     pmu_enabled: ResetReg<Bit>,
 }
 
@@ -310,34 +258,14 @@ impl Default for CentralControl {
             kernel_fault: Default::default(),
             kernel_fault_offset: Default::default(),
             kernels_pending: Default::default(),
-            stop_key: key(Opcode::NpuOpStop),
-            irq_key: key(Opcode::NpuOpIrq),
             conv_key: key(Opcode::NpuOpConv),
             depthwise_key: key(Opcode::NpuOpDepthwise),
             pool_key: key(Opcode::NpuOpPool),
             elementwise_key: key(Opcode::NpuOpElementwise),
-            dma_start_key: key(Opcode::NpuOpDmaStart),
-            dma_wait_key: key(Opcode::NpuOpDmaWait),
-            kernel_wait_key: key(Opcode::NpuOpKernelWait),
-            pmu_mask_key: key(Opcode::NpuOpPmuMask),
             format_shift: Constant::new(u64::from(command::FORMAT_SHIFT).into()),
             param_shift: Constant::new(u64::from(command::PARAM_SHIFT).into()),
             opcode_mask: Constant::new(u64::from(command::OPCODE_MASK).into()),
             cmd0_format: Constant::new(u64::from(command::FORMAT_CMD0).into()),
-            cmd1_format: Constant::new(u64::from(command::FORMAT_CMD1).into()),
-            cmd1_key: Constant::new(CMD1_KEY.into()),
-            cmd_start: mask(&regs::CMD, "transition_to_running_state"),
-            cmd_clear_irq: mask(&regs::CMD, "clear_irq"),
-            cmd_clear_history_lsb: lsb(&regs::CMD, "clear_irq_history"),
-            status_history_lsb: lsb(&regs::STATUS, "irq_history_mask"),
-            status_channel_lsb: lsb(&regs::STATUS, "faulting_channel"),
-            status_interface: mask(&regs::STATUS, "faulting_interface"),
-            status_pmu_irq: mask(&regs::STATUS, "pmu_irq_raised"),
-            status_end_reached: mask(&regs::STATUS, "cmd_end_reached"),
-            status_parse_error: mask(&regs::STATUS, "cmd_parse_error"),
-            status_bus: mask(&regs::STATUS, "bus_status"),
-            status_irq_raised: mask(&regs::STATUS, "irq_raised"),
-            status_state: mask(&regs::STATUS, "state"),
             pmu_mask_enable: Constant::new((1u64 << pmu_mask_enable.lo).into()),
             dma_wait_max: constant16(u64::from(command::DMA_DESCRIPTORS) - 1),
             kernel_wait_max: constant16(Opcode::NpuOpKernelWait.field_mask()),
@@ -345,17 +273,12 @@ impl Default for CentralControl {
             pmu_mask_max: constant16(Opcode::NpuOpPmuMask.field_mask()),
             dma_region_max: Constant::new((regs::REGION_COUNT as u64 - 1).into()),
             dma_core_mask_max: Constant::new(command::DMA_CORE_MASK_MAX.into()),
-            beat_first_lane: Default::default(),
-            beat_last_lane: Default::default(),
-            beat_first_word: Default::default(),
-            beat_last_word: Default::default(),
-            word_index: Default::default(),
-            word: Default::default(),
+            decoder: Default::default(),
+            run: Default::default(),
             word_valid: Default::default(),
             take_word: Default::default(),
             stream_done: Default::default(),
             key: Default::default(),
-            word_format: Default::default(),
             first_format: Default::default(),
             kernel_supported: Default::default(),
             kernel_allowed: Default::default(),
@@ -369,27 +292,15 @@ impl Default for CentralControl {
             kernel_queue: Default::default(),
             dma_descriptor_bad: Default::default(),
             complete: Default::default(),
-            fail: Default::default(),
-            halt: Default::default(),
-            start_run: Default::default(),
-            running: Default::default(),
             fetching: Default::default(),
             step: ResetReg::new(Step::Decode),
             command_key: Default::default(),
             command_class: ResetReg::new(CommandClass::Other),
-            word_key: Default::default(),
-            word_class: Default::default(),
             words_taken: Default::default(),
             offset: Default::default(),
             qread_offset: Default::default(),
             first_word: Default::default(),
             payload: Default::default(),
-            irq_raised: Default::default(),
-            irq_history: Default::default(),
-            parse_error: Default::default(),
-            end_reached: Default::default(),
-            bus_error_seen: Default::default(),
-            kernel_fault_seen: Default::default(),
             pmu_enabled: Default::default(),
         }
     }
@@ -401,7 +312,6 @@ impl Logic for CentralControl {
         dff_setup!(
             self,
             clock,
-            running,
             fetching,
             step,
             command_key,
@@ -411,17 +321,10 @@ impl Logic for CentralControl {
             qread_offset,
             first_word,
             payload,
-            irq_raised,
             kernel_allowed,
             kernel_checked,
-            irq_history,
-            parse_error,
-            end_reached,
-            bus_error_seen,
-            kernel_fault_seen,
             pmu_enabled
         );
-        self.running.rst_n.next = self.rst_n.val();
         self.fetching.rst_n.next = self.rst_n.val();
         self.step.rst_n.next = self.rst_n.val();
         self.command_key.rst_n.next = self.rst_n.val();
@@ -431,38 +334,40 @@ impl Logic for CentralControl {
         self.qread_offset.rst_n.next = self.rst_n.val();
         self.first_word.rst_n.next = self.rst_n.val();
         self.payload.rst_n.next = self.rst_n.val();
-        self.irq_raised.rst_n.next = self.rst_n.val();
         self.kernel_allowed.rst_n.next = self.rst_n.val();
         self.kernel_checked.rst_n.next = self.rst_n.val();
-        self.irq_history.rst_n.next = self.rst_n.val();
-        self.parse_error.rst_n.next = self.rst_n.val();
-        self.end_reached.rst_n.next = self.rst_n.val();
-        self.bus_error_seen.rst_n.next = self.rst_n.val();
-        self.kernel_fault_seen.rst_n.next = self.rst_n.val();
         self.pmu_enabled.rst_n.next = self.rst_n.val();
         self.kernel_queue.clock.next = self.clock.val();
         self.kernel_queue.rst_n.next = self.rst_n.val();
+        self.run.clock.next = self.clock.val();
+        self.run.rst_n.next = self.rst_n.val();
         StreamOut::<KernelOperation>::link(&mut self.kernel_ops, &mut self.kernel_queue.head);
         self.kernels_outstanding.next = bit_cast::<3, 2>(self.kernel_queue.count.val());
         if self.kernel_busy.val() {
             self.kernels_outstanding.next = self.kernels_outstanding.val() + 1;
         }
-        self.kernels_pending.next = (self.kernels_outstanding.val() != 0)
-            & !self.bus_error_seen.q.val()
-            & !self.kernel_fault_seen.q.val();
+        self.kernels_pending.next =
+            (self.kernels_outstanding.val() != 0) & !self.run.kernels_stopped.val();
+
+        // ---- Run state: STATUS, CMD, IRQ ----
+        self.run.cmd_write.next = self.cmd_write.val();
+        self.run.queue_write.next = self.queue_write.val();
+        self.run.wdata.next = self.wdata.val();
+        self.run.qsize.next = self.qsize.val();
+        self.run.bus_error.next = self.bus_error.val();
+        self.run.faulting_channel.next = self.faulting_channel.val();
+        self.run.faulting_interface.next = self.faulting_interface.val();
+        self.run.kernel_fault.next = self.kernel_fault.val();
+        self.run.pmu_irq.next = self.pmu_irq.val();
+        self.run.raise_irq.next = false;
+        self.run.stop.next = false;
+        self.run.end_of_stream.next = false;
+        self.run.refused.next = false;
 
         // ---- The next word of the stream: from the head beat of the command channel ----
-        // (A field is copied before its bits are taken: yosys cannot select
-        // bits of a struct field's part-select.)
-        self.beat_first_lane.next = self.command.data.val().first_lane;
-        self.beat_last_lane.next = self.command.data.val().last_lane;
-        self.beat_first_word.next = self.beat_first_lane.val().get_bits::<2>(2);
-        self.beat_last_word.next = self.beat_last_lane.val().get_bits::<2>(2);
-        self.word_index.next = self.beat_first_word.val() + self.words_taken.q.val();
-        self.word.next = bit_cast::<32, 128>(
-            self.command.data.val().data >> (bit_cast::<7, 2>(self.word_index.val()) << 5),
-        );
-        self.word_valid.next = self.running.q.val() & self.command.valid.val();
+        self.decoder.beat.next = self.command.data.val();
+        self.decoder.words_taken.next = self.words_taken.q.val();
+        self.word_valid.next = self.run.running.val() & self.command.valid.val();
         self.stream_done.next = self.offset.q.val() == self.qsize.val();
         self.take_word.next = false;
         self.command.ready.next = false;
@@ -473,22 +378,19 @@ impl Logic for CentralControl {
         self.kernel_queue.tail.valid.next = false;
         self.set_write.next = false;
         self.complete.next = false;
-        self.fail.next = false;
-        self.halt.next = false;
 
         // Fetch once the previous stream's leftovers have drained.
-        if self.running.q.val() & !self.fetching.q.val() & !self.command_busy.val() {
+        if self.run.running.val() & !self.fetching.q.val() & !self.command_busy.val() {
             self.command_start.next = true;
             self.fetching.d.next = true;
         }
 
-        // ---- Decode ----
-        // TRM table 4-107 word layout (npu_arch::command).
-        self.word_format.next = bit_cast::<6, 32>(self.word.val() >> self.format_shift.val());
+        // ---- The registered command: opcode, parameter, NPU_SET_* value (TRM table 4-107) ----
         self.first_format.next =
             bit_cast::<6, 32>(self.first_word.q.val() >> self.format_shift.val());
         self.op_code.next = bit_cast::<10, 32>(self.first_word.q.val() & self.opcode_mask.val());
         self.op_param.next = bit_cast::<16, 32>(self.first_word.q.val() >> self.param_shift.val());
+        self.run.irq_mask.next = self.op_param.val();
         self.key.next = self.command_key.q.val();
         self.kernel_queue.tail.data.next.code = self.op_code.val();
         self.kernel_queue.tail.data.next.param = self.op_param.val();
@@ -496,36 +398,6 @@ impl Logic for CentralControl {
         // Kernel operations are cmd0 words: the command is the word before.
         self.kernel_queue.tail.data.next.offset = self.offset.q.val() - 4;
         self.set_key.next = self.key.val();
-        self.word_key.next = bit_cast::<11, 32>(self.word.val() & self.opcode_mask.val());
-        if self.word_format.val() == self.cmd1_format.val() {
-            self.word_key.next = self.word_key.val() | self.cmd1_key.val();
-        }
-        self.word_class.next = CommandClass::Other;
-        if self.word_key.val() == self.stop_key.val() {
-            self.word_class.next = CommandClass::Stop;
-        }
-        if self.word_key.val() == self.irq_key.val() {
-            self.word_class.next = CommandClass::Irq;
-        }
-        if self.word_key.val() == self.dma_start_key.val() {
-            self.word_class.next = CommandClass::DmaStart;
-        }
-        if self.word_key.val() == self.dma_wait_key.val() {
-            self.word_class.next = CommandClass::DmaWait;
-        }
-        if self.word_key.val() == self.kernel_wait_key.val() {
-            self.word_class.next = CommandClass::KernelWait;
-        }
-        if self.word_key.val() == self.pmu_mask_key.val() {
-            self.word_class.next = CommandClass::PmuMask;
-        }
-        if (self.word_key.val() == self.conv_key.val())
-            | (self.word_key.val() == self.depthwise_key.val())
-            | (self.word_key.val() == self.pool_key.val())
-            | (self.word_key.val() == self.elementwise_key.val())
-        {
-            self.word_class.next = CommandClass::Kernel;
-        }
         self.set_value.next = bit_cast::<48, 32>(self.payload.q.val())
             | (bit_cast::<48, 16>(self.op_param.val()) << 32);
         if self.first_format.val() == self.cmd0_format.val() {
@@ -569,25 +441,24 @@ impl Logic for CentralControl {
 
         match self.step.q.val() {
             Step::Decode => {
-                if self.running.q.val() & self.fetching.q.val() {
+                if self.run.running.val() & self.fetching.q.val() {
                     if self.stream_done.val() {
                         // TRM 4.2.2: end of stream without NPU_OP_STOP.
-                        self.end_reached.d.next = true;
-                        self.halt.next = true;
+                        self.run.end_of_stream.next = true;
                     } else if self.word_valid.val() {
-                        self.first_word.d.next = self.word.val();
-                        self.command_key.d.next = self.word_key.val();
-                        self.command_class.d.next = self.word_class.val();
-                        if self.word_format.val() == self.cmd1_format.val() {
+                        self.first_word.d.next = self.decoder.word.val();
+                        self.command_key.d.next = self.decoder.key.val();
+                        self.command_class.d.next = self.decoder.command_class.val();
+                        if self.decoder.cmd1.val() {
                             self.take_word.next = true;
                             self.step.d.next = Step::Payload;
-                        } else if self.word_format.val() == self.cmd0_format.val() {
+                        } else if self.decoder.cmd0.val() {
                             self.take_word.next = true;
                             self.payload.d.next = 0.into();
                             self.step.d.next = Step::Execute;
                         } else {
                             // TRM table 4-107: bits 15:10 are 0 (cmd0) or 0x10 (cmd1).
-                            self.fail.next = true;
+                            self.run.refused.next = true;
                         }
                     }
                 }
@@ -595,10 +466,10 @@ impl Logic for CentralControl {
             Step::Payload => {
                 if self.stream_done.val() {
                     // The stream ends inside a cmd1.
-                    self.fail.next = true;
+                    self.run.refused.next = true;
                 } else if self.word_valid.val() {
                     self.take_word.next = true;
-                    self.payload.d.next = self.word.val();
+                    self.payload.d.next = self.decoder.word.val();
                     self.step.d.next = Step::Execute;
                 }
             }
@@ -609,11 +480,9 @@ impl Logic for CentralControl {
                         if (self.descriptors_active.val() == 0)
                             & (self.kernels_outstanding.val() == 0)
                         {
-                            self.irq_history.d.next =
-                                self.irq_history.q.val() | self.op_param.val();
-                            self.irq_raised.d.next = true;
+                            self.run.raise_irq.next = true;
+                            self.run.stop.next = true;
                             self.complete.next = true;
-                            self.halt.next = true;
                         }
                     }
                     CommandClass::Irq => {
@@ -621,16 +490,14 @@ impl Logic for CentralControl {
                         if (self.descriptors_active.val() == 0)
                             & (self.kernels_outstanding.val() == 0)
                         {
-                            self.irq_history.d.next =
-                                self.irq_history.q.val() | self.op_param.val();
-                            self.irq_raised.d.next = true;
+                            self.run.raise_irq.next = true;
                             self.complete.next = true;
                         }
                     }
                     CommandClass::DmaStart => {
                         // TRM 4.6.4: one user channel, parameter 16 * channel.
                         if (self.op_param.val() != 0) | self.dma_descriptor_bad.val() {
-                            self.fail.next = true;
+                            self.run.refused.next = true;
                         } else if bit_cast::<16, 3>(self.kernels_outstanding.val())
                             <= self.dma_kernels_ahead.val()
                         {
@@ -641,7 +508,7 @@ impl Logic for CentralControl {
                     CommandClass::DmaWait => {
                         // TRM 4.6.4: parameter 16 * channel + k, channel 0, k 0-1.
                         if self.op_param.val() > self.dma_wait_max.val() {
-                            self.fail.next = true;
+                            self.run.refused.next = true;
                         } else if bit_cast::<16, 2>(self.descriptors_active.val())
                             <= (self.op_param.val() & 0xf)
                         {
@@ -650,7 +517,7 @@ impl Logic for CentralControl {
                     }
                     CommandClass::KernelWait => {
                         if self.op_param.val() > self.kernel_wait_max.val() {
-                            self.fail.next = true;
+                            self.run.refused.next = true;
                         } else if bit_cast::<16, 3>(self.kernels_outstanding.val())
                             <= self.op_param.val()
                         {
@@ -659,7 +526,7 @@ impl Logic for CentralControl {
                     }
                     CommandClass::PmuMask => {
                         if self.op_param.val() > self.pmu_mask_max.val() {
-                            self.fail.next = true;
+                            self.run.refused.next = true;
                         } else {
                             self.pmu_enabled.d.next =
                                 (self.op_param.val() & self.pmu_mask_enable.val()) != 0;
@@ -672,7 +539,7 @@ impl Logic for CentralControl {
                             // first Execute cycle, from registered settings.
                             self.kernel_checked.d.next = true;
                         } else if !self.kernel_allowed.q.val() {
-                            self.fail.next = true;
+                            self.run.refused.next = true;
                         } else {
                             self.kernel_queue.tail.valid.next = true;
                             self.complete.next = self.kernel_queue.tail.ready.val();
@@ -681,14 +548,14 @@ impl Logic for CentralControl {
                     CommandClass::Other => {
                         if self.set_known.val() {
                             if self.set_reserved.val() {
-                                self.fail.next = true;
+                                self.run.refused.next = true;
                             } else {
                                 self.set_write.next = true;
                                 self.complete.next = true;
                             }
                         } else {
                             // A reserved opcode.
-                            self.fail.next = true;
+                            self.run.refused.next = true;
                         }
                     }
                 }
@@ -703,103 +570,40 @@ impl Logic for CentralControl {
         if self.take_word.val() {
             self.offset.d.next = self.offset.q.val() + 4;
             self.words_taken.d.next = self.words_taken.q.val() + 1;
-            if self.word_index.val() == self.beat_last_word.val() {
+            if self.decoder.last_in_beat.val() {
                 self.words_taken.d.next = 0.into();
                 self.command.ready.next = true;
             }
         }
 
-        // ---- Run state ----
+        // ---- QREAD and the stepper on a halt or a start ----
         if self.complete.val() {
             self.qread_offset.d.next = self.offset.q.val();
         }
-        if self.fail.val() {
-            self.parse_error.d.next = true;
-            self.irq_raised.d.next = true;
-            self.halt.next = true;
-        }
-        if self.bus_error.val() & !self.bus_error_seen.q.val() {
-            self.bus_error_seen.d.next = true;
-            self.irq_raised.d.next = true;
-            self.halt.next = true;
-        }
-        // A kernel operation fails as a refused command does (the golden
-        // model's STATUS), QREAD at the operation though parsing went on.
-        if self.kernel_fault.val() & !self.kernel_fault_seen.q.val() {
-            self.kernel_fault_seen.d.next = true;
-            self.parse_error.d.next = true;
-            self.irq_raised.d.next = true;
+        // A kernel operation the datapath stopped: QREAD at the operation
+        // though parsing went on.
+        if self.run.kernel_fault_taken.val() {
             self.qread_offset.d.next = self.kernel_fault_offset.val();
-            self.halt.next = true;
         }
-        if self.halt.val() {
+        if self.run.halt.val() {
             self.kernel_checked.d.next = false;
-            self.running.d.next = false;
             self.fetching.d.next = false;
             self.command_cancel.next = true;
             self.step.d.next = Step::Decode;
             self.words_taken.d.next = 0.into();
         }
-
-        // ---- CMD and queue register writes (TRM 4.2.3, 4.2.2) ----
-        self.start_run.next = self.cmd_write.val()
-            & ((self.wdata.val() & self.cmd_start.val()) != 0)
-            & !self.running.q.val()
-            & !self.parse_error.q.val()
-            & !self.bus_error.val();
-        if self.cmd_write.val() {
-            if (self.wdata.val() & self.cmd_clear_irq.val()) != 0 {
-                self.irq_raised.d.next = false;
-            }
-            self.irq_history.d.next = self.irq_history.d.val()
-                & !bit_cast::<16, 32>(self.wdata.val() >> self.cmd_clear_history_lsb.val());
-        }
-        if self.queue_write.val() & !self.running.q.val() {
-            self.end_reached.d.next = false;
-        }
-        if self.start_run.val() {
-            self.running.d.next = true;
+        if self.run.start.val() {
             self.offset.d.next = 0.into();
             self.qread_offset.d.next = 0.into();
             self.step.d.next = Step::Decode;
             self.words_taken.d.next = 0.into();
-            if self.qsize.val().get_bits::<2>(0) != 0 {
-                // TRM 4.2.9: QSIZE is a multiple of 4.
-                self.parse_error.d.next = true;
-                self.irq_raised.d.next = true;
-                self.running.d.next = false;
-            }
         }
 
-        self.clear_irq.next =
-            self.cmd_write.val() & ((self.wdata.val() & self.cmd_clear_irq.val()) != 0);
+        self.clear_irq.next = self.run.clear_irq.val();
         self.pmu_enable.next = self.pmu_enabled.q.val();
-        self.running_state.next = self.running.q.val();
+        self.running_state.next = self.run.running.val();
         self.qread.next = self.qread_offset.q.val();
-        self.irq.next = self.irq_raised.q.val() | self.pmu_irq.val();
-        self.status.next = (bit_cast::<32, 16>(self.irq_history.q.val())
-            << self.status_history_lsb.val())
-            | (bit_cast::<32, 4>(self.faulting_channel.val()) << self.status_channel_lsb.val());
-        if self.faulting_interface.val() {
-            self.status.next = self.status.val() | self.status_interface.val();
-        }
-        if self.pmu_irq.val() {
-            self.status.next = self.status.val() | self.status_pmu_irq.val();
-        }
-        if self.end_reached.q.val() {
-            self.status.next = self.status.val() | self.status_end_reached.val();
-        }
-        if self.parse_error.q.val() {
-            self.status.next = self.status.val() | self.status_parse_error.val();
-        }
-        if self.bus_error.val() {
-            self.status.next = self.status.val() | self.status_bus.val();
-        }
-        if self.irq_raised.q.val() {
-            self.status.next = self.status.val() | self.status_irq_raised.val();
-        }
-        if self.running.q.val() {
-            self.status.next = self.status.val() | self.status_state.val();
-        }
+        self.irq.next = self.run.irq.val();
+        self.status.next = self.run.status.val();
     }
 }

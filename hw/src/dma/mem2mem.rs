@@ -7,6 +7,7 @@ use super::read_channel::ReadChannel;
 use super::reads::ReadClient;
 use super::walker::{TransferShape, TransferWalker};
 use super::write_channel::WriteChannel;
+use super::writes::WriteClient;
 use crate::shram::LINE_ADDRESS_BITS;
 use crate::stream::{LaneBeat, StreamOut};
 use crate::widgets::ResetReg;
@@ -31,26 +32,16 @@ pub struct Mem2Mem<const N: usize, const C: usize> {
     pub cores: Signal<In, Bits<2>>,
     /// A bus error: issue nothing more.
     pub halt: Signal<In, Bit>,
-    /// The source's outstanding counter and ARCACHE, taken at `start`.
+    /// The source's outstanding counter and ARCACHE, taken at `start`;
+    /// the destination's and its AWCACHE, held from `start`.
     pub read_counter: Signal<In, Bits<2>>,
     pub read_cache: Signal<In, Bits<4>>,
+    pub write_counter: Signal<In, Bits<2>>,
+    pub write_cache: Signal<In, Bits<4>>,
     /// The source reads, through the DMA's read router.
     pub reads: ReadClient,
-    /// The outstanding counter of the destination region has room.
-    pub may_write: Signal<In, Bit>,
-    pub awvalid: Signal<Out, Bit>,
-    pub awaddr: Signal<Out, Bits<40>>,
-    pub awlen: Signal<Out, Bits<8>>,
-    pub awready: Signal<In, Bit>,
-    pub wvalid: Signal<Out, Bit>,
-    pub wdata: Signal<Out, Bits<128>>,
-    pub wstrb: Signal<Out, Bits<16>>,
-    pub wlast: Signal<Out, Bit>,
-    pub wready: Signal<In, Bit>,
-    pub b_valid: Signal<In, Bit>,
-    pub burst_issued: Signal<Out, Bit>,
-    /// A write burst is held back by its outstanding limit (for the PMU).
-    pub write_limit_stall: Signal<Out, Bit>,
+    /// The destination writes in memory, through the DMA's write router.
+    pub client: WriteClient,
     /// The shared buffer takes a write this cycle (its port is shared).
     pub shram_ready: Signal<In, Bit>,
     pub shram_write: Signal<Out, Bit>,
@@ -71,13 +62,25 @@ pub struct Mem2Mem<const N: usize, const C: usize> {
     running: ResetReg<Bit>,
     to_shram: ResetReg<Bit>,
     shram_cores_q: ResetReg<Bits<2>>,
+    write_counter_q: ResetReg<Bits<2>>,
+    write_cache_q: ResetReg<Bits<4>>,
 }
 
 impl<const N: usize, const C: usize> Logic for Mem2Mem<N, C> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, running, to_shram, shram_cores_q);
+        dff_setup!(
+            self,
+            clock,
+            running,
+            to_shram,
+            shram_cores_q,
+            write_counter_q,
+            write_cache_q
+        );
         self.running.rst_n.next = self.rst_n.val();
+        self.write_counter_q.rst_n.next = self.rst_n.val();
+        self.write_cache_q.rst_n.next = self.rst_n.val();
         self.to_shram.rst_n.next = self.rst_n.val();
         self.shram_cores_q.rst_n.next = self.rst_n.val();
         self.read.clock.next = self.clock.val();
@@ -99,6 +102,8 @@ impl<const N: usize, const C: usize> Logic for Mem2Mem<N, C> {
             self.running.d.next = true;
             self.to_shram.d.next = self.internal.val();
             self.shram_cores_q.d.next = self.cores.val();
+            self.write_counter_q.d.next = self.write_counter.val();
+            self.write_cache_q.d.next = self.write_cache.val();
         }
 
         // Source.
@@ -123,23 +128,27 @@ impl<const N: usize, const C: usize> Logic for Mem2Mem<N, C> {
         // Destination: memory through AXI M0 ...
         self.write.aclken.next = self.aclken.val();
         self.write.halt.next = self.halt.val();
-        self.write.may_issue.next = self.may_write.val();
+        self.write.may_issue.next = self.client.may_issue.val();
         self.write.beats.valid.next = self.aligner.out.valid.val() & !self.to_shram.q.val();
         self.write.beats.data.next.data = self.aligner.out.data.val().data;
         self.write.beats.data.next.strobe = self.aligner.out.data.val().strobe;
         self.write.beats.data.next.last = self.fill.beat_last_of_burst.val();
-        self.awvalid.next = self.write.awvalid.val();
-        self.awaddr.next = self.write.awaddr.val();
-        self.awlen.next = self.write.awlen.val();
-        self.write.awready.next = self.awready.val();
-        self.wvalid.next = self.write.wvalid.val();
-        self.wdata.next = self.write.wdata.val();
-        self.wstrb.next = self.write.wstrb.val();
-        self.wlast.next = self.write.wlast.val();
-        self.write.wready.next = self.wready.val();
-        self.write.b_valid.next = self.b_valid.val();
-        self.burst_issued.next = self.write.burst_issued.val();
-        self.write_limit_stall.next = self.write.limit_stall.val();
+        self.client.awvalid.next = self.write.awvalid.val();
+        self.client.awaddr.next = self.write.awaddr.val();
+        self.client.awlen.next = self.write.awlen.val();
+        self.client.awcache.next = self.write_cache_q.q.val();
+        self.write.awready.next = self.client.awready.val();
+        self.client.wvalid.next = self.write.wvalid.val();
+        self.client.wdata.next = self.write.wdata.val();
+        self.client.wstrb.next = self.write.wstrb.val();
+        self.client.wlast.next = self.write.wlast.val();
+        self.write.wready.next = self.client.wready.val();
+        self.client.waiting.next = self.write.awvalid.val();
+        self.client.issue_counter.next = self.write_counter_q.q.val();
+        self.client.response_counter.next = self.write_counter_q.q.val();
+        self.write.b_valid.next = self.client.b_valid.val();
+        self.client.burst_issued.next = self.write.burst_issued.val();
+        self.client.limit_stall.next = self.write.limit_stall.val();
 
         // ... or the shared buffer.
         self.shram_write.next = self.beat_out.val() & self.to_shram.q.val();

@@ -9,7 +9,10 @@
 //! and the bus errors for all of them. Today's channels are the command
 //! stream (read for the central control) and mem2mem (the user DMA,
 //! [`Mem2Mem`]); the IFM, weight and scale/bias channels of the datapath are
-//! further rows of the router's table.
+//! further rows of the router's table. Every write channel (OFM, mem2mem)
+//! is a [`WriteClient`] of one [`WriteRouter`] on M0. The user DMA's queue
+//! holds two descriptors; the head one reaches mem2mem as the transfer it
+//! asks for ([`DescriptorTransfer`]).
 //!
 //! Per transfer, the region's `REGIONCFG` entry (the command stream's
 //! `QCONFIG`) selects an outstanding counter 0-3 and so the port (counters
@@ -30,6 +33,7 @@
 
 mod aligner;
 mod clients;
+mod descriptor;
 mod events;
 mod ifm_channel;
 mod mem2mem;
@@ -46,6 +50,7 @@ mod write_channel;
 mod writes;
 
 pub use aligner::Aligner;
+pub use descriptor::DescriptorTransfer;
 pub use events::{AxiEvents, AxiEventsIn, ReadEvents, WriteEvents};
 pub use ifm_channel::IfmChannel;
 pub use mem2mem::Mem2Mem;
@@ -57,7 +62,7 @@ pub use reads::{ReadClient, ReadClientPort, ReadPortSignals, ReadRouter};
 pub use region::RegionSelect;
 pub use requests::{OfmWrite, ShramFill, StreamRead};
 pub use stream_reader::StreamReader;
-pub use walker::{TransferShape, TransferWalker};
+pub use walker::{TransferShape, TransferShapeSource, TransferWalker};
 pub use write_channel::WriteChannel;
 pub use writes::{WriteClient, WriteClientPort, WritePortSignals, WriteRouter};
 
@@ -176,33 +181,13 @@ pub struct Dma {
     max_beats_lsb: Constant<Bits<5>>,
     memtype_lsb: Constant<Bits<5>>,
 
-    // The head descriptor, decoded.
-    head: Signal<Local, DmaDescriptor>,
-    src_offset: Signal<Local, Bits<40>>,
-    dst_offset: Signal<Local, Bits<40>>,
-    skip0: Signal<Local, Bits<40>>,
-    skip1: Signal<Local, Bits<40>>,
-    src_region: Signal<Local, Bits<3>>,
-    dst_region: Signal<Local, Bits<3>>,
-    src_mode: Signal<Local, Bits<2>>,
-    dst_mode: Signal<Local, Bits<2>>,
-    dst_internal: Signal<Local, Bit>,
-    rows: Signal<Local, Bits<16>>,
-    planes: Signal<Local, Bits<16>>,
-    len: Signal<Local, Bits<32>>,
-    empty_transfer: Signal<Local, Bit>,
-    /// The user DMA's source and destination regions (BASEP, REGIONCFG,
-    /// AXI_LIMIT), as every channel looks them up.
-    src_lookup: RegionSelect,
-    dst_lookup: RegionSelect,
+    /// The head descriptor as the transfer it asks for.
+    head: DescriptorTransfer,
     /// One-hot forms of the counter and region selections.
     qconfig_select: Signal<Local, Bits<4>>,
     command_limit: Signal<Local, Bits<32>>,
     start_mem2mem: Signal<Local, Bit>,
 
-    // Per-transfer settings, held while it runs.
-    mem2mem_write_counter: ResetReg<Bits<2>>,
-    mem2mem_write_cache: ResetReg<Bits<4>>,
     head_started: ResetReg<Bit>,
 
     /// Issue nothing new: a bus error or a soft reset.
@@ -323,26 +308,9 @@ impl Dma {
             max_beats_lsb: limit_lsb("max_beats"),
             memtype_lsb: limit_lsb("memtype"),
             head: Default::default(),
-            src_offset: Default::default(),
-            dst_offset: Default::default(),
-            skip0: Default::default(),
-            skip1: Default::default(),
-            src_region: Default::default(),
-            dst_region: Default::default(),
-            src_mode: Default::default(),
-            dst_mode: Default::default(),
-            dst_internal: Default::default(),
-            rows: Default::default(),
-            planes: Default::default(),
-            len: Default::default(),
-            empty_transfer: Default::default(),
-            src_lookup: Default::default(),
-            dst_lookup: Default::default(),
             qconfig_select: Default::default(),
             command_limit: Default::default(),
             start_mem2mem: Default::default(),
-            mem2mem_write_counter: Default::default(),
-            mem2mem_write_cache: Default::default(),
             head_started: Default::default(),
             stop_issue: Default::default(),
             halted: Default::default(),
@@ -360,16 +328,12 @@ impl Logic for Dma {
         dff_setup!(
             self,
             clock,
-            mem2mem_write_counter,
-            mem2mem_write_cache,
             head_started,
             halted,
             fault_channel,
             fault_interface,
             wakeup
         );
-        self.mem2mem_write_counter.rst_n.next = self.rst_n.val();
-        self.mem2mem_write_cache.rst_n.next = self.rst_n.val();
         self.head_started.rst_n.next = self.rst_n.val();
         self.halted.rst_n.next = self.rst_n.val();
         self.fault_channel.rst_n.next = self.rst_n.val();
@@ -442,91 +406,35 @@ impl Logic for Dma {
         StreamIn::<DmaDescriptor>::link(&mut self.descriptors, &mut self.queue.tail);
         self.descriptors_active.next = self.queue.count.val();
 
-        // The head descriptor (TRM 4.6.4-4.6.5 NPU_SET_DMA0_*). The number of
-        // dimensions is the larger of the two stride modes; a 1D side is
-        // packed, a 2D side skips SKIP0 after each row, a 3D side also
-        // starts each plane SKIP1 after the packed plane. Offsets and skips
-        // are 40-bit AXI addresses, LEN 32 bits (TRM 4.6.5): the values'
-        // higher bits are not used.
-        self.head.next = self.queue.head.data.val();
-        self.src_offset.next = bit_cast::<40, 48>(self.head.val().src);
-        self.dst_offset.next = bit_cast::<40, 48>(self.head.val().dst);
-        self.len.next = bit_cast::<32, 48>(self.head.val().len);
-        self.skip0.next = bit_cast::<40, 48>(self.head.val().skip0);
-        self.skip1.next = bit_cast::<40, 48>(self.head.val().skip1);
-        // Region (or core mask), internal bit, stride mode.
-        self.src_region.next = bit_cast::<3, 8>(self.head.val().src_region_region);
-        self.src_mode.next = self.head.val().src_region_stride_mode;
-        self.dst_region.next = bit_cast::<3, 8>(self.head.val().dst_region_region);
-        self.dst_internal.next = self.head.val().dst_region_region_mode;
-        self.dst_mode.next = self.head.val().dst_region_stride_mode;
-        self.rows.next = 1.into();
-        if (self.src_mode.val() != 0) | (self.dst_mode.val() != 0) {
-            self.rows.next = self.head.val().size0;
-        }
-        self.planes.next = 1.into();
-        if (self.src_mode.val() >= 2) | (self.dst_mode.val() >= 2) {
-            self.planes.next = self.head.val().size1;
-        }
-        self.empty_transfer.next =
-            (self.len.val() == 0) | (self.rows.val() == 0) | (self.planes.val() == 0);
-        self.src_lookup.region.next = self.src_region.val();
-        self.dst_lookup.region.next = self.dst_region.val();
-        self.src_lookup.regioncfg.next = self.regioncfg.val();
-        self.dst_lookup.regioncfg.next = self.regioncfg.val();
-        self.src_lookup.basep.next = self.basep_packed.val();
-        self.dst_lookup.basep.next = self.basep_packed.val();
-        self.src_lookup.axi_limit.next = self.axi_limit_packed.val();
-        self.dst_lookup.axi_limit.next = self.axi_limit_packed.val();
-
-        self.mem2mem.source.base.next = self.src_lookup.base.val() + self.src_offset.val();
-        self.mem2mem.source.len.next = self.len.val();
-        self.mem2mem.source.rows.next = self.rows.val();
-        self.mem2mem.source.planes.next = self.planes.val();
-        self.mem2mem.source.row_skip.next = 0.into();
-        if self.src_mode.val() != 0 {
-            self.mem2mem.source.row_skip.next = self.skip0.val();
-        }
-        self.mem2mem.source.plane_skip.next = self.skip1.val();
-        self.mem2mem.source.three_d.next = self.src_mode.val() >= 2;
-        self.mem2mem.source.max_beats.next = self.src_lookup.max_beats.val();
-
-        self.mem2mem.destination.base.next = self.dst_offset.val();
-        if !self.dst_internal.val() {
-            self.mem2mem.destination.base.next = self.dst_lookup.base.val() + self.dst_offset.val();
-        }
-        self.mem2mem.destination.len.next = self.len.val();
-        self.mem2mem.destination.rows.next = self.rows.val();
-        self.mem2mem.destination.planes.next = self.planes.val();
-        self.mem2mem.destination.row_skip.next = 0.into();
-        if self.dst_mode.val() != 0 {
-            self.mem2mem.destination.row_skip.next = self.skip0.val();
-        }
-        self.mem2mem.destination.plane_skip.next = self.skip1.val();
-        self.mem2mem.destination.three_d.next = self.dst_mode.val() >= 2;
-        self.mem2mem.destination.max_beats.next = self.dst_lookup.max_beats.val();
-        self.mem2mem.internal.next = self.dst_internal.val();
-        self.mem2mem.cores.next = bit_cast::<2, 8>(self.head.val().dst_region_region);
+        // The head descriptor as the transfer it asks for.
+        self.head.descriptor.next = self.queue.head.data.val();
+        self.head.regioncfg.next = self.regioncfg.val();
+        self.head.basep.next = self.basep_packed.val();
+        self.head.axi_limit.next = self.axi_limit_packed.val();
+        TransferShapeSource::join(&mut self.head.source, &mut self.mem2mem.source);
+        TransferShapeSource::join(&mut self.head.destination, &mut self.mem2mem.destination);
+        self.mem2mem.internal.next = self.head.internal.val();
+        self.mem2mem.cores.next = self.head.cores.val();
+        self.mem2mem.read_counter.next = self.head.read_counter.val();
+        self.mem2mem.read_cache.next = self.head.read_cache.val();
+        self.mem2mem.write_counter.next = self.head.write_counter.val();
+        self.mem2mem.write_cache.next = self.head.write_cache.val();
 
         // Start the head descriptor; retire it when its transfer completes
         // (an empty one at once).
         self.start_mem2mem.next = self.queue.head.valid.val()
             & !self.head_started.q.val()
             & !self.stop_issue.val()
-            & !self.empty_transfer.val();
+            & !self.head.empty.val();
         self.mem2mem.start.next = self.start_mem2mem.val();
-        self.mem2mem.read_counter.next = self.src_lookup.counter.val();
-        self.mem2mem.read_cache.next = self.src_lookup.arcache.val();
         if self.start_mem2mem.val() {
             self.head_started.d.next = true;
-            self.mem2mem_write_counter.d.next = self.dst_lookup.counter.val();
-            self.mem2mem_write_cache.d.next = self.dst_lookup.awcache.val();
         }
         self.queue.head.ready.next = self.mem2mem.done.val()
             | (self.queue.head.valid.val()
                 & !self.head_started.q.val()
                 & !self.halted.q.val()
-                & self.empty_transfer.val());
+                & self.head.empty.val());
         if self.mem2mem.done.val() {
             self.head_started.d.next = false;
         }
@@ -632,40 +540,8 @@ impl Logic for Dma {
             self.writes.axi_limit[c].next = self.axi_limit[c].val();
         }
         self.mem2mem.aclken.next = self.m0.aclken.val();
-        self.writes.clients[1].awvalid.next = self.mem2mem.awvalid.val();
-        self.writes.clients[1].awaddr.next = self.mem2mem.awaddr.val();
-        self.writes.clients[1].awlen.next = self.mem2mem.awlen.val();
-        self.writes.clients[1].awcache.next = self.mem2mem_write_cache.q.val();
-        self.mem2mem.awready.next = self.writes.clients[1].awready.val();
-        self.writes.clients[1].wvalid.next = self.mem2mem.wvalid.val();
-        self.writes.clients[1].wdata.next = self.mem2mem.wdata.val();
-        self.writes.clients[1].wstrb.next = self.mem2mem.wstrb.val();
-        self.writes.clients[1].wlast.next = self.mem2mem.wlast.val();
-        self.mem2mem.wready.next = self.writes.clients[1].wready.val();
-        self.writes.clients[1].waiting.next = self.mem2mem.awvalid.val();
-        self.writes.clients[1].issue_counter.next = self.mem2mem_write_counter.q.val();
-        self.mem2mem.may_write.next = self.writes.clients[1].may_issue.val();
-        self.writes.clients[1].burst_issued.next = self.mem2mem.burst_issued.val();
-        self.writes.clients[1].response_counter.next = self.mem2mem_write_counter.q.val();
-        self.mem2mem.b_valid.next = self.writes.clients[1].b_valid.val();
-        self.writes.clients[1].limit_stall.next = self.mem2mem.write_limit_stall.val();
-        self.writes.clients[0].awvalid.next = self.ofm.awvalid.val();
-        self.writes.clients[0].awaddr.next = self.ofm.awaddr.val();
-        self.writes.clients[0].awlen.next = self.ofm.awlen.val();
-        self.writes.clients[0].awcache.next = self.ofm.cache.val();
-        self.ofm.awready.next = self.writes.clients[0].awready.val();
-        self.writes.clients[0].wvalid.next = self.ofm.wvalid.val();
-        self.writes.clients[0].wdata.next = self.ofm.wdata.val();
-        self.writes.clients[0].wstrb.next = self.ofm.wstrb.val();
-        self.writes.clients[0].wlast.next = self.ofm.wlast.val();
-        self.ofm.wready.next = self.writes.clients[0].wready.val();
-        self.writes.clients[0].waiting.next = self.ofm.waiting.val();
-        self.writes.clients[0].issue_counter.next = self.ofm.issue_counter.val();
-        self.ofm.may_issue.next = self.writes.clients[0].may_issue.val();
-        self.writes.clients[0].burst_issued.next = self.ofm.burst_issued.val();
-        self.writes.clients[0].response_counter.next = self.ofm.response_counter.val();
-        self.ofm.b_valid.next = self.writes.clients[0].b_valid.val();
-        self.writes.clients[0].limit_stall.next = self.ofm.limit_stall.val();
+        WriteClient::join(&mut self.ofm.client, &mut self.writes.clients[0]);
+        WriteClient::join(&mut self.mem2mem.client, &mut self.writes.clients[1]);
         self.writes.m0.aclken.next = self.m0.aclken.val();
         self.writes.m0.awready.next = self.m0.awready.val();
         self.writes.m0.wready.next = self.m0.wready.val();

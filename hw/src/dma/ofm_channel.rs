@@ -21,6 +21,7 @@
 
 use super::region::RegionSelect;
 use super::requests::OfmWrite;
+use super::writes::WriteClient;
 use crate::stream::{StreamIn, WriteBeat};
 use crate::widgets::{Fifo, RamFifo, ResetReg};
 use rust_hdl::prelude::*;
@@ -50,32 +51,13 @@ pub struct OfmChannel {
     pub writes: StreamIn<OfmWrite>,
     /// The datapath has no more writes for the operation: send the open line.
     pub writes_done: Signal<In, Bit>,
-    /// The outstanding counter of the burst to issue, and whether it has
-    /// room; the counter of the bursts issued (their responses count down
-    /// on it) and their AWCACHE.
-    pub issue_counter: Signal<Out, Bits<2>>,
-    pub may_issue: Signal<In, Bit>,
-    pub response_counter: Signal<Out, Bits<2>>,
-    pub cache: Signal<Out, Bits<4>>,
-    pub awvalid: Signal<Out, Bit>,
-    pub awaddr: Signal<Out, Bits<40>>,
-    pub awlen: Signal<Out, Bits<8>>,
-    pub awready: Signal<In, Bit>,
-    pub wvalid: Signal<Out, Bit>,
-    pub wdata: Signal<Out, Bits<128>>,
-    pub wstrb: Signal<Out, Bits<16>>,
-    pub wlast: Signal<Out, Bit>,
-    pub wready: Signal<In, Bit>,
-    /// A write response of this channel was accepted.
-    pub b_valid: Signal<In, Bit>,
-    /// A burst could issue but for the address register, still busy with
-    /// the last one (the write router keeps M0's AW channel for it): as of
-    /// the last cycle with ACLKEN high.
-    pub waiting: Signal<Out, Bit>,
-    /// A burst was issued this cycle (for the outstanding counters).
-    pub burst_issued: Signal<Out, Bit>,
-    /// A burst is ready but `may_issue` holds it back (for the PMU).
-    pub limit_stall: Signal<Out, Bit>,
+    /// The writes, through the DMA's write router: the AW and W channels,
+    /// the outstanding counter of the burst to issue and whether it has
+    /// room, the counter the issued bursts' responses count down on, their
+    /// AWCACHE; `waiting`: a burst could issue but for the address
+    /// register, still busy with the last one (the write router keeps M0's
+    /// AW channel for it), as of the last cycle with ACLKEN high.
+    pub client: WriteClient,
     /// Writes remain to be issued or answered.
     pub busy: Signal<Out, Bit>,
     region_lookup: RegionSelect,
@@ -311,21 +293,21 @@ impl Logic for OfmChannel {
         // ---- AW: a buffered burst, on an enabled cycle; every outstanding
         // burst counts on one counter, so a burst to another counter waits
         // until they are answered ----
-        self.issue_counter.next = self.bursts.head.data.val().counter;
-        self.response_counter.next = self.held_counter.q.val();
-        self.cache.next = self.aw_cache.q.val();
+        self.client.issue_counter.next = self.bursts.head.data.val().counter;
+        self.client.response_counter.next = self.held_counter.q.val();
+        self.client.awcache.next = self.aw_cache.q.val();
         self.same_counter.next = (self.outstanding.q.val() == 0)
             | (self.bursts.head.data.val().counter == self.held_counter.q.val());
         self.issue.next = self.aclken.val()
             & self.bursts.head.valid.val()
-            & (!self.aw_valid.q.val() | self.awready.val())
+            & (!self.aw_valid.q.val() | self.client.awready.val())
             & self.same_counter.val()
-            & self.may_issue.val()
+            & self.client.may_issue.val()
             & !self.halt.val();
-        self.limit_stall.next =
-            self.bursts.head.valid.val() & !self.may_issue.val() & !self.halt.val();
+        self.client.limit_stall.next =
+            self.bursts.head.valid.val() & !self.client.may_issue.val() & !self.halt.val();
         self.bursts.head.ready.next = self.issue.val();
-        if self.aclken.val() & self.awready.val() {
+        if self.aclken.val() & self.client.awready.val() {
             self.aw_valid.d.next = false;
         }
         if self.issue.val() {
@@ -340,38 +322,38 @@ impl Logic for OfmChannel {
         if self.aclken.val() {
             self.waiting_q.d.next = self.bursts.head.valid.val()
                 & self.same_counter.val()
-                & self.may_issue.val()
+                & self.client.may_issue.val()
                 & !self.halt.val();
         }
-        self.waiting.next = self.waiting_q.q.val();
-        self.burst_issued.next = self.issue.val();
-        if self.issue.val() & !self.b_valid.val() {
+        self.client.waiting.next = self.waiting_q.q.val();
+        self.client.burst_issued.next = self.issue.val();
+        if self.issue.val() & !self.client.b_valid.val() {
             self.outstanding.d.next = self.outstanding.q.val() + 1;
         }
-        if !self.issue.val() & self.b_valid.val() {
+        if !self.issue.val() & self.client.b_valid.val() {
             self.outstanding.d.next = self.outstanding.q.val() - 1;
         }
 
         // ---- W: the buffered beats in order (the router lets them out
         // only behind their burst's address) ----
         self.buffer.head.ready.next = false;
-        if self.aclken.val() & self.wready.val() {
+        if self.aclken.val() & self.client.wready.val() {
             self.w_valid.d.next = false;
         }
-        if self.aclken.val() & (!self.w_valid.q.val() | self.wready.val()) {
+        if self.aclken.val() & (!self.w_valid.q.val() | self.client.wready.val()) {
             self.buffer.head.ready.next = self.buffer.head.valid.val();
             if self.buffer.head.valid.val() {
                 self.w_valid.d.next = true;
                 self.w_beat.d.next = self.buffer.head.data.val();
             }
         }
-        self.awvalid.next = self.aw_valid.q.val();
-        self.awaddr.next = self.aw_address.q.val();
-        self.awlen.next = self.aw_len.q.val();
-        self.wvalid.next = self.w_valid.q.val();
-        self.wdata.next = self.w_beat.q.val().data;
-        self.wstrb.next = self.w_beat.q.val().strobe;
-        self.wlast.next = self.w_beat.q.val().last;
+        self.client.awvalid.next = self.aw_valid.q.val();
+        self.client.awaddr.next = self.aw_address.q.val();
+        self.client.awlen.next = self.aw_len.q.val();
+        self.client.wvalid.next = self.w_valid.q.val();
+        self.client.wdata.next = self.w_beat.q.val().data;
+        self.client.wstrb.next = self.w_beat.q.val().strobe;
+        self.client.wlast.next = self.w_beat.q.val().last;
         self.busy.next = self.writes.valid.val()
             | self.open_valid.q.val()
             | (self.buffer.count.val() != 0)

@@ -12,6 +12,7 @@ use rust_hdl::prelude::*;
 /// so no multiplier is needed: the walker keeps the packed end of the
 /// current plane.
 #[derive(Clone, Debug, Default, LogicInterface)]
+#[join = "TransferShapeSource"]
 pub struct TransferShape {
     pub base: Signal<In, Bits<40>>,
     pub len: Signal<In, Bits<32>>,
@@ -26,6 +27,20 @@ pub struct TransferShape {
     /// byte boundary; the reserved 3 acts as 0. Every such boundary lies
     /// inside a 4 KB page, so no burst crosses 4 KB either.
     pub max_beats: Signal<In, Bits<2>>,
+}
+
+/// The side that gives a [`TransferShape`].
+#[derive(Clone, Debug, Default, LogicInterface)]
+#[join = "TransferShape"]
+pub struct TransferShapeSource {
+    pub base: Signal<Out, Bits<40>>,
+    pub len: Signal<Out, Bits<32>>,
+    pub rows: Signal<Out, Bits<16>>,
+    pub planes: Signal<Out, Bits<16>>,
+    pub row_skip: Signal<Out, Bits<40>>,
+    pub plane_skip: Signal<Out, Bits<40>>,
+    pub three_d: Signal<Out, Bit>,
+    pub max_beats: Signal<Out, Bits<2>>,
 }
 
 /// `start` loads a shape; the walker then presents bursts (`valid`,

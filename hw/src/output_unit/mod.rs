@@ -29,7 +29,7 @@
 //! # Ports
 //!
 //! - `settings` ([`OutputSettings`], the fields of the NPU_SET_* values,
-//!   [`OutputSettings::from_commands`]): a beat taken carries its
+//!   filled by the datapath's operation decoder): a beat taken carries its
 //!   operation's control on, so consecutive operations may follow each
 //!   other beat to beat; it must hold its operation's values while that
 //!   operation's beats are offered. A change holds the input for

@@ -1,11 +1,11 @@
 //! The output unit's per-operation settings: the fields of the NPU_SET_*
-//! values it reads, by name ([`OutputSettings`], taken apart at the
-//! positions of `npu_arch::command`), and what the pipeline carries of them
-//! with each beat ([`BeatControl`], from [`ControlDecoder`]).
+//! values it reads, by name ([`OutputSettings`], filled from the op-state
+//! views by the datapath's operation decoder), and what the pipeline
+//! carries of them with each beat ([`BeatControl`], from
+//! [`ControlDecoder`]).
 
 use super::LANES;
 use crate::widgets::ResetReg;
-use npu_arch::command::Opcode;
 use rust_hdl::prelude::*;
 
 // `ControlDecoder` takes LUT n (TRM 4.6.4 NPU_SET_ACTIVATION 16 + n) as bits
@@ -79,51 +79,6 @@ pub struct OutputSettings {
     pub opa_scale: Bits<32>,
     pub opa_shift: Bits<6>,
     pub opb_scale: Bits<16>,
-}
-
-impl OutputSettings {
-    /// The settings of the NPU_SET_* values `value(opcode)` returns (each in
-    /// its command's value space, `npu_arch::command`), field by field at the
-    /// spec's positions: what the op state hands over with an operation.
-    pub fn from_commands(value: impl Fn(Opcode) -> u64) -> OutputSettings {
-        let get = |op: Opcode, name: &str, width: usize| -> u64 {
-            let f = op.field(name);
-            assert_eq!(
-                usize::from(f.width),
-                width,
-                "{} {name}: OutputSettings declares {width} bits",
-                op.name()
-            );
-            f.get(value(op)) as u64
-        };
-        let precision = Opcode::NpuSetOfmPrecision;
-        let scale = Opcode::NpuSetOfmScale;
-        OutputSettings {
-            round_mode: get(precision, "round_mode", 2).into(),
-            ofm_signed: get(precision, "activation_type", 1) == 1,
-            ofm_precision: get(precision, "activation_precision", 2).into(),
-            global_scale: get(precision, "scale_mode", 1) == 1,
-            scale: get(scale, "scale", 32).into(),
-            shift: get(scale, "shift", 6).into(),
-            zero_point: get(Opcode::NpuSetOfmZeroPoint, "zero_point", 16).into(),
-            acc_format: get(Opcode::NpuSetAccFormat, "acc_format", 2).into(),
-            function: get(Opcode::NpuSetActivation, "activation_function", 12).into(),
-            clip_range: get(Opcode::NpuSetActivation, "activation_clip_range", 4).into(),
-            activation_min: get(Opcode::NpuSetActivationMin, "clip_min", 16).into(),
-            activation_max: get(Opcode::NpuSetActivationMax, "clip_max", 16).into(),
-            unscaled: false,
-            divide: false,
-            shift_only: false,
-            elementwise: false,
-            elementwise_mode: 0.into(),
-            ifm_precision: get(Opcode::NpuSetIfmPrecision, "activation_precision", 2).into(),
-            ifm_scale_mode: get(Opcode::NpuSetIfmPrecision, "scale_mode", 2).into(),
-            ifm_round_mode: get(Opcode::NpuSetIfmPrecision, "round_mode", 2).into(),
-            opa_scale: get(Opcode::NpuSetOpaScale, "scale", 32).into(),
-            opa_shift: get(Opcode::NpuSetOpaScale, "shift", 6).into(),
-            opb_scale: get(Opcode::NpuSetOpbScale, "scale", 16).into(),
-        }
-    }
 }
 
 /// What travels with a beat through the pipeline: its lane mask and what
