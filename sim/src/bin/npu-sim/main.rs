@@ -27,6 +27,13 @@ use std::process::ExitCode;
         base-pointer region (see JOBS.md). `run` writes JOB_DIR/out/<name>.bin for every \
         output, compares with the expected bytes and exits non-zero on any mismatch or error."
 )]
+#[cfg_attr(
+    not(feature = "rtl"),
+    command(
+        after_help = "This npu-sim was built without the RTL (cargo's `rtl` feature, on by \
+        default): it runs the golden model only, and has no compare, fuzz or sweep."
+    )
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
