@@ -72,7 +72,7 @@ for b in $blocks; do
     echo "$b $root/verilog-out/$b.v $b" >> "$jobs"
 done
 # The datapath's blocks measured on their own, cut out of the glue.
-glue_boxes='*$datapath$ifm_fetch *$datapath$ifm_unit *$datapath$ofm_writer *$datapath$traversal *$datapath$output_units$* *$cores$*$mac *$cores$*$weight_decoder *$cores$*$weight_groups *$cores$*$scale_records *$cores$*$scale_sets'
+glue_boxes='*$datapath$block_fetch$ifm_fetch *$datapath$ifm_unit *$datapath$ofm_writer *$datapath$traversal *$datapath$output_stage$output_units$* *$cores$*$mac *$cores$*$weight_decoder *$cores$*$weight_groups *$cores$*$scale_records *$cores$*$scale_sets'
 for v in "$root"/verilog-out/npu_*.v; do
     config=$(basename "$v" .v)
     for m in $(grep '^module' "$v" | awk -F'[ (]' '{print $2}' | awk -F'$' 'NF == 2'); do

@@ -3408,8 +3408,8 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     output reg  operations$ready;
     output reg  [4:0] runs;
     output reg  busy;
-    output reg  ifm_fills$valid;
-    output reg  [219:0] ifm_fills$data;
+    output wire  ifm_fills$valid;
+    output wire  [219:0] ifm_fills$data;
     input wire  ifm_fills$ready;
     input wire  ifm_filled;
     output wire  weight_reads$0$valid;
@@ -3510,32 +3510,25 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  front_end$jobs_allowed;
     wire  front_end$fetched_ahead;
     wire  [1:0] front_end$fetched_current;
-    reg  lookahead$clock;
-    reg  lookahead$rst_n;
-    reg  lookahead$front_next;
-    reg  [224:0] lookahead$shape;
-    reg  lookahead$per_channel;
-    reg  lookahead$taken;
-    reg  [1:0] lookahead$weights_room;
-    reg  [1:0] lookahead$scales_room;
-    wire  [1:0] lookahead$start_weights;
-    wire  [1:0] lookahead$start_scales;
-    wire  [15:0] lookahead$scale_depth;
-    wire  [15:0] lookahead$paired_scale_depth;
-    wire  [1:0] lookahead$weights_ahead;
-    wire  [1:0] lookahead$scales_ahead;
-    reg  [1:0] lookahead$weights_used;
-    reg  [1:0] lookahead$scales_used;
-    wire  [1:0] lookahead$held;
-    wire  [1:0] lookahead$held_scales;
-    wire  lookahead$done;
-    reg  job_streams$first;
-    reg  job_streams$depth_start;
-    reg  job_streams$paired;
-    reg  job_streams$pool;
-    reg  job_streams$per_channel;
-    wire  [1:0] job_streams$weights;
-    wire  [1:0] job_streams$scales;
+    reg  stream_starts$clock;
+    reg  stream_starts$rst_n;
+    reg  [276:0] stream_starts$job;
+    reg  stream_starts$job_taken;
+    wire  stream_starts$room;
+    reg  stream_starts$front_next;
+    reg  [224:0] stream_starts$shape;
+    reg  stream_starts$per_channel;
+    reg  stream_starts$taken;
+    wire  stream_starts$cores$0$start_weights;
+    reg  stream_starts$cores$0$weights_room;
+    wire  stream_starts$cores$0$start_scales;
+    wire  [15:0] stream_starts$cores$0$scale_channel;
+    wire  [15:0] stream_starts$cores$0$scale_depth;
+    reg  stream_starts$cores$0$scales_room;
+    wire  stream_starts$cores$0$next_weights;
+    wire  stream_starts$cores$0$next_scales;
+    wire  stream_starts$lookahead_done;
+    wire  stream_starts$reading_ahead;
     reg  traversal$clock;
     reg  traversal$rst_n;
     reg  traversal$start;
@@ -3562,26 +3555,17 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  traversal$beats_busy;
     wire  [1:0] traversal$halves_held;
     wire  traversal$next_half;
-    reg  ifm_fetch$clock;
-    reg  ifm_fetch$rst_n;
-    reg  ifm_fetch$jobs$valid;
-    reg  [276:0] ifm_fetch$jobs$data;
-    wire  ifm_fetch$jobs$ready;
-    reg  [465:0] ifm_fetch$view;
-    reg  [31:0] ifm_fetch$buffers;
-    wire  ifm_fetch$fills$valid;
-    wire  [219:0] ifm_fetch$fills$data;
-    reg  ifm_fetch$fills$ready;
-    reg  ifm2_fetch$clock;
-    reg  ifm2_fetch$rst_n;
-    reg  ifm2_fetch$jobs$valid;
-    reg  [276:0] ifm2_fetch$jobs$data;
-    wire  ifm2_fetch$jobs$ready;
-    reg  [465:0] ifm2_fetch$view;
-    reg  [31:0] ifm2_fetch$buffers;
-    wire  ifm2_fetch$fills$valid;
-    wire  [219:0] ifm2_fetch$fills$data;
-    reg  ifm2_fetch$fills$ready;
+    reg  block_fetch$clock;
+    reg  block_fetch$rst_n;
+    reg  block_fetch$jobs$valid;
+    reg  [276:0] block_fetch$jobs$data;
+    wire  block_fetch$jobs$ready;
+    reg  [465:0] block_fetch$ifm_view;
+    reg  [31:0] block_fetch$ifm_buffers;
+    reg  [465:0] block_fetch$ifm2_view;
+    reg  [31:0] block_fetch$ifm2_buffers;
+    reg  [73:0] block_fetch$operand_settings;
+    reg  block_fetch$reads_ifm2;
     reg  operand_reader$clock;
     reg  operand_reader$rst_n;
     reg  [73:0] operand_reader$settings;
@@ -3598,9 +3582,6 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [1:0] operand_reader$shram_read_enable;
     wire  [25:0] operand_reader$shram_read_address;
     reg  [255:0] operand_reader$shram_read_data;
-    reg  [1087:0] unit_operands$0$group;
-    reg  unit_operands$0$paired;
-    wire  [1215:0] unit_operands$0$beat;
     reg  fetched$clock;
     reg  fetched$rst_n;
     reg  fetched$tail$valid;
@@ -3650,82 +3631,103 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [27:0] beat_tags$head$data;
     reg  beat_tags$head$ready;
     wire  [3:0] beat_tags$count;
+    reg  beat_join$acts$valid;
+    reg  [575:0] beat_join$acts$data;
+    wire  beat_join$acts$ready;
+    reg  beat_join$tags$valid;
+    reg  [27:0] beat_join$tags$data;
+    wire  beat_join$tags$ready;
+    wire  beat_join$cores$0$operands$valid;
+    wire  [879:0] beat_join$cores$0$operands$data;
+    reg  beat_join$cores$0$operands$ready;
+    wire  beat_join$cores$0$multiply_group;
+    wire  beat_join$cores$0$interleaved;
+    wire  [287:0] beat_join$cores$0$odd_acts;
+    reg  beat_join$cores$0$group_ready;
+    wire  beat_join$cores$0$group_taken;
+    wire  beat_join$cores$0$stream_used;
+    wire  beat_join$cores$0$group_wanted;
+    reg  beat_join$cores$0$slice_done;
+    reg  beat_join$pool;
+    reg  beat_join$depthwise;
+    reg  beat_join$max_pool;
+    reg  beat_join$wide;
+    reg  beat_join$interleaved;
+    reg  beat_join$halt;
+    wire  beat_join$slice_done;
+    wire  beat_join$block_read;
+    wire  beat_join$mac_active;
     reg  cores$0$clock;
     reg  cores$0$rst_n;
     reg  [301:0] cores$0$view;
     reg  cores$0$depthwise;
     reg  cores$0$halt;
-    reg  cores$0$next_weights;
-    reg  cores$0$next_scales;
-    reg  cores$0$start_weights;
-    wire  cores$0$weights_room;
-    wire  cores$0$group_ready;
-    reg  cores$0$group_taken;
-    reg  cores$0$stream_used;
-    reg  cores$0$group_wanted;
     wire  cores$0$fault;
-    reg  cores$0$start_scales;
-    reg  [15:0] cores$0$scale_channel;
-    reg  [15:0] cores$0$scale_depth;
-    wire  cores$0$scales_room;
-    wire  cores$0$sets_valid;
-    reg  cores$0$sets_taken;
-    reg  cores$0$operands$valid;
-    reg  [879:0] cores$0$operands$data;
-    wire  cores$0$operands$ready;
-    reg  cores$0$multiply_group;
-    reg  cores$0$interleaved;
-    reg  [287:0] cores$0$odd_acts;
-    wire  cores$0$slice_done;
-    reg  cores$0$readout$valid;
-    reg  [8:0] cores$0$readout$data;
-    wire  cores$0$readout$ready;
-    wire  cores$0$results_valid;
-    reg  cores$0$results_taken;
     reg  cores$0$clear;
     wire  cores$0$clearing;
-    reg  [1:0] cores$0$position;
-    reg  [3:0] cores$0$channels;
-    reg  [6:0] cores$0$count;
-    wire  [1215:0] cores$0$beat;
+    reg  cores$0$streams$start_weights;
+    wire  cores$0$streams$weights_room;
+    reg  cores$0$streams$start_scales;
+    reg  [15:0] cores$0$streams$scale_channel;
+    reg  [15:0] cores$0$streams$scale_depth;
+    wire  cores$0$streams$scales_room;
+    reg  cores$0$streams$next_weights;
+    reg  cores$0$streams$next_scales;
+    reg  cores$0$beats$operands$valid;
+    reg  [879:0] cores$0$beats$operands$data;
+    wire  cores$0$beats$operands$ready;
+    reg  cores$0$beats$multiply_group;
+    reg  cores$0$beats$interleaved;
+    reg  [287:0] cores$0$beats$odd_acts;
+    wire  cores$0$beats$group_ready;
+    reg  cores$0$beats$group_taken;
+    reg  cores$0$beats$stream_used;
+    reg  cores$0$beats$group_wanted;
+    wire  cores$0$beats$slice_done;
+    reg  cores$0$words$readout$valid;
+    reg  [8:0] cores$0$words$readout$data;
+    wire  cores$0$words$readout$ready;
+    wire  cores$0$words$results_valid;
+    reg  cores$0$words$results_taken;
+    wire  cores$0$words$sets_valid;
+    reg  cores$0$words$sets_taken;
+    reg  [1:0] cores$0$words$position;
+    reg  [3:0] cores$0$words$channels;
+    reg  [6:0] cores$0$words$count;
+    wire  [1215:0] cores$0$words$beat;
     wire  cores$0$idle;
     wire  cores$0$decoding;
-    reg  [15:0] word_windows$oy;
-    reg  [15:0] word_windows$ox;
-    reg  [224:0] word_windows$shape;
-    wire  [23:0] word_windows$taps;
-    reg  readout_tags$clock;
-    reg  readout_tags$rst_n;
-    reg  readout_tags$tail$valid;
-    reg  [94:0] readout_tags$tail$data;
-    wire  readout_tags$tail$ready;
-    wire  readout_tags$head$valid;
-    wire  [94:0] readout_tags$head$data;
-    reg  readout_tags$head$ready;
-    wire  [2:0] readout_tags$count;
-    reg  output_units$0$clock;
-    reg  output_units$0$rst_n;
-    reg  [179:0] output_units$0$settings;
-    reg  output_units$0$accumulators$valid;
-    reg  [1215:0] output_units$0$accumulators$data;
-    wire  output_units$0$accumulators$ready;
-    wire  output_units$0$results$valid;
-    wire  [263:0] output_units$0$results$data;
-    reg  output_units$0$results$ready;
-    reg  [152:0] output_units$0$lut_write;
-    reg  output_tags$clock;
-    reg  output_tags$rst_n;
-    reg  output_tags$tail$valid;
-    reg  [48:0] output_tags$tail$data;
-    wire  output_tags$tail$ready;
-    wire  output_tags$head$valid;
-    wire  [48:0] output_tags$head$data;
-    reg  output_tags$head$ready;
-    wire  [3:0] output_tags$count;
-    reg  [23:0] window$taps;
-    reg  [1:0] window$position;
-    reg  window$one_row;
-    wire  [6:0] window$count;
+    reg  output_stage$clock;
+    reg  output_stage$rst_n;
+    reg  output_stage$words$valid;
+    reg  [70:0] output_stage$words$data;
+    wire  output_stage$words$ready;
+    wire  output_stage$cores$0$readout$valid;
+    wire  [8:0] output_stage$cores$0$readout$data;
+    reg  output_stage$cores$0$readout$ready;
+    reg  output_stage$cores$0$results_valid;
+    wire  output_stage$cores$0$results_taken;
+    reg  output_stage$cores$0$sets_valid;
+    wire  output_stage$cores$0$sets_taken;
+    wire  [1:0] output_stage$cores$0$position;
+    wire  [3:0] output_stage$cores$0$channels;
+    wire  [6:0] output_stage$cores$0$count;
+    reg  [1215:0] output_stage$cores$0$beat;
+    reg  output_stage$operands$valid;
+    reg  [1087:0] output_stage$operands$data;
+    wire  output_stage$operands$ready;
+    reg  [224:0] output_stage$shape;
+    reg  [179:0] output_stage$settings;
+    reg  output_stage$per_channel;
+    reg  output_stage$parallel;
+    reg  output_stage$elementwise;
+    reg  output_stage$paired_elementwise;
+    reg  [152:0] output_stage$lut_write;
+    wire  output_stage$results$valid;
+    wire  [576:0] output_stage$results$data;
+    reg  output_stage$results$ready;
+    wire  output_stage$busy;
+    wire  output_stage$ao_active;
     reg  ofm_writer$clock;
     reg  ofm_writer$rst_n;
     reg  ofm_writer$results$valid;
@@ -3737,10 +3739,6 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  operation$rst_n;
     reg  [1932:0] operation$d;
     wire  [1932:0] operation$q;
-    reg  fetching_ifm2$clock;
-    reg  fetching_ifm2$rst_n;
-    reg  fetching_ifm2$d;
-    wire  fetching_ifm2$q;
     reg  active$clock;
     reg  active$rst_n;
     reg  active$d;
@@ -3753,18 +3751,10 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  filled$rst_n;
     reg  [1:0] filled$d;
     wire  [1:0] filled$q;
-    reg  position$clock;
-    reg  position$rst_n;
-    reg  [1:0] position$d;
-    wire  [1:0] position$q;
     reg  faulted$clock;
     reg  faulted$rst_n;
     reg  faulted$d;
     wire  faulted$q;
-    reg  units_taken$clock;
-    reg  units_taken$rst_n;
-    reg  [1:0] units_taken$d;
-    wire  [1:0] units_taken$q;
     reg  settling$clock;
     reg  settling$rst_n;
     reg  [1:0] settling$d;
@@ -3773,68 +3763,18 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     // Local signals
     reg  [276:0] job;
     reg  elementwise;
-    reg  reads_ifm2;
-    reg  [276:0] ifm2_job;
-    reg  ifm_job_fetched;
-    reg  elementwise_fire;
     reg  paired_elementwise;
-    reg  [1:0] units_firing;
-    reg  [1:0] units_having;
-    reg  units_done;
-    reg  [3:0] positions_left;
-    reg  [3:0] positions_after;
-    reg  [70:0] word;
     reg  parallel;
     reg  interleaved;
-    reg  [1:0] head_cores;
-    reg  [1:0] head_stream_ends;
-    reg  slice_finished;
-    reg  [879:0] operand;
-    reg  paired_job;
-    reg  cores_room;
-    reg  cores_ready;
     reg  cores_fault;
     reg  cores_idle;
-    reg  [1:0] job_weights;
-    reg  [1:0] job_scales;
-    reg  [1:0] weights_rooms;
-    reg  [1:0] scales_rooms;
-    reg  looking_ahead;
     reg  taken;
-    reg  front_pool;
-    reg  front_per_channel;
-    reg  readout_ready;
-    reg  results_valid;
-    reg  [8:0] acc_read;
-    reg  word_paired;
-    reg  result_paired;
-    reg  paired_ready;
-    reg  [1215:0] unit_beat;
-    reg  unit_valid;
-    reg  units_ready;
-    reg  paired_units_ready;
-    reg  [263:0] paired_result;
-    reg  paired_results_ready;
-    reg  result_fire;
-    reg  [15:0] word_channel;
     reg  per_channel;
     reg  tee_ready;
     reg  job_taken;
-    reg  joined;
-    reg  [27:0] tag;
-    reg  to_mac;
-    reg  join_fire;
     reg  filled_taken;
-    reg  group_ready;
-    reg  position_present;
-    reg  last_position;
-    reg  stage_fire;
-    reg  word_done;
     reg  idle;
     reg  pool;
-    reg  [7:0] unit_lanes;
-    reg  [575:0] unit_weights;
-    reg  groups_ready;
     
     // Sub module instances
     npu_u65_256_core$datapath$decoder decoder(
@@ -3904,35 +3844,26 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .fetched_ahead(front_end$fetched_ahead),
         .fetched_current(front_end$fetched_current)
     );
-    npu_u65_256_core$datapath$lookahead lookahead(
-        .clock(lookahead$clock),
-        .rst_n(lookahead$rst_n),
-        .front_next(lookahead$front_next),
-        .shape(lookahead$shape),
-        .per_channel(lookahead$per_channel),
-        .taken(lookahead$taken),
-        .weights_room(lookahead$weights_room),
-        .scales_room(lookahead$scales_room),
-        .start_weights(lookahead$start_weights),
-        .start_scales(lookahead$start_scales),
-        .scale_depth(lookahead$scale_depth),
-        .paired_scale_depth(lookahead$paired_scale_depth),
-        .weights_ahead(lookahead$weights_ahead),
-        .scales_ahead(lookahead$scales_ahead),
-        .weights_used(lookahead$weights_used),
-        .scales_used(lookahead$scales_used),
-        .held(lookahead$held),
-        .held_scales(lookahead$held_scales),
-        .done(lookahead$done)
-    );
-    npu_u65_256_core$datapath$lookahead$first_job job_streams(
-        .first(job_streams$first),
-        .depth_start(job_streams$depth_start),
-        .paired(job_streams$paired),
-        .pool(job_streams$pool),
-        .per_channel(job_streams$per_channel),
-        .weights(job_streams$weights),
-        .scales(job_streams$scales)
+    npu_u65_256_core$datapath$stream_starts stream_starts(
+        .clock(stream_starts$clock),
+        .rst_n(stream_starts$rst_n),
+        .job(stream_starts$job),
+        .job_taken(stream_starts$job_taken),
+        .room(stream_starts$room),
+        .front_next(stream_starts$front_next),
+        .shape(stream_starts$shape),
+        .per_channel(stream_starts$per_channel),
+        .taken(stream_starts$taken),
+        .cores$0$start_weights(stream_starts$cores$0$start_weights),
+        .cores$0$weights_room(stream_starts$cores$0$weights_room),
+        .cores$0$start_scales(stream_starts$cores$0$start_scales),
+        .cores$0$scale_channel(stream_starts$cores$0$scale_channel),
+        .cores$0$scale_depth(stream_starts$cores$0$scale_depth),
+        .cores$0$scales_room(stream_starts$cores$0$scales_room),
+        .cores$0$next_weights(stream_starts$cores$0$next_weights),
+        .cores$0$next_scales(stream_starts$cores$0$next_scales),
+        .lookahead_done(stream_starts$lookahead_done),
+        .reading_ahead(stream_starts$reading_ahead)
     );
     npu_u65_256_core$datapath$traversal traversal(
         .clock(traversal$clock),
@@ -3962,29 +3893,21 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .halves_held(traversal$halves_held),
         .next_half(traversal$next_half)
     );
-    npu_u65_256_core$datapath$ifm_fetch ifm_fetch(
-        .clock(ifm_fetch$clock),
-        .rst_n(ifm_fetch$rst_n),
-        .jobs$valid(ifm_fetch$jobs$valid),
-        .jobs$data(ifm_fetch$jobs$data),
-        .jobs$ready(ifm_fetch$jobs$ready),
-        .view(ifm_fetch$view),
-        .buffers(ifm_fetch$buffers),
-        .fills$valid(ifm_fetch$fills$valid),
-        .fills$data(ifm_fetch$fills$data),
-        .fills$ready(ifm_fetch$fills$ready)
-    );
-    npu_u65_256_core$datapath$ifm_fetch ifm2_fetch(
-        .clock(ifm2_fetch$clock),
-        .rst_n(ifm2_fetch$rst_n),
-        .jobs$valid(ifm2_fetch$jobs$valid),
-        .jobs$data(ifm2_fetch$jobs$data),
-        .jobs$ready(ifm2_fetch$jobs$ready),
-        .view(ifm2_fetch$view),
-        .buffers(ifm2_fetch$buffers),
-        .fills$valid(ifm2_fetch$fills$valid),
-        .fills$data(ifm2_fetch$fills$data),
-        .fills$ready(ifm2_fetch$fills$ready)
+    npu_u65_256_core$datapath$block_fetch block_fetch(
+        .clock(block_fetch$clock),
+        .rst_n(block_fetch$rst_n),
+        .jobs$valid(block_fetch$jobs$valid),
+        .jobs$data(block_fetch$jobs$data),
+        .jobs$ready(block_fetch$jobs$ready),
+        .fills$valid(ifm_fills$valid),
+        .fills$data(ifm_fills$data),
+        .fills$ready(ifm_fills$ready),
+        .ifm_view(block_fetch$ifm_view),
+        .ifm_buffers(block_fetch$ifm_buffers),
+        .ifm2_view(block_fetch$ifm2_view),
+        .ifm2_buffers(block_fetch$ifm2_buffers),
+        .operand_settings(block_fetch$operand_settings),
+        .reads_ifm2(block_fetch$reads_ifm2)
     );
     npu_u65_256_core$datapath$operand_reader operand_reader(
         .clock(operand_reader$clock),
@@ -4003,11 +3926,6 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .shram_read_enable(operand_reader$shram_read_enable),
         .shram_read_address(operand_reader$shram_read_address),
         .shram_read_data(operand_reader$shram_read_data)
-    );
-    npu_u65_256_core$datapath$unit_operands$0 unit_operands$0(
-        .group(unit_operands$0$group),
-        .paired(unit_operands$0$paired),
-        .beat(unit_operands$0$beat)
     );
     npu_u65_256_core$datapath$fetched fetched(
         .clock(fetched$clock),
@@ -4069,105 +3987,120 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .head$ready(beat_tags$head$ready),
         .count(beat_tags$count)
     );
+    npu_u65_256_core$datapath$beat_join beat_join(
+        .acts$valid(beat_join$acts$valid),
+        .acts$data(beat_join$acts$data),
+        .acts$ready(beat_join$acts$ready),
+        .tags$valid(beat_join$tags$valid),
+        .tags$data(beat_join$tags$data),
+        .tags$ready(beat_join$tags$ready),
+        .cores$0$operands$valid(beat_join$cores$0$operands$valid),
+        .cores$0$operands$data(beat_join$cores$0$operands$data),
+        .cores$0$operands$ready(beat_join$cores$0$operands$ready),
+        .cores$0$multiply_group(beat_join$cores$0$multiply_group),
+        .cores$0$interleaved(beat_join$cores$0$interleaved),
+        .cores$0$odd_acts(beat_join$cores$0$odd_acts),
+        .cores$0$group_ready(beat_join$cores$0$group_ready),
+        .cores$0$group_taken(beat_join$cores$0$group_taken),
+        .cores$0$stream_used(beat_join$cores$0$stream_used),
+        .cores$0$group_wanted(beat_join$cores$0$group_wanted),
+        .cores$0$slice_done(beat_join$cores$0$slice_done),
+        .pool(beat_join$pool),
+        .depthwise(beat_join$depthwise),
+        .max_pool(beat_join$max_pool),
+        .wide(beat_join$wide),
+        .interleaved(beat_join$interleaved),
+        .halt(beat_join$halt),
+        .slice_done(beat_join$slice_done),
+        .block_read(beat_join$block_read),
+        .mac_active(beat_join$mac_active)
+    );
     npu_u65_256_core$datapath$cores$0 cores$0(
         .clock(cores$0$clock),
         .rst_n(cores$0$rst_n),
         .view(cores$0$view),
         .depthwise(cores$0$depthwise),
         .halt(cores$0$halt),
-        .next_weights(cores$0$next_weights),
-        .next_scales(cores$0$next_scales),
-        .start_weights(cores$0$start_weights),
-        .weights_room(cores$0$weights_room),
         .weight_reads$valid(weight_reads$0$valid),
         .weight_reads$data(weight_reads$0$data),
         .weight_reads$ready(weight_reads$0$ready),
         .weight_beats$valid(weight_beats$0$valid),
         .weight_beats$data(weight_beats$0$data),
         .weight_beats$ready(weight_beats$0$ready),
-        .group_ready(cores$0$group_ready),
-        .group_taken(cores$0$group_taken),
-        .stream_used(cores$0$stream_used),
-        .group_wanted(cores$0$group_wanted),
         .fault(cores$0$fault),
-        .start_scales(cores$0$start_scales),
-        .scale_channel(cores$0$scale_channel),
-        .scale_depth(cores$0$scale_depth),
-        .scales_room(cores$0$scales_room),
         .scale_reads$valid(scale_reads$0$valid),
         .scale_reads$data(scale_reads$0$data),
         .scale_reads$ready(scale_reads$0$ready),
         .scale_beats$valid(scale_beats$0$valid),
         .scale_beats$data(scale_beats$0$data),
         .scale_beats$ready(scale_beats$0$ready),
-        .sets_valid(cores$0$sets_valid),
-        .sets_taken(cores$0$sets_taken),
-        .operands$valid(cores$0$operands$valid),
-        .operands$data(cores$0$operands$data),
-        .operands$ready(cores$0$operands$ready),
-        .multiply_group(cores$0$multiply_group),
-        .interleaved(cores$0$interleaved),
-        .odd_acts(cores$0$odd_acts),
-        .slice_done(cores$0$slice_done),
-        .readout$valid(cores$0$readout$valid),
-        .readout$data(cores$0$readout$data),
-        .readout$ready(cores$0$readout$ready),
-        .results_valid(cores$0$results_valid),
-        .results_taken(cores$0$results_taken),
         .clear(cores$0$clear),
         .clearing(cores$0$clearing),
-        .position(cores$0$position),
-        .channels(cores$0$channels),
-        .count(cores$0$count),
-        .beat(cores$0$beat),
+        .streams$start_weights(cores$0$streams$start_weights),
+        .streams$weights_room(cores$0$streams$weights_room),
+        .streams$start_scales(cores$0$streams$start_scales),
+        .streams$scale_channel(cores$0$streams$scale_channel),
+        .streams$scale_depth(cores$0$streams$scale_depth),
+        .streams$scales_room(cores$0$streams$scales_room),
+        .streams$next_weights(cores$0$streams$next_weights),
+        .streams$next_scales(cores$0$streams$next_scales),
+        .beats$operands$valid(cores$0$beats$operands$valid),
+        .beats$operands$data(cores$0$beats$operands$data),
+        .beats$operands$ready(cores$0$beats$operands$ready),
+        .beats$multiply_group(cores$0$beats$multiply_group),
+        .beats$interleaved(cores$0$beats$interleaved),
+        .beats$odd_acts(cores$0$beats$odd_acts),
+        .beats$group_ready(cores$0$beats$group_ready),
+        .beats$group_taken(cores$0$beats$group_taken),
+        .beats$stream_used(cores$0$beats$stream_used),
+        .beats$group_wanted(cores$0$beats$group_wanted),
+        .beats$slice_done(cores$0$beats$slice_done),
+        .words$readout$valid(cores$0$words$readout$valid),
+        .words$readout$data(cores$0$words$readout$data),
+        .words$readout$ready(cores$0$words$readout$ready),
+        .words$results_valid(cores$0$words$results_valid),
+        .words$results_taken(cores$0$words$results_taken),
+        .words$sets_valid(cores$0$words$sets_valid),
+        .words$sets_taken(cores$0$words$sets_taken),
+        .words$position(cores$0$words$position),
+        .words$channels(cores$0$words$channels),
+        .words$count(cores$0$words$count),
+        .words$beat(cores$0$words$beat),
         .idle(cores$0$idle),
         .decoding(cores$0$decoding)
     );
-    npu_u65_256_core$datapath$word_windows word_windows(
-        .oy(word_windows$oy),
-        .ox(word_windows$ox),
-        .shape(word_windows$shape),
-        .taps(word_windows$taps)
-    );
-    npu_u65_256_core$datapath$readout_tags readout_tags(
-        .clock(readout_tags$clock),
-        .rst_n(readout_tags$rst_n),
-        .tail$valid(readout_tags$tail$valid),
-        .tail$data(readout_tags$tail$data),
-        .tail$ready(readout_tags$tail$ready),
-        .head$valid(readout_tags$head$valid),
-        .head$data(readout_tags$head$data),
-        .head$ready(readout_tags$head$ready),
-        .count(readout_tags$count)
-    );
-    npu_u65_256_core$datapath$output_units$0 output_units$0(
-        .clock(output_units$0$clock),
-        .rst_n(output_units$0$rst_n),
-        .settings(output_units$0$settings),
-        .accumulators$valid(output_units$0$accumulators$valid),
-        .accumulators$data(output_units$0$accumulators$data),
-        .accumulators$ready(output_units$0$accumulators$ready),
-        .results$valid(output_units$0$results$valid),
-        .results$data(output_units$0$results$data),
-        .results$ready(output_units$0$results$ready),
-        .lut_write(output_units$0$lut_write)
-    );
-    npu_u65_256_core$datapath$output_tags output_tags(
-        .clock(output_tags$clock),
-        .rst_n(output_tags$rst_n),
-        .tail$valid(output_tags$tail$valid),
-        .tail$data(output_tags$tail$data),
-        .tail$ready(output_tags$tail$ready),
-        .head$valid(output_tags$head$valid),
-        .head$data(output_tags$head$data),
-        .head$ready(output_tags$head$ready),
-        .count(output_tags$count)
-    );
-    npu_u65_256_core$datapath$window window(
-        .taps(window$taps),
-        .position(window$position),
-        .one_row(window$one_row),
-        .count(window$count)
+    npu_u65_256_core$datapath$output_stage output_stage(
+        .clock(output_stage$clock),
+        .rst_n(output_stage$rst_n),
+        .words$valid(output_stage$words$valid),
+        .words$data(output_stage$words$data),
+        .words$ready(output_stage$words$ready),
+        .cores$0$readout$valid(output_stage$cores$0$readout$valid),
+        .cores$0$readout$data(output_stage$cores$0$readout$data),
+        .cores$0$readout$ready(output_stage$cores$0$readout$ready),
+        .cores$0$results_valid(output_stage$cores$0$results_valid),
+        .cores$0$results_taken(output_stage$cores$0$results_taken),
+        .cores$0$sets_valid(output_stage$cores$0$sets_valid),
+        .cores$0$sets_taken(output_stage$cores$0$sets_taken),
+        .cores$0$position(output_stage$cores$0$position),
+        .cores$0$channels(output_stage$cores$0$channels),
+        .cores$0$count(output_stage$cores$0$count),
+        .cores$0$beat(output_stage$cores$0$beat),
+        .operands$valid(output_stage$operands$valid),
+        .operands$data(output_stage$operands$data),
+        .operands$ready(output_stage$operands$ready),
+        .shape(output_stage$shape),
+        .settings(output_stage$settings),
+        .per_channel(output_stage$per_channel),
+        .parallel(output_stage$parallel),
+        .elementwise(output_stage$elementwise),
+        .paired_elementwise(output_stage$paired_elementwise),
+        .lut_write(output_stage$lut_write),
+        .results$valid(output_stage$results$valid),
+        .results$data(output_stage$results$data),
+        .results$ready(output_stage$results$ready),
+        .busy(output_stage$busy),
+        .ao_active(output_stage$ao_active)
     );
     npu_u65_256_core$datapath$ofm_writer ofm_writer(
         .clock(ofm_writer$clock),
@@ -4187,12 +4120,6 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .d(operation$d),
         .q(operation$q)
     );
-    npu_u65_256_core$cpm$reset_sync$stage$0 fetching_ifm2(
-        .clock(fetching_ifm2$clock),
-        .rst_n(fetching_ifm2$rst_n),
-        .d(fetching_ifm2$d),
-        .q(fetching_ifm2$q)
-    );
     npu_u65_256_core$cpm$reset_sync$stage$0 active(
         .clock(active$clock),
         .rst_n(active$rst_n),
@@ -4211,23 +4138,11 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .d(filled$d),
         .q(filled$q)
     );
-    npu_u65_256_core$cpm$prot_state position(
-        .clock(position$clock),
-        .rst_n(position$rst_n),
-        .d(position$d),
-        .q(position$q)
-    );
     npu_u65_256_core$cpm$reset_sync$stage$0 faulted(
         .clock(faulted$clock),
         .rst_n(faulted$rst_n),
         .d(faulted$d),
         .q(faulted$q)
-    );
-    npu_u65_256_core$cpm$prot_state units_taken(
-        .clock(units_taken$clock),
-        .rst_n(units_taken$rst_n),
-        .d(units_taken$d),
-        .q(units_taken$q)
     );
     npu_u65_256_core$cpm$prot_state settling(
         .clock(settling$clock),
@@ -4239,60 +4154,45 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     // Update code
     always @(*) begin
         operation$clock = clock;
-        fetching_ifm2$clock = clock;
         active$clock = clock;
         starting$clock = clock;
         filled$clock = clock;
-        position$clock = clock;
         faulted$clock = clock;
-        units_taken$clock = clock;
         settling$clock = clock;
         operation$d = operation$q;
-        fetching_ifm2$d = fetching_ifm2$q;
         active$d = active$q;
         starting$d = starting$q;
         filled$d = filled$q;
-        position$d = position$q;
         faulted$d = faulted$q;
-        units_taken$d = units_taken$q;
         settling$d = settling$q;
-        units_taken$rst_n = rst_n;
         settling$rst_n = rst_n;
         faulted$rst_n = rst_n;
         operation$rst_n = rst_n;
-        fetching_ifm2$rst_n = rst_n;
         active$rst_n = rst_n;
         starting$rst_n = rst_n;
         filled$rst_n = rst_n;
-        position$rst_n = rst_n;
+        block_fetch$clock = clock;
         front_end$clock = clock;
-        front_end$rst_n = rst_n;
-        lookahead$clock = clock;
-        lookahead$rst_n = rst_n;
+        stream_starts$clock = clock;
         traversal$clock = clock;
-        traversal$rst_n = rst_n;
-        ifm_fetch$clock = clock;
-        ifm_fetch$rst_n = rst_n;
-        ifm2_fetch$clock = clock;
-        ifm2_fetch$rst_n = rst_n;
         operand_reader$clock = clock;
-        operand_reader$rst_n = rst_n;
         fetched$clock = clock;
-        fetched$rst_n = rst_n;
         ifm_unit$clock = clock;
-        ifm_unit$rst_n = rst_n;
         beat_tags$clock = clock;
+        output_stage$clock = clock;
+        ofm_writer$clock = clock;
+        block_fetch$rst_n = rst_n;
+        front_end$rst_n = rst_n;
+        stream_starts$rst_n = rst_n;
+        traversal$rst_n = rst_n;
+        operand_reader$rst_n = rst_n;
+        fetched$rst_n = rst_n;
+        ifm_unit$rst_n = rst_n;
         beat_tags$rst_n = rst_n;
+        output_stage$rst_n = rst_n;
+        ofm_writer$rst_n = rst_n;
         cores$0$clock = clock;
         cores$0$rst_n = rst_n;
-        readout_tags$clock = clock;
-        readout_tags$rst_n = rst_n;
-        output_units$0$clock = clock;
-        output_units$0$rst_n = rst_n;
-        output_tags$clock = clock;
-        output_tags$rst_n = rst_n;
-        ofm_writer$clock = clock;
-        ofm_writer$rst_n = rst_n;
         runs = kinds;
         operations$ready = ~active$q;
         if (operations$valid & ~active$q) begin
@@ -4320,103 +4220,38 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         front_end$next_buffers = front$ifm_buffers;
         front_end$next_reads_ifm2 = front$reads_ifm2;
         front_end$next_blockdep = front$blockdep;
-        front_end$lookahead_done = lookahead$done;
+        front_end$lookahead_done = stream_starts$lookahead_done;
         front_end$fetched_count = fetched$count;
         front$operation = operation$q;
         if (front_end$front_next) begin
             front$operation = operations$data;
         end
         traversal$walk_shape = front$shape;
-        front_per_channel = front$per_channel;
-        front_pool = front$shape[(64'he0)+:(1)];
-        lookahead$front_next = front_end$front_next;
-        lookahead$shape = front$shape;
-        lookahead$per_channel = front_per_channel;
-        lookahead$taken = taken;
-        weights_rooms = 32'h3;
-        scales_rooms = 32'h3;
-        weights_rooms = (weights_rooms & ~(1 << (0)) | ((cores$0$weights_room) << (0)));
-        scales_rooms = (scales_rooms & ~(1 << (0)) | ((cores$0$scales_room) << (0)));
-        lookahead$weights_room = weights_rooms;
-        lookahead$scales_room = scales_rooms;
-        looking_ahead = (lookahead$start_weights | lookahead$start_scales) != 32'h0;
+        stream_starts$front_next = front_end$front_next;
+        stream_starts$shape = front$shape;
+        stream_starts$per_channel = front$per_channel;
+        stream_starts$taken = taken;
         traversal$start = (starting$q & ~front_end$walk_early) | front_end$early_start;
         job = traversal$ifm_blocks$data;
-        cores_room = 1'b1;
-        cores_room = cores_room & cores$0$weights_room & cores$0$scales_room;
-        tee_ready = fetched$tail$ready & cores_room;
+        tee_ready = fetched$tail$ready & stream_starts$room;
         elementwise = decoder$elementwise;
-        reads_ifm2 = front$reads_ifm2;
-        ifm_fetch$jobs$valid = traversal$ifm_blocks$valid & tee_ready & front_end$jobs_allowed & ~fetching_ifm2$q;
-        ifm2_fetch$jobs$valid = traversal$ifm_blocks$valid & tee_ready & front_end$jobs_allowed & fetching_ifm2$q;
-        ifm_job_fetched = ifm_fetch$jobs$valid & ifm_fetch$jobs$ready;
-        if (ifm_job_fetched & reads_ifm2) begin
-            fetching_ifm2$d = 1'b1;
-        end
-        traversal$ifm_blocks$ready = ((ifm_fetch$jobs$ready & ~reads_ifm2 & ~fetching_ifm2$q) | (ifm2_fetch$jobs$ready & fetching_ifm2$q)) & front_end$jobs_allowed;
+        block_fetch$jobs$valid = traversal$ifm_blocks$valid & tee_ready & front_end$jobs_allowed;
+        block_fetch$jobs$data = job;
+        traversal$ifm_blocks$ready = block_fetch$jobs$ready & front_end$jobs_allowed;
         job_taken = traversal$ifm_blocks$valid & traversal$ifm_blocks$ready;
-        if (job_taken) begin
-            fetching_ifm2$d = 1'b0;
-        end
         front_end$job_taken = job_taken;
         front_end$job_first = job[(64'h100)+:(1)];
-        ifm_fetch$jobs$data = job;
-        ifm_fetch$view = front$ifm_view;
-        ifm_fetch$buffers = front$ifm_buffers;
-        ifm2_job = job;
-        if (front$operand_settings[(64'h23)+:(1)]) begin
-            ifm2_job[(64'h60)+:(16)] = 32'h0;
-            ifm2_job[(64'h80)+:(16)] = 32'h1;
-        end
-        if (front$operand_settings[(64'h24)+:(1)]) begin
-            ifm2_job[(64'h70)+:(16)] = 32'h0;
-            ifm2_job[(64'h90)+:(16)] = 32'h1;
-        end
-        if (front$operand_settings[(64'h25)+:(1)]) begin
-            ifm2_job[(64'ha0)+:(16)] = 32'h0;
-            ifm2_job[(64'hb0)+:(16)] = 32'h1;
-        end
-        ifm2_fetch$jobs$data = ifm2_job;
-        ifm2_fetch$view = front$ifm2_view;
-        ifm2_fetch$buffers = front$ifm2_buffers;
-        ifm_fills$valid = ifm_fetch$fills$valid;
-        ifm_fills$data = ifm_fetch$fills$data;
-        if (reads_ifm2) begin
-            ifm_fills$data[(64'hdb)+:(1)] = 1'b0;
-        end
-        ifm_fetch$fills$ready = ifm_fills$ready & ~fetching_ifm2$q;
-        ifm2_fetch$fills$ready = ifm_fills$ready & fetching_ifm2$q;
-        if (fetching_ifm2$q) begin
-            ifm_fills$valid = ifm2_fetch$fills$valid;
-            ifm_fills$data = ifm2_fetch$fills$data;
-        end
-        paired_job = job[(64'h104)+:(16)] != 32'h0;
-        job_streams$first = job[(64'h100)+:(1)];
-        job_streams$depth_start = job[(64'h20)+:(16)] == 32'h0;
-        job_streams$paired = paired_job;
-        job_streams$pool = front_pool;
-        job_streams$per_channel = front_per_channel;
-        job_weights = 32'h0;
-        job_scales = 32'h0;
-        if (job_taken) begin
-            job_weights = job_streams$weights;
-            job_scales = job_streams$scales;
-        end
+        block_fetch$ifm_view = front$ifm_view;
+        block_fetch$ifm_buffers = front$ifm_buffers;
+        block_fetch$ifm2_view = front$ifm2_view;
+        block_fetch$ifm2_buffers = front$ifm2_buffers;
+        block_fetch$operand_settings = front$operand_settings;
+        block_fetch$reads_ifm2 = front$reads_ifm2;
+        stream_starts$job = job;
+        stream_starts$job_taken = job_taken;
         cores$0$view = front$weights_view;
         cores$0$depthwise = decoder$shape[(64'ha9)+:(1)];
         cores$0$halt = faulted$q;
-        cores$0$next_weights = lookahead$held[0];
-        cores$0$next_scales = lookahead$held_scales[0];
-        cores$0$start_weights = (job_weights[0] & ~lookahead$weights_ahead[0]) | lookahead$start_weights[0];
-        cores$0$start_scales = (job_scales[0] & ~lookahead$scales_ahead[0]) | lookahead$start_scales[0];
-        cores$0$scale_channel = job[(64'h20)+:(16)];
-        cores$0$scale_depth = job[(64'h50)+:(16)];
-        if (looking_ahead) begin
-            cores$0$scale_channel = 32'h0;
-            cores$0$scale_depth = lookahead$scale_depth;
-        end
-        lookahead$weights_used = job_weights;
-        lookahead$scales_used = job_scales;
         fetched$tail$valid = job_taken;
         fetched$tail$data = job;
         traversal$filled$valid = fetched$head$valid & (filled$q != 32'h0) & ~front_end$fetched_ahead & ~elementwise;
@@ -4463,194 +4298,36 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         operand_reader$settings[(64'h49)+:(1)] = paired_elementwise;
         operand_reader$ifm_buffers = decoder$ifm_buffers;
         operand_reader$ifm2_buffers = decoder$ifm2_buffers;
-        tag = beat_tags$head$data;
-        head_cores = tag[(64'h10)+:(2)];
-        head_stream_ends = tag[(64'h12)+:(2)];
-        groups_ready = 1'b1;
-        if (head_cores[0] & ~pool & ~cores$0$group_ready) begin
-            groups_ready = 1'b0;
-        end
-        joined = ifm_unit$acts$valid & beat_tags$head$valid & groups_ready & ~faulted$q;
-        to_mac = ~tag[(64'hc)+:(1)] | tag[(64'hf)+:(1)];
-        operand[(64'h0)+:(288)] = ifm_unit$acts$data[(64'h0)+:(288)];
-        unit_lanes = tag[(64'h14)+:(8)];
-        unit_weights = 32'h0;
-        if (unit_lanes[0]) begin
-            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 0));
-        end
-        if (unit_lanes[1]) begin
-            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 1));
-        end
-        if (unit_lanes[2]) begin
-            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 2));
-        end
-        if (unit_lanes[3]) begin
-            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 3));
-        end
-        if (unit_lanes[4]) begin
-            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 4));
-        end
-        if (unit_lanes[5]) begin
-            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 5));
-        end
-        if (unit_lanes[6]) begin
-            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 6));
-        end
-        if (unit_lanes[7]) begin
-            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 7));
-        end
-        operand[(64'h120)+:(576)] = unit_weights;
-        if (tag[(64'hc)+:(1)]) begin
-            operand[(64'h120)+:(576)] = 32'h0;
-        end
-        operand[(64'h360)+:(9)] = tag[(64'h0)+:(9)];
-        operand[(64'h369)+:(1)] = tag[(64'h9)+:(1)];
-        operand[(64'h36a)+:(1)] = tag[(64'hf)+:(1)];
-        operand[(64'h36b)+:(1)] = decoder$shape[(64'ha9)+:(1)];
-        operand[(64'h36c)+:(2)] = tag[(64'ha)+:(2)];
-        operand[(64'h36e)+:(1)] = decoder$pool_max;
-        operand[(64'h36f)+:(1)] = decoder$ifm_wide & (tag[(64'ha)+:(2)] == 32'h0);
-        cores_ready = 1'b1;
-        if (head_cores[0] & ~cores$0$operands$ready) begin
-            cores_ready = 1'b0;
-        end
-        cores$0$operands$valid = joined & to_mac & cores_ready & head_cores[0];
-        cores$0$operands$data = operand;
-        cores$0$odd_acts = ifm_unit$acts$data[(64'h120)+:(288)];
-        cores$0$interleaved = interleaved;
-        cores$0$multiply_group = ~pool & ~tag[(64'hc)+:(1)];
-        join_fire = joined & (~to_mac | cores_ready);
-        ifm_unit$acts$ready = join_fire;
-        beat_tags$head$ready = join_fire;
-        slice_finished = 1'b0;
+        beat_join$pool = pool;
+        beat_join$depthwise = decoder$shape[(64'ha9)+:(1)];
+        beat_join$max_pool = decoder$pool_max;
+        beat_join$wide = decoder$ifm_wide;
+        beat_join$interleaved = interleaved;
+        beat_join$halt = faulted$q;
+        traversal$slice_done = beat_join$slice_done;
+        traversal$ib_read = beat_join$block_read | operand_reader$released;
         cores_fault = 1'b0;
         clearing = 1'b0;
-        cores$0$group_taken = join_fire & tag[(64'hd)+:(1)] & ~pool & head_cores[0];
-        cores$0$stream_used = join_fire & tag[(64'hd)+:(1)] & head_stream_ends[0];
-        cores$0$group_wanted = beat_tags$head$valid & head_cores[0];
         cores$0$clear = clear;
-        slice_finished = slice_finished | cores$0$slice_done;
         cores_fault = cores_fault | cores$0$fault;
         clearing = clearing | cores$0$clearing;
-        traversal$slice_done = slice_finished;
-        traversal$ib_read = (join_fire & tag[(64'he)+:(1)]) | operand_reader$released;
         if (cores_fault) begin
             faulted$d = 1'b1;
         end
         fault = faulted$q;
         fault_offset = operation$q[(64'h76d)+:(32)];
-        acc_read[(64'h0)+:(9)] = traversal$readouts$data[(64'h0)+:(9)];
-        readout_ready = cores$0$readout$ready;
-        cores$0$readout$valid = traversal$readouts$valid & readout_tags$tail$ready & readout_ready;
-        cores$0$readout$data = acc_read;
-        traversal$readouts$ready = readout_ready & readout_tags$tail$ready;
-        readout_tags$tail$valid = traversal$readouts$valid & readout_ready;
-        readout_tags$tail$data[(64'h0)+:(71)] = traversal$readouts$data;
-        word_windows$oy = traversal$readouts$data[(64'h9)+:(16)];
-        word_windows$ox = traversal$readouts$data[(64'h19)+:(16)];
-        word_windows$shape = decoder$shape;
-        readout_tags$tail$data[(64'h47)+:(24)] = word_windows$taps;
-        word = readout_tags$head$data[(64'h0)+:(71)];
-        word_paired = readout_tags$head$valid & (word[(64'h41)+:(4)] != 32'h0);
-        paired_ready = 1'b1;
-        results_valid = cores$0$results_valid & paired_ready;
-        group_ready = ~per_channel | cores$0$sets_valid;
-        positions_left = word[(64'h39)+:(4)] >> ((position$q) & 4'hf);
-        positions_after = positions_left >> 32'h1;
-        position_present = positions_left[32'h0];
-        last_position = positions_after == 32'h0;
-        window$taps = readout_tags$head$data[(64'h47)+:(24)];
-        window$position = position$q;
-        window$one_row = decoder$shape[(64'hae)+:(1)];
-        cores$0$channels = word[(64'h3d)+:(4)];
-        cores$0$position = position$q;
-        cores$0$count = window$count;
-        paired_units_ready = 1'b1;
-        units_ready = output_units$0$accumulators$ready & paired_units_ready;
-        unit_valid = results_valid & readout_tags$head$valid & group_ready & position_present & output_tags$tail$ready;
-        unit_beat = cores$0$beat;
-        unit_operands$0$group = operand_reader$operands$data;
-        unit_operands$0$paired = paired_elementwise;
-        if (elementwise) begin
-            unit_valid = operand_reader$operands$valid & output_tags$tail$ready;
-            unit_beat = unit_operands$0$beat;
-        end
-        stage_fire = results_valid & readout_tags$head$valid & group_ready & (~position_present | (units_ready & output_tags$tail$ready));
-        output_units$0$accumulators$valid = unit_valid & paired_units_ready;
-        if (elementwise) begin
-            output_units$0$accumulators$valid = unit_valid & ~units_taken$q[32'h0];
-        end
-        output_units$0$accumulators$data = unit_beat;
-        output_units$0$settings = decoder$output_settings;
-        output_units$0$lut_write = lut_write;
-        units_firing = 32'h0;
-        if (output_units$0$accumulators$valid & output_units$0$accumulators$ready) begin
-            units_firing = 32'h1;
-        end
-        units_having = units_taken$q | units_firing;
-        units_done = units_having[32'h0] & (units_having[32'h1] | ~paired_elementwise);
-        operand_reader$operands$ready = elementwise & output_tags$tail$ready & units_done;
-        elementwise_fire = operand_reader$operands$valid & operand_reader$operands$ready;
-        if (elementwise) begin
-            units_taken$d = units_taken$q | units_firing;
-        end
-        if (elementwise_fire) begin
-            units_taken$d = 32'h0;
-        end
-        output_tags$tail$valid = unit_valid & units_ready & ~elementwise;
-        output_tags$tail$data[(64'h0)+:(16)] = word[(64'h9)+:(16)] + ((position$q >> 32'h1) & 16'hffff);
-        output_tags$tail$data[(64'h10)+:(16)] = word[(64'h19)+:(16)] + ((position$q & 32'h1) & 16'hffff);
-        if (decoder$shape[(64'hae)+:(1)]) begin
-            output_tags$tail$data[(64'h0)+:(16)] = word[(64'h9)+:(16)];
-            output_tags$tail$data[(64'h10)+:(16)] = word[(64'h19)+:(16)] + ((position$q) & 16'hffff);
-        end
-        word_channel = word[(64'h29)+:(16)];
-        if (parallel) begin
-            word_channel = word[(64'h29)+:(16)] << 32'h1;
-        end
-        output_tags$tail$data[(64'h20)+:(16)] = word_channel;
-        output_tags$tail$data[(64'h30)+:(1)] = word_paired;
-        if (elementwise) begin
-            output_tags$tail$valid = elementwise_fire;
-            output_tags$tail$data[(64'h0)+:(16)] = operand_reader$operands$data[(64'h410)+:(16)];
-            output_tags$tail$data[(64'h10)+:(16)] = operand_reader$operands$data[(64'h420)+:(16)];
-            output_tags$tail$data[(64'h20)+:(16)] = operand_reader$operands$data[(64'h430)+:(16)];
-            output_tags$tail$data[(64'h30)+:(1)] = paired_elementwise;
-        end
-        word_done = stage_fire & last_position;
-        if (stage_fire) begin
-            position$d = position$q + 32'h1;
-        end
-        if (word_done) begin
-            position$d = 32'h0;
-        end
-        cores$0$sets_taken = word_done & word[(64'h45)+:(1)] & per_channel;
-        cores$0$results_taken = word_done;
-        readout_tags$head$ready = word_done;
-        result_paired = output_tags$head$valid & output_tags$head$data[(64'h30)+:(1)];
+        output_stage$shape = decoder$shape;
+        output_stage$settings = decoder$output_settings;
+        output_stage$per_channel = per_channel;
+        output_stage$parallel = parallel;
+        output_stage$elementwise = elementwise;
+        output_stage$paired_elementwise = paired_elementwise;
+        output_stage$lut_write = lut_write;
         ofm_writer$view = decoder$ofm_view;
-        ofm_writer$results$data[(64'h0)+:(256)] = output_units$0$results$data[(64'h0)+:(256)];
-        ofm_writer$results$data[(64'h100)+:(8)] = output_units$0$results$data[(64'h100)+:(8)];
-        ofm_writer$results$data[(64'h108)+:(256)] = 32'h0;
-        ofm_writer$results$data[(64'h208)+:(8)] = 32'h0;
-        paired_results_ready = 1'b1;
-        paired_result = output_units$0$results$data;
-        if (result_paired) begin
-            ofm_writer$results$data[(64'h108)+:(256)] = paired_result[(64'h0)+:(256)];
-            ofm_writer$results$data[(64'h208)+:(8)] = paired_result[(64'h100)+:(8)];
-        end
-        ofm_writer$results$valid = output_units$0$results$valid & paired_results_ready & output_tags$head$valid;
-        ofm_writer$results$data[(64'h210)+:(16)] = output_tags$head$data[(64'h0)+:(16)];
-        ofm_writer$results$data[(64'h220)+:(16)] = output_tags$head$data[(64'h10)+:(16)];
-        ofm_writer$results$data[(64'h230)+:(16)] = output_tags$head$data[(64'h20)+:(16)];
-        ofm_writer$results$data[(64'h240)+:(1)] = parallel | paired_elementwise;
-        result_fire = ofm_writer$results$valid & ofm_writer$results$ready;
-        output_units$0$results$ready = result_fire;
-        output_tags$head$ready = result_fire;
         cores_idle = 1'b1;
         cores_idle = cores_idle & cores$0$idle;
-        writes_done = ~starting$q & ~traversal$beats_busy & (~traversal$blocks_busy | front_end$walk_early) & (front_end$fetched_current == 32'h0) & cores_idle & (beat_tags$count == 32'h0) & (readout_tags$count == 32'h0) & (output_tags$count == 32'h0) & ~operand_reader$busy & ~ofm_writer$busy;
-        idle = writes_done & ~ofm_busy & (~ifm_busy | front_end$walk_early) & (~streams_busy | ((lookahead$held | lookahead$held_scales) != 32'h0));
+        writes_done = ~starting$q & ~traversal$beats_busy & (~traversal$blocks_busy | front_end$walk_early) & (front_end$fetched_current == 32'h0) & cores_idle & (beat_tags$count == 32'h0) & ~output_stage$busy & ~operand_reader$busy & ~ofm_writer$busy;
+        idle = writes_done & ~ofm_busy & (~ifm_busy | front_end$walk_early) & (~streams_busy | stream_starts$reading_ahead);
         if (active$q & idle) begin
             active$d = 1'b0;
         end
@@ -4662,18 +4339,60 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
             settling$d = settling$q - 32'h1;
         end
         clock_wanted = operations$valid | active$q | (settling$q != 32'h0) | clear | clearing | (lut_write[(64'h0)+:(2)] != 32'h0);
-        events[(64'h0)+:(1)] = 1'b0;
+        events[(64'h0)+:(1)] = beat_join$mac_active;
         events[(64'h2)+:(1)] = 1'b0;
-        if (cores$0$operands$valid & cores$0$operands$ready) begin
-            events[(64'h0)+:(1)] = 1'b1;
-        end
         if (cores$0$decoding) begin
             events[(64'h2)+:(1)] = 1'b1;
         end
-        events[(64'h1)+:(1)] = output_units$0$accumulators$valid & output_units$0$accumulators$ready;
+        events[(64'h1)+:(1)] = output_stage$ao_active;
         events[(64'h3)+:(1)] = decoder$ifm_wide;
     end
     
+    always @(*) cores$0$streams$start_weights = stream_starts$cores$0$start_weights;
+    always @(*) stream_starts$cores$0$weights_room = cores$0$streams$weights_room;
+    always @(*) cores$0$streams$start_scales = stream_starts$cores$0$start_scales;
+    always @(*) cores$0$streams$scale_channel = stream_starts$cores$0$scale_channel;
+    always @(*) cores$0$streams$scale_depth = stream_starts$cores$0$scale_depth;
+    always @(*) stream_starts$cores$0$scales_room = cores$0$streams$scales_room;
+    always @(*) cores$0$streams$next_weights = stream_starts$cores$0$next_weights;
+    always @(*) cores$0$streams$next_scales = stream_starts$cores$0$next_scales;
+    always @(*) beat_join$acts$valid = ifm_unit$acts$valid;
+    always @(*) beat_join$acts$data = ifm_unit$acts$data;
+    always @(*) ifm_unit$acts$ready = beat_join$acts$ready;
+    always @(*) beat_join$tags$valid = beat_tags$head$valid;
+    always @(*) beat_join$tags$data = beat_tags$head$data;
+    always @(*) beat_tags$head$ready = beat_join$tags$ready;
+    always @(*) cores$0$beats$operands$valid = beat_join$cores$0$operands$valid;
+    always @(*) cores$0$beats$operands$data = beat_join$cores$0$operands$data;
+    always @(*) beat_join$cores$0$operands$ready = cores$0$beats$operands$ready;
+    always @(*) cores$0$beats$multiply_group = beat_join$cores$0$multiply_group;
+    always @(*) cores$0$beats$interleaved = beat_join$cores$0$interleaved;
+    always @(*) cores$0$beats$odd_acts = beat_join$cores$0$odd_acts;
+    always @(*) beat_join$cores$0$group_ready = cores$0$beats$group_ready;
+    always @(*) cores$0$beats$group_taken = beat_join$cores$0$group_taken;
+    always @(*) cores$0$beats$stream_used = beat_join$cores$0$stream_used;
+    always @(*) cores$0$beats$group_wanted = beat_join$cores$0$group_wanted;
+    always @(*) beat_join$cores$0$slice_done = cores$0$beats$slice_done;
+    always @(*) output_stage$words$valid = traversal$readouts$valid;
+    always @(*) output_stage$words$data = traversal$readouts$data;
+    always @(*) traversal$readouts$ready = output_stage$words$ready;
+    always @(*) cores$0$words$readout$valid = output_stage$cores$0$readout$valid;
+    always @(*) cores$0$words$readout$data = output_stage$cores$0$readout$data;
+    always @(*) output_stage$cores$0$readout$ready = cores$0$words$readout$ready;
+    always @(*) output_stage$cores$0$results_valid = cores$0$words$results_valid;
+    always @(*) cores$0$words$results_taken = output_stage$cores$0$results_taken;
+    always @(*) output_stage$cores$0$sets_valid = cores$0$words$sets_valid;
+    always @(*) cores$0$words$sets_taken = output_stage$cores$0$sets_taken;
+    always @(*) cores$0$words$position = output_stage$cores$0$position;
+    always @(*) cores$0$words$channels = output_stage$cores$0$channels;
+    always @(*) cores$0$words$count = output_stage$cores$0$count;
+    always @(*) output_stage$cores$0$beat = cores$0$words$beat;
+    always @(*) output_stage$operands$valid = operand_reader$operands$valid;
+    always @(*) output_stage$operands$data = operand_reader$operands$data;
+    always @(*) operand_reader$operands$ready = output_stage$operands$ready;
+    always @(*) ofm_writer$results$valid = output_stage$results$valid;
+    always @(*) ofm_writer$results$data = output_stage$results$data;
+    always @(*) output_stage$results$ready = ofm_writer$results$ready;
 endmodule // npu_u65_256_core$datapath
 
 
@@ -4796,6 +4515,125 @@ module npu_u65_256_core$datapath$beat_issue(beats$valid,beats$data,beats$ready,w
 endmodule // npu_u65_256_core$datapath$beat_issue
 
 
+module npu_u65_256_core$datapath$beat_join(acts$valid,acts$data,acts$ready,tags$valid,tags$data,tags$ready,cores$0$operands$valid,cores$0$operands$data,cores$0$operands$ready,cores$0$multiply_group,cores$0$interleaved,cores$0$odd_acts,cores$0$group_ready,cores$0$group_taken,cores$0$stream_used,cores$0$group_wanted,cores$0$slice_done,pool,depthwise,max_pool,wide,interleaved,halt,slice_done,block_read,mac_active);
+    
+    // Module arguments
+    input wire  acts$valid;
+    input wire  [575:0] acts$data;
+    output reg  acts$ready;
+    input wire  tags$valid;
+    input wire  [27:0] tags$data;
+    output reg  tags$ready;
+    output reg  cores$0$operands$valid;
+    output reg  [879:0] cores$0$operands$data;
+    input wire  cores$0$operands$ready;
+    output reg  cores$0$multiply_group;
+    output reg  cores$0$interleaved;
+    output reg  [287:0] cores$0$odd_acts;
+    input wire  cores$0$group_ready;
+    output reg  cores$0$group_taken;
+    output reg  cores$0$stream_used;
+    output reg  cores$0$group_wanted;
+    input wire  cores$0$slice_done;
+    input wire  pool;
+    input wire  depthwise;
+    input wire  max_pool;
+    input wire  wide;
+    input wire  interleaved;
+    input wire  halt;
+    output reg  slice_done;
+    output reg  block_read;
+    output reg  mac_active;
+    
+    // Local signals
+    reg  [27:0] tag;
+    reg  [1:0] head_cores;
+    reg  [1:0] head_stream_ends;
+    reg  groups_ready;
+    reg  joined;
+    reg  to_mac;
+    reg  [879:0] operand;
+    reg  [7:0] unit_lanes;
+    reg  [575:0] unit_weights;
+    reg  cores_ready;
+    reg  join_fire;
+    
+    // Update code
+    always @(*) begin
+        tag = tags$data;
+        head_cores = tag[(64'h10)+:(2)];
+        head_stream_ends = tag[(64'h12)+:(2)];
+        groups_ready = 1'b1;
+        if (head_cores[0] & ~pool & ~cores$0$group_ready) begin
+            groups_ready = 1'b0;
+        end
+        joined = acts$valid & tags$valid & groups_ready & ~halt;
+        to_mac = ~tag[(64'hc)+:(1)] | tag[(64'hf)+:(1)];
+        operand[(64'h0)+:(288)] = acts$data[(64'h0)+:(288)];
+        unit_lanes = tag[(64'h14)+:(8)];
+        unit_weights = 32'h0;
+        if (unit_lanes[0]) begin
+            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 0));
+        end
+        if (unit_lanes[1]) begin
+            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 1));
+        end
+        if (unit_lanes[2]) begin
+            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 2));
+        end
+        if (unit_lanes[3]) begin
+            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 3));
+        end
+        if (unit_lanes[4]) begin
+            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 4));
+        end
+        if (unit_lanes[5]) begin
+            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 5));
+        end
+        if (unit_lanes[6]) begin
+            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 6));
+        end
+        if (unit_lanes[7]) begin
+            unit_weights = unit_weights | (((32'h1) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h9 * 7));
+        end
+        operand[(64'h120)+:(576)] = unit_weights;
+        if (tag[(64'hc)+:(1)]) begin
+            operand[(64'h120)+:(576)] = 32'h0;
+        end
+        operand[(64'h360)+:(9)] = tag[(64'h0)+:(9)];
+        operand[(64'h369)+:(1)] = tag[(64'h9)+:(1)];
+        operand[(64'h36a)+:(1)] = tag[(64'hf)+:(1)];
+        operand[(64'h36b)+:(1)] = depthwise;
+        operand[(64'h36c)+:(2)] = tag[(64'ha)+:(2)];
+        operand[(64'h36e)+:(1)] = max_pool;
+        operand[(64'h36f)+:(1)] = wide & (tag[(64'ha)+:(2)] == 32'h0);
+        cores_ready = 1'b1;
+        if (head_cores[0] & ~cores$0$operands$ready) begin
+            cores_ready = 1'b0;
+        end
+        cores$0$operands$valid = joined & to_mac & cores_ready & head_cores[0];
+        cores$0$operands$data = operand;
+        cores$0$odd_acts = acts$data[(64'h120)+:(288)];
+        cores$0$interleaved = interleaved;
+        cores$0$multiply_group = ~pool & ~tag[(64'hc)+:(1)];
+        join_fire = joined & (~to_mac | cores_ready);
+        acts$ready = join_fire;
+        tags$ready = join_fire;
+        slice_done = 1'b0;
+        mac_active = 1'b0;
+        cores$0$group_taken = join_fire & tag[(64'hd)+:(1)] & ~pool & head_cores[0];
+        cores$0$stream_used = join_fire & tag[(64'hd)+:(1)] & head_stream_ends[0];
+        cores$0$group_wanted = tags$valid & head_cores[0];
+        slice_done = slice_done | cores$0$slice_done;
+        if (cores$0$operands$valid & cores$0$operands$ready) begin
+            mac_active = 1'b1;
+        end
+        block_read = join_fire & tag[(64'he)+:(1)];
+    end
+    
+endmodule // npu_u65_256_core$datapath$beat_join
+
+
 module npu_u65_256_core$datapath$beat_tags(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
     
     // Module arguments
@@ -4834,13 +4672,13 @@ module npu_u65_256_core$datapath$beat_tags(clock,rst_n,tail$valid,tail$data,tail
     reg  pop;
     
     // Sub module instances
-    npu_u65_256_core$datapath$ifm_fetch$step write_pointer(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step read_pointer(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -4912,7 +4750,979 @@ endmodule // npu_u65_256_core$datapath$beat_tags$words
 
 
 
-module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,next_weights,next_scales,start_weights,weights_room,weight_reads$valid,weight_reads$data,weight_reads$ready,weight_beats$valid,weight_beats$data,weight_beats$ready,group_ready,group_taken,stream_used,group_wanted,fault,start_scales,scale_channel,scale_depth,scales_room,scale_reads$valid,scale_reads$data,scale_reads$ready,scale_beats$valid,scale_beats$data,scale_beats$ready,sets_valid,sets_taken,operands$valid,operands$data,operands$ready,multiply_group,interleaved,odd_acts,slice_done,readout$valid,readout$data,readout$ready,results_valid,results_taken,clear,clearing,position,channels,count,beat,idle,decoding);
+module npu_u65_256_core$datapath$block_fetch(clock,rst_n,jobs$valid,jobs$data,jobs$ready,fills$valid,fills$data,fills$ready,ifm_view,ifm_buffers,ifm2_view,ifm2_buffers,operand_settings,reads_ifm2);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  jobs$valid;
+    input wire  [276:0] jobs$data;
+    output reg  jobs$ready;
+    output reg  fills$valid;
+    output reg  [219:0] fills$data;
+    input wire  fills$ready;
+    input wire  [465:0] ifm_view;
+    input wire  [31:0] ifm_buffers;
+    input wire  [465:0] ifm2_view;
+    input wire  [31:0] ifm2_buffers;
+    input wire  [73:0] operand_settings;
+    input wire  reads_ifm2;
+    
+    // Stub signals
+    reg  ifm_fetch$clock;
+    reg  ifm_fetch$rst_n;
+    reg  ifm_fetch$jobs$valid;
+    reg  [276:0] ifm_fetch$jobs$data;
+    wire  ifm_fetch$jobs$ready;
+    reg  [465:0] ifm_fetch$view;
+    reg  [31:0] ifm_fetch$buffers;
+    wire  ifm_fetch$fills$valid;
+    wire  [219:0] ifm_fetch$fills$data;
+    reg  ifm_fetch$fills$ready;
+    reg  ifm2_fetch$clock;
+    reg  ifm2_fetch$rst_n;
+    reg  ifm2_fetch$jobs$valid;
+    reg  [276:0] ifm2_fetch$jobs$data;
+    wire  ifm2_fetch$jobs$ready;
+    reg  [465:0] ifm2_fetch$view;
+    reg  [31:0] ifm2_fetch$buffers;
+    wire  ifm2_fetch$fills$valid;
+    wire  [219:0] ifm2_fetch$fills$data;
+    reg  ifm2_fetch$fills$ready;
+    reg  fetching_ifm2$clock;
+    reg  fetching_ifm2$rst_n;
+    reg  fetching_ifm2$d;
+    wire  fetching_ifm2$q;
+    
+    // Local signals
+    reg  [276:0] ifm2_job;
+    reg  ifm_job_fetched;
+    
+    // Sub module instances
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch ifm_fetch(
+        .clock(ifm_fetch$clock),
+        .rst_n(ifm_fetch$rst_n),
+        .jobs$valid(ifm_fetch$jobs$valid),
+        .jobs$data(ifm_fetch$jobs$data),
+        .jobs$ready(ifm_fetch$jobs$ready),
+        .view(ifm_fetch$view),
+        .buffers(ifm_fetch$buffers),
+        .fills$valid(ifm_fetch$fills$valid),
+        .fills$data(ifm_fetch$fills$data),
+        .fills$ready(ifm_fetch$fills$ready)
+    );
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch ifm2_fetch(
+        .clock(ifm2_fetch$clock),
+        .rst_n(ifm2_fetch$rst_n),
+        .jobs$valid(ifm2_fetch$jobs$valid),
+        .jobs$data(ifm2_fetch$jobs$data),
+        .jobs$ready(ifm2_fetch$jobs$ready),
+        .view(ifm2_fetch$view),
+        .buffers(ifm2_fetch$buffers),
+        .fills$valid(ifm2_fetch$fills$valid),
+        .fills$data(ifm2_fetch$fills$data),
+        .fills$ready(ifm2_fetch$fills$ready)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 fetching_ifm2(
+        .clock(fetching_ifm2$clock),
+        .rst_n(fetching_ifm2$rst_n),
+        .d(fetching_ifm2$d),
+        .q(fetching_ifm2$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        fetching_ifm2$clock = clock;
+        fetching_ifm2$d = fetching_ifm2$q;
+        fetching_ifm2$rst_n = rst_n;
+        ifm_fetch$clock = clock;
+        ifm2_fetch$clock = clock;
+        ifm_fetch$rst_n = rst_n;
+        ifm2_fetch$rst_n = rst_n;
+        ifm_fetch$jobs$valid = jobs$valid & ~fetching_ifm2$q;
+        ifm2_fetch$jobs$valid = jobs$valid & fetching_ifm2$q;
+        ifm_job_fetched = ifm_fetch$jobs$valid & ifm_fetch$jobs$ready;
+        if (ifm_job_fetched & reads_ifm2) begin
+            fetching_ifm2$d = 1'b1;
+        end
+        jobs$ready = (ifm_fetch$jobs$ready & ~reads_ifm2 & ~fetching_ifm2$q) | (ifm2_fetch$jobs$ready & fetching_ifm2$q);
+        if (jobs$valid & jobs$ready) begin
+            fetching_ifm2$d = 1'b0;
+        end
+        ifm_fetch$jobs$data = jobs$data;
+        ifm_fetch$view = ifm_view;
+        ifm_fetch$buffers = ifm_buffers;
+        ifm2_job = jobs$data;
+        if (operand_settings[(64'h23)+:(1)]) begin
+            ifm2_job[(64'h60)+:(16)] = 32'h0;
+            ifm2_job[(64'h80)+:(16)] = 32'h1;
+        end
+        if (operand_settings[(64'h24)+:(1)]) begin
+            ifm2_job[(64'h70)+:(16)] = 32'h0;
+            ifm2_job[(64'h90)+:(16)] = 32'h1;
+        end
+        if (operand_settings[(64'h25)+:(1)]) begin
+            ifm2_job[(64'ha0)+:(16)] = 32'h0;
+            ifm2_job[(64'hb0)+:(16)] = 32'h1;
+        end
+        ifm2_fetch$jobs$data = ifm2_job;
+        ifm2_fetch$view = ifm2_view;
+        ifm2_fetch$buffers = ifm2_buffers;
+        fills$valid = ifm_fetch$fills$valid;
+        fills$data = ifm_fetch$fills$data;
+        if (reads_ifm2) begin
+            fills$data[(64'hdb)+:(1)] = 1'b0;
+        end
+        ifm_fetch$fills$ready = fills$ready & ~fetching_ifm2$q;
+        ifm2_fetch$fills$ready = fills$ready & fetching_ifm2$q;
+        if (fetching_ifm2$q) begin
+            fills$valid = ifm2_fetch$fills$valid;
+            fills$data = ifm2_fetch$fills$data;
+        end
+    end
+    
+endmodule // npu_u65_256_core$datapath$block_fetch
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+module npu_u65_256_core$datapath$block_fetch$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,fills$valid,fills$data,fills$ready);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  jobs$valid;
+    input wire  [276:0] jobs$data;
+    output reg  jobs$ready;
+    input wire  [465:0] view;
+    input wire  [31:0] buffers;
+    output reg  fills$valid;
+    output reg  [219:0] fills$data;
+    input wire  fills$ready;
+    
+    // Stub signals
+    reg  [15:0] multiply$a;
+    reg  [39:0] multiply$b;
+    wire  [39:0] multiply$product;
+    reg  multiply_a$clock;
+    reg  multiply_a$rst_n;
+    reg  [15:0] multiply_a$d;
+    wire  [15:0] multiply_a$q;
+    reg  multiply_b$clock;
+    reg  multiply_b$rst_n;
+    reg  [39:0] multiply_b$d;
+    wire  [39:0] multiply_b$q;
+    reg  active$clock;
+    reg  active$rst_n;
+    reg  active$d;
+    wire  active$q;
+    reg  step$clock;
+    reg  step$rst_n;
+    reg  [3:0] step$d;
+    wire  [3:0] step$q;
+    reg  channel_term$clock;
+    reg  channel_term$rst_n;
+    reg  [39:0] channel_term$d;
+    wire  [39:0] channel_term$q;
+    reg  inner_a$clock;
+    reg  inner_a$rst_n;
+    reg  [39:0] inner_a$d;
+    wire  [39:0] inner_a$q;
+    reg  inner_b$clock;
+    reg  inner_b$rst_n;
+    reg  [39:0] inner_b$d;
+    wire  [39:0] inner_b$q;
+    reg  row_a$clock;
+    reg  row_a$rst_n;
+    reg  [39:0] row_a$d;
+    wire  [39:0] row_a$q;
+    reg  row_b$clock;
+    reg  row_b$rst_n;
+    reg  [39:0] row_b$d;
+    wire  [39:0] row_b$q;
+    reg  dest_row_step$clock;
+    reg  dest_row_step$rst_n;
+    reg  [15:0] dest_row_step$d;
+    wire  [15:0] dest_row_step$q;
+    reg  dest_b_offset$clock;
+    reg  dest_b_offset$rst_n;
+    reg  [15:0] dest_b_offset$d;
+    wire  [15:0] dest_b_offset$q;
+    reg  dest_lower_a$clock;
+    reg  dest_lower_a$rst_n;
+    reg  [15:0] dest_lower_a$d;
+    wire  [15:0] dest_lower_a$q;
+    reg  dest_lower_b$clock;
+    reg  dest_lower_b$rst_n;
+    reg  [15:0] dest_lower_b$d;
+    wire  [15:0] dest_lower_b$q;
+    reg  pieces$clock;
+    reg  pieces$rst_n;
+    reg  [198:0] pieces$d;
+    wire  [198:0] pieces$q;
+    reg  fill$clock;
+    reg  fill$rst_n;
+    reg  [219:0] fill$d;
+    wire  [219:0] fill$q;
+    reg  fill_full$clock;
+    reg  fill_full$rst_n;
+    reg  fill_full$d;
+    wire  fill_full$q;
+    reg  sent_last$clock;
+    reg  sent_last$rst_n;
+    reg  sent_last$d;
+    wire  sent_last$q;
+    reg  piece_b$clock;
+    reg  piece_b$rst_n;
+    reg  piece_b$d;
+    wire  piece_b$q;
+    reg  lower$clock;
+    reg  lower$rst_n;
+    reg  lower$d;
+    wire  lower$q;
+    reg  group_offset$clock;
+    reg  group_offset$rst_n;
+    reg  [39:0] group_offset$d;
+    wire  [39:0] group_offset$q;
+    reg  group_base$clock;
+    reg  group_base$rst_n;
+    reg  [15:0] group_base$d;
+    wire  [15:0] group_base$q;
+    
+    // Local signals
+    reg  [3:0] load_step;
+    reg  [276:0] job;
+    reg  [198:0] job_pieces;
+    reg  [3:0] element_shift;
+    reg  nhcwb16;
+    reg  [39:0] stride_x;
+    reg  [39:0] stride_y;
+    reg  [39:0] stride_c;
+    reg  [39:0] base_0;
+    reg  [39:0] base_1;
+    reg  [39:0] base_2;
+    reg  [39:0] base_3;
+    reg  [16:0] width0;
+    reg  [16:0] height0;
+    reg  [16:0] height1;
+    reg  [16:0] x0;
+    reg  [16:0] y0;
+    reg  [16:0] x_end;
+    reg  has_a;
+    reg  has_b;
+    reg  [16:0] a_end;
+    reg  [15:0] width_a;
+    reg  [15:0] width_b;
+    reg  [16:0] x_b;
+    reg  [16:0] y_a;
+    reg  [16:0] y_b;
+    reg  [39:0] base_a;
+    reg  [39:0] base_b;
+    reg  [39:0] x_step;
+    reg  [15:0] block_bytes;
+    reg  [15:0] position_bytes;
+    reg  [15:0] ib_base;
+    reg  [15:0] first_group;
+    reg  [15:0] channel_end;
+    reg  empty;
+    reg  [15:0] upper_a;
+    reg  [15:0] upper_b;
+    reg  split_a;
+    reg  split_b;
+    reg  [15:0] group_low;
+    reg  [15:0] group_end;
+    reg  last_group;
+    reg  last_piece;
+    reg  last_tile;
+    reg  block_end;
+    reg  [15:0] fill_len;
+    reg  [15:0] fill_rows;
+    reg  generating;
+    reg  [219:0] generated;
+    reg  accept;
+    reg  [219:0] offered;
+    reg  [31:0] plane_bytes;
+    reg  [15:0] channel_skip;
+    reg  [15:0] block_skip;
+    reg  taken;
+    
+    // Sub module instances
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply multiply(
+        .a(multiply$a),
+        .b(multiply$b),
+        .product(multiply$product)
+    );
+    npu_u65_256_core$control$run$irq_history multiply_a(
+        .clock(multiply_a$clock),
+        .rst_n(multiply_a$rst_n),
+        .d(multiply_a$d),
+        .q(multiply_a$q)
+    );
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b multiply_b(
+        .clock(multiply_b$clock),
+        .rst_n(multiply_b$rst_n),
+        .d(multiply_b$d),
+        .q(multiply_b$q)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 active(
+        .clock(active$clock),
+        .rst_n(active$rst_n),
+        .d(active$d),
+        .q(active$q)
+    );
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step step(
+        .clock(step$clock),
+        .rst_n(step$rst_n),
+        .d(step$d),
+        .q(step$q)
+    );
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b channel_term(
+        .clock(channel_term$clock),
+        .rst_n(channel_term$rst_n),
+        .d(channel_term$d),
+        .q(channel_term$q)
+    );
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b inner_a(
+        .clock(inner_a$clock),
+        .rst_n(inner_a$rst_n),
+        .d(inner_a$d),
+        .q(inner_a$q)
+    );
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b inner_b(
+        .clock(inner_b$clock),
+        .rst_n(inner_b$rst_n),
+        .d(inner_b$d),
+        .q(inner_b$q)
+    );
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b row_a(
+        .clock(row_a$clock),
+        .rst_n(row_a$rst_n),
+        .d(row_a$d),
+        .q(row_a$q)
+    );
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b row_b(
+        .clock(row_b$clock),
+        .rst_n(row_b$rst_n),
+        .d(row_b$d),
+        .q(row_b$q)
+    );
+    npu_u65_256_core$control$run$irq_history dest_row_step(
+        .clock(dest_row_step$clock),
+        .rst_n(dest_row_step$rst_n),
+        .d(dest_row_step$d),
+        .q(dest_row_step$q)
+    );
+    npu_u65_256_core$control$run$irq_history dest_b_offset(
+        .clock(dest_b_offset$clock),
+        .rst_n(dest_b_offset$rst_n),
+        .d(dest_b_offset$d),
+        .q(dest_b_offset$q)
+    );
+    npu_u65_256_core$control$run$irq_history dest_lower_a(
+        .clock(dest_lower_a$clock),
+        .rst_n(dest_lower_a$rst_n),
+        .d(dest_lower_a$d),
+        .q(dest_lower_a$q)
+    );
+    npu_u65_256_core$control$run$irq_history dest_lower_b(
+        .clock(dest_lower_b$clock),
+        .rst_n(dest_lower_b$rst_n),
+        .d(dest_lower_b$d),
+        .q(dest_lower_b$q)
+    );
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$pieces pieces(
+        .clock(pieces$clock),
+        .rst_n(pieces$rst_n),
+        .d(pieces$d),
+        .q(pieces$q)
+    );
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$fill fill(
+        .clock(fill$clock),
+        .rst_n(fill$rst_n),
+        .d(fill$d),
+        .q(fill$q)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 fill_full(
+        .clock(fill_full$clock),
+        .rst_n(fill_full$rst_n),
+        .d(fill_full$d),
+        .q(fill_full$q)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 sent_last(
+        .clock(sent_last$clock),
+        .rst_n(sent_last$rst_n),
+        .d(sent_last$d),
+        .q(sent_last$q)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 piece_b(
+        .clock(piece_b$clock),
+        .rst_n(piece_b$rst_n),
+        .d(piece_b$d),
+        .q(piece_b$q)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 lower(
+        .clock(lower$clock),
+        .rst_n(lower$rst_n),
+        .d(lower$d),
+        .q(lower$q)
+    );
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b group_offset(
+        .clock(group_offset$clock),
+        .rst_n(group_offset$rst_n),
+        .d(group_offset$d),
+        .q(group_offset$q)
+    );
+    npu_u65_256_core$control$run$irq_history group_base(
+        .clock(group_base$clock),
+        .rst_n(group_base$rst_n),
+        .d(group_base$d),
+        .q(group_base$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        active$clock = clock;
+        step$clock = clock;
+        multiply_a$clock = clock;
+        multiply_b$clock = clock;
+        channel_term$clock = clock;
+        inner_a$clock = clock;
+        inner_b$clock = clock;
+        row_a$clock = clock;
+        row_b$clock = clock;
+        dest_row_step$clock = clock;
+        dest_b_offset$clock = clock;
+        dest_lower_a$clock = clock;
+        dest_lower_b$clock = clock;
+        pieces$clock = clock;
+        fill$clock = clock;
+        fill_full$clock = clock;
+        sent_last$clock = clock;
+        piece_b$clock = clock;
+        lower$clock = clock;
+        group_offset$clock = clock;
+        group_base$clock = clock;
+        active$d = active$q;
+        step$d = step$q;
+        multiply_a$d = multiply_a$q;
+        multiply_b$d = multiply_b$q;
+        channel_term$d = channel_term$q;
+        inner_a$d = inner_a$q;
+        inner_b$d = inner_b$q;
+        row_a$d = row_a$q;
+        row_b$d = row_b$q;
+        dest_row_step$d = dest_row_step$q;
+        dest_b_offset$d = dest_b_offset$q;
+        dest_lower_a$d = dest_lower_a$q;
+        dest_lower_b$d = dest_lower_b$q;
+        pieces$d = pieces$q;
+        fill$d = fill$q;
+        fill_full$d = fill_full$q;
+        sent_last$d = sent_last$q;
+        piece_b$d = piece_b$q;
+        lower$d = lower$q;
+        group_offset$d = group_offset$q;
+        group_base$d = group_base$q;
+        active$rst_n = rst_n;
+        step$rst_n = rst_n;
+        multiply_a$rst_n = rst_n;
+        multiply_b$rst_n = rst_n;
+        channel_term$rst_n = rst_n;
+        inner_a$rst_n = rst_n;
+        inner_b$rst_n = rst_n;
+        row_a$rst_n = rst_n;
+        row_b$rst_n = rst_n;
+        dest_row_step$rst_n = rst_n;
+        dest_b_offset$rst_n = rst_n;
+        dest_lower_a$rst_n = rst_n;
+        dest_lower_b$rst_n = rst_n;
+        pieces$rst_n = rst_n;
+        fill$rst_n = rst_n;
+        fill_full$rst_n = rst_n;
+        sent_last$rst_n = rst_n;
+        piece_b$rst_n = rst_n;
+        lower$rst_n = rst_n;
+        group_offset$rst_n = rst_n;
+        group_base$rst_n = rst_n;
+        job = jobs$data;
+        element_shift = ((view[(64'h2f)+:(2)]) & 4'hf);
+        nhcwb16 = view[(64'h31)+:(2)] != 32'h0;
+        stride_x = ((view[(64'h142)+:(48)]) & 40'hffffffffff);
+        stride_y = ((view[(64'h172)+:(48)]) & 40'hffffffffff);
+        stride_c = ((view[(64'h1a2)+:(48)]) & 40'hffffffffff);
+        base_0 = ((view[(64'h82)+:(48)]) & 40'hffffffffff);
+        base_1 = ((view[(64'hb2)+:(48)]) & 40'hffffffffff);
+        base_2 = ((view[(64'he2)+:(48)]) & 40'hffffffffff);
+        base_3 = ((view[(64'h112)+:(48)]) & 40'hffffffffff);
+        width0 = ((view[(64'h49)+:(16)]) & 17'h1ffff) + 32'h1;
+        height0 = ((view[(64'h59)+:(16)]) & 17'h1ffff) + 32'h1;
+        height1 = ((view[(64'h69)+:(16)]) & 17'h1ffff) + 32'h1;
+        x0 = ((job[(64'h70)+:(16)]) & 17'h1ffff);
+        y0 = ((job[(64'h60)+:(16)]) & 17'h1ffff);
+        x_end = x0 + ((job[(64'h90)+:(16)]) & 17'h1ffff);
+        has_a = x0 < width0;
+        has_b = x_end > width0;
+        a_end = x_end;
+        if (has_b) begin
+            a_end = width0;
+        end
+        width_a = 32'h0;
+        x_b = x0 - width0;
+        if (has_a) begin
+            width_a = ((a_end - x0) & 16'hffff);
+            x_b = 32'h0;
+        end
+        width_b = job[(64'h90)+:(16)] - width_a;
+        y_a = y0;
+        base_a = base_0;
+        if (y0 >= height0) begin
+            y_a = y0 - height0;
+            base_a = base_2;
+        end
+        y_b = y0;
+        base_b = base_1;
+        if (y0 >= height1) begin
+            y_b = y0 - height1;
+            base_b = base_3;
+        end
+        upper_a = job[(64'h80)+:(16)];
+        split_a = 1'b0;
+        if ((y0 < height0) & ((y0 + ((job[(64'h80)+:(16)]) & 17'h1ffff)) > height0)) begin
+            upper_a = ((height0 - y0) & 16'hffff);
+            split_a = 1'b1;
+        end
+        upper_b = job[(64'h80)+:(16)];
+        split_b = 1'b0;
+        if ((y0 < height1) & ((y0 + ((job[(64'h80)+:(16)]) & 17'h1ffff)) > height1)) begin
+            upper_b = ((height1 - y0) & 16'hffff);
+            split_b = 1'b1;
+        end
+        x_step = stride_x;
+        if (nhcwb16) begin
+            x_step = ((32'h10) & 40'hffffffffff) << element_shift;
+        end
+        block_bytes = job[(64'hb0)+:(16)] << element_shift;
+        position_bytes = (block_bytes + 32'h7) & 32'hfff8;
+        ib_base = buffers[(64'h0)+:(16)];
+        if (job[(64'h102)+:(1)]) begin
+            ib_base = buffers[(64'h0)+:(16)] + buffers[(64'h10)+:(16)];
+        end
+        first_group = job[(64'ha0)+:(16)];
+        if (nhcwb16) begin
+            first_group = job[(64'ha0)+:(16)] & 32'hfff0;
+        end
+        channel_end = job[(64'ha0)+:(16)] + job[(64'hb0)+:(16)];
+        empty = (job[(64'h80)+:(16)] == 32'h0) | (job[(64'h90)+:(16)] == 32'h0);
+        job_pieces = pieces$q;
+        if (active$q & (step$q == 32'h0)) begin
+            pieces$d[(64'h0)+:(1)] = has_a;
+            pieces$d[(64'h1)+:(1)] = has_b;
+            pieces$d[(64'h2)+:(16)] = width_a;
+            pieces$d[(64'h12)+:(16)] = width_b;
+            pieces$d[(64'h22)+:(17)] = x_b;
+            pieces$d[(64'h33)+:(17)] = y_a;
+            pieces$d[(64'h44)+:(17)] = y_b;
+            pieces$d[(64'h55)+:(40)] = base_a;
+            pieces$d[(64'h7d)+:(40)] = base_b;
+            pieces$d[(64'ha5)+:(16)] = upper_a;
+            pieces$d[(64'hb5)+:(16)] = upper_b;
+            pieces$d[(64'hc5)+:(1)] = split_a;
+            pieces$d[(64'hc6)+:(1)] = split_b;
+        end
+        load_step = step$q + 32'h1;
+        if (~active$q) begin
+            load_step = 32'h0;
+        end
+        case (load_step)
+            0:
+                begin
+                    multiply_a$d = job[(64'ha0)+:(16)];
+                    multiply_b$d = ((32'h1) & 40'hffffffffff) << element_shift;
+                    if (nhcwb16) begin
+                        multiply_a$d = job[(64'ha0)+:(16)] >> 32'h4;
+                        multiply_b$d = stride_c;
+                    end
+                end
+            1:
+                begin
+                    multiply_a$d = ((x0) & 16'hffff);
+                    multiply_b$d = x_step;
+                end
+            2:
+                begin
+                    multiply_a$d = ((job_pieces[(64'h22)+:(17)]) & 16'hffff);
+                    multiply_b$d = x_step;
+                end
+            3:
+                begin
+                    multiply_a$d = ((job_pieces[(64'h33)+:(17)]) & 16'hffff);
+                    multiply_b$d = stride_y;
+                end
+            4:
+                begin
+                    multiply_a$d = ((job_pieces[(64'h44)+:(17)]) & 16'hffff);
+                    multiply_b$d = stride_y;
+                end
+            5:
+                begin
+                    multiply_a$d = job[(64'h90)+:(16)];
+                    multiply_b$d = ((position_bytes) & 40'hffffffffff);
+                end
+            6:
+                begin
+                    multiply_a$d = job_pieces[(64'h2)+:(16)];
+                    multiply_b$d = ((position_bytes) & 40'hffffffffff);
+                end
+            7:
+                begin
+                    multiply_a$d = job_pieces[(64'ha5)+:(16)];
+                    multiply_b$d = ((dest_row_step$q) & 40'hffffffffff);
+                end
+            8:
+                begin
+                    multiply_a$d = job_pieces[(64'hb5)+:(16)];
+                    multiply_b$d = ((dest_row_step$q) & 40'hffffffffff);
+                end
+            default:
+                begin
+                end
+        endcase
+        multiply$a = multiply_a$q;
+        multiply$b = multiply_b$q;
+        case (step$q)
+            0:
+                begin
+                    channel_term$d = multiply$product;
+                end
+            1:
+                begin
+                    inner_a$d = multiply$product + channel_term$q;
+                end
+            2:
+                begin
+                    inner_b$d = multiply$product + channel_term$q;
+                end
+            3:
+                begin
+                    row_a$d = multiply$product + job_pieces[(64'h55)+:(40)] + inner_a$q;
+                end
+            4:
+                begin
+                    row_b$d = multiply$product + job_pieces[(64'h7d)+:(40)] + inner_b$q;
+                end
+            5:
+                begin
+                    dest_row_step$d = multiply$product[(32'h0)+:(16)];
+                end
+            6:
+                begin
+                    dest_b_offset$d = multiply$product[(32'h0)+:(16)];
+                    piece_b$d = ~job_pieces[(64'h0)+:(1)];
+                    lower$d = 1'b0;
+                    group_offset$d = 32'h0;
+                    group_base$d = first_group;
+                end
+            7:
+                begin
+                    dest_lower_a$d = multiply$product[(32'h0)+:(16)];
+                end
+            8:
+                begin
+                    dest_lower_b$d = multiply$product[(32'h0)+:(16)];
+                end
+            default:
+                begin
+                end
+        endcase
+        if (active$q & (step$q != 32'h9)) begin
+            step$d = step$q + 32'h1;
+        end
+        if (~active$q & jobs$valid) begin
+            active$d = 1'b1;
+            step$d = 32'h0;
+        end
+        group_low = group_base$q;
+        if (group_base$q < job[(64'ha0)+:(16)]) begin
+            group_low = job[(64'ha0)+:(16)];
+        end
+        last_group = 1'b1;
+        group_end = channel_end;
+        if (nhcwb16 & ((group_base$q + 32'h10) < channel_end)) begin
+            last_group = 1'b0;
+            group_end = group_base$q + 32'h10;
+        end
+        last_piece = piece_b$q | ~job_pieces[(64'h1)+:(1)];
+        last_tile = lower$q | ~job_pieces[(64'hc5)+:(1)];
+        if (piece_b$q) begin
+            last_tile = lower$q | ~job_pieces[(64'hc6)+:(1)];
+        end
+        fill_len = (group_end - group_low) << element_shift;
+        channel_skip = (group_low - group_base$q) << element_shift;
+        block_skip = (group_low - job[(64'ha0)+:(16)]) << element_shift;
+        generating = active$q & (step$q == 32'h9) & ~sent_last$q;
+        accept = ~fill_full$q | fills$ready;
+        generated[(64'h0)+:(3)] = view[(64'h7f)+:(3)];
+        generated[(64'h7b)+:(16)] = fill_len;
+        generated[(64'h2b)+:(40)] = x_step - ((fill_len) & 40'hffffffffff);
+        generated[(64'hbb)+:(16)] = position_bytes - fill_len;
+        fill_rows = job_pieces[(64'h2)+:(16)];
+        generated[(64'h9b)+:(16)] = job_pieces[(64'ha5)+:(16)];
+        generated[(64'h3)+:(40)] = row_a$q;
+        generated[(64'hab)+:(16)] = ib_base;
+        if (lower$q) begin
+            generated[(64'h9b)+:(16)] = job[(64'h80)+:(16)] - job_pieces[(64'ha5)+:(16)];
+            generated[(64'h3)+:(40)] = base_2 + inner_a$q;
+            generated[(64'hab)+:(16)] = ib_base + dest_lower_a$q;
+        end
+        if (piece_b$q) begin
+            fill_rows = job_pieces[(64'h12)+:(16)];
+            generated[(64'h9b)+:(16)] = job_pieces[(64'hb5)+:(16)];
+            generated[(64'h3)+:(40)] = row_b$q;
+            generated[(64'hab)+:(16)] = ib_base + dest_b_offset$q;
+            if (lower$q) begin
+                generated[(64'h9b)+:(16)] = job[(64'h80)+:(16)] - job_pieces[(64'hb5)+:(16)];
+                generated[(64'h3)+:(40)] = base_3 + inner_b$q;
+                generated[(64'hab)+:(16)] = ib_base + dest_b_offset$q + dest_lower_b$q;
+            end
+        end
+        generated[(64'h3)+:(40)] = generated[(64'h3)+:(40)] + group_offset$q + ((channel_skip) & 40'hffffffffff);
+        generated[(64'hab)+:(16)] = generated[(64'hab)+:(16)] + block_skip;
+        generated[(64'h8b)+:(16)] = fill_rows;
+        generated[(64'h53)+:(40)] = stride_y;
+        generated[(64'hcb)+:(16)] = dest_row_step$q;
+        block_end = last_group & last_tile & last_piece;
+        if (empty) begin
+            generated[(64'h8b)+:(16)] = 32'h0;
+            block_end = 1'b1;
+        end
+        generated[(64'hdb)+:(1)] = block_end;
+        taken = generating & accept;
+        if (accept) begin
+            fill_full$d = generating;
+            fill$d = generated;
+        end
+        offered = fill$q;
+        plane_bytes = offered[(64'h8b)+:(16)] * offered[(64'h7b)+:(16)];
+        fills$valid = fill_full$q;
+        jobs$ready = fill_full$q & fills$ready & offered[(64'hdb)+:(1)];
+        if (jobs$ready) begin
+            active$d = 1'b0;
+            sent_last$d = 1'b0;
+        end
+        fills$data = offered;
+        fills$data[(64'h53)+:(40)] = offered[(64'h53)+:(40)] - ((plane_bytes) & 40'hffffffffff);
+        fills$data[(64'hcb)+:(16)] = offered[(64'hcb)+:(16)] - plane_bytes[(32'h0)+:(16)];
+        if (taken) begin
+            if (block_end) begin
+                sent_last$d = 1'b1;
+            end
+            else if (~last_group) begin
+                group_offset$d = group_offset$q + stride_c;
+                group_base$d = group_base$q + 32'h10;
+            end
+            else begin
+                group_offset$d = 32'h0;
+                group_base$d = first_group;
+                if (~last_tile) begin
+                    lower$d = 1'b1;
+                end
+                else begin
+                    lower$d = 1'b0;
+                    piece_b$d = 1'b1;
+                end
+            end
+        end
+    end
+    
+endmodule // npu_u65_256_core$datapath$block_fetch$ifm_fetch
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+module npu_u65_256_core$datapath$block_fetch$ifm_fetch$fill(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [219:0] d;
+    output reg  [219:0] q;
+    
+    // Constant declarations
+    localparam  init = 220'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$block_fetch$ifm_fetch$fill
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+module npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply(a,b,product);
+    
+    // Module arguments
+    input wire  [15:0] a;
+    input wire  [39:0] b;
+    output reg  [39:0] product;
+    
+    // Local signals
+    reg  [15:0] b_0;
+    reg  [15:0] b_1;
+    reg  [15:0] b_2;
+    reg  [31:0] p_0;
+    reg  [31:0] p_1;
+    reg  [31:0] p_2;
+    
+    // Update code
+    always @(*) begin
+        b_0 = b[(32'h0)+:(16)];
+        b_1 = b[(32'h10)+:(16)];
+        b_2 = ((b[(32'h20)+:(8)]) & 16'hffff);
+        p_0 = a * b_0;
+        p_1 = a * b_1;
+        p_2 = a * b_2;
+        product = ((p_0) & 40'hffffffffff) + (((p_1) & 40'hffffffffff) << 32'h10) + (((p_2) & 40'hffffffffff) << 32'h20);
+    end
+    
+endmodule // npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply
+
+
+
+
+module npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [39:0] d;
+    output reg  [39:0] q;
+    
+    // Constant declarations
+    localparam  init = 40'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b
+
+
+
+
+module npu_u65_256_core$datapath$block_fetch$ifm_fetch$pieces(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [198:0] d;
+    output reg  [198:0] q;
+    
+    // Constant declarations
+    localparam  init = 199'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$block_fetch$ifm_fetch$pieces
+
+
+
+
+
+
+
+
+module npu_u65_256_core$datapath$block_fetch$ifm_fetch$step(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [3:0] d;
+    output reg  [3:0] q;
+    
+    // Constant declarations
+    localparam  init = 4'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$block_fetch$ifm_fetch$step
+
+
+module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,weight_reads$valid,weight_reads$data,weight_reads$ready,weight_beats$valid,weight_beats$data,weight_beats$ready,fault,scale_reads$valid,scale_reads$data,scale_reads$ready,scale_beats$valid,scale_beats$data,scale_beats$ready,clear,clearing,streams$start_weights,streams$weights_room,streams$start_scales,streams$scale_channel,streams$scale_depth,streams$scales_room,streams$next_weights,streams$next_scales,beats$operands$valid,beats$operands$data,beats$operands$ready,beats$multiply_group,beats$interleaved,beats$odd_acts,beats$group_ready,beats$group_taken,beats$stream_used,beats$group_wanted,beats$slice_done,words$readout$valid,words$readout$data,words$readout$ready,words$results_valid,words$results_taken,words$sets_valid,words$sets_taken,words$position,words$channels,words$count,words$beat,idle,decoding);
     
     // Module arguments
     input wire  clock;
@@ -4920,51 +5730,51 @@ module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,next_we
     input wire  [301:0] view;
     input wire  depthwise;
     input wire  halt;
-    input wire  next_weights;
-    input wire  next_scales;
-    input wire  start_weights;
-    output reg  weights_room;
     output reg  weight_reads$valid;
     output reg  [74:0] weight_reads$data;
     input wire  weight_reads$ready;
     input wire  weight_beats$valid;
     input wire  [135:0] weight_beats$data;
     output reg  weight_beats$ready;
-    output reg  group_ready;
-    input wire  group_taken;
-    input wire  stream_used;
-    input wire  group_wanted;
     output reg  fault;
-    input wire  start_scales;
-    input wire  [15:0] scale_channel;
-    input wire  [15:0] scale_depth;
-    output reg  scales_room;
     output wire  scale_reads$valid;
     output wire  [74:0] scale_reads$data;
     input wire  scale_reads$ready;
     input wire  scale_beats$valid;
     input wire  [135:0] scale_beats$data;
     output wire  scale_beats$ready;
-    output reg  sets_valid;
-    input wire  sets_taken;
-    input wire  operands$valid;
-    input wire  [879:0] operands$data;
-    output reg  operands$ready;
-    input wire  multiply_group;
-    input wire  interleaved;
-    input wire  [287:0] odd_acts;
-    output reg  slice_done;
-    input wire  readout$valid;
-    input wire  [8:0] readout$data;
-    output wire  readout$ready;
-    output reg  results_valid;
-    input wire  results_taken;
     input wire  clear;
     output reg  clearing;
-    input wire  [1:0] position;
-    input wire  [3:0] channels;
-    input wire  [6:0] count;
-    output reg  [1215:0] beat;
+    input wire  streams$start_weights;
+    output reg  streams$weights_room;
+    input wire  streams$start_scales;
+    input wire  [15:0] streams$scale_channel;
+    input wire  [15:0] streams$scale_depth;
+    output reg  streams$scales_room;
+    input wire  streams$next_weights;
+    input wire  streams$next_scales;
+    input wire  beats$operands$valid;
+    input wire  [879:0] beats$operands$data;
+    output reg  beats$operands$ready;
+    input wire  beats$multiply_group;
+    input wire  beats$interleaved;
+    input wire  [287:0] beats$odd_acts;
+    output reg  beats$group_ready;
+    input wire  beats$group_taken;
+    input wire  beats$stream_used;
+    input wire  beats$group_wanted;
+    output reg  beats$slice_done;
+    input wire  words$readout$valid;
+    input wire  [8:0] words$readout$data;
+    output wire  words$readout$ready;
+    output reg  words$results_valid;
+    input wire  words$results_taken;
+    output reg  words$sets_valid;
+    input wire  words$sets_taken;
+    input wire  [1:0] words$position;
+    input wire  [3:0] words$channels;
+    input wire  [6:0] words$count;
+    output reg  [1215:0] words$beat;
     output reg  idle;
     output reg  decoding;
     
@@ -5196,9 +6006,9 @@ module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,next_we
         .operands$data(mac$operands$data),
         .operands$ready(mac$operands$ready),
         .slice_done(mac$slice_done),
-        .readout$valid(readout$valid),
-        .readout$data(readout$data),
-        .readout$ready(readout$ready),
+        .readout$valid(words$readout$valid),
+        .readout$data(words$readout$data),
+        .readout$ready(words$readout$ready),
         .results$valid(mac$results$valid),
         .results$data(mac$results$data),
         .results$ready(mac$results$ready),
@@ -5244,8 +6054,8 @@ module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,next_we
         scale_sets$rst_n = rst_n;
         mac$clock = clock;
         mac$rst_n = rst_n;
-        weights_room = weight_streams$tail$ready;
-        weight_streams$tail$valid = start_weights;
+        streams$weights_room = weight_streams$tail$ready;
+        weight_streams$tail$valid = streams$start_weights;
         weight_streams$tail$data[(64'h0)+:(3)] = view[(64'h0)+:(3)];
         weight_streams$tail$data[(64'h3)+:(40)] = ((view[(64'h6)+:(48)]) & 40'hffffffffff);
         weight_streams$tail$data[(64'h2b)+:(32)] = view[(64'h36)+:(32)];
@@ -5260,7 +6070,7 @@ module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,next_we
         weight_lengths$tail$data = weight_streams$head$data[(64'h2b)+:(32)];
         streams_queued = ((weight_streams$count) & 3'h7) + ((weight_lengths$count) & 3'h7);
         current_streams = streams_queued;
-        if (next_weights) begin
+        if (streams$next_weights) begin
             current_streams = streams_queued - 32'h1;
         end
         weight_decoder$start = weight_lengths$head$valid & (current_streams != 32'h0) & ~weight_decoder$busy & (weight_stream$q == WeightStream$Idle) & ~halt;
@@ -5277,9 +6087,9 @@ module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,next_we
         weight_decoder$words$data = weight_beats$data[(64'h0)+:(128)];
         weight_beats$ready = weight_decoder$words$ready;
         weight_groups$depthwise = depthwise;
-        group_ready = weight_groups$groups$valid & (weight_stream$q == WeightStream$Decoding);
-        weight_groups$groups$ready = group_taken;
-        too_few_weights = (weight_stream$q == WeightStream$Decoding) & decoder_settled & ~weight_groups$groups$valid & group_wanted;
+        beats$group_ready = weight_groups$groups$valid & (weight_stream$q == WeightStream$Decoding);
+        weight_groups$groups$ready = beats$group_taken;
+        too_few_weights = (weight_stream$q == WeightStream$Decoding) & decoder_settled & ~weight_groups$groups$valid & beats$group_wanted;
         too_many_weights = (weight_stream$q == WeightStream$Draining) & (weight_groups$groups$valid | (decoder_settled & ~weight_groups$empty));
         case (weight_stream$q)
             WeightStream$Idle:
@@ -5290,7 +6100,7 @@ module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,next_we
                 end
             WeightStream$Decoding:
                 begin
-                    if (stream_used) begin
+                    if (beats$stream_used) begin
                         weight_stream$d = WeightStream$Draining;
                     end
                 end
@@ -5303,54 +6113,54 @@ module npu_u65_256_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,next_we
         endcase
         fault = weight_decoder$error | weight_groups$ragged | too_few_weights | too_many_weights;
         decoding = weight_decoder$busy & ((weight_decoder$words$valid & weight_decoder$words$ready) | (weight_decoder$weights$valid & weight_groups$weights$ready));
-        scales_room = scale_streams$tail$ready & scale_depths$tail$ready;
-        scale_streams$tail$valid = start_scales;
+        streams$scales_room = scale_streams$tail$ready & scale_depths$tail$ready;
+        scale_streams$tail$valid = streams$start_scales;
         scale_streams$tail$data[(64'h0)+:(3)] = view[(64'h3)+:(3)];
         scale_base = view[(64'h56)+:(48)];
         if (second) begin
             scale_base = view[(64'hea)+:(48)];
         end
-        scale_streams$tail$data[(64'h3)+:(40)] = ((scale_base) & 40'hffffffffff) + (((scale_channel) & 40'hffffffffff) << 32'h3) + (((scale_channel) & 40'hffffffffff) << 32'h1);
-        scale_streams$tail$data[(64'h2b)+:(32)] = (((scale_depth) & 32'hffffffff) << 32'h3) + (((scale_depth) & 32'hffffffff) << 32'h1);
-        scale_depths$tail$valid = start_scales;
-        scale_depths$tail$data = scale_depth;
-        sets_valid = scale_sets$sets$valid;
-        scale_sets$sets$ready = sets_taken;
-        mac$operands$valid = operands$valid;
-        mac$operands$data = operands$data;
-        if (multiply_group) begin
+        scale_streams$tail$data[(64'h3)+:(40)] = ((scale_base) & 40'hffffffffff) + (((streams$scale_channel) & 40'hffffffffff) << 32'h3) + (((streams$scale_channel) & 40'hffffffffff) << 32'h1);
+        scale_streams$tail$data[(64'h2b)+:(32)] = (((streams$scale_depth) & 32'hffffffff) << 32'h3) + (((streams$scale_depth) & 32'hffffffff) << 32'h1);
+        scale_depths$tail$valid = streams$start_scales;
+        scale_depths$tail$data = streams$scale_depth;
+        words$sets_valid = scale_sets$sets$valid;
+        scale_sets$sets$ready = words$sets_taken;
+        mac$operands$valid = beats$operands$valid;
+        mac$operands$data = beats$operands$data;
+        if (beats$multiply_group) begin
             mac$operands$data[(64'h120)+:(576)] = weight_groups$groups$data[(64'h0)+:(576)];
         end
-        if (second & interleaved) begin
-            mac$operands$data[(64'h0)+:(288)] = odd_acts;
+        if (second & beats$interleaved) begin
+            mac$operands$data[(64'h0)+:(288)] = beats$odd_acts;
         end
-        operands$ready = mac$operands$ready;
-        slice_done = mac$slice_done;
-        results_valid = mac$results$valid;
-        mac$results$ready = results_taken;
+        beats$operands$ready = mac$operands$ready;
+        beats$slice_done = mac$slice_done;
+        words$results_valid = mac$results$valid;
+        mac$results$ready = words$results_taken;
         mac$clear = clear;
         clearing = mac$clearing;
         accumulators = mac$results$data[(64'h0)+:(1280)];
-        beat[(64'h0)+:(320)] = accumulators[(32'h0)+:(320)];
-        if (position == 32'h1) begin
-            beat[(64'h0)+:(320)] = accumulators[(32'h140)+:(320)];
+        words$beat[(64'h0)+:(320)] = accumulators[(32'h0)+:(320)];
+        if (words$position == 32'h1) begin
+            words$beat[(64'h0)+:(320)] = accumulators[(32'h140)+:(320)];
         end
-        if (position == 32'h2) begin
-            beat[(64'h0)+:(320)] = accumulators[(32'h280)+:(320)];
+        if (words$position == 32'h2) begin
+            words$beat[(64'h0)+:(320)] = accumulators[(32'h280)+:(320)];
         end
-        if (position == 32'h3) begin
-            beat[(64'h0)+:(320)] = accumulators[(32'h3c0)+:(320)];
+        if (words$position == 32'h3) begin
+            words$beat[(64'h0)+:(320)] = accumulators[(32'h3c0)+:(320)];
         end
-        beat[(64'h140)+:(320)] = scale_sets$sets$data[(64'h0)+:(320)];
-        beat[(64'h280)+:(256)] = scale_sets$sets$data[(64'h140)+:(256)];
-        beat[(64'h380)+:(48)] = scale_sets$sets$data[(64'h240)+:(48)];
-        lane_mask = (((32'h1) & 9'h1ff) << ((channels) & 9'h1ff)) - 32'h1;
-        beat[(64'h3b0)+:(8)] = lane_mask[(32'h0)+:(8)];
-        beat[(64'h3b8)+:(1)] = second;
-        beat[(64'h3b9)+:(7)] = count;
-        beat[(64'h3c0)+:(256)] = 32'h0;
+        words$beat[(64'h140)+:(320)] = scale_sets$sets$data[(64'h0)+:(320)];
+        words$beat[(64'h280)+:(256)] = scale_sets$sets$data[(64'h140)+:(256)];
+        words$beat[(64'h380)+:(48)] = scale_sets$sets$data[(64'h240)+:(48)];
+        lane_mask = (((32'h1) & 9'h1ff) << ((words$channels) & 9'h1ff)) - 32'h1;
+        words$beat[(64'h3b0)+:(8)] = lane_mask[(32'h0)+:(8)];
+        words$beat[(64'h3b8)+:(1)] = second;
+        words$beat[(64'h3b9)+:(7)] = words$count;
+        words$beat[(64'h3c0)+:(256)] = 32'h0;
         current_scales = ((scale_depths$count) & 3'h7);
-        if (next_scales & (scale_depths$count != 32'h0)) begin
+        if (streams$next_scales & (scale_depths$count != 32'h0)) begin
             current_scales = current_scales - 32'h1;
         end
         idle = (current_streams == 32'h0) & (weight_stream$q == WeightStream$Idle) & (current_scales == 32'h0);
@@ -10140,7 +10950,7 @@ module npu_u65_256_core$datapath$cores$0$scale_sets(clock,rst_n,depths$valid,dep
         .d(gathering$d),
         .q(gathering$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step count(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step count(
         .clock(count$clock),
         .rst_n(count$rst_n),
         .d(count$d),
@@ -10678,19 +11488,19 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
         .d(z_count$d),
         .q(z_count$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b head_start(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b head_start(
         .clock(head_start$clock),
         .rst_n(head_start$rst_n),
         .d(head_start$d),
         .q(head_start$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b tail(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b tail(
         .clock(tail$clock),
         .rst_n(tail$rst_n),
         .d(tail$d),
         .q(tail$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b base(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b base(
         .clock(base$clock),
         .rst_n(base$rst_n),
         .d(base$d),
@@ -14373,19 +15183,19 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         .d(palette_size$d),
         .q(palette_size$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step palette_bits(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step palette_bits(
         .clock(palette_bits$clock),
         .rst_n(palette_bits$rst_n),
         .d(palette_bits$d),
         .q(palette_bits$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step unc_bits(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step unc_bits(
         .clock(unc_bits$clock),
         .rst_n(unc_bits$rst_n),
         .d(unc_bits$d),
         .q(unc_bits$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step wrem_bits(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step wrem_bits(
         .clock(wrem_bits$clock),
         .rst_n(wrem_bits$rst_n),
         .d(wrem_bits$d),
@@ -14445,13 +15255,13 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$parser(clock,rst_n,start
         .d(balance$d),
         .q(balance$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step pend_w(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step pend_w(
         .clock(pend_w$clock),
         .rst_n(pend_w$rst_n),
         .d(pend_w$d),
         .q(pend_w$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step pend_z(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step pend_z(
         .clock(pend_z$clock),
         .rst_n(pend_z$rst_n),
         .d(pend_z$d),
@@ -21693,8 +22503,6 @@ endmodule // npu_u65_256_core$datapath$fetched$words
 
 
 
-
-
 module npu_u65_256_core$datapath$front_end(clock,rst_n,active,starting,faulted,next_valid,taken,offering,halves_held,next_half,current_buffers,current_reads_ifm2,next_buffers,next_reads_ifm2,next_blockdep,lookahead_done,job_taken,job_first,fetched_count,front_next,early_start,walk_early,jobs_allowed,fetched_ahead,fetched_current);
     
     // Module arguments
@@ -21868,842 +22676,6 @@ endmodule // npu_u65_256_core$datapath$front_end
 
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-module npu_u65_256_core$datapath$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,fills$valid,fills$data,fills$ready);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  jobs$valid;
-    input wire  [276:0] jobs$data;
-    output reg  jobs$ready;
-    input wire  [465:0] view;
-    input wire  [31:0] buffers;
-    output reg  fills$valid;
-    output reg  [219:0] fills$data;
-    input wire  fills$ready;
-    
-    // Stub signals
-    reg  [15:0] multiply$a;
-    reg  [39:0] multiply$b;
-    wire  [39:0] multiply$product;
-    reg  multiply_a$clock;
-    reg  multiply_a$rst_n;
-    reg  [15:0] multiply_a$d;
-    wire  [15:0] multiply_a$q;
-    reg  multiply_b$clock;
-    reg  multiply_b$rst_n;
-    reg  [39:0] multiply_b$d;
-    wire  [39:0] multiply_b$q;
-    reg  active$clock;
-    reg  active$rst_n;
-    reg  active$d;
-    wire  active$q;
-    reg  step$clock;
-    reg  step$rst_n;
-    reg  [3:0] step$d;
-    wire  [3:0] step$q;
-    reg  channel_term$clock;
-    reg  channel_term$rst_n;
-    reg  [39:0] channel_term$d;
-    wire  [39:0] channel_term$q;
-    reg  inner_a$clock;
-    reg  inner_a$rst_n;
-    reg  [39:0] inner_a$d;
-    wire  [39:0] inner_a$q;
-    reg  inner_b$clock;
-    reg  inner_b$rst_n;
-    reg  [39:0] inner_b$d;
-    wire  [39:0] inner_b$q;
-    reg  row_a$clock;
-    reg  row_a$rst_n;
-    reg  [39:0] row_a$d;
-    wire  [39:0] row_a$q;
-    reg  row_b$clock;
-    reg  row_b$rst_n;
-    reg  [39:0] row_b$d;
-    wire  [39:0] row_b$q;
-    reg  dest_row_step$clock;
-    reg  dest_row_step$rst_n;
-    reg  [15:0] dest_row_step$d;
-    wire  [15:0] dest_row_step$q;
-    reg  dest_b_offset$clock;
-    reg  dest_b_offset$rst_n;
-    reg  [15:0] dest_b_offset$d;
-    wire  [15:0] dest_b_offset$q;
-    reg  dest_lower_a$clock;
-    reg  dest_lower_a$rst_n;
-    reg  [15:0] dest_lower_a$d;
-    wire  [15:0] dest_lower_a$q;
-    reg  dest_lower_b$clock;
-    reg  dest_lower_b$rst_n;
-    reg  [15:0] dest_lower_b$d;
-    wire  [15:0] dest_lower_b$q;
-    reg  pieces$clock;
-    reg  pieces$rst_n;
-    reg  [198:0] pieces$d;
-    wire  [198:0] pieces$q;
-    reg  fill$clock;
-    reg  fill$rst_n;
-    reg  [219:0] fill$d;
-    wire  [219:0] fill$q;
-    reg  fill_full$clock;
-    reg  fill_full$rst_n;
-    reg  fill_full$d;
-    wire  fill_full$q;
-    reg  sent_last$clock;
-    reg  sent_last$rst_n;
-    reg  sent_last$d;
-    wire  sent_last$q;
-    reg  piece_b$clock;
-    reg  piece_b$rst_n;
-    reg  piece_b$d;
-    wire  piece_b$q;
-    reg  lower$clock;
-    reg  lower$rst_n;
-    reg  lower$d;
-    wire  lower$q;
-    reg  group_offset$clock;
-    reg  group_offset$rst_n;
-    reg  [39:0] group_offset$d;
-    wire  [39:0] group_offset$q;
-    reg  group_base$clock;
-    reg  group_base$rst_n;
-    reg  [15:0] group_base$d;
-    wire  [15:0] group_base$q;
-    
-    // Local signals
-    reg  [3:0] load_step;
-    reg  [276:0] job;
-    reg  [198:0] job_pieces;
-    reg  [3:0] element_shift;
-    reg  nhcwb16;
-    reg  [39:0] stride_x;
-    reg  [39:0] stride_y;
-    reg  [39:0] stride_c;
-    reg  [39:0] base_0;
-    reg  [39:0] base_1;
-    reg  [39:0] base_2;
-    reg  [39:0] base_3;
-    reg  [16:0] width0;
-    reg  [16:0] height0;
-    reg  [16:0] height1;
-    reg  [16:0] x0;
-    reg  [16:0] y0;
-    reg  [16:0] x_end;
-    reg  has_a;
-    reg  has_b;
-    reg  [16:0] a_end;
-    reg  [15:0] width_a;
-    reg  [15:0] width_b;
-    reg  [16:0] x_b;
-    reg  [16:0] y_a;
-    reg  [16:0] y_b;
-    reg  [39:0] base_a;
-    reg  [39:0] base_b;
-    reg  [39:0] x_step;
-    reg  [15:0] block_bytes;
-    reg  [15:0] position_bytes;
-    reg  [15:0] ib_base;
-    reg  [15:0] first_group;
-    reg  [15:0] channel_end;
-    reg  empty;
-    reg  [15:0] upper_a;
-    reg  [15:0] upper_b;
-    reg  split_a;
-    reg  split_b;
-    reg  [15:0] group_low;
-    reg  [15:0] group_end;
-    reg  last_group;
-    reg  last_piece;
-    reg  last_tile;
-    reg  block_end;
-    reg  [15:0] fill_len;
-    reg  [15:0] fill_rows;
-    reg  generating;
-    reg  [219:0] generated;
-    reg  accept;
-    reg  [219:0] offered;
-    reg  [31:0] plane_bytes;
-    reg  [15:0] channel_skip;
-    reg  [15:0] block_skip;
-    reg  taken;
-    
-    // Sub module instances
-    npu_u65_256_core$datapath$ifm_fetch$multiply multiply(
-        .a(multiply$a),
-        .b(multiply$b),
-        .product(multiply$product)
-    );
-    npu_u65_256_core$control$run$irq_history multiply_a(
-        .clock(multiply_a$clock),
-        .rst_n(multiply_a$rst_n),
-        .d(multiply_a$d),
-        .q(multiply_a$q)
-    );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b multiply_b(
-        .clock(multiply_b$clock),
-        .rst_n(multiply_b$rst_n),
-        .d(multiply_b$d),
-        .q(multiply_b$q)
-    );
-    npu_u65_256_core$cpm$reset_sync$stage$0 active(
-        .clock(active$clock),
-        .rst_n(active$rst_n),
-        .d(active$d),
-        .q(active$q)
-    );
-    npu_u65_256_core$datapath$ifm_fetch$step step(
-        .clock(step$clock),
-        .rst_n(step$rst_n),
-        .d(step$d),
-        .q(step$q)
-    );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b channel_term(
-        .clock(channel_term$clock),
-        .rst_n(channel_term$rst_n),
-        .d(channel_term$d),
-        .q(channel_term$q)
-    );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b inner_a(
-        .clock(inner_a$clock),
-        .rst_n(inner_a$rst_n),
-        .d(inner_a$d),
-        .q(inner_a$q)
-    );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b inner_b(
-        .clock(inner_b$clock),
-        .rst_n(inner_b$rst_n),
-        .d(inner_b$d),
-        .q(inner_b$q)
-    );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b row_a(
-        .clock(row_a$clock),
-        .rst_n(row_a$rst_n),
-        .d(row_a$d),
-        .q(row_a$q)
-    );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b row_b(
-        .clock(row_b$clock),
-        .rst_n(row_b$rst_n),
-        .d(row_b$d),
-        .q(row_b$q)
-    );
-    npu_u65_256_core$control$run$irq_history dest_row_step(
-        .clock(dest_row_step$clock),
-        .rst_n(dest_row_step$rst_n),
-        .d(dest_row_step$d),
-        .q(dest_row_step$q)
-    );
-    npu_u65_256_core$control$run$irq_history dest_b_offset(
-        .clock(dest_b_offset$clock),
-        .rst_n(dest_b_offset$rst_n),
-        .d(dest_b_offset$d),
-        .q(dest_b_offset$q)
-    );
-    npu_u65_256_core$control$run$irq_history dest_lower_a(
-        .clock(dest_lower_a$clock),
-        .rst_n(dest_lower_a$rst_n),
-        .d(dest_lower_a$d),
-        .q(dest_lower_a$q)
-    );
-    npu_u65_256_core$control$run$irq_history dest_lower_b(
-        .clock(dest_lower_b$clock),
-        .rst_n(dest_lower_b$rst_n),
-        .d(dest_lower_b$d),
-        .q(dest_lower_b$q)
-    );
-    npu_u65_256_core$datapath$ifm_fetch$pieces pieces(
-        .clock(pieces$clock),
-        .rst_n(pieces$rst_n),
-        .d(pieces$d),
-        .q(pieces$q)
-    );
-    npu_u65_256_core$datapath$ifm_fetch$fill fill(
-        .clock(fill$clock),
-        .rst_n(fill$rst_n),
-        .d(fill$d),
-        .q(fill$q)
-    );
-    npu_u65_256_core$cpm$reset_sync$stage$0 fill_full(
-        .clock(fill_full$clock),
-        .rst_n(fill_full$rst_n),
-        .d(fill_full$d),
-        .q(fill_full$q)
-    );
-    npu_u65_256_core$cpm$reset_sync$stage$0 sent_last(
-        .clock(sent_last$clock),
-        .rst_n(sent_last$rst_n),
-        .d(sent_last$d),
-        .q(sent_last$q)
-    );
-    npu_u65_256_core$cpm$reset_sync$stage$0 piece_b(
-        .clock(piece_b$clock),
-        .rst_n(piece_b$rst_n),
-        .d(piece_b$d),
-        .q(piece_b$q)
-    );
-    npu_u65_256_core$cpm$reset_sync$stage$0 lower(
-        .clock(lower$clock),
-        .rst_n(lower$rst_n),
-        .d(lower$d),
-        .q(lower$q)
-    );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b group_offset(
-        .clock(group_offset$clock),
-        .rst_n(group_offset$rst_n),
-        .d(group_offset$d),
-        .q(group_offset$q)
-    );
-    npu_u65_256_core$control$run$irq_history group_base(
-        .clock(group_base$clock),
-        .rst_n(group_base$rst_n),
-        .d(group_base$d),
-        .q(group_base$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        active$clock = clock;
-        step$clock = clock;
-        multiply_a$clock = clock;
-        multiply_b$clock = clock;
-        channel_term$clock = clock;
-        inner_a$clock = clock;
-        inner_b$clock = clock;
-        row_a$clock = clock;
-        row_b$clock = clock;
-        dest_row_step$clock = clock;
-        dest_b_offset$clock = clock;
-        dest_lower_a$clock = clock;
-        dest_lower_b$clock = clock;
-        pieces$clock = clock;
-        fill$clock = clock;
-        fill_full$clock = clock;
-        sent_last$clock = clock;
-        piece_b$clock = clock;
-        lower$clock = clock;
-        group_offset$clock = clock;
-        group_base$clock = clock;
-        active$d = active$q;
-        step$d = step$q;
-        multiply_a$d = multiply_a$q;
-        multiply_b$d = multiply_b$q;
-        channel_term$d = channel_term$q;
-        inner_a$d = inner_a$q;
-        inner_b$d = inner_b$q;
-        row_a$d = row_a$q;
-        row_b$d = row_b$q;
-        dest_row_step$d = dest_row_step$q;
-        dest_b_offset$d = dest_b_offset$q;
-        dest_lower_a$d = dest_lower_a$q;
-        dest_lower_b$d = dest_lower_b$q;
-        pieces$d = pieces$q;
-        fill$d = fill$q;
-        fill_full$d = fill_full$q;
-        sent_last$d = sent_last$q;
-        piece_b$d = piece_b$q;
-        lower$d = lower$q;
-        group_offset$d = group_offset$q;
-        group_base$d = group_base$q;
-        active$rst_n = rst_n;
-        step$rst_n = rst_n;
-        multiply_a$rst_n = rst_n;
-        multiply_b$rst_n = rst_n;
-        channel_term$rst_n = rst_n;
-        inner_a$rst_n = rst_n;
-        inner_b$rst_n = rst_n;
-        row_a$rst_n = rst_n;
-        row_b$rst_n = rst_n;
-        dest_row_step$rst_n = rst_n;
-        dest_b_offset$rst_n = rst_n;
-        dest_lower_a$rst_n = rst_n;
-        dest_lower_b$rst_n = rst_n;
-        pieces$rst_n = rst_n;
-        fill$rst_n = rst_n;
-        fill_full$rst_n = rst_n;
-        sent_last$rst_n = rst_n;
-        piece_b$rst_n = rst_n;
-        lower$rst_n = rst_n;
-        group_offset$rst_n = rst_n;
-        group_base$rst_n = rst_n;
-        job = jobs$data;
-        element_shift = ((view[(64'h2f)+:(2)]) & 4'hf);
-        nhcwb16 = view[(64'h31)+:(2)] != 32'h0;
-        stride_x = ((view[(64'h142)+:(48)]) & 40'hffffffffff);
-        stride_y = ((view[(64'h172)+:(48)]) & 40'hffffffffff);
-        stride_c = ((view[(64'h1a2)+:(48)]) & 40'hffffffffff);
-        base_0 = ((view[(64'h82)+:(48)]) & 40'hffffffffff);
-        base_1 = ((view[(64'hb2)+:(48)]) & 40'hffffffffff);
-        base_2 = ((view[(64'he2)+:(48)]) & 40'hffffffffff);
-        base_3 = ((view[(64'h112)+:(48)]) & 40'hffffffffff);
-        width0 = ((view[(64'h49)+:(16)]) & 17'h1ffff) + 32'h1;
-        height0 = ((view[(64'h59)+:(16)]) & 17'h1ffff) + 32'h1;
-        height1 = ((view[(64'h69)+:(16)]) & 17'h1ffff) + 32'h1;
-        x0 = ((job[(64'h70)+:(16)]) & 17'h1ffff);
-        y0 = ((job[(64'h60)+:(16)]) & 17'h1ffff);
-        x_end = x0 + ((job[(64'h90)+:(16)]) & 17'h1ffff);
-        has_a = x0 < width0;
-        has_b = x_end > width0;
-        a_end = x_end;
-        if (has_b) begin
-            a_end = width0;
-        end
-        width_a = 32'h0;
-        x_b = x0 - width0;
-        if (has_a) begin
-            width_a = ((a_end - x0) & 16'hffff);
-            x_b = 32'h0;
-        end
-        width_b = job[(64'h90)+:(16)] - width_a;
-        y_a = y0;
-        base_a = base_0;
-        if (y0 >= height0) begin
-            y_a = y0 - height0;
-            base_a = base_2;
-        end
-        y_b = y0;
-        base_b = base_1;
-        if (y0 >= height1) begin
-            y_b = y0 - height1;
-            base_b = base_3;
-        end
-        upper_a = job[(64'h80)+:(16)];
-        split_a = 1'b0;
-        if ((y0 < height0) & ((y0 + ((job[(64'h80)+:(16)]) & 17'h1ffff)) > height0)) begin
-            upper_a = ((height0 - y0) & 16'hffff);
-            split_a = 1'b1;
-        end
-        upper_b = job[(64'h80)+:(16)];
-        split_b = 1'b0;
-        if ((y0 < height1) & ((y0 + ((job[(64'h80)+:(16)]) & 17'h1ffff)) > height1)) begin
-            upper_b = ((height1 - y0) & 16'hffff);
-            split_b = 1'b1;
-        end
-        x_step = stride_x;
-        if (nhcwb16) begin
-            x_step = ((32'h10) & 40'hffffffffff) << element_shift;
-        end
-        block_bytes = job[(64'hb0)+:(16)] << element_shift;
-        position_bytes = (block_bytes + 32'h7) & 32'hfff8;
-        ib_base = buffers[(64'h0)+:(16)];
-        if (job[(64'h102)+:(1)]) begin
-            ib_base = buffers[(64'h0)+:(16)] + buffers[(64'h10)+:(16)];
-        end
-        first_group = job[(64'ha0)+:(16)];
-        if (nhcwb16) begin
-            first_group = job[(64'ha0)+:(16)] & 32'hfff0;
-        end
-        channel_end = job[(64'ha0)+:(16)] + job[(64'hb0)+:(16)];
-        empty = (job[(64'h80)+:(16)] == 32'h0) | (job[(64'h90)+:(16)] == 32'h0);
-        job_pieces = pieces$q;
-        if (active$q & (step$q == 32'h0)) begin
-            pieces$d[(64'h0)+:(1)] = has_a;
-            pieces$d[(64'h1)+:(1)] = has_b;
-            pieces$d[(64'h2)+:(16)] = width_a;
-            pieces$d[(64'h12)+:(16)] = width_b;
-            pieces$d[(64'h22)+:(17)] = x_b;
-            pieces$d[(64'h33)+:(17)] = y_a;
-            pieces$d[(64'h44)+:(17)] = y_b;
-            pieces$d[(64'h55)+:(40)] = base_a;
-            pieces$d[(64'h7d)+:(40)] = base_b;
-            pieces$d[(64'ha5)+:(16)] = upper_a;
-            pieces$d[(64'hb5)+:(16)] = upper_b;
-            pieces$d[(64'hc5)+:(1)] = split_a;
-            pieces$d[(64'hc6)+:(1)] = split_b;
-        end
-        load_step = step$q + 32'h1;
-        if (~active$q) begin
-            load_step = 32'h0;
-        end
-        case (load_step)
-            0:
-                begin
-                    multiply_a$d = job[(64'ha0)+:(16)];
-                    multiply_b$d = ((32'h1) & 40'hffffffffff) << element_shift;
-                    if (nhcwb16) begin
-                        multiply_a$d = job[(64'ha0)+:(16)] >> 32'h4;
-                        multiply_b$d = stride_c;
-                    end
-                end
-            1:
-                begin
-                    multiply_a$d = ((x0) & 16'hffff);
-                    multiply_b$d = x_step;
-                end
-            2:
-                begin
-                    multiply_a$d = ((job_pieces[(64'h22)+:(17)]) & 16'hffff);
-                    multiply_b$d = x_step;
-                end
-            3:
-                begin
-                    multiply_a$d = ((job_pieces[(64'h33)+:(17)]) & 16'hffff);
-                    multiply_b$d = stride_y;
-                end
-            4:
-                begin
-                    multiply_a$d = ((job_pieces[(64'h44)+:(17)]) & 16'hffff);
-                    multiply_b$d = stride_y;
-                end
-            5:
-                begin
-                    multiply_a$d = job[(64'h90)+:(16)];
-                    multiply_b$d = ((position_bytes) & 40'hffffffffff);
-                end
-            6:
-                begin
-                    multiply_a$d = job_pieces[(64'h2)+:(16)];
-                    multiply_b$d = ((position_bytes) & 40'hffffffffff);
-                end
-            7:
-                begin
-                    multiply_a$d = job_pieces[(64'ha5)+:(16)];
-                    multiply_b$d = ((dest_row_step$q) & 40'hffffffffff);
-                end
-            8:
-                begin
-                    multiply_a$d = job_pieces[(64'hb5)+:(16)];
-                    multiply_b$d = ((dest_row_step$q) & 40'hffffffffff);
-                end
-            default:
-                begin
-                end
-        endcase
-        multiply$a = multiply_a$q;
-        multiply$b = multiply_b$q;
-        case (step$q)
-            0:
-                begin
-                    channel_term$d = multiply$product;
-                end
-            1:
-                begin
-                    inner_a$d = multiply$product + channel_term$q;
-                end
-            2:
-                begin
-                    inner_b$d = multiply$product + channel_term$q;
-                end
-            3:
-                begin
-                    row_a$d = multiply$product + job_pieces[(64'h55)+:(40)] + inner_a$q;
-                end
-            4:
-                begin
-                    row_b$d = multiply$product + job_pieces[(64'h7d)+:(40)] + inner_b$q;
-                end
-            5:
-                begin
-                    dest_row_step$d = multiply$product[(32'h0)+:(16)];
-                end
-            6:
-                begin
-                    dest_b_offset$d = multiply$product[(32'h0)+:(16)];
-                    piece_b$d = ~job_pieces[(64'h0)+:(1)];
-                    lower$d = 1'b0;
-                    group_offset$d = 32'h0;
-                    group_base$d = first_group;
-                end
-            7:
-                begin
-                    dest_lower_a$d = multiply$product[(32'h0)+:(16)];
-                end
-            8:
-                begin
-                    dest_lower_b$d = multiply$product[(32'h0)+:(16)];
-                end
-            default:
-                begin
-                end
-        endcase
-        if (active$q & (step$q != 32'h9)) begin
-            step$d = step$q + 32'h1;
-        end
-        if (~active$q & jobs$valid) begin
-            active$d = 1'b1;
-            step$d = 32'h0;
-        end
-        group_low = group_base$q;
-        if (group_base$q < job[(64'ha0)+:(16)]) begin
-            group_low = job[(64'ha0)+:(16)];
-        end
-        last_group = 1'b1;
-        group_end = channel_end;
-        if (nhcwb16 & ((group_base$q + 32'h10) < channel_end)) begin
-            last_group = 1'b0;
-            group_end = group_base$q + 32'h10;
-        end
-        last_piece = piece_b$q | ~job_pieces[(64'h1)+:(1)];
-        last_tile = lower$q | ~job_pieces[(64'hc5)+:(1)];
-        if (piece_b$q) begin
-            last_tile = lower$q | ~job_pieces[(64'hc6)+:(1)];
-        end
-        fill_len = (group_end - group_low) << element_shift;
-        channel_skip = (group_low - group_base$q) << element_shift;
-        block_skip = (group_low - job[(64'ha0)+:(16)]) << element_shift;
-        generating = active$q & (step$q == 32'h9) & ~sent_last$q;
-        accept = ~fill_full$q | fills$ready;
-        generated[(64'h0)+:(3)] = view[(64'h7f)+:(3)];
-        generated[(64'h7b)+:(16)] = fill_len;
-        generated[(64'h2b)+:(40)] = x_step - ((fill_len) & 40'hffffffffff);
-        generated[(64'hbb)+:(16)] = position_bytes - fill_len;
-        fill_rows = job_pieces[(64'h2)+:(16)];
-        generated[(64'h9b)+:(16)] = job_pieces[(64'ha5)+:(16)];
-        generated[(64'h3)+:(40)] = row_a$q;
-        generated[(64'hab)+:(16)] = ib_base;
-        if (lower$q) begin
-            generated[(64'h9b)+:(16)] = job[(64'h80)+:(16)] - job_pieces[(64'ha5)+:(16)];
-            generated[(64'h3)+:(40)] = base_2 + inner_a$q;
-            generated[(64'hab)+:(16)] = ib_base + dest_lower_a$q;
-        end
-        if (piece_b$q) begin
-            fill_rows = job_pieces[(64'h12)+:(16)];
-            generated[(64'h9b)+:(16)] = job_pieces[(64'hb5)+:(16)];
-            generated[(64'h3)+:(40)] = row_b$q;
-            generated[(64'hab)+:(16)] = ib_base + dest_b_offset$q;
-            if (lower$q) begin
-                generated[(64'h9b)+:(16)] = job[(64'h80)+:(16)] - job_pieces[(64'hb5)+:(16)];
-                generated[(64'h3)+:(40)] = base_3 + inner_b$q;
-                generated[(64'hab)+:(16)] = ib_base + dest_b_offset$q + dest_lower_b$q;
-            end
-        end
-        generated[(64'h3)+:(40)] = generated[(64'h3)+:(40)] + group_offset$q + ((channel_skip) & 40'hffffffffff);
-        generated[(64'hab)+:(16)] = generated[(64'hab)+:(16)] + block_skip;
-        generated[(64'h8b)+:(16)] = fill_rows;
-        generated[(64'h53)+:(40)] = stride_y;
-        generated[(64'hcb)+:(16)] = dest_row_step$q;
-        block_end = last_group & last_tile & last_piece;
-        if (empty) begin
-            generated[(64'h8b)+:(16)] = 32'h0;
-            block_end = 1'b1;
-        end
-        generated[(64'hdb)+:(1)] = block_end;
-        taken = generating & accept;
-        if (accept) begin
-            fill_full$d = generating;
-            fill$d = generated;
-        end
-        offered = fill$q;
-        plane_bytes = offered[(64'h8b)+:(16)] * offered[(64'h7b)+:(16)];
-        fills$valid = fill_full$q;
-        jobs$ready = fill_full$q & fills$ready & offered[(64'hdb)+:(1)];
-        if (jobs$ready) begin
-            active$d = 1'b0;
-            sent_last$d = 1'b0;
-        end
-        fills$data = offered;
-        fills$data[(64'h53)+:(40)] = offered[(64'h53)+:(40)] - ((plane_bytes) & 40'hffffffffff);
-        fills$data[(64'hcb)+:(16)] = offered[(64'hcb)+:(16)] - plane_bytes[(32'h0)+:(16)];
-        if (taken) begin
-            if (block_end) begin
-                sent_last$d = 1'b1;
-            end
-            else if (~last_group) begin
-                group_offset$d = group_offset$q + stride_c;
-                group_base$d = group_base$q + 32'h10;
-            end
-            else begin
-                group_offset$d = 32'h0;
-                group_base$d = first_group;
-                if (~last_tile) begin
-                    lower$d = 1'b1;
-                end
-                else begin
-                    lower$d = 1'b0;
-                    piece_b$d = 1'b1;
-                end
-            end
-        end
-    end
-    
-endmodule // npu_u65_256_core$datapath$ifm_fetch
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-module npu_u65_256_core$datapath$ifm_fetch$fill(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [219:0] d;
-    output reg  [219:0] q;
-    
-    // Constant declarations
-    localparam  init = 220'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm_fetch$fill
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-module npu_u65_256_core$datapath$ifm_fetch$multiply(a,b,product);
-    
-    // Module arguments
-    input wire  [15:0] a;
-    input wire  [39:0] b;
-    output reg  [39:0] product;
-    
-    // Local signals
-    reg  [15:0] b_0;
-    reg  [15:0] b_1;
-    reg  [15:0] b_2;
-    reg  [31:0] p_0;
-    reg  [31:0] p_1;
-    reg  [31:0] p_2;
-    
-    // Update code
-    always @(*) begin
-        b_0 = b[(32'h0)+:(16)];
-        b_1 = b[(32'h10)+:(16)];
-        b_2 = ((b[(32'h20)+:(8)]) & 16'hffff);
-        p_0 = a * b_0;
-        p_1 = a * b_1;
-        p_2 = a * b_2;
-        product = ((p_0) & 40'hffffffffff) + (((p_1) & 40'hffffffffff) << 32'h10) + (((p_2) & 40'hffffffffff) << 32'h20);
-    end
-    
-endmodule // npu_u65_256_core$datapath$ifm_fetch$multiply
-
-
-
-
-module npu_u65_256_core$datapath$ifm_fetch$multiply_b(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [39:0] d;
-    output reg  [39:0] q;
-    
-    // Constant declarations
-    localparam  init = 40'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm_fetch$multiply_b
-
-
-
-
-module npu_u65_256_core$datapath$ifm_fetch$pieces(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [198:0] d;
-    output reg  [198:0] q;
-    
-    // Constant declarations
-    localparam  init = 199'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm_fetch$pieces
-
-
-
-
-
-
-
-
-module npu_u65_256_core$datapath$ifm_fetch$step(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [3:0] d;
-    output reg  [3:0] q;
-    
-    // Constant declarations
-    localparam  init = 4'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$ifm_fetch$step
 
 
 module npu_u65_256_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,requests$data,requests$ready,acts$valid,acts$data,acts$ready,bank_reads$0$enable,bank_reads$0$address,bank_reads$0$data,bank_reads$1$enable,bank_reads$1$address,bank_reads$1$data);
@@ -27460,258 +27432,6 @@ endmodule // npu_u65_256_core$datapath$ifm_unit$reading
 
 
 
-
-
-module npu_u65_256_core$datapath$lookahead(clock,rst_n,front_next,shape,per_channel,taken,weights_room,scales_room,start_weights,start_scales,scale_depth,paired_scale_depth,weights_ahead,scales_ahead,weights_used,scales_used,held,held_scales,done);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  front_next;
-    input wire  [224:0] shape;
-    input wire  per_channel;
-    input wire  taken;
-    input wire  [1:0] weights_room;
-    input wire  [1:0] scales_room;
-    output reg  [1:0] start_weights;
-    output reg  [1:0] start_scales;
-    output reg  [15:0] scale_depth;
-    output reg  [15:0] paired_scale_depth;
-    output reg  [1:0] weights_ahead;
-    output reg  [1:0] scales_ahead;
-    input wire  [1:0] weights_used;
-    input wire  [1:0] scales_used;
-    output reg  [1:0] held;
-    output reg  [1:0] held_scales;
-    output reg  done;
-    
-    // Stub signals
-    reg  [224:0] depths$shape;
-    reg  [15:0] depths$z;
-    wire  [15:0] depths$core_block_depth;
-    wire  [15:0] depths$block_depth;
-    wire  depths$last_z;
-    wire  [15:0] depths$paired_block_depth;
-    wire  depths$paired_last_depth;
-    reg  first_job$first;
-    reg  first_job$depth_start;
-    reg  first_job$paired;
-    reg  first_job$pool;
-    reg  first_job$per_channel;
-    wire  [1:0] first_job$weights;
-    wire  [1:0] first_job$scales;
-    reg  queued$clock;
-    reg  queued$rst_n;
-    reg  queued$d;
-    wire  queued$q;
-    reg  weights_ahead_bits$clock;
-    reg  weights_ahead_bits$rst_n;
-    reg  [1:0] weights_ahead_bits$d;
-    wire  [1:0] weights_ahead_bits$q;
-    reg  scales_ahead_bits$clock;
-    reg  scales_ahead_bits$rst_n;
-    reg  [1:0] scales_ahead_bits$d;
-    wire  [1:0] scales_ahead_bits$q;
-    reg  held_weights$clock;
-    reg  held_weights$rst_n;
-    reg  [1:0] held_weights$d;
-    wire  [1:0] held_weights$q;
-    reg  held_scale_bits$clock;
-    reg  held_scale_bits$rst_n;
-    reg  [1:0] held_scale_bits$d;
-    wire  [1:0] held_scale_bits$q;
-    
-    // Local signals
-    reg  fire;
-    
-    // Sub module instances
-    npu_u65_256_core$datapath$lookahead$depths depths(
-        .shape(depths$shape),
-        .z(depths$z),
-        .core_block_depth(depths$core_block_depth),
-        .block_depth(depths$block_depth),
-        .last_z(depths$last_z),
-        .paired_block_depth(depths$paired_block_depth),
-        .paired_last_depth(depths$paired_last_depth)
-    );
-    npu_u65_256_core$datapath$lookahead$first_job first_job(
-        .first(first_job$first),
-        .depth_start(first_job$depth_start),
-        .paired(first_job$paired),
-        .pool(first_job$pool),
-        .per_channel(first_job$per_channel),
-        .weights(first_job$weights),
-        .scales(first_job$scales)
-    );
-    npu_u65_256_core$cpm$reset_sync$stage$0 queued(
-        .clock(queued$clock),
-        .rst_n(queued$rst_n),
-        .d(queued$d),
-        .q(queued$q)
-    );
-    npu_u65_256_core$cpm$prot_state weights_ahead_bits(
-        .clock(weights_ahead_bits$clock),
-        .rst_n(weights_ahead_bits$rst_n),
-        .d(weights_ahead_bits$d),
-        .q(weights_ahead_bits$q)
-    );
-    npu_u65_256_core$cpm$prot_state scales_ahead_bits(
-        .clock(scales_ahead_bits$clock),
-        .rst_n(scales_ahead_bits$rst_n),
-        .d(scales_ahead_bits$d),
-        .q(scales_ahead_bits$q)
-    );
-    npu_u65_256_core$cpm$prot_state held_weights(
-        .clock(held_weights$clock),
-        .rst_n(held_weights$rst_n),
-        .d(held_weights$d),
-        .q(held_weights$q)
-    );
-    npu_u65_256_core$cpm$prot_state held_scale_bits(
-        .clock(held_scale_bits$clock),
-        .rst_n(held_scale_bits$rst_n),
-        .d(held_scale_bits$d),
-        .q(held_scale_bits$q)
-    );
-    
-    // Update code
-    always @(*) begin
-        queued$clock = clock;
-        weights_ahead_bits$clock = clock;
-        scales_ahead_bits$clock = clock;
-        held_weights$clock = clock;
-        held_scale_bits$clock = clock;
-        queued$d = queued$q;
-        weights_ahead_bits$d = weights_ahead_bits$q;
-        scales_ahead_bits$d = scales_ahead_bits$q;
-        held_weights$d = held_weights$q;
-        held_scale_bits$d = held_scale_bits$q;
-        held_weights$rst_n = rst_n;
-        held_scale_bits$rst_n = rst_n;
-        queued$rst_n = rst_n;
-        weights_ahead_bits$rst_n = rst_n;
-        scales_ahead_bits$rst_n = rst_n;
-        depths$shape = shape;
-        depths$z = 32'h0;
-        first_job$first = 1'b1;
-        first_job$depth_start = 1'b1;
-        first_job$paired = depths$paired_block_depth != 32'h0;
-        first_job$pool = shape[(64'he0)+:(1)];
-        first_job$per_channel = per_channel;
-        fire = front_next & ~queued$q & ((first_job$weights & ~weights_room) == 32'h0) & ((first_job$scales & ~scales_room) == 32'h0);
-        start_weights = 32'h0;
-        start_scales = 32'h0;
-        if (fire) begin
-            start_weights = first_job$weights;
-            start_scales = first_job$scales;
-            queued$d = 1'b1;
-        end
-        scale_depth = depths$block_depth;
-        paired_scale_depth = depths$paired_block_depth;
-        weights_ahead_bits$d = (weights_ahead_bits$q & ~weights_used) | start_weights;
-        scales_ahead_bits$d = (scales_ahead_bits$q & ~scales_used) | start_scales;
-        held_weights$d = held_weights$q | start_weights;
-        held_scale_bits$d = held_scale_bits$q | start_scales;
-        if (taken) begin
-            queued$d = 1'b0;
-            held_weights$d = 32'h0;
-            held_scale_bits$d = 32'h0;
-        end
-        done = queued$q;
-        weights_ahead = weights_ahead_bits$q;
-        scales_ahead = scales_ahead_bits$q;
-        held = held_weights$q;
-        held_scales = held_scale_bits$q;
-    end
-    
-endmodule // npu_u65_256_core$datapath$lookahead
-
-
-module npu_u65_256_core$datapath$lookahead$depths(shape,z,core_block_depth,block_depth,last_z,paired_block_depth,paired_last_depth);
-    
-    // Module arguments
-    input wire  [224:0] shape;
-    input wire  [15:0] z;
-    output reg  [15:0] core_block_depth;
-    output reg  [15:0] block_depth;
-    output reg  last_z;
-    output reg  [15:0] paired_block_depth;
-    output reg  paired_last_depth;
-    
-    // Local signals
-    reg  [15:0] core_depth;
-    reg  [15:0] paired_core_depth;
-    
-    // Update code
-    always @(*) begin
-        core_depth = shape[(64'h20)+:(16)];
-        core_block_depth = shape[(64'hcf)+:(16)];
-        if (shape[(64'hdf)+:(1)]) begin
-            core_depth = (shape[(64'h20)+:(16)] + 32'h1) >> 32'h1;
-            core_block_depth = (shape[(64'hcf)+:(16)] + 32'h1) >> 32'h1;
-        end
-        last_z = z + core_block_depth >= core_depth;
-        block_depth = core_block_depth;
-        if (core_depth - z < core_block_depth) begin
-            block_depth = core_depth - z;
-        end
-        paired_core_depth = shape[(64'h20)+:(16)] >> 32'h1;
-        paired_block_depth = 32'h0;
-        if (shape[(64'hdf)+:(1)] & (z < paired_core_depth)) begin
-            paired_block_depth = shape[(64'hcf)+:(16)] >> 32'h1;
-            if (paired_core_depth - z < (shape[(64'hcf)+:(16)] >> 32'h1)) begin
-                paired_block_depth = paired_core_depth - z;
-            end
-        end
-        paired_last_depth = z + (shape[(64'hcf)+:(16)] >> 32'h1) >= paired_core_depth;
-    end
-    
-endmodule // npu_u65_256_core$datapath$lookahead$depths
-
-
-module npu_u65_256_core$datapath$lookahead$first_job(first,depth_start,paired,pool,per_channel,weights,scales);
-    
-    // Module arguments
-    input wire  first;
-    input wire  depth_start;
-    input wire  paired;
-    input wire  pool;
-    input wire  per_channel;
-    output reg  [1:0] weights;
-    output reg  [1:0] scales;
-    
-    // Local signals
-    reg  [1:0] cores;
-    
-    // Update code
-    always @(*) begin
-        cores = 32'h1;
-        if (paired) begin
-            cores = 32'h3;
-        end
-        weights = 32'h0;
-        if (first & depth_start & ~pool) begin
-            weights = cores;
-        end
-        scales = 32'h0;
-        if (first & per_channel) begin
-            scales = cores;
-        end
-    end
-    
-endmodule // npu_u65_256_core$datapath$lookahead$first_job
-
-
-
-
-
-
-
-
-
-
-
-
 module npu_u65_256_core$datapath$ofm_writer(clock,rst_n,results$valid,results$data,results$ready,view,writes$valid,writes$data,writes$ready,busy);
     
     // Module arguments
@@ -27809,12 +27529,12 @@ module npu_u65_256_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
     reg  [31:0] mask_32;
     
     // Sub module instances
-    npu_u65_256_core$datapath$ifm_fetch$multiply row_product(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply row_product(
         .a(row_product$a),
         .b(row_product$b),
         .product(row_product$product)
     );
-    npu_u65_256_core$datapath$ifm_fetch$multiply column_product(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply column_product(
         .a(column_product$a),
         .b(column_product$b),
         .product(column_product$product)
@@ -27837,7 +27557,7 @@ module npu_u65_256_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
         .d(row_factor$d),
         .q(row_factor$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b row_stride(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b row_stride(
         .clock(row_stride$clock),
         .rst_n(row_stride$rst_n),
         .d(row_stride$d),
@@ -27849,7 +27569,7 @@ module npu_u65_256_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
         .d(column_factor$d),
         .q(column_factor$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b column_stride(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b column_stride(
         .clock(column_stride$clock),
         .rst_n(column_stride$rst_n),
         .d(column_stride$d),
@@ -29081,7 +28801,312 @@ module npu_u65_256_core$datapath$operation(clock,rst_n,d,q);
 endmodule // npu_u65_256_core$datapath$operation
 
 
-module npu_u65_256_core$datapath$output_tags(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
+module npu_u65_256_core$datapath$output_stage(clock,rst_n,words$valid,words$data,words$ready,cores$0$readout$valid,cores$0$readout$data,cores$0$readout$ready,cores$0$results_valid,cores$0$results_taken,cores$0$sets_valid,cores$0$sets_taken,cores$0$position,cores$0$channels,cores$0$count,cores$0$beat,operands$valid,operands$data,operands$ready,shape,settings,per_channel,parallel,elementwise,paired_elementwise,lut_write,results$valid,results$data,results$ready,busy,ao_active);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  words$valid;
+    input wire  [70:0] words$data;
+    output reg  words$ready;
+    output reg  cores$0$readout$valid;
+    output reg  [8:0] cores$0$readout$data;
+    input wire  cores$0$readout$ready;
+    input wire  cores$0$results_valid;
+    output reg  cores$0$results_taken;
+    input wire  cores$0$sets_valid;
+    output reg  cores$0$sets_taken;
+    output reg  [1:0] cores$0$position;
+    output reg  [3:0] cores$0$channels;
+    output reg  [6:0] cores$0$count;
+    input wire  [1215:0] cores$0$beat;
+    input wire  operands$valid;
+    input wire  [1087:0] operands$data;
+    output reg  operands$ready;
+    input wire  [224:0] shape;
+    input wire  [179:0] settings;
+    input wire  per_channel;
+    input wire  parallel;
+    input wire  elementwise;
+    input wire  paired_elementwise;
+    input wire  [152:0] lut_write;
+    output reg  results$valid;
+    output reg  [576:0] results$data;
+    input wire  results$ready;
+    output reg  busy;
+    output reg  ao_active;
+    
+    // Stub signals
+    reg  [15:0] word_windows$oy;
+    reg  [15:0] word_windows$ox;
+    reg  [224:0] word_windows$shape;
+    wire  [23:0] word_windows$taps;
+    reg  readout_tags$clock;
+    reg  readout_tags$rst_n;
+    reg  readout_tags$tail$valid;
+    reg  [94:0] readout_tags$tail$data;
+    wire  readout_tags$tail$ready;
+    wire  readout_tags$head$valid;
+    wire  [94:0] readout_tags$head$data;
+    reg  readout_tags$head$ready;
+    wire  [2:0] readout_tags$count;
+    reg  [23:0] window$taps;
+    reg  [1:0] window$position;
+    reg  window$one_row;
+    wire  [6:0] window$count;
+    reg  [1087:0] unit_operands$0$group;
+    reg  unit_operands$0$paired;
+    wire  [1215:0] unit_operands$0$beat;
+    reg  output_units$0$clock;
+    reg  output_units$0$rst_n;
+    reg  [179:0] output_units$0$settings;
+    reg  output_units$0$accumulators$valid;
+    reg  [1215:0] output_units$0$accumulators$data;
+    wire  output_units$0$accumulators$ready;
+    wire  output_units$0$results$valid;
+    wire  [263:0] output_units$0$results$data;
+    reg  output_units$0$results$ready;
+    reg  [152:0] output_units$0$lut_write;
+    reg  output_tags$clock;
+    reg  output_tags$rst_n;
+    reg  output_tags$tail$valid;
+    reg  [48:0] output_tags$tail$data;
+    wire  output_tags$tail$ready;
+    wire  output_tags$head$valid;
+    wire  [48:0] output_tags$head$data;
+    reg  output_tags$head$ready;
+    wire  [3:0] output_tags$count;
+    reg  position$clock;
+    reg  position$rst_n;
+    reg  [1:0] position$d;
+    wire  [1:0] position$q;
+    reg  units_taken$clock;
+    reg  units_taken$rst_n;
+    reg  [1:0] units_taken$d;
+    wire  [1:0] units_taken$q;
+    
+    // Local signals
+    reg  [8:0] acc_read;
+    reg  readout_ready;
+    reg  [70:0] word;
+    reg  word_paired;
+    reg  result_paired;
+    reg  paired_ready;
+    reg  results_valid;
+    reg  group_ready;
+    reg  [3:0] positions_left;
+    reg  [3:0] positions_after;
+    reg  position_present;
+    reg  last_position;
+    reg  [1215:0] unit_beat;
+    reg  unit_valid;
+    reg  units_ready;
+    reg  paired_units_ready;
+    reg  stage_fire;
+    reg  word_done;
+    reg  [1:0] units_firing;
+    reg  [1:0] units_having;
+    reg  units_done;
+    reg  elementwise_fire;
+    reg  [15:0] word_channel;
+    reg  [263:0] paired_result;
+    reg  paired_results_ready;
+    reg  result_fire;
+    
+    // Sub module instances
+    npu_u65_256_core$datapath$output_stage$word_windows word_windows(
+        .oy(word_windows$oy),
+        .ox(word_windows$ox),
+        .shape(word_windows$shape),
+        .taps(word_windows$taps)
+    );
+    npu_u65_256_core$datapath$output_stage$readout_tags readout_tags(
+        .clock(readout_tags$clock),
+        .rst_n(readout_tags$rst_n),
+        .tail$valid(readout_tags$tail$valid),
+        .tail$data(readout_tags$tail$data),
+        .tail$ready(readout_tags$tail$ready),
+        .head$valid(readout_tags$head$valid),
+        .head$data(readout_tags$head$data),
+        .head$ready(readout_tags$head$ready),
+        .count(readout_tags$count)
+    );
+    npu_u65_256_core$datapath$output_stage$window window(
+        .taps(window$taps),
+        .position(window$position),
+        .one_row(window$one_row),
+        .count(window$count)
+    );
+    npu_u65_256_core$datapath$output_stage$unit_operands$0 unit_operands$0(
+        .group(unit_operands$0$group),
+        .paired(unit_operands$0$paired),
+        .beat(unit_operands$0$beat)
+    );
+    npu_u65_256_core$datapath$output_stage$output_units$0 output_units$0(
+        .clock(output_units$0$clock),
+        .rst_n(output_units$0$rst_n),
+        .settings(output_units$0$settings),
+        .accumulators$valid(output_units$0$accumulators$valid),
+        .accumulators$data(output_units$0$accumulators$data),
+        .accumulators$ready(output_units$0$accumulators$ready),
+        .results$valid(output_units$0$results$valid),
+        .results$data(output_units$0$results$data),
+        .results$ready(output_units$0$results$ready),
+        .lut_write(output_units$0$lut_write)
+    );
+    npu_u65_256_core$datapath$output_stage$output_tags output_tags(
+        .clock(output_tags$clock),
+        .rst_n(output_tags$rst_n),
+        .tail$valid(output_tags$tail$valid),
+        .tail$data(output_tags$tail$data),
+        .tail$ready(output_tags$tail$ready),
+        .head$valid(output_tags$head$valid),
+        .head$data(output_tags$head$data),
+        .head$ready(output_tags$head$ready),
+        .count(output_tags$count)
+    );
+    npu_u65_256_core$cpm$prot_state position(
+        .clock(position$clock),
+        .rst_n(position$rst_n),
+        .d(position$d),
+        .q(position$q)
+    );
+    npu_u65_256_core$cpm$prot_state units_taken(
+        .clock(units_taken$clock),
+        .rst_n(units_taken$rst_n),
+        .d(units_taken$d),
+        .q(units_taken$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        position$clock = clock;
+        units_taken$clock = clock;
+        position$d = position$q;
+        units_taken$d = units_taken$q;
+        position$rst_n = rst_n;
+        units_taken$rst_n = rst_n;
+        readout_tags$clock = clock;
+        output_tags$clock = clock;
+        readout_tags$rst_n = rst_n;
+        output_tags$rst_n = rst_n;
+        output_units$0$clock = clock;
+        output_units$0$rst_n = rst_n;
+        acc_read[(64'h0)+:(9)] = words$data[(64'h0)+:(9)];
+        readout_ready = cores$0$readout$ready;
+        cores$0$readout$valid = words$valid & readout_tags$tail$ready & readout_ready;
+        cores$0$readout$data = acc_read;
+        words$ready = readout_ready & readout_tags$tail$ready;
+        readout_tags$tail$valid = words$valid & readout_ready;
+        readout_tags$tail$data[(64'h0)+:(71)] = words$data;
+        word_windows$oy = words$data[(64'h9)+:(16)];
+        word_windows$ox = words$data[(64'h19)+:(16)];
+        word_windows$shape = shape;
+        readout_tags$tail$data[(64'h47)+:(24)] = word_windows$taps;
+        word = readout_tags$head$data[(64'h0)+:(71)];
+        word_paired = readout_tags$head$valid & (word[(64'h41)+:(4)] != 32'h0);
+        paired_ready = 1'b1;
+        results_valid = cores$0$results_valid & paired_ready;
+        group_ready = ~per_channel | cores$0$sets_valid;
+        positions_left = word[(64'h39)+:(4)] >> ((position$q) & 4'hf);
+        positions_after = positions_left >> 32'h1;
+        position_present = positions_left[32'h0];
+        last_position = positions_after == 32'h0;
+        window$taps = readout_tags$head$data[(64'h47)+:(24)];
+        window$position = position$q;
+        window$one_row = shape[(64'hae)+:(1)];
+        cores$0$channels = word[(64'h3d)+:(4)];
+        cores$0$position = position$q;
+        cores$0$count = window$count;
+        paired_units_ready = 1'b1;
+        units_ready = output_units$0$accumulators$ready & paired_units_ready;
+        unit_valid = results_valid & readout_tags$head$valid & group_ready & position_present & output_tags$tail$ready;
+        unit_beat = cores$0$beat;
+        unit_operands$0$group = operands$data;
+        unit_operands$0$paired = paired_elementwise;
+        if (elementwise) begin
+            unit_valid = operands$valid & output_tags$tail$ready;
+            unit_beat = unit_operands$0$beat;
+        end
+        stage_fire = results_valid & readout_tags$head$valid & group_ready & (~position_present | (units_ready & output_tags$tail$ready));
+        output_units$0$accumulators$valid = unit_valid & paired_units_ready;
+        if (elementwise) begin
+            output_units$0$accumulators$valid = unit_valid & ~units_taken$q[32'h0];
+        end
+        output_units$0$accumulators$data = unit_beat;
+        output_units$0$settings = settings;
+        output_units$0$lut_write = lut_write;
+        units_firing = 32'h0;
+        if (output_units$0$accumulators$valid & output_units$0$accumulators$ready) begin
+            units_firing = 32'h1;
+        end
+        units_having = units_taken$q | units_firing;
+        units_done = units_having[32'h0] & (units_having[32'h1] | ~paired_elementwise);
+        operands$ready = elementwise & output_tags$tail$ready & units_done;
+        elementwise_fire = operands$valid & operands$ready;
+        if (elementwise) begin
+            units_taken$d = units_taken$q | units_firing;
+        end
+        if (elementwise_fire) begin
+            units_taken$d = 32'h0;
+        end
+        output_tags$tail$valid = unit_valid & units_ready & ~elementwise;
+        output_tags$tail$data[(64'h0)+:(16)] = word[(64'h9)+:(16)] + ((position$q >> 32'h1) & 16'hffff);
+        output_tags$tail$data[(64'h10)+:(16)] = word[(64'h19)+:(16)] + ((position$q & 32'h1) & 16'hffff);
+        if (shape[(64'hae)+:(1)]) begin
+            output_tags$tail$data[(64'h0)+:(16)] = word[(64'h9)+:(16)];
+            output_tags$tail$data[(64'h10)+:(16)] = word[(64'h19)+:(16)] + ((position$q) & 16'hffff);
+        end
+        word_channel = word[(64'h29)+:(16)];
+        if (parallel) begin
+            word_channel = word[(64'h29)+:(16)] << 32'h1;
+        end
+        output_tags$tail$data[(64'h20)+:(16)] = word_channel;
+        output_tags$tail$data[(64'h30)+:(1)] = word_paired;
+        if (elementwise) begin
+            output_tags$tail$valid = elementwise_fire;
+            output_tags$tail$data[(64'h0)+:(16)] = operands$data[(64'h410)+:(16)];
+            output_tags$tail$data[(64'h10)+:(16)] = operands$data[(64'h420)+:(16)];
+            output_tags$tail$data[(64'h20)+:(16)] = operands$data[(64'h430)+:(16)];
+            output_tags$tail$data[(64'h30)+:(1)] = paired_elementwise;
+        end
+        word_done = stage_fire & last_position;
+        if (stage_fire) begin
+            position$d = position$q + 32'h1;
+        end
+        if (word_done) begin
+            position$d = 32'h0;
+        end
+        cores$0$sets_taken = word_done & word[(64'h45)+:(1)] & per_channel;
+        cores$0$results_taken = word_done;
+        readout_tags$head$ready = word_done;
+        result_paired = output_tags$head$valid & output_tags$head$data[(64'h30)+:(1)];
+        results$data[(64'h0)+:(256)] = output_units$0$results$data[(64'h0)+:(256)];
+        results$data[(64'h100)+:(8)] = output_units$0$results$data[(64'h100)+:(8)];
+        results$data[(64'h108)+:(256)] = 32'h0;
+        results$data[(64'h208)+:(8)] = 32'h0;
+        paired_results_ready = 1'b1;
+        paired_result = output_units$0$results$data;
+        if (result_paired) begin
+            results$data[(64'h108)+:(256)] = paired_result[(64'h0)+:(256)];
+            results$data[(64'h208)+:(8)] = paired_result[(64'h100)+:(8)];
+        end
+        results$valid = output_units$0$results$valid & paired_results_ready & output_tags$head$valid;
+        results$data[(64'h210)+:(16)] = output_tags$head$data[(64'h0)+:(16)];
+        results$data[(64'h220)+:(16)] = output_tags$head$data[(64'h10)+:(16)];
+        results$data[(64'h230)+:(16)] = output_tags$head$data[(64'h20)+:(16)];
+        results$data[(64'h240)+:(1)] = parallel | paired_elementwise;
+        result_fire = results$valid & results$ready;
+        output_units$0$results$ready = result_fire;
+        output_tags$head$ready = result_fire;
+        busy = (readout_tags$count != 32'h0) | (output_tags$count != 32'h0);
+        ao_active = output_units$0$accumulators$valid & output_units$0$accumulators$ready;
+    end
+    
+endmodule // npu_u65_256_core$datapath$output_stage
+
+
+module npu_u65_256_core$datapath$output_stage$output_tags(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
     
     // Module arguments
     input wire  clock;
@@ -29119,19 +29144,19 @@ module npu_u65_256_core$datapath$output_tags(clock,rst_n,tail$valid,tail$data,ta
     reg  pop;
     
     // Sub module instances
-    npu_u65_256_core$datapath$ifm_fetch$step write_pointer(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step read_pointer(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
         .q(read_pointer$q)
     );
-    npu_u65_256_core$datapath$output_tags$words words(
+    npu_u65_256_core$datapath$output_stage$output_tags$words words(
         .clock(words$clock),
         .rst_n(words$rst_n),
         .write_enable(words$write_enable),
@@ -29169,12 +29194,12 @@ module npu_u65_256_core$datapath$output_tags(clock,rst_n,tail$valid,tail$data,ta
         end
     end
     
-endmodule // npu_u65_256_core$datapath$output_tags
+endmodule // npu_u65_256_core$datapath$output_stage$output_tags
 
 
 
 
-module npu_u65_256_core$datapath$output_tags$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
+module npu_u65_256_core$datapath$output_stage$output_tags$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
     
     // Module arguments
     input wire  clock;
@@ -29192,12 +29217,12 @@ module npu_u65_256_core$datapath$output_tags$words(clock,rst_n,write_enable,writ
        if (!rst_n) for (i = 0; i <= 7; i = i + 1) cells[i] <= 0;
        else if (write_enable) cells[write_address] <= write_data;
     always @(*) read_data = cells[read_address];
-endmodule // npu_u65_256_core$datapath$output_tags$words
+endmodule // npu_u65_256_core$datapath$output_stage$output_tags$words
 
 
 
 
-module npu_u65_256_core$datapath$output_units$0(clock,rst_n,settings,accumulators$valid,accumulators$data,accumulators$ready,results$valid,results$data,results$ready,lut_write);
+module npu_u65_256_core$datapath$output_stage$output_units$0(clock,rst_n,settings,accumulators$valid,accumulators$data,accumulators$ready,results$valid,results$data,results$ready,lut_write);
     
     // Module arguments
     input wire  clock;
@@ -29332,7 +29357,7 @@ module npu_u65_256_core$datapath$output_units$0(clock,rst_n,settings,accumulator
     reg  [319:0] scaler_values;
     
     // Sub module instances
-    npu_u65_256_core$datapath$output_units$0$decoder decoder(
+    npu_u65_256_core$datapath$output_stage$output_units$0$decoder decoder(
         .clock(decoder$clock),
         .rst_n(decoder$rst_n),
         .settings(decoder$settings),
@@ -29340,12 +29365,12 @@ module npu_u65_256_core$datapath$output_units$0(clock,rst_n,settings,accumulator
         .settled(decoder$settled),
         .acc_int32(decoder$acc_int32)
     );
-    npu_u65_256_core$datapath$output_units$0$reciprocals reciprocals(
+    npu_u65_256_core$datapath$output_stage$output_units$0$reciprocals reciprocals(
         .count(reciprocals$count),
         .scale(reciprocals$scale),
         .shift(reciprocals$shift)
     );
-    npu_u65_256_core$datapath$output_units$0$elementwise elementwise(
+    npu_u65_256_core$datapath$output_stage$output_units$0$elementwise elementwise(
         .settings(elementwise$settings),
         .first(elementwise$first),
         .second(elementwise$second),
@@ -29358,7 +29383,7 @@ module npu_u65_256_core$datapath$output_units$0(clock,rst_n,settings,accumulator
         .finish(elementwise$finish),
         .wide(elementwise$wide)
     );
-    npu_u65_256_core$datapath$output_units$0$elementwise_finish elementwise_finish(
+    npu_u65_256_core$datapath$output_stage$output_units$0$elementwise_finish elementwise_finish(
         .finish(elementwise_finish$finish),
         .firsts(elementwise_finish$firsts),
         .seconds(elementwise_finish$seconds),
@@ -29366,7 +29391,7 @@ module npu_u65_256_core$datapath$output_units$0(clock,rst_n,settings,accumulator
         .amounts(elementwise_finish$amounts),
         .values(elementwise_finish$values)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path wide_path(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path wide_path(
         .clock(wide_path$clock),
         .rst_n(wide_path$rst_n),
         .settings(wide_path$settings),
@@ -29382,7 +29407,7 @@ module npu_u65_256_core$datapath$output_units$0(clock,rst_n,settings,accumulator
         .ready(wide_path$ready),
         .empty(wide_path$empty)
     );
-    npu_u65_256_core$datapath$output_units$0$scaler scaler(
+    npu_u65_256_core$datapath$output_stage$output_units$0$scaler scaler(
         .clock(scaler$clock),
         .rst_n(scaler$rst_n),
         .accumulators(scaler$accumulators),
@@ -29397,7 +29422,7 @@ module npu_u65_256_core$datapath$output_units$0(clock,rst_n,settings,accumulator
         .scaled(scaler$scaled),
         .scaled_control(scaler$scaled_control)
     );
-    npu_u65_256_core$datapath$output_units$0$activation activation(
+    npu_u65_256_core$datapath$output_stage$output_units$0$activation activation(
         .clock(activation$clock),
         .rst_n(activation$rst_n),
         .scaled(activation$scaled),
@@ -29410,7 +29435,7 @@ module npu_u65_256_core$datapath$output_units$0(clock,rst_n,settings,accumulator
         .next_ready(activation$next_ready),
         .lut_write(activation$lut_write)
     );
-    npu_u65_256_core$datapath$output_units$0$finisher finisher(
+    npu_u65_256_core$datapath$output_stage$output_units$0$finisher finisher(
         .clock(finisher$clock),
         .rst_n(finisher$rst_n),
         .scaled(finisher$scaled),
@@ -29425,7 +29450,7 @@ module npu_u65_256_core$datapath$output_units$0(clock,rst_n,settings,accumulator
         .d(full_0$d),
         .q(full_0$q)
     );
-    npu_u65_256_core$datapath$output_units$0$operands operands(
+    npu_u65_256_core$datapath$output_stage$output_units$0$operands operands(
         .clock(operands$clock),
         .rst_n(operands$rst_n),
         .d(operands$d),
@@ -29723,10 +29748,10 @@ module npu_u65_256_core$datapath$output_units$0(clock,rst_n,settings,accumulator
         results$data[(64'h100)+:(8)] = finisher$lanes;
     end
     
-endmodule // npu_u65_256_core$datapath$output_units$0
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0
 
 
-module npu_u65_256_core$datapath$output_units$0$activation(clock,rst_n,scaled,control,full,done,values,values_control,valid,next_ready,lut_write);
+module npu_u65_256_core$datapath$output_stage$output_units$0$activation(clock,rst_n,scaled,control,full,done,values,values_control,valid,next_ready,lut_write);
     
     // Module arguments
     input wire  clock;
@@ -29858,7 +29883,7 @@ module npu_u65_256_core$datapath$output_units$0$activation(clock,rst_n,scaled,co
     reg  [33:0] result;
     
     // Sub module instances
-    npu_u65_256_core$datapath$output_units$0$activation$sigmoid_rom sigmoid_rom(
+    npu_u65_256_core$datapath$output_stage$output_units$0$activation$sigmoid_rom sigmoid_rom(
         .clock(sigmoid_rom$clock),
         .rst_n(sigmoid_rom$rst_n),
         .enable(sigmoid_rom$enable),
@@ -29866,7 +29891,7 @@ module npu_u65_256_core$datapath$output_units$0$activation(clock,rst_n,scaled,co
         .entry(sigmoid_rom$entry),
         .step(sigmoid_rom$step)
     );
-    npu_u65_256_core$datapath$output_units$0$activation$luts$0 luts$0(
+    npu_u65_256_core$datapath$output_stage$output_units$0$activation$luts$0 luts$0(
         .clock(luts$0$clock),
         .write_enable(luts$0$write_enable),
         .write_line(luts$0$write_line),
@@ -29900,7 +29925,7 @@ module npu_u65_256_core$datapath$output_units$0$activation(clock,rst_n,scaled,co
         .d(pending_last$d),
         .q(pending_last$q)
     );
-    npu_u65_256_core$datapath$output_units$0$decoder$partial pending_control(
+    npu_u65_256_core$datapath$output_stage$output_units$0$decoder$partial pending_control(
         .clock(pending_control$clock),
         .rst_n(pending_control$rst_n),
         .d(pending_control$d),
@@ -29924,7 +29949,7 @@ module npu_u65_256_core$datapath$output_units$0$activation(clock,rst_n,scaled,co
         .d(pending_fraction$d),
         .q(pending_fraction$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step pending_byte(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step pending_byte(
         .clock(pending_byte$clock),
         .rst_n(pending_byte$rst_n),
         .d(pending_byte$d),
@@ -29936,25 +29961,25 @@ module npu_u65_256_core$datapath$output_units$0$activation(clock,rst_n,scaled,co
         .d(read_full$d),
         .q(read_full$q)
     );
-    npu_u65_256_core$datapath$output_units$0$activation$read read(
+    npu_u65_256_core$datapath$output_stage$output_units$0$activation$read read(
         .clock(read$clock),
         .rst_n(read$rst_n),
         .d(read$d),
         .q(read$q)
     );
-    npu_u65_256_core$datapath$output_units$0$decoder$partial read_control(
+    npu_u65_256_core$datapath$output_stage$output_units$0$decoder$partial read_control(
         .clock(read_control$clock),
         .rst_n(read_control$rst_n),
         .d(read_control$d),
         .q(read_control$q)
     );
-    npu_u65_256_core$datapath$output_units$0$scaler$result out_values(
+    npu_u65_256_core$datapath$output_stage$output_units$0$scaler$result out_values(
         .clock(out_values$clock),
         .rst_n(out_values$rst_n),
         .d(out_values$d),
         .q(out_values$q)
     );
-    npu_u65_256_core$datapath$output_units$0$decoder$partial out_control(
+    npu_u65_256_core$datapath$output_stage$output_units$0$decoder$partial out_control(
         .clock(out_control$clock),
         .rst_n(out_control$rst_n),
         .d(out_control$d),
@@ -30361,12 +30386,12 @@ module npu_u65_256_core$datapath$output_units$0$activation(clock,rst_n,scaled,co
         valid = out_full$q;
     end
     
-endmodule // npu_u65_256_core$datapath$output_units$0$activation
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$activation
 
 
 
 
-module npu_u65_256_core$datapath$output_units$0$activation$luts$0(clock,write_enable,write_line,write_data,write_strobe,read_enable,read_line,read_data);
+module npu_u65_256_core$datapath$output_stage$output_units$0$activation$luts$0(clock,write_enable,write_line,write_data,write_strobe,read_enable,read_line,read_data);
     
     // Module arguments
     input wire  clock;
@@ -30386,7 +30411,7 @@ module npu_u65_256_core$datapath$output_units$0$activation$luts$0(clock,write_en
           lines[write_line] <= (lines[write_line] & ~strobe_mask) | (write_data & strobe_mask);
        if (read_enable) read_data <= lines[read_line];
     end
-endmodule // npu_u65_256_core$datapath$output_units$0$activation$luts$0
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$activation$luts$0
 
 
 
@@ -30411,7 +30436,7 @@ endmodule // npu_u65_256_core$datapath$output_units$0$activation$luts$0
 
 
 
-module npu_u65_256_core$datapath$output_units$0$activation$read(clock,rst_n,d,q);
+module npu_u65_256_core$datapath$output_stage$output_units$0$activation$read(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -30427,14 +30452,14 @@ module npu_u65_256_core$datapath$output_units$0$activation$read(clock,rst_n,d,q)
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$datapath$output_units$0$activation$read
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$activation$read
 
 
 
 
 
 
-module npu_u65_256_core$datapath$output_units$0$activation$sigmoid_rom(clock,rst_n,enable,index,entry,step);
+module npu_u65_256_core$datapath$output_stage$output_units$0$activation$sigmoid_rom(clock,rst_n,enable,index,entry,step);
     
     // Module arguments
     input wire  clock;
@@ -30710,10 +30735,10 @@ module npu_u65_256_core$datapath$output_units$0$activation$sigmoid_rom(clock,rst
           endcase
        end
     end
-endmodule // npu_u65_256_core$datapath$output_units$0$activation$sigmoid_rom
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$activation$sigmoid_rom
 
 
-module npu_u65_256_core$datapath$output_units$0$decoder(clock,rst_n,settings,control,settled,acc_int32);
+module npu_u65_256_core$datapath$output_stage$output_units$0$decoder(clock,rst_n,settings,control,settled,acc_int32);
     
     // Module arguments
     input wire  clock;
@@ -30790,43 +30815,43 @@ module npu_u65_256_core$datapath$output_units$0$decoder(clock,rst_n,settings,con
     reg  [34:0] high;
     
     // Sub module instances
-    npu_u65_256_core$datapath$output_units$0$decoder$settings_seen settings_seen(
+    npu_u65_256_core$datapath$output_stage$output_units$0$decoder$settings_seen settings_seen(
         .clock(settings_seen$clock),
         .rst_n(settings_seen$rst_n),
         .d(settings_seen$d),
         .q(settings_seen$q)
     );
-    npu_u65_256_core$datapath$output_units$0$decoder$unsettled unsettled(
+    npu_u65_256_core$datapath$output_stage$output_units$0$decoder$unsettled unsettled(
         .clock(unsettled$clock),
         .rst_n(unsettled$rst_n),
         .d(unsettled$d),
         .q(unsettled$q)
     );
-    npu_u65_256_core$datapath$output_units$0$decoder$partial partial(
+    npu_u65_256_core$datapath$output_stage$output_units$0$decoder$partial partial(
         .clock(partial$clock),
         .rst_n(partial$rst_n),
         .d(partial$d),
         .q(partial$q)
     );
-    npu_u65_256_core$datapath$output_units$0$decoder$bounds bounds(
+    npu_u65_256_core$datapath$output_stage$output_units$0$decoder$bounds bounds(
         .clock(bounds$clock),
         .rst_n(bounds$rst_n),
         .d(bounds$d),
         .q(bounds$q)
     );
-    npu_u65_256_core$datapath$output_units$0$decoder$partial inner_control(
+    npu_u65_256_core$datapath$output_stage$output_units$0$decoder$partial inner_control(
         .clock(inner_control$clock),
         .rst_n(inner_control$rst_n),
         .d(inner_control$d),
         .q(inner_control$q)
     );
-    npu_u65_256_core$datapath$output_units$0$decoder$inner inner(
+    npu_u65_256_core$datapath$output_stage$output_units$0$decoder$inner inner(
         .clock(inner$clock),
         .rst_n(inner$rst_n),
         .d(inner$d),
         .q(inner$q)
     );
-    npu_u65_256_core$datapath$output_units$0$decoder$partial decoded(
+    npu_u65_256_core$datapath$output_stage$output_units$0$decoder$partial decoded(
         .clock(decoded$clock),
         .rst_n(decoded$rst_n),
         .d(decoded$d),
@@ -31024,10 +31049,10 @@ module npu_u65_256_core$datapath$output_units$0$decoder(clock,rst_n,settings,con
         end
     end
     
-endmodule // npu_u65_256_core$datapath$output_units$0$decoder
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$decoder
 
 
-module npu_u65_256_core$datapath$output_units$0$decoder$bounds(clock,rst_n,d,q);
+module npu_u65_256_core$datapath$output_stage$output_units$0$decoder$bounds(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -31043,12 +31068,12 @@ module npu_u65_256_core$datapath$output_units$0$decoder$bounds(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$datapath$output_units$0$decoder$bounds
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$decoder$bounds
 
 
 
 
-module npu_u65_256_core$datapath$output_units$0$decoder$inner(clock,rst_n,d,q);
+module npu_u65_256_core$datapath$output_stage$output_units$0$decoder$inner(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -31064,12 +31089,12 @@ module npu_u65_256_core$datapath$output_units$0$decoder$inner(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$datapath$output_units$0$decoder$inner
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$decoder$inner
 
 
 
 
-module npu_u65_256_core$datapath$output_units$0$decoder$partial(clock,rst_n,d,q);
+module npu_u65_256_core$datapath$output_stage$output_units$0$decoder$partial(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -31085,10 +31110,10 @@ module npu_u65_256_core$datapath$output_units$0$decoder$partial(clock,rst_n,d,q)
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$datapath$output_units$0$decoder$partial
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$decoder$partial
 
 
-module npu_u65_256_core$datapath$output_units$0$decoder$settings_seen(clock,rst_n,d,q);
+module npu_u65_256_core$datapath$output_stage$output_units$0$decoder$settings_seen(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -31104,10 +31129,10 @@ module npu_u65_256_core$datapath$output_units$0$decoder$settings_seen(clock,rst_
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$datapath$output_units$0$decoder$settings_seen
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$decoder$settings_seen
 
 
-module npu_u65_256_core$datapath$output_units$0$decoder$unsettled(clock,rst_n,d,q);
+module npu_u65_256_core$datapath$output_stage$output_units$0$decoder$unsettled(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -31123,10 +31148,10 @@ module npu_u65_256_core$datapath$output_units$0$decoder$unsettled(clock,rst_n,d,
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$datapath$output_units$0$decoder$unsettled
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$decoder$unsettled
 
 
-module npu_u65_256_core$datapath$output_units$0$elementwise(settings,first,second,values,seconds,scales,shifts,amounts,signs,finish,wide);
+module npu_u65_256_core$datapath$output_stage$output_units$0$elementwise(settings,first,second,values,seconds,scales,shifts,amounts,signs,finish,wide);
     
     // Module arguments
     input wire  [179:0] settings;
@@ -32415,10 +32440,10 @@ module npu_u65_256_core$datapath$output_units$0$elementwise(settings,first,secon
         end
     end
     
-endmodule // npu_u65_256_core$datapath$output_units$0$elementwise
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$elementwise
 
 
-module npu_u65_256_core$datapath$output_units$0$elementwise_finish(finish,firsts,seconds,signs,amounts,values);
+module npu_u65_256_core$datapath$output_stage$output_units$0$elementwise_finish(finish,firsts,seconds,signs,amounts,values);
     
     // Module arguments
     input wire  [3:0] finish;
@@ -32671,10 +32696,10 @@ module npu_u65_256_core$datapath$output_units$0$elementwise_finish(finish,firsts
         values = values | (((value) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
     end
     
-endmodule // npu_u65_256_core$datapath$output_units$0$elementwise_finish
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$elementwise_finish
 
 
-module npu_u65_256_core$datapath$output_units$0$finisher(clock,rst_n,scaled,control,load,results,lanes);
+module npu_u65_256_core$datapath$output_stage$output_units$0$finisher(clock,rst_n,scaled,control,load,results,lanes);
     
     // Module arguments
     input wire  clock;
@@ -32864,7 +32889,7 @@ module npu_u65_256_core$datapath$output_units$0$finisher(clock,rst_n,scaled,cont
         lanes = lanes_out$q;
     end
     
-endmodule // npu_u65_256_core$datapath$output_units$0$finisher
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$finisher
 
 
 
@@ -32881,7 +32906,7 @@ endmodule // npu_u65_256_core$datapath$output_units$0$finisher
 
 
 
-module npu_u65_256_core$datapath$output_units$0$operands(clock,rst_n,d,q);
+module npu_u65_256_core$datapath$output_stage$output_units$0$operands(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -32897,10 +32922,10 @@ module npu_u65_256_core$datapath$output_units$0$operands(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$datapath$output_units$0$operands
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$operands
 
 
-module npu_u65_256_core$datapath$output_units$0$reciprocals(count,scale,shift);
+module npu_u65_256_core$datapath$output_stage$output_units$0$reciprocals(count,scale,shift);
     
     // Module arguments
     input wire  [6:0] count;
@@ -32925,10 +32950,10 @@ module npu_u65_256_core$datapath$output_units$0$reciprocals(count,scale,shift);
         end
     end
     
-endmodule // npu_u65_256_core$datapath$output_units$0$reciprocals
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$reciprocals
 
 
-module npu_u65_256_core$datapath$output_units$0$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc_int32,control,load_1,load_2,load_3,scaled,scaled_control);
+module npu_u65_256_core$datapath$output_stage$output_units$0$scaler(clock,rst_n,accumulators,biases,scales,shifts,acc_int32,control,load_1,load_2,load_3,scaled,scaled_control);
     
     // Module arguments
     input wire  clock;
@@ -33041,7 +33066,7 @@ module npu_u65_256_core$datapath$output_units$0$scaler(clock,rst_n,accumulators,
     reg  [271:0] results;
     
     // Sub module instances
-    npu_u65_256_core$datapath$output_units$0$wide_path$collected x(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$collected x(
         .clock(x$clock),
         .rst_n(x$rst_n),
         .d(x$d),
@@ -33059,7 +33084,7 @@ module npu_u65_256_core$datapath$output_units$0$scaler(clock,rst_n,accumulators,
         .d(shift_1$d),
         .q(shift_1$q)
     );
-    npu_u65_256_core$datapath$output_units$0$decoder$partial control_1(
+    npu_u65_256_core$datapath$output_stage$output_units$0$decoder$partial control_1(
         .clock(control_1$clock),
         .rst_n(control_1$rst_n),
         .d(control_1$d),
@@ -33095,19 +33120,19 @@ module npu_u65_256_core$datapath$output_units$0$scaler(clock,rst_n,accumulators,
         .d(negative$d),
         .q(negative$q)
     );
-    npu_u65_256_core$datapath$output_units$0$decoder$partial control_2(
+    npu_u65_256_core$datapath$output_stage$output_units$0$decoder$partial control_2(
         .clock(control_2$clock),
         .rst_n(control_2$rst_n),
         .d(control_2$d),
         .q(control_2$q)
     );
-    npu_u65_256_core$datapath$output_units$0$scaler$result result(
+    npu_u65_256_core$datapath$output_stage$output_units$0$scaler$result result(
         .clock(result$clock),
         .rst_n(result$rst_n),
         .d(result$d),
         .q(result$q)
     );
-    npu_u65_256_core$datapath$output_units$0$decoder$partial control_3(
+    npu_u65_256_core$datapath$output_stage$output_units$0$decoder$partial control_3(
         .clock(control_3$clock),
         .rst_n(control_3$rst_n),
         .d(control_3$d),
@@ -33947,7 +33972,7 @@ module npu_u65_256_core$datapath$output_units$0$scaler(clock,rst_n,accumulators,
         scaled_control = control_3$q;
     end
     
-endmodule // npu_u65_256_core$datapath$output_units$0$scaler
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$scaler
 
 
 
@@ -33960,7 +33985,7 @@ endmodule // npu_u65_256_core$datapath$output_units$0$scaler
 
 
 
-module npu_u65_256_core$datapath$output_units$0$scaler$result(clock,rst_n,d,q);
+module npu_u65_256_core$datapath$output_stage$output_units$0$scaler$result(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -33976,7 +34001,7 @@ module npu_u65_256_core$datapath$output_units$0$scaler$result(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$datapath$output_units$0$scaler$result
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$scaler$result
 
 
 
@@ -33991,7 +34016,7 @@ endmodule // npu_u65_256_core$datapath$output_units$0$scaler$result
 
 
 
-module npu_u65_256_core$datapath$output_units$0$wide_path(clock,rst_n,settings,offered,first,second,lanes,control,accepts_last,valid,values,values_control,ready,empty);
+module npu_u65_256_core$datapath$output_stage$output_units$0$wide_path(clock,rst_n,settings,offered,first,second,lanes,control,accepts_last,valid,values,values_control,ready,empty);
     
     // Module arguments
     input wire  clock;
@@ -34075,7 +34100,7 @@ module npu_u65_256_core$datapath$output_units$0$wide_path(clock,rst_n,settings,o
     reg  in_flight;
     
     // Sub module instances
-    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0 wide_lanes$0(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0 wide_lanes$0(
         .clock(wide_lanes$0$clock),
         .rst_n(wide_lanes$0$rst_n),
         .advance(wide_lanes$0$advance),
@@ -34084,7 +34109,7 @@ module npu_u65_256_core$datapath$output_units$0$wide_path(clock,rst_n,settings,o
         .b(wide_lanes$0$b),
         .value(wide_lanes$0$value)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0 wide_lanes$1(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0 wide_lanes$1(
         .clock(wide_lanes$1$clock),
         .rst_n(wide_lanes$1$rst_n),
         .advance(wide_lanes$1$advance),
@@ -34099,55 +34124,55 @@ module npu_u65_256_core$datapath$output_units$0$wide_path(clock,rst_n,settings,o
         .d(step$d),
         .q(step$q)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$tags$0 tags$0(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$tags$0 tags$0(
         .clock(tags$0$clock),
         .rst_n(tags$0$rst_n),
         .d(tags$0$d),
         .q(tags$0$q)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$tags$0 tags$1(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$tags$0 tags$1(
         .clock(tags$1$clock),
         .rst_n(tags$1$rst_n),
         .d(tags$1$d),
         .q(tags$1$q)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$tags$0 tags$2(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$tags$0 tags$2(
         .clock(tags$2$clock),
         .rst_n(tags$2$rst_n),
         .d(tags$2$d),
         .q(tags$2$q)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$tags$0 tags$3(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$tags$0 tags$3(
         .clock(tags$3$clock),
         .rst_n(tags$3$rst_n),
         .d(tags$3$d),
         .q(tags$3$q)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$tags$0 tags$4(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$tags$0 tags$4(
         .clock(tags$4$clock),
         .rst_n(tags$4$rst_n),
         .d(tags$4$d),
         .q(tags$4$q)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$tags$0 tags$5(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$tags$0 tags$5(
         .clock(tags$5$clock),
         .rst_n(tags$5$rst_n),
         .d(tags$5$d),
         .q(tags$5$q)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$tags$0 tags$6(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$tags$0 tags$6(
         .clock(tags$6$clock),
         .rst_n(tags$6$rst_n),
         .d(tags$6$d),
         .q(tags$6$q)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$tags$0 tags$7(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$tags$0 tags$7(
         .clock(tags$7$clock),
         .rst_n(tags$7$rst_n),
         .d(tags$7$d),
         .q(tags$7$q)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$collected collected(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$collected collected(
         .clock(collected$clock),
         .rst_n(collected$rst_n),
         .d(collected$d),
@@ -34319,10 +34344,10 @@ module npu_u65_256_core$datapath$output_units$0$wide_path(clock,rst_n,settings,o
         empty = ~in_flight & (step$q == 32'h0);
     end
     
-endmodule // npu_u65_256_core$datapath$output_units$0$wide_path
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$wide_path
 
 
-module npu_u65_256_core$datapath$output_units$0$wide_path$collected(clock,rst_n,d,q);
+module npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$collected(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -34338,12 +34363,12 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$collected(clock,rst_n,
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$datapath$output_units$0$wide_path$collected
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$collected
 
 
 
 
-module npu_u65_256_core$datapath$output_units$0$wide_path$tags$0(clock,rst_n,d,q);
+module npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$tags$0(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -34359,7 +34384,7 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$tags$0(clock,rst_n,d,q
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$datapath$output_units$0$wide_path$tags$0
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$tags$0
 
 
 
@@ -34376,7 +34401,7 @@ endmodule // npu_u65_256_core$datapath$output_units$0$wide_path$tags$0
 
 
 
-module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0(clock,rst_n,advance,settings,a,b,value);
+module npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0(clock,rst_n,advance,settings,a,b,value);
     
     // Module arguments
     input wire  clock;
@@ -34516,7 +34541,7 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0(clock,rst
     reg  [63:0] r;
     
     // Sub module instances
-    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$operation_1 operation_1(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$operation_1 operation_1(
         .clock(operation_1$clock),
         .rst_n(operation_1$rst_n),
         .d(operation_1$d),
@@ -34576,7 +34601,7 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0(clock,rst
         .d(other_1$d),
         .q(other_1$q)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$operation_1 operation_2(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$operation_1 operation_2(
         .clock(operation_2$clock),
         .rst_n(operation_2$rst_n),
         .d(operation_2$d),
@@ -34600,13 +34625,13 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0(clock,rst
         .d(other_2$d),
         .q(other_2$q)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$operation_1 operation_3(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$operation_1 operation_3(
         .clock(operation_3$clock),
         .rst_n(operation_3$rst_n),
         .d(operation_3$d),
         .q(operation_3$q)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$input_v input_v(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$input_v input_v(
         .clock(input_v$clock),
         .rst_n(input_v$rst_n),
         .d(input_v$d),
@@ -34630,7 +34655,7 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0(clock,rst
         .d(other_3$d),
         .q(other_3$q)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$operation_1 operation_4(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$operation_1 operation_4(
         .clock(operation_4$clock),
         .rst_n(operation_4$rst_n),
         .d(operation_4$d),
@@ -34642,7 +34667,7 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0(clock,rst
         .d(r_4$d),
         .q(r_4$q)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_scale output_scale(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$output_scale output_scale(
         .clock(output_scale$clock),
         .rst_n(output_scale$rst_n),
         .advance(output_scale$advance),
@@ -34862,7 +34887,7 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0(clock,rst
         value = output_scale$value;
     end
     
-endmodule // npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0
 
 
 
@@ -34871,7 +34896,7 @@ endmodule // npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0
 
 
 
-module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$input_v(clock,rst_n,d,q);
+module npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$input_v(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -34887,10 +34912,10 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$input_v(c
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$input_v
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$input_v
 
 
-module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$operation_1(clock,rst_n,d,q);
+module npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$operation_1(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -34906,7 +34931,7 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$operation
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$operation_1
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$operation_1
 
 
 
@@ -34921,7 +34946,7 @@ endmodule // npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$ope
 
 
 
-module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_scale(clock,rst_n,advance,operation,r,value);
+module npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$output_scale(clock,rst_n,advance,operation,r,value);
     
     // Module arguments
     input wire  clock;
@@ -35019,7 +35044,7 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_sc
     reg  [39:0] lane_value;
     
     // Sub module instances
-    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$operation_1 operation_5(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$operation_1 operation_5(
         .clock(operation_5$clock),
         .rst_n(operation_5$rst_n),
         .d(operation_5$d),
@@ -35043,13 +35068,13 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_sc
         .d(r_5$d),
         .q(r_5$q)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$operation_1 operation_6(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$operation_1 operation_6(
         .clock(operation_6$clock),
         .rst_n(operation_6$rst_n),
         .d(operation_6$d),
         .q(operation_6$q)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_scale$product_6 product_6(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$output_scale$product_6 product_6(
         .clock(product_6$clock),
         .rst_n(product_6$rst_n),
         .d(product_6$d),
@@ -35067,13 +35092,13 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_sc
         .d(r_6$d),
         .q(r_6$q)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$operation_1 operation_7(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$operation_1 operation_7(
         .clock(operation_7$clock),
         .rst_n(operation_7$rst_n),
         .d(operation_7$d),
         .q(operation_7$q)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_scale$product_6 v_7(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$output_scale$product_6 v_7(
         .clock(v_7$clock),
         .rst_n(v_7$rst_n),
         .d(v_7$d),
@@ -35091,7 +35116,7 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_sc
         .d(saturated_7$d),
         .q(saturated_7$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b value_8(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b value_8(
         .clock(value_8$clock),
         .rst_n(value_8$rst_n),
         .d(value_8$d),
@@ -35299,7 +35324,7 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_sc
         value = value_8$q;
     end
     
-endmodule // npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_scale
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$output_scale
 
 
 
@@ -35308,7 +35333,7 @@ endmodule // npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$out
 
 
 
-module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_scale$product_6(clock,rst_n,d,q);
+module npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$output_scale$product_6(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -35324,7 +35349,7 @@ module npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_sc
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_scale$product_6
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$output_scale$product_6
 
 
 
@@ -35439,7 +35464,7 @@ endmodule // npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$out
 
 
 
-module npu_u65_256_core$datapath$readout_tags(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
+module npu_u65_256_core$datapath$output_stage$readout_tags(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
     
     // Module arguments
     input wire  clock;
@@ -35489,7 +35514,7 @@ module npu_u65_256_core$datapath$readout_tags(clock,rst_n,tail$valid,tail$data,t
         .d(read_pointer$d),
         .q(read_pointer$q)
     );
-    npu_u65_256_core$datapath$readout_tags$words words(
+    npu_u65_256_core$datapath$output_stage$readout_tags$words words(
         .clock(words$clock),
         .rst_n(words$rst_n),
         .write_enable(words$write_enable),
@@ -35527,12 +35552,12 @@ module npu_u65_256_core$datapath$readout_tags(clock,rst_n,tail$valid,tail$data,t
         end
     end
     
-endmodule // npu_u65_256_core$datapath$readout_tags
+endmodule // npu_u65_256_core$datapath$output_stage$readout_tags
 
 
 
 
-module npu_u65_256_core$datapath$readout_tags$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
+module npu_u65_256_core$datapath$output_stage$readout_tags$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
     
     // Module arguments
     input wire  clock;
@@ -35550,7 +35575,868 @@ module npu_u65_256_core$datapath$readout_tags$words(clock,rst_n,write_enable,wri
        if (!rst_n) for (i = 0; i <= 3; i = i + 1) cells[i] <= 0;
        else if (write_enable) cells[write_address] <= write_data;
     always @(*) read_data = cells[read_address];
-endmodule // npu_u65_256_core$datapath$readout_tags$words
+endmodule // npu_u65_256_core$datapath$output_stage$readout_tags$words
+
+
+
+
+module npu_u65_256_core$datapath$output_stage$unit_operands$0(group,paired,beat);
+    
+    // Module arguments
+    input wire  [1087:0] group;
+    input wire  paired;
+    output reg  [1215:0] beat;
+    
+    // Constant declarations
+    localparam  odd = 1'b0;
+    
+    // Local signals
+    reg  [511:0] operands_a;
+    reg  [511:0] operands_b;
+    reg  [15:0] group_lanes;
+    reg  [31:0] a_lane;
+    reg  [31:0] b_lane;
+    reg  lane_on;
+    reg  [319:0] values;
+    reg  [255:0] seconds;
+    reg  [7:0] lanes;
+    
+    // Update code
+    always @(*) begin
+        operands_a = group[(64'h0)+:(512)];
+        operands_b = group[(64'h200)+:(512)];
+        group_lanes = group[(64'h400)+:(16)];
+        values = 32'h0;
+        seconds = 32'h0;
+        lanes = 32'h0;
+        a_lane = operands_a[(32'h20 * 0)+:(32)];
+        b_lane = operands_b[(32'h20 * 0)+:(32)];
+        lane_on = group_lanes[(0)+:(1)];
+        if (paired) begin
+            a_lane = operands_a[(32'h40 * 0)+:(32)];
+            b_lane = operands_b[(32'h40 * 0)+:(32)];
+            lane_on = group_lanes[(32'h2 * 0)+:(1)];
+            if (odd) begin
+                a_lane = operands_a[(32'h40 * 0 + 32'h20)+:(32)];
+                b_lane = operands_b[(32'h40 * 0 + 32'h20)+:(32)];
+                lane_on = group_lanes[(32'h2 * 0 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 0));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
+        lanes = lanes | (((lane_on) & 8'hff) << 0);
+        a_lane = operands_a[(32'h20 * 1)+:(32)];
+        b_lane = operands_b[(32'h20 * 1)+:(32)];
+        lane_on = group_lanes[(1)+:(1)];
+        if (paired) begin
+            a_lane = operands_a[(32'h40 * 1)+:(32)];
+            b_lane = operands_b[(32'h40 * 1)+:(32)];
+            lane_on = group_lanes[(32'h2 * 1)+:(1)];
+            if (odd) begin
+                a_lane = operands_a[(32'h40 * 1 + 32'h20)+:(32)];
+                b_lane = operands_b[(32'h40 * 1 + 32'h20)+:(32)];
+                lane_on = group_lanes[(32'h2 * 1 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 1));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 1));
+        lanes = lanes | (((lane_on) & 8'hff) << 1);
+        a_lane = operands_a[(32'h20 * 2)+:(32)];
+        b_lane = operands_b[(32'h20 * 2)+:(32)];
+        lane_on = group_lanes[(2)+:(1)];
+        if (paired) begin
+            a_lane = operands_a[(32'h40 * 2)+:(32)];
+            b_lane = operands_b[(32'h40 * 2)+:(32)];
+            lane_on = group_lanes[(32'h2 * 2)+:(1)];
+            if (odd) begin
+                a_lane = operands_a[(32'h40 * 2 + 32'h20)+:(32)];
+                b_lane = operands_b[(32'h40 * 2 + 32'h20)+:(32)];
+                lane_on = group_lanes[(32'h2 * 2 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 2));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 2));
+        lanes = lanes | (((lane_on) & 8'hff) << 2);
+        a_lane = operands_a[(32'h20 * 3)+:(32)];
+        b_lane = operands_b[(32'h20 * 3)+:(32)];
+        lane_on = group_lanes[(3)+:(1)];
+        if (paired) begin
+            a_lane = operands_a[(32'h40 * 3)+:(32)];
+            b_lane = operands_b[(32'h40 * 3)+:(32)];
+            lane_on = group_lanes[(32'h2 * 3)+:(1)];
+            if (odd) begin
+                a_lane = operands_a[(32'h40 * 3 + 32'h20)+:(32)];
+                b_lane = operands_b[(32'h40 * 3 + 32'h20)+:(32)];
+                lane_on = group_lanes[(32'h2 * 3 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 3));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 3));
+        lanes = lanes | (((lane_on) & 8'hff) << 3);
+        a_lane = operands_a[(32'h20 * 4)+:(32)];
+        b_lane = operands_b[(32'h20 * 4)+:(32)];
+        lane_on = group_lanes[(4)+:(1)];
+        if (paired) begin
+            a_lane = operands_a[(32'h40 * 4)+:(32)];
+            b_lane = operands_b[(32'h40 * 4)+:(32)];
+            lane_on = group_lanes[(32'h2 * 4)+:(1)];
+            if (odd) begin
+                a_lane = operands_a[(32'h40 * 4 + 32'h20)+:(32)];
+                b_lane = operands_b[(32'h40 * 4 + 32'h20)+:(32)];
+                lane_on = group_lanes[(32'h2 * 4 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 4));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 4));
+        lanes = lanes | (((lane_on) & 8'hff) << 4);
+        a_lane = operands_a[(32'h20 * 5)+:(32)];
+        b_lane = operands_b[(32'h20 * 5)+:(32)];
+        lane_on = group_lanes[(5)+:(1)];
+        if (paired) begin
+            a_lane = operands_a[(32'h40 * 5)+:(32)];
+            b_lane = operands_b[(32'h40 * 5)+:(32)];
+            lane_on = group_lanes[(32'h2 * 5)+:(1)];
+            if (odd) begin
+                a_lane = operands_a[(32'h40 * 5 + 32'h20)+:(32)];
+                b_lane = operands_b[(32'h40 * 5 + 32'h20)+:(32)];
+                lane_on = group_lanes[(32'h2 * 5 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 5));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 5));
+        lanes = lanes | (((lane_on) & 8'hff) << 5);
+        a_lane = operands_a[(32'h20 * 6)+:(32)];
+        b_lane = operands_b[(32'h20 * 6)+:(32)];
+        lane_on = group_lanes[(6)+:(1)];
+        if (paired) begin
+            a_lane = operands_a[(32'h40 * 6)+:(32)];
+            b_lane = operands_b[(32'h40 * 6)+:(32)];
+            lane_on = group_lanes[(32'h2 * 6)+:(1)];
+            if (odd) begin
+                a_lane = operands_a[(32'h40 * 6 + 32'h20)+:(32)];
+                b_lane = operands_b[(32'h40 * 6 + 32'h20)+:(32)];
+                lane_on = group_lanes[(32'h2 * 6 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 6));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 6));
+        lanes = lanes | (((lane_on) & 8'hff) << 6);
+        a_lane = operands_a[(32'h20 * 7)+:(32)];
+        b_lane = operands_b[(32'h20 * 7)+:(32)];
+        lane_on = group_lanes[(7)+:(1)];
+        if (paired) begin
+            a_lane = operands_a[(32'h40 * 7)+:(32)];
+            b_lane = operands_b[(32'h40 * 7)+:(32)];
+            lane_on = group_lanes[(32'h2 * 7)+:(1)];
+            if (odd) begin
+                a_lane = operands_a[(32'h40 * 7 + 32'h20)+:(32)];
+                b_lane = operands_b[(32'h40 * 7 + 32'h20)+:(32)];
+                lane_on = group_lanes[(32'h2 * 7 + 32'h1)+:(1)];
+            end
+        end
+        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 7));
+        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 7));
+        lanes = lanes | (((lane_on) & 8'hff) << 7);
+        beat[(64'h0)+:(320)] = values;
+        beat[(64'h3c0)+:(256)] = seconds;
+        beat[(64'h3b0)+:(8)] = lanes;
+        beat[(64'h140)+:(320)] = 32'h0;
+        beat[(64'h280)+:(256)] = 32'h0;
+        beat[(64'h380)+:(48)] = 32'h0;
+        beat[(64'h3b9)+:(7)] = 32'h0;
+        beat[(64'h3b8)+:(1)] = odd;
+    end
+    
+endmodule // npu_u65_256_core$datapath$output_stage$unit_operands$0
+
+
+
+
+module npu_u65_256_core$datapath$output_stage$window(taps,position,one_row,count);
+    
+    // Module arguments
+    input wire  [23:0] taps;
+    input wire  [1:0] position;
+    input wire  one_row;
+    output reg  [6:0] count;
+    
+    // Local signals
+    reg  [3:0] row;
+    reg  [3:0] column;
+    reg  [31:0] area;
+    
+    // Update code
+    always @(*) begin
+        row = taps[(64'h0)+:(4)];
+        column = taps[(64'h8)+:(4)];
+        if (position == 32'h1) begin
+            column = taps[(64'hc)+:(4)];
+        end
+        if (position == 32'h2) begin
+            row = taps[(64'h4)+:(4)];
+            if (one_row) begin
+                row = taps[(64'h0)+:(4)];
+                column = taps[(64'h10)+:(4)];
+            end
+        end
+        if (position == 32'h3) begin
+            row = taps[(64'h4)+:(4)];
+            column = taps[(64'hc)+:(4)];
+            if (one_row) begin
+                row = taps[(64'h0)+:(4)];
+                column = taps[(64'h14)+:(4)];
+            end
+        end
+        area = ((row) & 16'hffff) * ((column) & 16'hffff);
+        count = area[(32'h0)+:(7)];
+    end
+    
+endmodule // npu_u65_256_core$datapath$output_stage$window
+
+
+module npu_u65_256_core$datapath$output_stage$word_windows(oy,ox,shape,taps);
+    
+    // Module arguments
+    input wire  [15:0] oy;
+    input wire  [15:0] ox;
+    input wire  [224:0] shape;
+    output reg  [23:0] taps;
+    
+    // Stub signals
+    reg  [15:0] rows$0$position;
+    reg  [1:0] rows$0$stride;
+    reg  [1:0] rows$0$dilation;
+    reg  [15:0] rows$0$pad;
+    reg  [15:0] rows$0$kernel;
+    reg  [15:0] rows$0$extent;
+    wire  [3:0] rows$0$taps;
+    reg  [15:0] rows$1$position;
+    reg  [1:0] rows$1$stride;
+    reg  [1:0] rows$1$dilation;
+    reg  [15:0] rows$1$pad;
+    reg  [15:0] rows$1$kernel;
+    reg  [15:0] rows$1$extent;
+    wire  [3:0] rows$1$taps;
+    reg  [15:0] columns$0$position;
+    reg  [1:0] columns$0$stride;
+    reg  [1:0] columns$0$dilation;
+    reg  [15:0] columns$0$pad;
+    reg  [15:0] columns$0$kernel;
+    reg  [15:0] columns$0$extent;
+    wire  [3:0] columns$0$taps;
+    reg  [15:0] columns$1$position;
+    reg  [1:0] columns$1$stride;
+    reg  [1:0] columns$1$dilation;
+    reg  [15:0] columns$1$pad;
+    reg  [15:0] columns$1$kernel;
+    reg  [15:0] columns$1$extent;
+    wire  [3:0] columns$1$taps;
+    reg  [15:0] columns$2$position;
+    reg  [1:0] columns$2$stride;
+    reg  [1:0] columns$2$dilation;
+    reg  [15:0] columns$2$pad;
+    reg  [15:0] columns$2$kernel;
+    reg  [15:0] columns$2$extent;
+    wire  [3:0] columns$2$taps;
+    reg  [15:0] columns$3$position;
+    reg  [1:0] columns$3$stride;
+    reg  [1:0] columns$3$dilation;
+    reg  [15:0] columns$3$pad;
+    reg  [15:0] columns$3$kernel;
+    reg  [15:0] columns$3$extent;
+    wire  [3:0] columns$3$taps;
+    
+    // Sub module instances
+    npu_u65_256_core$datapath$output_stage$word_windows$rows$0 rows$0(
+        .position(rows$0$position),
+        .stride(rows$0$stride),
+        .dilation(rows$0$dilation),
+        .pad(rows$0$pad),
+        .kernel(rows$0$kernel),
+        .extent(rows$0$extent),
+        .taps(rows$0$taps)
+    );
+    npu_u65_256_core$datapath$output_stage$word_windows$rows$0 rows$1(
+        .position(rows$1$position),
+        .stride(rows$1$stride),
+        .dilation(rows$1$dilation),
+        .pad(rows$1$pad),
+        .kernel(rows$1$kernel),
+        .extent(rows$1$extent),
+        .taps(rows$1$taps)
+    );
+    npu_u65_256_core$datapath$output_stage$word_windows$rows$0 columns$0(
+        .position(columns$0$position),
+        .stride(columns$0$stride),
+        .dilation(columns$0$dilation),
+        .pad(columns$0$pad),
+        .kernel(columns$0$kernel),
+        .extent(columns$0$extent),
+        .taps(columns$0$taps)
+    );
+    npu_u65_256_core$datapath$output_stage$word_windows$rows$0 columns$1(
+        .position(columns$1$position),
+        .stride(columns$1$stride),
+        .dilation(columns$1$dilation),
+        .pad(columns$1$pad),
+        .kernel(columns$1$kernel),
+        .extent(columns$1$extent),
+        .taps(columns$1$taps)
+    );
+    npu_u65_256_core$datapath$output_stage$word_windows$rows$0 columns$2(
+        .position(columns$2$position),
+        .stride(columns$2$stride),
+        .dilation(columns$2$dilation),
+        .pad(columns$2$pad),
+        .kernel(columns$2$kernel),
+        .extent(columns$2$extent),
+        .taps(columns$2$taps)
+    );
+    npu_u65_256_core$datapath$output_stage$word_windows$rows$0 columns$3(
+        .position(columns$3$position),
+        .stride(columns$3$stride),
+        .dilation(columns$3$dilation),
+        .pad(columns$3$pad),
+        .kernel(columns$3$kernel),
+        .extent(columns$3$extent),
+        .taps(columns$3$taps)
+    );
+    
+    // Update code
+    always @(*) begin
+        rows$0$position = oy + 0;
+        rows$0$stride = shape[(64'h82)+:(2)];
+        rows$0$dilation = shape[(64'h86)+:(2)];
+        rows$0$pad = shape[(64'h88)+:(16)];
+        rows$0$kernel = shape[(64'h60)+:(16)];
+        rows$0$extent = shape[(64'h40)+:(16)];
+        rows$1$position = oy + 1;
+        rows$1$stride = shape[(64'h82)+:(2)];
+        rows$1$dilation = shape[(64'h86)+:(2)];
+        rows$1$pad = shape[(64'h88)+:(16)];
+        rows$1$kernel = shape[(64'h60)+:(16)];
+        rows$1$extent = shape[(64'h40)+:(16)];
+        columns$0$position = ox + 0;
+        columns$0$stride = shape[(64'h80)+:(2)];
+        columns$0$dilation = shape[(64'h84)+:(2)];
+        columns$0$pad = shape[(64'h98)+:(16)];
+        columns$0$kernel = shape[(64'h70)+:(16)];
+        columns$0$extent = shape[(64'h50)+:(16)];
+        columns$1$position = ox + 1;
+        columns$1$stride = shape[(64'h80)+:(2)];
+        columns$1$dilation = shape[(64'h84)+:(2)];
+        columns$1$pad = shape[(64'h98)+:(16)];
+        columns$1$kernel = shape[(64'h70)+:(16)];
+        columns$1$extent = shape[(64'h50)+:(16)];
+        columns$2$position = ox + 2;
+        columns$2$stride = shape[(64'h80)+:(2)];
+        columns$2$dilation = shape[(64'h84)+:(2)];
+        columns$2$pad = shape[(64'h98)+:(16)];
+        columns$2$kernel = shape[(64'h70)+:(16)];
+        columns$2$extent = shape[(64'h50)+:(16)];
+        columns$3$position = ox + 3;
+        columns$3$stride = shape[(64'h80)+:(2)];
+        columns$3$dilation = shape[(64'h84)+:(2)];
+        columns$3$pad = shape[(64'h98)+:(16)];
+        columns$3$kernel = shape[(64'h70)+:(16)];
+        columns$3$extent = shape[(64'h50)+:(16)];
+        taps[(64'h0)+:(4)] = rows$0$taps;
+        taps[(64'h4)+:(4)] = rows$1$taps;
+        taps[(64'h8)+:(4)] = columns$0$taps;
+        taps[(64'hc)+:(4)] = columns$1$taps;
+        taps[(64'h10)+:(4)] = columns$2$taps;
+        taps[(64'h14)+:(4)] = columns$3$taps;
+    end
+    
+endmodule // npu_u65_256_core$datapath$output_stage$word_windows
+
+
+
+
+
+
+
+
+
+
+module npu_u65_256_core$datapath$output_stage$word_windows$rows$0(position,stride,dilation,pad,kernel,extent,taps);
+    
+    // Module arguments
+    input wire  [15:0] position;
+    input wire  [1:0] stride;
+    input wire  [1:0] dilation;
+    input wire  [15:0] pad;
+    input wire  [15:0] kernel;
+    input wire  [15:0] extent;
+    output reg  [3:0] taps;
+    
+    // Local signals
+    reg  [19:0] first;
+    reg  [19:0] tap;
+    reg  [7:0] in_ifm;
+    
+    // Update code
+    always @(*) begin
+        first = ((position) & 20'hfffff);
+        if (stride == 32'h2) begin
+            first = ((position) & 20'hfffff) << 32'h1;
+        end
+        if (stride == 32'h3) begin
+            first = ((position) & 20'hfffff) + (((position) & 20'hfffff) << 32'h1);
+        end
+        first = first - ((pad) & 20'hfffff);
+        in_ifm = 32'h0;
+        tap = first + 0;
+        if (dilation == 32'h2) begin
+            tap = first + (32'h2 * 0);
+        end
+        if ((0 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            in_ifm = (in_ifm & ~(1 << (0)) | ((1'b1) << (0)));
+        end
+        tap = first + 1;
+        if (dilation == 32'h2) begin
+            tap = first + (32'h2 * 1);
+        end
+        if ((1 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            in_ifm = (in_ifm & ~(1 << (1)) | ((1'b1) << (1)));
+        end
+        tap = first + 2;
+        if (dilation == 32'h2) begin
+            tap = first + (32'h2 * 2);
+        end
+        if ((2 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            in_ifm = (in_ifm & ~(1 << (2)) | ((1'b1) << (2)));
+        end
+        tap = first + 3;
+        if (dilation == 32'h2) begin
+            tap = first + (32'h2 * 3);
+        end
+        if ((3 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            in_ifm = (in_ifm & ~(1 << (3)) | ((1'b1) << (3)));
+        end
+        tap = first + 4;
+        if (dilation == 32'h2) begin
+            tap = first + (32'h2 * 4);
+        end
+        if ((4 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            in_ifm = (in_ifm & ~(1 << (4)) | ((1'b1) << (4)));
+        end
+        tap = first + 5;
+        if (dilation == 32'h2) begin
+            tap = first + (32'h2 * 5);
+        end
+        if ((5 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            in_ifm = (in_ifm & ~(1 << (5)) | ((1'b1) << (5)));
+        end
+        tap = first + 6;
+        if (dilation == 32'h2) begin
+            tap = first + (32'h2 * 6);
+        end
+        if ((6 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            in_ifm = (in_ifm & ~(1 << (6)) | ((1'b1) << (6)));
+        end
+        tap = first + 7;
+        if (dilation == 32'h2) begin
+            tap = first + (32'h2 * 7);
+        end
+        if ((7 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
+            in_ifm = (in_ifm & ~(1 << (7)) | ((1'b1) << (7)));
+        end
+        taps = ((((in_ifm[(32'h0)+:(1)]) & 4'hf) + ((in_ifm[(32'h1)+:(1)]) & 4'hf)) + (((in_ifm[(32'h2)+:(1)]) & 4'hf) + ((in_ifm[(32'h3)+:(1)]) & 4'hf))) + ((((in_ifm[(32'h4)+:(1)]) & 4'hf) + ((in_ifm[(32'h5)+:(1)]) & 4'hf)) + (((in_ifm[(32'h6)+:(1)]) & 4'hf) + ((in_ifm[(32'h7)+:(1)]) & 4'hf)));
+    end
+    
+endmodule // npu_u65_256_core$datapath$output_stage$word_windows$rows$0
+
+
+
+
+
+
+
+
+module npu_u65_256_core$datapath$stream_starts(clock,rst_n,job,job_taken,room,front_next,shape,per_channel,taken,cores$0$start_weights,cores$0$weights_room,cores$0$start_scales,cores$0$scale_channel,cores$0$scale_depth,cores$0$scales_room,cores$0$next_weights,cores$0$next_scales,lookahead_done,reading_ahead);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [276:0] job;
+    input wire  job_taken;
+    output reg  room;
+    input wire  front_next;
+    input wire  [224:0] shape;
+    input wire  per_channel;
+    input wire  taken;
+    output reg  cores$0$start_weights;
+    input wire  cores$0$weights_room;
+    output reg  cores$0$start_scales;
+    output reg  [15:0] cores$0$scale_channel;
+    output reg  [15:0] cores$0$scale_depth;
+    input wire  cores$0$scales_room;
+    output reg  cores$0$next_weights;
+    output reg  cores$0$next_scales;
+    output reg  lookahead_done;
+    output reg  reading_ahead;
+    
+    // Stub signals
+    reg  job_streams$first;
+    reg  job_streams$depth_start;
+    reg  job_streams$paired;
+    reg  job_streams$pool;
+    reg  job_streams$per_channel;
+    wire  [1:0] job_streams$weights;
+    wire  [1:0] job_streams$scales;
+    reg  lookahead$clock;
+    reg  lookahead$rst_n;
+    reg  lookahead$front_next;
+    reg  [224:0] lookahead$shape;
+    reg  lookahead$per_channel;
+    reg  lookahead$taken;
+    reg  [1:0] lookahead$weights_room;
+    reg  [1:0] lookahead$scales_room;
+    wire  [1:0] lookahead$start_weights;
+    wire  [1:0] lookahead$start_scales;
+    wire  [15:0] lookahead$scale_depth;
+    wire  [15:0] lookahead$paired_scale_depth;
+    wire  [1:0] lookahead$weights_ahead;
+    wire  [1:0] lookahead$scales_ahead;
+    reg  [1:0] lookahead$weights_used;
+    reg  [1:0] lookahead$scales_used;
+    wire  [1:0] lookahead$held;
+    wire  [1:0] lookahead$held_scales;
+    wire  lookahead$done;
+    
+    // Local signals
+    reg  paired_job;
+    reg  [1:0] job_weights;
+    reg  [1:0] job_scales;
+    reg  [1:0] weights_rooms;
+    reg  [1:0] scales_rooms;
+    reg  looking_ahead;
+    
+    // Sub module instances
+    npu_u65_256_core$datapath$stream_starts$job_streams job_streams(
+        .first(job_streams$first),
+        .depth_start(job_streams$depth_start),
+        .paired(job_streams$paired),
+        .pool(job_streams$pool),
+        .per_channel(job_streams$per_channel),
+        .weights(job_streams$weights),
+        .scales(job_streams$scales)
+    );
+    npu_u65_256_core$datapath$stream_starts$lookahead lookahead(
+        .clock(lookahead$clock),
+        .rst_n(lookahead$rst_n),
+        .front_next(lookahead$front_next),
+        .shape(lookahead$shape),
+        .per_channel(lookahead$per_channel),
+        .taken(lookahead$taken),
+        .weights_room(lookahead$weights_room),
+        .scales_room(lookahead$scales_room),
+        .start_weights(lookahead$start_weights),
+        .start_scales(lookahead$start_scales),
+        .scale_depth(lookahead$scale_depth),
+        .paired_scale_depth(lookahead$paired_scale_depth),
+        .weights_ahead(lookahead$weights_ahead),
+        .scales_ahead(lookahead$scales_ahead),
+        .weights_used(lookahead$weights_used),
+        .scales_used(lookahead$scales_used),
+        .held(lookahead$held),
+        .held_scales(lookahead$held_scales),
+        .done(lookahead$done)
+    );
+    
+    // Update code
+    always @(*) begin
+        lookahead$clock = clock;
+        lookahead$rst_n = rst_n;
+        lookahead$front_next = front_next;
+        lookahead$shape = shape;
+        lookahead$per_channel = per_channel;
+        lookahead$taken = taken;
+        weights_rooms = 32'h3;
+        scales_rooms = 32'h3;
+        room = 1'b1;
+        weights_rooms = (weights_rooms & ~(1 << (0)) | ((cores$0$weights_room) << (0)));
+        scales_rooms = (scales_rooms & ~(1 << (0)) | ((cores$0$scales_room) << (0)));
+        room = room & cores$0$weights_room & cores$0$scales_room;
+        lookahead$weights_room = weights_rooms;
+        lookahead$scales_room = scales_rooms;
+        looking_ahead = (lookahead$start_weights | lookahead$start_scales) != 32'h0;
+        lookahead_done = lookahead$done;
+        reading_ahead = (lookahead$held | lookahead$held_scales) != 32'h0;
+        paired_job = job[(64'h104)+:(16)] != 32'h0;
+        job_streams$first = job[(64'h100)+:(1)];
+        job_streams$depth_start = job[(64'h20)+:(16)] == 32'h0;
+        job_streams$paired = paired_job;
+        job_streams$pool = shape[(64'he0)+:(1)];
+        job_streams$per_channel = per_channel;
+        job_weights = 32'h0;
+        job_scales = 32'h0;
+        if (job_taken) begin
+            job_weights = job_streams$weights;
+            job_scales = job_streams$scales;
+        end
+        cores$0$next_weights = lookahead$held[0];
+        cores$0$next_scales = lookahead$held_scales[0];
+        cores$0$start_weights = (job_weights[0] & ~lookahead$weights_ahead[0]) | lookahead$start_weights[0];
+        cores$0$start_scales = (job_scales[0] & ~lookahead$scales_ahead[0]) | lookahead$start_scales[0];
+        cores$0$scale_channel = job[(64'h20)+:(16)];
+        cores$0$scale_depth = job[(64'h50)+:(16)];
+        if (looking_ahead) begin
+            cores$0$scale_channel = 32'h0;
+            cores$0$scale_depth = lookahead$scale_depth;
+        end
+        lookahead$weights_used = job_weights;
+        lookahead$scales_used = job_scales;
+    end
+    
+endmodule // npu_u65_256_core$datapath$stream_starts
+
+
+module npu_u65_256_core$datapath$stream_starts$job_streams(first,depth_start,paired,pool,per_channel,weights,scales);
+    
+    // Module arguments
+    input wire  first;
+    input wire  depth_start;
+    input wire  paired;
+    input wire  pool;
+    input wire  per_channel;
+    output reg  [1:0] weights;
+    output reg  [1:0] scales;
+    
+    // Local signals
+    reg  [1:0] cores;
+    
+    // Update code
+    always @(*) begin
+        cores = 32'h1;
+        if (paired) begin
+            cores = 32'h3;
+        end
+        weights = 32'h0;
+        if (first & depth_start & ~pool) begin
+            weights = cores;
+        end
+        scales = 32'h0;
+        if (first & per_channel) begin
+            scales = cores;
+        end
+    end
+    
+endmodule // npu_u65_256_core$datapath$stream_starts$job_streams
+
+
+module npu_u65_256_core$datapath$stream_starts$lookahead(clock,rst_n,front_next,shape,per_channel,taken,weights_room,scales_room,start_weights,start_scales,scale_depth,paired_scale_depth,weights_ahead,scales_ahead,weights_used,scales_used,held,held_scales,done);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  front_next;
+    input wire  [224:0] shape;
+    input wire  per_channel;
+    input wire  taken;
+    input wire  [1:0] weights_room;
+    input wire  [1:0] scales_room;
+    output reg  [1:0] start_weights;
+    output reg  [1:0] start_scales;
+    output reg  [15:0] scale_depth;
+    output reg  [15:0] paired_scale_depth;
+    output reg  [1:0] weights_ahead;
+    output reg  [1:0] scales_ahead;
+    input wire  [1:0] weights_used;
+    input wire  [1:0] scales_used;
+    output reg  [1:0] held;
+    output reg  [1:0] held_scales;
+    output reg  done;
+    
+    // Stub signals
+    reg  [224:0] depths$shape;
+    reg  [15:0] depths$z;
+    wire  [15:0] depths$core_block_depth;
+    wire  [15:0] depths$block_depth;
+    wire  depths$last_z;
+    wire  [15:0] depths$paired_block_depth;
+    wire  depths$paired_last_depth;
+    reg  first_job$first;
+    reg  first_job$depth_start;
+    reg  first_job$paired;
+    reg  first_job$pool;
+    reg  first_job$per_channel;
+    wire  [1:0] first_job$weights;
+    wire  [1:0] first_job$scales;
+    reg  queued$clock;
+    reg  queued$rst_n;
+    reg  queued$d;
+    wire  queued$q;
+    reg  weights_ahead_bits$clock;
+    reg  weights_ahead_bits$rst_n;
+    reg  [1:0] weights_ahead_bits$d;
+    wire  [1:0] weights_ahead_bits$q;
+    reg  scales_ahead_bits$clock;
+    reg  scales_ahead_bits$rst_n;
+    reg  [1:0] scales_ahead_bits$d;
+    wire  [1:0] scales_ahead_bits$q;
+    reg  held_weights$clock;
+    reg  held_weights$rst_n;
+    reg  [1:0] held_weights$d;
+    wire  [1:0] held_weights$q;
+    reg  held_scale_bits$clock;
+    reg  held_scale_bits$rst_n;
+    reg  [1:0] held_scale_bits$d;
+    wire  [1:0] held_scale_bits$q;
+    
+    // Local signals
+    reg  fire;
+    
+    // Sub module instances
+    npu_u65_256_core$datapath$stream_starts$lookahead$depths depths(
+        .shape(depths$shape),
+        .z(depths$z),
+        .core_block_depth(depths$core_block_depth),
+        .block_depth(depths$block_depth),
+        .last_z(depths$last_z),
+        .paired_block_depth(depths$paired_block_depth),
+        .paired_last_depth(depths$paired_last_depth)
+    );
+    npu_u65_256_core$datapath$stream_starts$job_streams first_job(
+        .first(first_job$first),
+        .depth_start(first_job$depth_start),
+        .paired(first_job$paired),
+        .pool(first_job$pool),
+        .per_channel(first_job$per_channel),
+        .weights(first_job$weights),
+        .scales(first_job$scales)
+    );
+    npu_u65_256_core$cpm$reset_sync$stage$0 queued(
+        .clock(queued$clock),
+        .rst_n(queued$rst_n),
+        .d(queued$d),
+        .q(queued$q)
+    );
+    npu_u65_256_core$cpm$prot_state weights_ahead_bits(
+        .clock(weights_ahead_bits$clock),
+        .rst_n(weights_ahead_bits$rst_n),
+        .d(weights_ahead_bits$d),
+        .q(weights_ahead_bits$q)
+    );
+    npu_u65_256_core$cpm$prot_state scales_ahead_bits(
+        .clock(scales_ahead_bits$clock),
+        .rst_n(scales_ahead_bits$rst_n),
+        .d(scales_ahead_bits$d),
+        .q(scales_ahead_bits$q)
+    );
+    npu_u65_256_core$cpm$prot_state held_weights(
+        .clock(held_weights$clock),
+        .rst_n(held_weights$rst_n),
+        .d(held_weights$d),
+        .q(held_weights$q)
+    );
+    npu_u65_256_core$cpm$prot_state held_scale_bits(
+        .clock(held_scale_bits$clock),
+        .rst_n(held_scale_bits$rst_n),
+        .d(held_scale_bits$d),
+        .q(held_scale_bits$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        queued$clock = clock;
+        weights_ahead_bits$clock = clock;
+        scales_ahead_bits$clock = clock;
+        held_weights$clock = clock;
+        held_scale_bits$clock = clock;
+        queued$d = queued$q;
+        weights_ahead_bits$d = weights_ahead_bits$q;
+        scales_ahead_bits$d = scales_ahead_bits$q;
+        held_weights$d = held_weights$q;
+        held_scale_bits$d = held_scale_bits$q;
+        held_weights$rst_n = rst_n;
+        held_scale_bits$rst_n = rst_n;
+        queued$rst_n = rst_n;
+        weights_ahead_bits$rst_n = rst_n;
+        scales_ahead_bits$rst_n = rst_n;
+        depths$shape = shape;
+        depths$z = 32'h0;
+        first_job$first = 1'b1;
+        first_job$depth_start = 1'b1;
+        first_job$paired = depths$paired_block_depth != 32'h0;
+        first_job$pool = shape[(64'he0)+:(1)];
+        first_job$per_channel = per_channel;
+        fire = front_next & ~queued$q & ((first_job$weights & ~weights_room) == 32'h0) & ((first_job$scales & ~scales_room) == 32'h0);
+        start_weights = 32'h0;
+        start_scales = 32'h0;
+        if (fire) begin
+            start_weights = first_job$weights;
+            start_scales = first_job$scales;
+            queued$d = 1'b1;
+        end
+        scale_depth = depths$block_depth;
+        paired_scale_depth = depths$paired_block_depth;
+        weights_ahead_bits$d = (weights_ahead_bits$q & ~weights_used) | start_weights;
+        scales_ahead_bits$d = (scales_ahead_bits$q & ~scales_used) | start_scales;
+        held_weights$d = held_weights$q | start_weights;
+        held_scale_bits$d = held_scale_bits$q | start_scales;
+        if (taken) begin
+            queued$d = 1'b0;
+            held_weights$d = 32'h0;
+            held_scale_bits$d = 32'h0;
+        end
+        done = queued$q;
+        weights_ahead = weights_ahead_bits$q;
+        scales_ahead = scales_ahead_bits$q;
+        held = held_weights$q;
+        held_scales = held_scale_bits$q;
+    end
+    
+endmodule // npu_u65_256_core$datapath$stream_starts$lookahead
+
+
+module npu_u65_256_core$datapath$stream_starts$lookahead$depths(shape,z,core_block_depth,block_depth,last_z,paired_block_depth,paired_last_depth);
+    
+    // Module arguments
+    input wire  [224:0] shape;
+    input wire  [15:0] z;
+    output reg  [15:0] core_block_depth;
+    output reg  [15:0] block_depth;
+    output reg  last_z;
+    output reg  [15:0] paired_block_depth;
+    output reg  paired_last_depth;
+    
+    // Local signals
+    reg  [15:0] core_depth;
+    reg  [15:0] paired_core_depth;
+    
+    // Update code
+    always @(*) begin
+        core_depth = shape[(64'h20)+:(16)];
+        core_block_depth = shape[(64'hcf)+:(16)];
+        if (shape[(64'hdf)+:(1)]) begin
+            core_depth = (shape[(64'h20)+:(16)] + 32'h1) >> 32'h1;
+            core_block_depth = (shape[(64'hcf)+:(16)] + 32'h1) >> 32'h1;
+        end
+        last_z = z + core_block_depth >= core_depth;
+        block_depth = core_block_depth;
+        if (core_depth - z < core_block_depth) begin
+            block_depth = core_depth - z;
+        end
+        paired_core_depth = shape[(64'h20)+:(16)] >> 32'h1;
+        paired_block_depth = 32'h0;
+        if (shape[(64'hdf)+:(1)] & (z < paired_core_depth)) begin
+            paired_block_depth = shape[(64'hcf)+:(16)] >> 32'h1;
+            if (paired_core_depth - z < (shape[(64'hcf)+:(16)] >> 32'h1)) begin
+                paired_block_depth = paired_core_depth - z;
+            end
+        end
+        paired_last_depth = z + (shape[(64'hcf)+:(16)] >> 32'h1) >= paired_core_depth;
+    end
+    
+endmodule // npu_u65_256_core$datapath$stream_starts$lookahead$depths
+
+
+
+
+
+
 
 
 
@@ -36289,7 +37175,7 @@ module npu_u65_256_core$datapath$traversal$block_walker(clock,rst_n,start,shape,
     reg  [289:0] job_geometry;
     
     // Sub module instances
-    npu_u65_256_core$datapath$lookahead$depths depths(
+    npu_u65_256_core$datapath$stream_starts$lookahead$depths depths(
         .shape(depths$shape),
         .z(depths$z),
         .core_block_depth(depths$core_block_depth),
@@ -37053,476 +37939,6 @@ endmodule // npu_u65_256_core$datapath$traversal$readout_walker$done
 
 
 
-
-
-
-
-module npu_u65_256_core$datapath$unit_operands$0(group,paired,beat);
-    
-    // Module arguments
-    input wire  [1087:0] group;
-    input wire  paired;
-    output reg  [1215:0] beat;
-    
-    // Constant declarations
-    localparam  odd = 1'b0;
-    
-    // Local signals
-    reg  [511:0] operands_a;
-    reg  [511:0] operands_b;
-    reg  [15:0] group_lanes;
-    reg  [31:0] a_lane;
-    reg  [31:0] b_lane;
-    reg  lane_on;
-    reg  [319:0] values;
-    reg  [255:0] seconds;
-    reg  [7:0] lanes;
-    
-    // Update code
-    always @(*) begin
-        operands_a = group[(64'h0)+:(512)];
-        operands_b = group[(64'h200)+:(512)];
-        group_lanes = group[(64'h400)+:(16)];
-        values = 32'h0;
-        seconds = 32'h0;
-        lanes = 32'h0;
-        a_lane = operands_a[(32'h20 * 0)+:(32)];
-        b_lane = operands_b[(32'h20 * 0)+:(32)];
-        lane_on = group_lanes[(0)+:(1)];
-        if (paired) begin
-            a_lane = operands_a[(32'h40 * 0)+:(32)];
-            b_lane = operands_b[(32'h40 * 0)+:(32)];
-            lane_on = group_lanes[(32'h2 * 0)+:(1)];
-            if (odd) begin
-                a_lane = operands_a[(32'h40 * 0 + 32'h20)+:(32)];
-                b_lane = operands_b[(32'h40 * 0 + 32'h20)+:(32)];
-                lane_on = group_lanes[(32'h2 * 0 + 32'h1)+:(1)];
-            end
-        end
-        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 0));
-        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 0));
-        lanes = lanes | (((lane_on) & 8'hff) << 0);
-        a_lane = operands_a[(32'h20 * 1)+:(32)];
-        b_lane = operands_b[(32'h20 * 1)+:(32)];
-        lane_on = group_lanes[(1)+:(1)];
-        if (paired) begin
-            a_lane = operands_a[(32'h40 * 1)+:(32)];
-            b_lane = operands_b[(32'h40 * 1)+:(32)];
-            lane_on = group_lanes[(32'h2 * 1)+:(1)];
-            if (odd) begin
-                a_lane = operands_a[(32'h40 * 1 + 32'h20)+:(32)];
-                b_lane = operands_b[(32'h40 * 1 + 32'h20)+:(32)];
-                lane_on = group_lanes[(32'h2 * 1 + 32'h1)+:(1)];
-            end
-        end
-        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 1));
-        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 1));
-        lanes = lanes | (((lane_on) & 8'hff) << 1);
-        a_lane = operands_a[(32'h20 * 2)+:(32)];
-        b_lane = operands_b[(32'h20 * 2)+:(32)];
-        lane_on = group_lanes[(2)+:(1)];
-        if (paired) begin
-            a_lane = operands_a[(32'h40 * 2)+:(32)];
-            b_lane = operands_b[(32'h40 * 2)+:(32)];
-            lane_on = group_lanes[(32'h2 * 2)+:(1)];
-            if (odd) begin
-                a_lane = operands_a[(32'h40 * 2 + 32'h20)+:(32)];
-                b_lane = operands_b[(32'h40 * 2 + 32'h20)+:(32)];
-                lane_on = group_lanes[(32'h2 * 2 + 32'h1)+:(1)];
-            end
-        end
-        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 2));
-        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 2));
-        lanes = lanes | (((lane_on) & 8'hff) << 2);
-        a_lane = operands_a[(32'h20 * 3)+:(32)];
-        b_lane = operands_b[(32'h20 * 3)+:(32)];
-        lane_on = group_lanes[(3)+:(1)];
-        if (paired) begin
-            a_lane = operands_a[(32'h40 * 3)+:(32)];
-            b_lane = operands_b[(32'h40 * 3)+:(32)];
-            lane_on = group_lanes[(32'h2 * 3)+:(1)];
-            if (odd) begin
-                a_lane = operands_a[(32'h40 * 3 + 32'h20)+:(32)];
-                b_lane = operands_b[(32'h40 * 3 + 32'h20)+:(32)];
-                lane_on = group_lanes[(32'h2 * 3 + 32'h1)+:(1)];
-            end
-        end
-        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 3));
-        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 3));
-        lanes = lanes | (((lane_on) & 8'hff) << 3);
-        a_lane = operands_a[(32'h20 * 4)+:(32)];
-        b_lane = operands_b[(32'h20 * 4)+:(32)];
-        lane_on = group_lanes[(4)+:(1)];
-        if (paired) begin
-            a_lane = operands_a[(32'h40 * 4)+:(32)];
-            b_lane = operands_b[(32'h40 * 4)+:(32)];
-            lane_on = group_lanes[(32'h2 * 4)+:(1)];
-            if (odd) begin
-                a_lane = operands_a[(32'h40 * 4 + 32'h20)+:(32)];
-                b_lane = operands_b[(32'h40 * 4 + 32'h20)+:(32)];
-                lane_on = group_lanes[(32'h2 * 4 + 32'h1)+:(1)];
-            end
-        end
-        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 4));
-        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 4));
-        lanes = lanes | (((lane_on) & 8'hff) << 4);
-        a_lane = operands_a[(32'h20 * 5)+:(32)];
-        b_lane = operands_b[(32'h20 * 5)+:(32)];
-        lane_on = group_lanes[(5)+:(1)];
-        if (paired) begin
-            a_lane = operands_a[(32'h40 * 5)+:(32)];
-            b_lane = operands_b[(32'h40 * 5)+:(32)];
-            lane_on = group_lanes[(32'h2 * 5)+:(1)];
-            if (odd) begin
-                a_lane = operands_a[(32'h40 * 5 + 32'h20)+:(32)];
-                b_lane = operands_b[(32'h40 * 5 + 32'h20)+:(32)];
-                lane_on = group_lanes[(32'h2 * 5 + 32'h1)+:(1)];
-            end
-        end
-        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 5));
-        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 5));
-        lanes = lanes | (((lane_on) & 8'hff) << 5);
-        a_lane = operands_a[(32'h20 * 6)+:(32)];
-        b_lane = operands_b[(32'h20 * 6)+:(32)];
-        lane_on = group_lanes[(6)+:(1)];
-        if (paired) begin
-            a_lane = operands_a[(32'h40 * 6)+:(32)];
-            b_lane = operands_b[(32'h40 * 6)+:(32)];
-            lane_on = group_lanes[(32'h2 * 6)+:(1)];
-            if (odd) begin
-                a_lane = operands_a[(32'h40 * 6 + 32'h20)+:(32)];
-                b_lane = operands_b[(32'h40 * 6 + 32'h20)+:(32)];
-                lane_on = group_lanes[(32'h2 * 6 + 32'h1)+:(1)];
-            end
-        end
-        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 6));
-        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 6));
-        lanes = lanes | (((lane_on) & 8'hff) << 6);
-        a_lane = operands_a[(32'h20 * 7)+:(32)];
-        b_lane = operands_b[(32'h20 * 7)+:(32)];
-        lane_on = group_lanes[(7)+:(1)];
-        if (paired) begin
-            a_lane = operands_a[(32'h40 * 7)+:(32)];
-            b_lane = operands_b[(32'h40 * 7)+:(32)];
-            lane_on = group_lanes[(32'h2 * 7)+:(1)];
-            if (odd) begin
-                a_lane = operands_a[(32'h40 * 7 + 32'h20)+:(32)];
-                b_lane = operands_b[(32'h40 * 7 + 32'h20)+:(32)];
-                lane_on = group_lanes[(32'h2 * 7 + 32'h1)+:(1)];
-            end
-        end
-        values = values | (((a_lane) & 320'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h28 * 7));
-        seconds = seconds | (((b_lane) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h20 * 7));
-        lanes = lanes | (((lane_on) & 8'hff) << 7);
-        beat[(64'h0)+:(320)] = values;
-        beat[(64'h3c0)+:(256)] = seconds;
-        beat[(64'h3b0)+:(8)] = lanes;
-        beat[(64'h140)+:(320)] = 32'h0;
-        beat[(64'h280)+:(256)] = 32'h0;
-        beat[(64'h380)+:(48)] = 32'h0;
-        beat[(64'h3b9)+:(7)] = 32'h0;
-        beat[(64'h3b8)+:(1)] = odd;
-    end
-    
-endmodule // npu_u65_256_core$datapath$unit_operands$0
-
-
-
-
-module npu_u65_256_core$datapath$window(taps,position,one_row,count);
-    
-    // Module arguments
-    input wire  [23:0] taps;
-    input wire  [1:0] position;
-    input wire  one_row;
-    output reg  [6:0] count;
-    
-    // Local signals
-    reg  [3:0] row;
-    reg  [3:0] column;
-    reg  [31:0] area;
-    
-    // Update code
-    always @(*) begin
-        row = taps[(64'h0)+:(4)];
-        column = taps[(64'h8)+:(4)];
-        if (position == 32'h1) begin
-            column = taps[(64'hc)+:(4)];
-        end
-        if (position == 32'h2) begin
-            row = taps[(64'h4)+:(4)];
-            if (one_row) begin
-                row = taps[(64'h0)+:(4)];
-                column = taps[(64'h10)+:(4)];
-            end
-        end
-        if (position == 32'h3) begin
-            row = taps[(64'h4)+:(4)];
-            column = taps[(64'hc)+:(4)];
-            if (one_row) begin
-                row = taps[(64'h0)+:(4)];
-                column = taps[(64'h14)+:(4)];
-            end
-        end
-        area = ((row) & 16'hffff) * ((column) & 16'hffff);
-        count = area[(32'h0)+:(7)];
-    end
-    
-endmodule // npu_u65_256_core$datapath$window
-
-
-module npu_u65_256_core$datapath$word_windows(oy,ox,shape,taps);
-    
-    // Module arguments
-    input wire  [15:0] oy;
-    input wire  [15:0] ox;
-    input wire  [224:0] shape;
-    output reg  [23:0] taps;
-    
-    // Stub signals
-    reg  [15:0] rows$0$position;
-    reg  [1:0] rows$0$stride;
-    reg  [1:0] rows$0$dilation;
-    reg  [15:0] rows$0$pad;
-    reg  [15:0] rows$0$kernel;
-    reg  [15:0] rows$0$extent;
-    wire  [3:0] rows$0$taps;
-    reg  [15:0] rows$1$position;
-    reg  [1:0] rows$1$stride;
-    reg  [1:0] rows$1$dilation;
-    reg  [15:0] rows$1$pad;
-    reg  [15:0] rows$1$kernel;
-    reg  [15:0] rows$1$extent;
-    wire  [3:0] rows$1$taps;
-    reg  [15:0] columns$0$position;
-    reg  [1:0] columns$0$stride;
-    reg  [1:0] columns$0$dilation;
-    reg  [15:0] columns$0$pad;
-    reg  [15:0] columns$0$kernel;
-    reg  [15:0] columns$0$extent;
-    wire  [3:0] columns$0$taps;
-    reg  [15:0] columns$1$position;
-    reg  [1:0] columns$1$stride;
-    reg  [1:0] columns$1$dilation;
-    reg  [15:0] columns$1$pad;
-    reg  [15:0] columns$1$kernel;
-    reg  [15:0] columns$1$extent;
-    wire  [3:0] columns$1$taps;
-    reg  [15:0] columns$2$position;
-    reg  [1:0] columns$2$stride;
-    reg  [1:0] columns$2$dilation;
-    reg  [15:0] columns$2$pad;
-    reg  [15:0] columns$2$kernel;
-    reg  [15:0] columns$2$extent;
-    wire  [3:0] columns$2$taps;
-    reg  [15:0] columns$3$position;
-    reg  [1:0] columns$3$stride;
-    reg  [1:0] columns$3$dilation;
-    reg  [15:0] columns$3$pad;
-    reg  [15:0] columns$3$kernel;
-    reg  [15:0] columns$3$extent;
-    wire  [3:0] columns$3$taps;
-    
-    // Sub module instances
-    npu_u65_256_core$datapath$word_windows$rows$0 rows$0(
-        .position(rows$0$position),
-        .stride(rows$0$stride),
-        .dilation(rows$0$dilation),
-        .pad(rows$0$pad),
-        .kernel(rows$0$kernel),
-        .extent(rows$0$extent),
-        .taps(rows$0$taps)
-    );
-    npu_u65_256_core$datapath$word_windows$rows$0 rows$1(
-        .position(rows$1$position),
-        .stride(rows$1$stride),
-        .dilation(rows$1$dilation),
-        .pad(rows$1$pad),
-        .kernel(rows$1$kernel),
-        .extent(rows$1$extent),
-        .taps(rows$1$taps)
-    );
-    npu_u65_256_core$datapath$word_windows$rows$0 columns$0(
-        .position(columns$0$position),
-        .stride(columns$0$stride),
-        .dilation(columns$0$dilation),
-        .pad(columns$0$pad),
-        .kernel(columns$0$kernel),
-        .extent(columns$0$extent),
-        .taps(columns$0$taps)
-    );
-    npu_u65_256_core$datapath$word_windows$rows$0 columns$1(
-        .position(columns$1$position),
-        .stride(columns$1$stride),
-        .dilation(columns$1$dilation),
-        .pad(columns$1$pad),
-        .kernel(columns$1$kernel),
-        .extent(columns$1$extent),
-        .taps(columns$1$taps)
-    );
-    npu_u65_256_core$datapath$word_windows$rows$0 columns$2(
-        .position(columns$2$position),
-        .stride(columns$2$stride),
-        .dilation(columns$2$dilation),
-        .pad(columns$2$pad),
-        .kernel(columns$2$kernel),
-        .extent(columns$2$extent),
-        .taps(columns$2$taps)
-    );
-    npu_u65_256_core$datapath$word_windows$rows$0 columns$3(
-        .position(columns$3$position),
-        .stride(columns$3$stride),
-        .dilation(columns$3$dilation),
-        .pad(columns$3$pad),
-        .kernel(columns$3$kernel),
-        .extent(columns$3$extent),
-        .taps(columns$3$taps)
-    );
-    
-    // Update code
-    always @(*) begin
-        rows$0$position = oy + 0;
-        rows$0$stride = shape[(64'h82)+:(2)];
-        rows$0$dilation = shape[(64'h86)+:(2)];
-        rows$0$pad = shape[(64'h88)+:(16)];
-        rows$0$kernel = shape[(64'h60)+:(16)];
-        rows$0$extent = shape[(64'h40)+:(16)];
-        rows$1$position = oy + 1;
-        rows$1$stride = shape[(64'h82)+:(2)];
-        rows$1$dilation = shape[(64'h86)+:(2)];
-        rows$1$pad = shape[(64'h88)+:(16)];
-        rows$1$kernel = shape[(64'h60)+:(16)];
-        rows$1$extent = shape[(64'h40)+:(16)];
-        columns$0$position = ox + 0;
-        columns$0$stride = shape[(64'h80)+:(2)];
-        columns$0$dilation = shape[(64'h84)+:(2)];
-        columns$0$pad = shape[(64'h98)+:(16)];
-        columns$0$kernel = shape[(64'h70)+:(16)];
-        columns$0$extent = shape[(64'h50)+:(16)];
-        columns$1$position = ox + 1;
-        columns$1$stride = shape[(64'h80)+:(2)];
-        columns$1$dilation = shape[(64'h84)+:(2)];
-        columns$1$pad = shape[(64'h98)+:(16)];
-        columns$1$kernel = shape[(64'h70)+:(16)];
-        columns$1$extent = shape[(64'h50)+:(16)];
-        columns$2$position = ox + 2;
-        columns$2$stride = shape[(64'h80)+:(2)];
-        columns$2$dilation = shape[(64'h84)+:(2)];
-        columns$2$pad = shape[(64'h98)+:(16)];
-        columns$2$kernel = shape[(64'h70)+:(16)];
-        columns$2$extent = shape[(64'h50)+:(16)];
-        columns$3$position = ox + 3;
-        columns$3$stride = shape[(64'h80)+:(2)];
-        columns$3$dilation = shape[(64'h84)+:(2)];
-        columns$3$pad = shape[(64'h98)+:(16)];
-        columns$3$kernel = shape[(64'h70)+:(16)];
-        columns$3$extent = shape[(64'h50)+:(16)];
-        taps[(64'h0)+:(4)] = rows$0$taps;
-        taps[(64'h4)+:(4)] = rows$1$taps;
-        taps[(64'h8)+:(4)] = columns$0$taps;
-        taps[(64'hc)+:(4)] = columns$1$taps;
-        taps[(64'h10)+:(4)] = columns$2$taps;
-        taps[(64'h14)+:(4)] = columns$3$taps;
-    end
-    
-endmodule // npu_u65_256_core$datapath$word_windows
-
-
-
-
-
-
-
-
-
-
-module npu_u65_256_core$datapath$word_windows$rows$0(position,stride,dilation,pad,kernel,extent,taps);
-    
-    // Module arguments
-    input wire  [15:0] position;
-    input wire  [1:0] stride;
-    input wire  [1:0] dilation;
-    input wire  [15:0] pad;
-    input wire  [15:0] kernel;
-    input wire  [15:0] extent;
-    output reg  [3:0] taps;
-    
-    // Local signals
-    reg  [19:0] first;
-    reg  [19:0] tap;
-    reg  [7:0] in_ifm;
-    
-    // Update code
-    always @(*) begin
-        first = ((position) & 20'hfffff);
-        if (stride == 32'h2) begin
-            first = ((position) & 20'hfffff) << 32'h1;
-        end
-        if (stride == 32'h3) begin
-            first = ((position) & 20'hfffff) + (((position) & 20'hfffff) << 32'h1);
-        end
-        first = first - ((pad) & 20'hfffff);
-        in_ifm = 32'h0;
-        tap = first + 0;
-        if (dilation == 32'h2) begin
-            tap = first + (32'h2 * 0);
-        end
-        if ((0 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            in_ifm = (in_ifm & ~(1 << (0)) | ((1'b1) << (0)));
-        end
-        tap = first + 1;
-        if (dilation == 32'h2) begin
-            tap = first + (32'h2 * 1);
-        end
-        if ((1 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            in_ifm = (in_ifm & ~(1 << (1)) | ((1'b1) << (1)));
-        end
-        tap = first + 2;
-        if (dilation == 32'h2) begin
-            tap = first + (32'h2 * 2);
-        end
-        if ((2 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            in_ifm = (in_ifm & ~(1 << (2)) | ((1'b1) << (2)));
-        end
-        tap = first + 3;
-        if (dilation == 32'h2) begin
-            tap = first + (32'h2 * 3);
-        end
-        if ((3 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            in_ifm = (in_ifm & ~(1 << (3)) | ((1'b1) << (3)));
-        end
-        tap = first + 4;
-        if (dilation == 32'h2) begin
-            tap = first + (32'h2 * 4);
-        end
-        if ((4 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            in_ifm = (in_ifm & ~(1 << (4)) | ((1'b1) << (4)));
-        end
-        tap = first + 5;
-        if (dilation == 32'h2) begin
-            tap = first + (32'h2 * 5);
-        end
-        if ((5 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            in_ifm = (in_ifm & ~(1 << (5)) | ((1'b1) << (5)));
-        end
-        tap = first + 6;
-        if (dilation == 32'h2) begin
-            tap = first + (32'h2 * 6);
-        end
-        if ((6 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            in_ifm = (in_ifm & ~(1 << (6)) | ((1'b1) << (6)));
-        end
-        tap = first + 7;
-        if (dilation == 32'h2) begin
-            tap = first + (32'h2 * 7);
-        end
-        if ((7 < kernel) & ~tap[32'h13] & (tap < ((extent) & 20'hfffff))) begin
-            in_ifm = (in_ifm & ~(1 << (7)) | ((1'b1) << (7)));
-        end
-        taps = ((((in_ifm[(32'h0)+:(1)]) & 4'hf) + ((in_ifm[(32'h1)+:(1)]) & 4'hf)) + (((in_ifm[(32'h2)+:(1)]) & 4'hf) + ((in_ifm[(32'h3)+:(1)]) & 4'hf))) + ((((in_ifm[(32'h4)+:(1)]) & 4'hf) + ((in_ifm[(32'h5)+:(1)]) & 4'hf)) + (((in_ifm[(32'h6)+:(1)]) & 4'hf) + ((in_ifm[(32'h7)+:(1)]) & 4'hf)));
-    end
-    
-endmodule // npu_u65_256_core$datapath$word_windows$rows$0
 
 
 
@@ -38488,7 +38904,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .d(halted$d),
         .q(halted$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step fault_channel(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step fault_channel(
         .clock(fault_channel$clock),
         .rst_n(fault_channel$rst_n),
         .d(fault_channel$d),
@@ -39035,7 +39451,7 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
         .head$ready(burst_lanes$head$ready),
         .count(burst_lanes$count)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step out_beat(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step out_beat(
         .clock(out_beat$clock),
         .rst_n(out_beat$rst_n),
         .d(out_beat$d),
@@ -39059,7 +39475,7 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
         .d(counter_q$d),
         .q(counter_q$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step cache_q(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step cache_q(
         .clock(cache_q$clock),
         .rst_n(cache_q$rst_n),
         .d(cache_q$d),
@@ -39712,13 +40128,13 @@ module npu_u65_256_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
         .d(presented$d),
         .q(presented$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b burst_address(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b burst_address(
         .clock(burst_address$clock),
         .rst_n(burst_address$rst_n),
         .d(burst_address$d),
         .q(burst_address$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step burst_beats_m1(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step burst_beats_m1(
         .clock(burst_beats_m1$clock),
         .rst_n(burst_beats_m1$rst_n),
         .d(burst_beats_m1$d),
@@ -39730,13 +40146,13 @@ module npu_u65_256_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
         .d(burst_last$d),
         .q(burst_last$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step burst_lane(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step burst_lane(
         .clock(burst_lane$clock),
         .rst_n(burst_lane$rst_n),
         .d(burst_lane$d),
         .q(burst_lane$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step beat(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step beat(
         .clock(beat$clock),
         .rst_n(beat$rst_n),
         .d(beat$d),
@@ -39748,7 +40164,7 @@ module npu_u65_256_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
         .d(active$d),
         .q(active$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b current(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b current(
         .clock(current$clock),
         .rst_n(current$rst_n),
         .d(current$d),
@@ -39760,13 +40176,13 @@ module npu_u65_256_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
         .d(row_left$d),
         .q(row_left$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b row_start(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b row_start(
         .clock(row_start$clock),
         .rst_n(row_start$rst_n),
         .d(row_start$d),
         .q(row_start$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b packed_row_start(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b packed_row_start(
         .clock(packed_row_start$clock),
         .rst_n(packed_row_start$rst_n),
         .d(packed_row_start$d),
@@ -39796,13 +40212,13 @@ module npu_u65_256_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
         .d(rows$d),
         .q(rows$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b row_stride(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b row_stride(
         .clock(row_stride$clock),
         .rst_n(row_stride$rst_n),
         .d(row_stride$d),
         .q(row_stride$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b plane_gap(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b plane_gap(
         .clock(plane_gap$clock),
         .rst_n(plane_gap$rst_n),
         .d(plane_gap$d),
@@ -40625,13 +41041,13 @@ module npu_u65_256_core$dma$ifm$destinations(clock,rst_n,tail$valid,tail$data,ta
         .d(reading$d),
         .q(reading$q)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_scale$product_6 first(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$output_scale$product_6 first(
         .clock(first$clock),
         .rst_n(first$rst_n),
         .d(first$d),
         .q(first$q)
     );
-    npu_u65_256_core$datapath$output_units$0$wide_path$wide_lanes$0$output_scale$product_6 second(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$output_scale$product_6 second(
         .clock(second$clock),
         .rst_n(second$rst_n),
         .d(second$d),
@@ -41267,7 +41683,7 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         .d(write_counter_q$d),
         .q(write_counter_q$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step write_cache_q(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step write_cache_q(
         .clock(write_cache_q$clock),
         .rst_n(write_cache_q$rst_n),
         .d(write_cache_q$d),
@@ -41644,7 +42060,7 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         .head$ready(burst_lanes$head$ready),
         .count(burst_lanes$count)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step out_beat(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step out_beat(
         .clock(out_beat$clock),
         .rst_n(out_beat$rst_n),
         .d(out_beat$d),
@@ -41668,7 +42084,7 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         .d(counter_q$d),
         .q(counter_q$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step cache_q(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step cache_q(
         .clock(cache_q$clock),
         .rst_n(cache_q$rst_n),
         .d(cache_q$d),
@@ -42194,7 +42610,7 @@ module npu_u65_256_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
         .d(aw_valid$d),
         .q(aw_valid$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b aw_addr(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b aw_addr(
         .clock(aw_addr$clock),
         .rst_n(aw_addr$rst_n),
         .d(aw_addr$d),
@@ -42687,7 +43103,7 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
         .d(open_valid$d),
         .q(open_valid$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b open_address(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b open_address(
         .clock(open_address$clock),
         .rst_n(open_address$rst_n),
         .d(open_address$d),
@@ -42711,7 +43127,7 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
         .d(open_counter$d),
         .q(open_counter$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step open_cache(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step open_cache(
         .clock(open_cache$clock),
         .rst_n(open_cache$rst_n),
         .d(open_cache$d),
@@ -42723,13 +43139,13 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
         .d(open_max_beats$d),
         .q(open_max_beats$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b burst_address(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b burst_address(
         .clock(burst_address$clock),
         .rst_n(burst_address$rst_n),
         .d(burst_address$d),
         .q(burst_address$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step burst_lines(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step burst_lines(
         .clock(burst_lines$clock),
         .rst_n(burst_lines$rst_n),
         .d(burst_lines$d),
@@ -42763,7 +43179,7 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
         .d(held_counter$d),
         .q(held_counter$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step aw_cache(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step aw_cache(
         .clock(aw_cache$clock),
         .rst_n(aw_cache$rst_n),
         .d(aw_cache$d),
@@ -42775,7 +43191,7 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
         .d(aw_valid$d),
         .q(aw_valid$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b aw_address(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b aw_address(
         .clock(aw_address$clock),
         .rst_n(aw_address$rst_n),
         .d(aw_address$d),
@@ -43371,13 +43787,13 @@ module npu_u65_256_core$dma$ofm$bursts(clock,rst_n,tail$valid,tail$data,tail$rea
     reg  pop;
     
     // Sub module instances
-    npu_u65_256_core$datapath$ifm_fetch$step write_pointer(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step write_pointer(
         .clock(write_pointer$clock),
         .rst_n(write_pointer$rst_n),
         .d(write_pointer$d),
         .q(write_pointer$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step read_pointer(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step read_pointer(
         .clock(read_pointer$clock),
         .rst_n(read_pointer$rst_n),
         .d(read_pointer$d),
@@ -44368,7 +44784,7 @@ module npu_u65_256_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
         .d(id$d),
         .q(id$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$multiply_b address(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b address(
         .clock(address$clock),
         .rst_n(address$rst_n),
         .d(address$d),
@@ -44380,7 +44796,7 @@ module npu_u65_256_core$dma$reads$port0(clock,rst_n,aclken,prot,requests$0$valid
         .d(len$d),
         .q(len$q)
     );
-    npu_u65_256_core$datapath$ifm_fetch$step cache(
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$step cache(
         .clock(cache$clock),
         .rst_n(cache$rst_n),
         .d(cache$d),

@@ -6,28 +6,21 @@
 //!
 //! # Ports
 //!
-//! - `start_weights` (a pulse, with `weights_room`): a traversal job that
+//! - `streams` ([`CoreStreams`]): `start_weights`, a traversal job that
 //!   starts this core's weight stream (a spatial OFM block's first) is
 //!   taken. The stream is read ahead; the decoder starts it once the
 //!   previous one's last group is used and nothing of it is left, so a
 //!   stream's surplus never reaches the next block's beats.
-//! - `group_ready`: the weight group the next beat of this core multiplies
-//!   with (`multiply_group`) is there; `group_taken` (the beat ending the group is taken)
-//!   moves on; `stream_used` (with it) says the group was the stream's
-//!   last; `group_wanted`: a beat of this core is waiting.
+//! - `beats` ([`CoreBeats`]): its MAC beats, and the weight groups they
+//!   multiply with.
 //! - `fault`: the stream is malformed (the decoder rejects it, it does not
 //!   hold whole MAC groups, or it has fewer or more groups than the beats
 //!   use: the golden model's count check); the datapath stops the operation.
-//! - `start_scales` (with `scale_channel`, `scale_depth` and `scales_room`):
-//!   an OFM block reads its channels' 10-byte records, gathered per
-//!   8-channel slice (`sets_valid`/`sets_taken`).
-//! - `operands`, `slice_done`, `readout`, `clear`, `clearing`: the MAC
-//!   unit's ([`MacUnit`]); `results_valid`/`results_taken` the handshake of
-//!   its `results`.
-//! - `position`, `channels`, `count` and `beat`: the output unit's beat of
-//!   position `position` of the word read out, its first
-//!   `channels` lanes with the records of the slice's set and the
-//!   core's LUT, `count` the position's window count.
+//! - `streams.start_scales`: an OFM block reads its channels' 10-byte
+//!   records, gathered per 8-channel slice.
+//! - `clear`, `clearing`: the MAC unit's ([`MacUnit`]).
+//! - `words` ([`CoreOutput`]): its accumulator words read out, each
+//!   position's output-unit beat with its slice's scale set.
 
 use crate::central_control::WeightsView;
 use crate::dma::StreamRead;
@@ -49,6 +42,116 @@ pub enum WeightStream {
     Draining,
 }
 
+/// A core's side of its stream starts (the stream starts' is
+/// [`CoreStreamsPort`]): `start_weights` (a pulse, with `weights_room`)
+/// queues a weight stream; `start_scales` (with `scales_room`) the scale/bias
+/// records of an OFM block's channels `scale_channel..+scale_depth` (local
+/// to the core). `next_weights`, `next_scales`: the last weight stream
+/// queued, and the last scale records, are the next operation's (read
+/// ahead, `Lookahead`): the decoder does not start that stream yet, and
+/// `idle` leaves them out.
+#[derive(Clone, Debug, Default, LogicInterface)]
+#[join = "CoreStreamsPort"]
+pub struct CoreStreams {
+    pub start_weights: Signal<In, Bit>,
+    pub weights_room: Signal<Out, Bit>,
+    pub start_scales: Signal<In, Bit>,
+    pub scale_channel: Signal<In, Bits<16>>,
+    pub scale_depth: Signal<In, Bits<16>>,
+    pub scales_room: Signal<Out, Bit>,
+    pub next_weights: Signal<In, Bit>,
+    pub next_scales: Signal<In, Bit>,
+}
+
+/// The stream starts' side of a core's ([`CoreStreams`]).
+#[derive(Clone, Debug, Default, LogicInterface)]
+#[join = "CoreStreams"]
+pub struct CoreStreamsPort {
+    pub start_weights: Signal<Out, Bit>,
+    pub weights_room: Signal<In, Bit>,
+    pub start_scales: Signal<Out, Bit>,
+    pub scale_channel: Signal<Out, Bits<16>>,
+    pub scale_depth: Signal<Out, Bits<16>>,
+    pub scales_room: Signal<In, Bit>,
+    pub next_weights: Signal<Out, Bit>,
+    pub next_scales: Signal<Out, Bit>,
+}
+
+/// A core's side of the MAC beats (the beat join's is [`CoreBeatsPort`]):
+/// `operands` a MAC beat, which multiplies the core's weight group when
+/// `multiply_group` (else the weights it carries: a pool's unit weights, a
+/// skip beat's zeros); depthwise in parallel mode (`interleaved`) core 1
+/// multiplies the odd elements of the IFM unit's lines (`odd_acts`), core 0
+/// the even ones (the beat's `acts`). `group_ready`: the weight group the
+/// next beat multiplies with is there; `group_taken` (the beat ending the
+/// group is taken) moves on; `stream_used` (with it) says the group was the
+/// stream's last; `group_wanted`: a beat of this core is waiting.
+/// `slice_done`: the MAC unit finished a slice.
+#[derive(Clone, Debug, Default, LogicInterface)]
+#[join = "CoreBeatsPort"]
+pub struct CoreBeats {
+    pub operands: StreamIn<OperandBeat>,
+    pub multiply_group: Signal<In, Bit>,
+    pub interleaved: Signal<In, Bit>,
+    pub odd_acts: Signal<In, Bits<288>>,
+    pub group_ready: Signal<Out, Bit>,
+    pub group_taken: Signal<In, Bit>,
+    pub stream_used: Signal<In, Bit>,
+    pub group_wanted: Signal<In, Bit>,
+    pub slice_done: Signal<Out, Bit>,
+}
+
+/// The beat join's side of a core's MAC beats ([`CoreBeats`]).
+#[derive(Clone, Debug, Default, LogicInterface)]
+#[join = "CoreBeats"]
+pub struct CoreBeatsPort {
+    pub operands: StreamOut<OperandBeat>,
+    pub multiply_group: Signal<Out, Bit>,
+    pub interleaved: Signal<Out, Bit>,
+    pub odd_acts: Signal<Out, Bits<288>>,
+    pub group_ready: Signal<In, Bit>,
+    pub group_taken: Signal<Out, Bit>,
+    pub stream_used: Signal<Out, Bit>,
+    pub group_wanted: Signal<Out, Bit>,
+    pub slice_done: Signal<In, Bit>,
+}
+
+/// A core's side of the readout (the output stage's is
+/// [`CoreOutputPort`]): `readout` reads an accumulator word of the MAC unit;
+/// the word read out is offered (`results_valid`; `results_taken` moves
+/// on), and with it the scale set of its slice (`sets_valid`; `sets_taken`
+/// moves on); `beat` is the output unit's beat of position `position` of
+/// the word, its first `channels` lanes with the set's records and the
+/// core's LUT, `count` the position's window count.
+#[derive(Clone, Debug, Default, LogicInterface)]
+#[join = "CoreOutputPort"]
+pub struct CoreOutput {
+    pub readout: StreamIn<AccRead>,
+    pub results_valid: Signal<Out, Bit>,
+    pub results_taken: Signal<In, Bit>,
+    pub sets_valid: Signal<Out, Bit>,
+    pub sets_taken: Signal<In, Bit>,
+    pub position: Signal<In, Bits<2>>,
+    pub channels: Signal<In, Bits<4>>,
+    pub count: Signal<In, Bits<7>>,
+    pub beat: Signal<Out, AccumulatorBeat>,
+}
+
+/// The output stage's side of a core's readout ([`CoreOutput`]).
+#[derive(Clone, Debug, Default, LogicInterface)]
+#[join = "CoreOutput"]
+pub struct CoreOutputPort {
+    pub readout: StreamOut<AccRead>,
+    pub results_valid: Signal<In, Bit>,
+    pub results_taken: Signal<Out, Bit>,
+    pub sets_valid: Signal<In, Bit>,
+    pub sets_taken: Signal<Out, Bit>,
+    pub position: Signal<Out, Bits<2>>,
+    pub channels: Signal<Out, Bits<4>>,
+    pub count: Signal<Out, Bits<7>>,
+    pub beat: Signal<In, AccumulatorBeat>,
+}
+
 #[derive(LogicBlock)]
 pub struct Core {
     pub clock: Signal<In, Clock>,
@@ -57,50 +160,19 @@ pub struct Core {
     pub depthwise: Signal<In, Bit>,
     /// The operation stopped: start no further stream.
     pub halt: Signal<In, Bit>,
-    /// The last weight stream queued, and the last scale records, are the
-    /// next operation's (read ahead, `Lookahead`): the decoder does not
-    /// start that stream yet, and `idle` leaves them out.
-    pub next_weights: Signal<In, Bit>,
-    pub next_scales: Signal<In, Bit>,
-    pub start_weights: Signal<In, Bit>,
-    pub weights_room: Signal<Out, Bit>,
     pub weight_reads: StreamOut<StreamRead>,
     pub weight_beats: StreamIn<LaneBeat>,
-    pub group_ready: Signal<Out, Bit>,
-    pub group_taken: Signal<In, Bit>,
-    pub stream_used: Signal<In, Bit>,
-    pub group_wanted: Signal<In, Bit>,
     pub fault: Signal<Out, Bit>,
-    pub start_scales: Signal<In, Bit>,
-    /// The OFM block's first channel and depth, local to the core.
-    pub scale_channel: Signal<In, Bits<16>>,
-    pub scale_depth: Signal<In, Bits<16>>,
-    pub scales_room: Signal<Out, Bit>,
     pub scale_reads: StreamOut<StreamRead>,
     pub scale_beats: StreamIn<LaneBeat>,
-    /// A slice's scale set is gathered (for `beat`); `sets_taken` moves on.
-    pub sets_valid: Signal<Out, Bit>,
-    pub sets_taken: Signal<In, Bit>,
-    pub operands: StreamIn<OperandBeat>,
-    /// The beat multiplies the core's weight group (else the weights it
-    /// carries: a pool's unit weights, a skip beat's zeros).
-    pub multiply_group: Signal<In, Bit>,
-    /// Depthwise in parallel mode: core 1 multiplies the odd elements of
-    /// the IFM unit's lines (`IfmActs::odd_acts`), core 0 the even ones
-    /// (the beat's `acts`).
-    pub interleaved: Signal<In, Bit>,
-    pub odd_acts: Signal<In, Bits<288>>,
-    pub slice_done: Signal<Out, Bit>,
-    pub readout: StreamIn<AccRead>,
-    /// The word read out is offered (for `beat`); `results_taken` moves on.
-    pub results_valid: Signal<Out, Bit>,
-    pub results_taken: Signal<In, Bit>,
     pub clear: Signal<In, Bit>,
     pub clearing: Signal<Out, Bit>,
-    pub position: Signal<In, Bits<2>>,
-    pub channels: Signal<In, Bits<4>>,
-    pub count: Signal<In, Bits<7>>,
-    pub beat: Signal<Out, AccumulatorBeat>,
+    /// The streams it queues.
+    pub streams: CoreStreams,
+    /// Its MAC beats from the beat join.
+    pub beats: CoreBeats,
+    /// Its accumulator words to the output stage.
+    pub words: CoreOutput,
     /// Nothing of a weight or scale stream is left in the core.
     pub idle: Signal<Out, Bit>,
     /// The decoder takes a stream word or delivers a weight group (the
@@ -144,39 +216,16 @@ impl Core {
             view: Default::default(),
             depthwise: Default::default(),
             halt: Default::default(),
-            next_weights: Default::default(),
-            next_scales: Default::default(),
-            start_weights: Default::default(),
-            weights_room: Default::default(),
             weight_reads: Default::default(),
             weight_beats: Default::default(),
-            group_ready: Default::default(),
-            group_taken: Default::default(),
-            stream_used: Default::default(),
-            group_wanted: Default::default(),
             fault: Default::default(),
-            start_scales: Default::default(),
-            scale_channel: Default::default(),
-            scale_depth: Default::default(),
-            scales_room: Default::default(),
             scale_reads: Default::default(),
             scale_beats: Default::default(),
-            sets_valid: Default::default(),
-            sets_taken: Default::default(),
-            operands: Default::default(),
-            multiply_group: Default::default(),
-            interleaved: Default::default(),
-            odd_acts: Default::default(),
-            slice_done: Default::default(),
-            readout: Default::default(),
-            results_valid: Default::default(),
-            results_taken: Default::default(),
             clear: Default::default(),
             clearing: Default::default(),
-            position: Default::default(),
-            channels: Default::default(),
-            count: Default::default(),
-            beat: Default::default(),
+            streams: Default::default(),
+            beats: Default::default(),
+            words: Default::default(),
             idle: Default::default(),
             decoding: Default::default(),
             second: Constant::new(index == 1),
@@ -230,8 +279,8 @@ impl Logic for Core {
         self.mac.rst_n.next = self.rst_n.val();
 
         // ---- Weight streams: one per spatial block, read ahead ----
-        self.weights_room.next = self.weight_streams.tail.ready.val();
-        self.weight_streams.tail.valid.next = self.start_weights.val();
+        self.streams.weights_room.next = self.weight_streams.tail.ready.val();
+        self.weight_streams.tail.valid.next = self.streams.start_weights.val();
         self.weight_streams.tail.data.next.region = self.view.val().weight_region;
         self.weight_streams.tail.data.next.offset = bit_cast::<40, 48>(self.view.val().weight_base);
         self.weight_streams.tail.data.next.length = self.view.val().weight_length;
@@ -254,7 +303,7 @@ impl Logic for Core {
         self.streams_queued.next = bit_cast::<3, 2>(self.weight_streams.count.val())
             + bit_cast::<3, 2>(self.weight_lengths.count.val());
         self.current_streams.next = self.streams_queued.val();
-        if self.next_weights.val() {
+        if self.streams.next_weights.val() {
             self.current_streams.next = self.streams_queued.val() - 1;
         }
         self.weight_decoder.start.next = self.weight_lengths.head.valid.val()
@@ -279,16 +328,16 @@ impl Logic for Core {
             &mut self.weight_decoder.weights,
             &mut self.weight_groups.weights,
         );
-        self.group_ready.next = self.weight_groups.groups.valid.val()
+        self.beats.group_ready.next = self.weight_groups.groups.valid.val()
             & (self.weight_stream.q.val() == WeightStream::Decoding);
-        self.weight_groups.groups.ready.next = self.group_taken.val();
+        self.weight_groups.groups.ready.next = self.beats.group_taken.val();
 
         // ---- The stream's state, and faults (golden: OpError::Weights) ----
         // Every group is decoded, none is left, and a beat still needs one.
         self.too_few_weights.next = (self.weight_stream.q.val() == WeightStream::Decoding)
             & self.decoder_settled.val()
             & !self.weight_groups.groups.valid.val()
-            & self.group_wanted.val();
+            & self.beats.group_wanted.val();
         self.too_many_weights.next = (self.weight_stream.q.val() == WeightStream::Draining)
             & (self.weight_groups.groups.valid.val()
                 | (self.decoder_settled.val() & !self.weight_groups.empty.val()));
@@ -299,7 +348,7 @@ impl Logic for Core {
                 }
             }
             WeightStream::Decoding => {
-                if self.stream_used.val() {
+                if self.beats.stream_used.val() {
                     self.weight_stream.d.next = WeightStream::Draining;
                 }
             }
@@ -319,76 +368,76 @@ impl Logic for Core {
                     & self.weight_groups.weights.ready.val()));
 
         // ---- Scale/bias: the block's channels, 10 bytes each ----
-        self.scales_room.next =
+        self.streams.scales_room.next =
             self.scale_streams.tail.ready.val() & self.scale_depths.tail.ready.val();
-        self.scale_streams.tail.valid.next = self.start_scales.val();
+        self.scale_streams.tail.valid.next = self.streams.start_scales.val();
         self.scale_streams.tail.data.next.region = self.view.val().scale_region;
         self.scale_base.next = self.view.val().scale_base;
         if self.second.val() {
             self.scale_base.next = self.view.val().scale1_base;
         }
         self.scale_streams.tail.data.next.offset = bit_cast::<40, 48>(self.scale_base.val())
-            + (bit_cast::<40, 16>(self.scale_channel.val()) << 3)
-            + (bit_cast::<40, 16>(self.scale_channel.val()) << 1);
-        self.scale_streams.tail.data.next.length = (bit_cast::<32, 16>(self.scale_depth.val())
-            << 3)
-            + (bit_cast::<32, 16>(self.scale_depth.val()) << 1);
+            + (bit_cast::<40, 16>(self.streams.scale_channel.val()) << 3)
+            + (bit_cast::<40, 16>(self.streams.scale_channel.val()) << 1);
+        self.scale_streams.tail.data.next.length =
+            (bit_cast::<32, 16>(self.streams.scale_depth.val()) << 3)
+                + (bit_cast::<32, 16>(self.streams.scale_depth.val()) << 1);
         StreamOut::<StreamRead>::link(&mut self.scale_reads, &mut self.scale_streams.head);
-        self.scale_depths.tail.valid.next = self.start_scales.val();
-        self.scale_depths.tail.data.next = self.scale_depth.val();
+        self.scale_depths.tail.valid.next = self.streams.start_scales.val();
+        self.scale_depths.tail.data.next = self.streams.scale_depth.val();
         StreamIn::<LaneBeat>::link(&mut self.scale_beats, &mut self.scale_records.bytes);
         StreamOut::<ScaleRecordBeat>::join(
             &mut self.scale_records.records,
             &mut self.scale_sets.records,
         );
         StreamOut::<Bits<16>>::join(&mut self.scale_depths.head, &mut self.scale_sets.depths);
-        self.sets_valid.next = self.scale_sets.sets.valid.val();
-        self.scale_sets.sets.ready.next = self.sets_taken.val();
+        self.words.sets_valid.next = self.scale_sets.sets.valid.val();
+        self.scale_sets.sets.ready.next = self.words.sets_taken.val();
 
         // ---- The MAC unit ----
-        self.mac.operands.valid.next = self.operands.valid.val();
-        self.mac.operands.data.next = self.operands.data.val();
-        if self.multiply_group.val() {
+        self.mac.operands.valid.next = self.beats.operands.valid.val();
+        self.mac.operands.data.next = self.beats.operands.data.val();
+        if self.beats.multiply_group.val() {
             self.mac.operands.data.next.weights = self.weight_groups.groups.data.val().weights;
         }
-        if self.second.val() & self.interleaved.val() {
-            self.mac.operands.data.next.acts = self.odd_acts.val();
+        if self.second.val() & self.beats.interleaved.val() {
+            self.mac.operands.data.next.acts = self.beats.odd_acts.val();
         }
-        self.operands.ready.next = self.mac.operands.ready.val();
-        self.slice_done.next = self.mac.slice_done.val();
-        StreamIn::<AccRead>::link(&mut self.readout, &mut self.mac.readout);
-        self.results_valid.next = self.mac.results.valid.val();
-        self.mac.results.ready.next = self.results_taken.val();
+        self.beats.operands.ready.next = self.mac.operands.ready.val();
+        self.beats.slice_done.next = self.mac.slice_done.val();
+        StreamIn::<AccRead>::link(&mut self.words.readout, &mut self.mac.readout);
+        self.words.results_valid.next = self.mac.results.valid.val();
+        self.mac.results.ready.next = self.words.results_taken.val();
         self.mac.clear.next = self.clear.val();
         self.clearing.next = self.mac.clearing.val();
 
         // ---- The output unit's beat of one position of the word ----
         self.accumulators.next = self.mac.results.data.val().values;
         // Position p's 8 accumulators are bits 320p..320p+320 (MAC unit layout).
-        self.beat.next.values = self.accumulators.val().get_bits::<320>(0);
-        if self.position.val() == 1 {
-            self.beat.next.values = self.accumulators.val().get_bits::<320>(320);
+        self.words.beat.next.values = self.accumulators.val().get_bits::<320>(0);
+        if self.words.position.val() == 1 {
+            self.words.beat.next.values = self.accumulators.val().get_bits::<320>(320);
         }
-        if self.position.val() == 2 {
-            self.beat.next.values = self.accumulators.val().get_bits::<320>(640);
+        if self.words.position.val() == 2 {
+            self.words.beat.next.values = self.accumulators.val().get_bits::<320>(640);
         }
-        if self.position.val() == 3 {
-            self.beat.next.values = self.accumulators.val().get_bits::<320>(960);
+        if self.words.position.val() == 3 {
+            self.words.beat.next.values = self.accumulators.val().get_bits::<320>(960);
         }
-        self.beat.next.biases = self.scale_sets.sets.data.val().biases;
-        self.beat.next.scales = self.scale_sets.sets.data.val().scales;
-        self.beat.next.shifts = self.scale_sets.sets.data.val().shifts;
-        self.lane_mask.next = (bits::<9>(1) << bit_cast::<9, 4>(self.channels.val())) - 1;
-        self.beat.next.lanes = self.lane_mask.val().get_bits::<8>(0);
+        self.words.beat.next.biases = self.scale_sets.sets.data.val().biases;
+        self.words.beat.next.scales = self.scale_sets.sets.data.val().scales;
+        self.words.beat.next.shifts = self.scale_sets.sets.data.val().shifts;
+        self.lane_mask.next = (bits::<9>(1) << bit_cast::<9, 4>(self.words.channels.val())) - 1;
+        self.words.beat.next.lanes = self.lane_mask.val().get_bits::<8>(0);
         // Core k's words use core k's LUT (golden `core_of`).
-        self.beat.next.core = self.second.val();
-        self.beat.next.count = self.count.val();
-        self.beat.next.second = 0.into();
+        self.words.beat.next.core = self.second.val();
+        self.words.beat.next.count = self.words.count.val();
+        self.words.beat.next.second = 0.into();
 
         // The next operation's scale records may have left `scale_depths`
         // already (their set is being gathered): then none is the current one's.
         self.current_scales.next = bit_cast::<3, 2>(self.scale_depths.count.val());
-        if self.next_scales.val() & (self.scale_depths.count.val() != 0) {
+        if self.streams.next_scales.val() & (self.scale_depths.count.val() != 0) {
             self.current_scales.next = self.current_scales.val() - 1;
         }
         self.idle.next = (self.current_streams.val() == 0)

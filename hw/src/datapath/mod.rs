@@ -90,13 +90,14 @@
 //! read.
 //!
 //! Streams per operation:
-//! - IFM blocks: each traversal job goes to the IFM fetch (its copies to
-//!   the DMA's IFM channel) and waits in `fetched` until the DMA reports its
-//!   last copy in the shared buffer; then the traversal walks its beats.
+//! - IFM blocks: each traversal job goes to the IFM fetch ([`BlockFetch`]:
+//!   its copies, and IFM2's, to the DMA's IFM channel) and waits in
+//!   `fetched` until the DMA reports its last copy in the shared buffer;
+//!   then the traversal walks its beats.
 //! - Weights (not for pools): every spatial OFM block reads the whole weight
 //!   stream again (each core's; its z slices in order, as the traversal
 //!   consumes them), decoded and regrouped into MAC weight groups; a group
-//!   is used by the beats up to one marked `group_end` ([`JobStreams`] says
+//!   is used by the beats up to one marked `group_end` ([`StreamStarts`] says
 //!   which jobs start which streams). The DMA reads the
 //!   next stream ahead; the decoder starts it once this one's last group is
 //!   used and nothing of it is left.
@@ -109,12 +110,20 @@
 //! - Scale/bias: every OFM block reads its channels' 10-byte records.
 //! - Beats: each traversal beat is an IFM unit request and a tag
 //!   ([`BeatIssue`]); the tag, the activations and the current weight
-//!   group make a MAC beat (a `skip` beat only drops its weight group).
+//!   group make a MAC beat ([`BeatJoin`]; a `skip` beat only drops its
+//!   weight group).
 //! - Readouts: each accumulator word gives an output-unit beat per OFM
 //!   position it holds, with the records of its 8 channels; results go to
-//!   the OFM writer with their position.
+//!   the OFM writer with their position ([`OutputStage`]).
+//!
+//! Each core meets the datapath's blocks through three interfaces: its
+//! stream starts ([`CoreStreams`], from [`StreamStarts`]), its MAC beats
+//! ([`CoreBeats`], from [`BeatJoin`]) and its accumulator words
+//! ([`CoreOutput`], to [`OutputStage`]).
 
 mod beat_issue;
+mod beat_join;
+mod block_fetch;
 mod core;
 mod decode;
 mod front_end;
@@ -122,11 +131,17 @@ mod ifm_fetch;
 mod job_streams;
 mod lookahead;
 mod operand_reader;
+mod output_stage;
+mod stream_starts;
 pub mod traversal;
 mod window;
 
-pub use self::core::Core;
+pub use self::core::{
+    Core, CoreBeats, CoreBeatsPort, CoreOutput, CoreOutputPort, CoreStreams, CoreStreamsPort,
+};
 pub use beat_issue::{BeatIssue, BeatTag};
+pub use beat_join::BeatJoin;
+pub use block_fetch::BlockFetch;
 pub use decode::OperationDecoder;
 pub use front_end::FrontEnd;
 pub use ifm_fetch::{IfmBuffers, IfmFetch};
@@ -135,12 +150,14 @@ pub use lookahead::Lookahead;
 pub use operand_reader::{
     LineOperands, OperandPair, OperandReader, OperandSettings, UnitOperands, OPERAND_LANES,
 };
+pub use output_stage::{OfmPosition, OutputStage, ReadoutTag};
+pub use stream_starts::StreamStarts;
 pub use window::{WindowCount, WindowTaps, WordWindows};
 
 use crate::central_control::{KernelKinds, KernelOperation};
 use crate::dma::{OfmWrite, ShramFill, StreamRead};
-use crate::mac_unit::IfmUnit;
-use crate::output_unit::{AccumulatorBeat, OfmWriter, OutputUnit, ResultBeat};
+use crate::mac_unit::{IfmActs, IfmUnit};
+use crate::output_unit::{OfmResult, OfmWriter};
 use crate::shram::LutWrite;
 use crate::shram::{BankReads, READ_BANKS, READ_PORTS, UNIT_ADDRESS_BITS};
 use traversal::{IfmBlockJob, Readout, Traversal};
@@ -150,13 +167,6 @@ use crate::stream::{LaneBeat, StreamIn, StreamOut};
 use crate::widgets::{per_core, Fifo, ResetReg};
 use npu_arch::config::NpuConfig;
 use rust_hdl::prelude::*;
-
-/// A readout word and its positions' window taps, counted as it is queued.
-#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
-pub struct ReadoutTag {
-    pub word: Readout,
-    pub windows: WindowTaps,
-}
 
 /// What the datapath tells the PMU each cycle (TRM table 4-79, first core).
 /// The TRM defines each event as "valid blk_cmd (ofd_cmd) and not stalled";
@@ -182,16 +192,6 @@ pub struct DatapathEvents {
     /// the traversal's IFM precision, so the output unit's beats of a
     /// 16-bit IFM operation are 16-bit whatever the OFM type.
     pub wide: Bit,
-}
-
-/// An output-unit beat's OFM position and channels.
-#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
-pub struct OfmPosition {
-    pub y: Bits<16>,
-    pub x: Bits<16>,
-    pub c: Bits<16>,
-    /// Core 1's output unit has results of the position too.
-    pub paired: Bit,
 }
 
 #[derive(LogicBlock)]
@@ -245,126 +245,48 @@ pub struct Datapath {
     /// one's, or the next one's once the current one offered its last job.
     front: OperationDecoder,
     front_end: FrontEnd,
-    lookahead: Lookahead,
-    /// The streams a job queues.
-    job_streams: JobStreams,
+    stream_starts: StreamStarts,
     traversal: Traversal,
-    ifm_fetch: IfmFetch,
-    /// Elementwise: IFM2's blocks, fetched after the IFM's of each job.
-    ifm2_fetch: IfmFetch,
+    block_fetch: BlockFetch,
     operand_reader: OperandReader,
-    /// Each core's output-unit beat of an elementwise operand group.
-    unit_operands: Vec<UnitOperands>,
     fetched: Fifo<IfmBlockJob, 1, 2>,
     ifm_unit: IfmUnit,
     beat_issue: BeatIssue,
     beat_tags: Fifo<BeatTag, 3, 4>,
+    beat_join: BeatJoin,
     /// Each core's weights, MAC unit and scale/bias records.
     cores: Vec<Core>,
-    word_windows: WordWindows,
-    readout_tags: Fifo<ReadoutTag, 2, 3>,
-    /// Each core's output unit, in lockstep (elementwise operations: core
-    /// 0's, or both in parallel mode).
-    output_units: Vec<OutputUnit>,
-    output_tags: Fifo<OfmPosition, 3, 4>,
-    window: WindowCount,
+    output_stage: OutputStage,
     ofm_writer: OfmWriter,
 
     operation: ResetReg<KernelOperation>,
-    /// The IFM fetch has put the current job's IFM copies out: IFM2's are next.
-    fetching_ifm2: ResetReg<Bit>,
     active: ResetReg<Bit>,
     starting: ResetReg<Bit>,
     /// IFM blocks whose last copy is in the shared buffer, not yet walked.
     filled: ResetReg<Bits<2>>,
-    /// The current readout word's next position.
-    position: ResetReg<Bits<2>>,
     faulted: ResetReg<Bit>,
-    /// Bit k: output unit k has taken the current elementwise beat.
-    units_taken: ResetReg<Bits<2>>,
     /// Cycles left to run after the last operation ended.
     settling: ResetReg<Bits<2>>,
 
     job: Signal<Local, IfmBlockJob>,
     elementwise: Signal<Local, Bit>,
-    reads_ifm2: Signal<Local, Bit>,
-    ifm2_job: Signal<Local, IfmBlockJob>,
-    ifm_job_fetched: Signal<Local, Bit>,
-    elementwise_fire: Signal<Local, Bit>,
     /// Elementwise in parallel mode on two cores: each output unit takes
     /// half of each operand group.
     paired_elementwise: Signal<Local, Bit>,
-    /// Bit k: output unit k takes the elementwise beat this cycle.
-    units_firing: Signal<Local, Bits<2>>,
-    /// Bit k: output unit k has taken or takes the beat.
-    units_having: Signal<Local, Bits<2>>,
-    units_done: Signal<Local, Bit>,
-    positions_left: Signal<Local, Bits<4>>,
-    positions_after: Signal<Local, Bits<4>>,
-    word: Signal<Local, Readout>,
     parallel: Signal<Local, Bit>,
     /// Depthwise in parallel mode: a core's IFM channels are every other
     /// one of its IFM blocks.
     interleaved: Signal<Local, Bit>,
-    /// Bit k: core k takes the job (core 1 beside core 0 where it has
-    /// channels, parallel mode), and the same for the beat at the MAC units.
-    head_cores: Signal<Local, Bits<2>>,
-    head_stream_ends: Signal<Local, Bits<2>>,
-    slice_finished: Signal<Local, Bit>,
-    operand: Signal<Local, crate::mac_unit::OperandBeat>,
-    paired_job: Signal<Local, Bit>,
-    cores_room: Signal<Local, Bit>,
-    cores_ready: Signal<Local, Bit>,
     cores_fault: Signal<Local, Bit>,
     cores_idle: Signal<Local, Bit>,
-    /// Bit k: the job taken starts core k's weight stream, or its scale
-    /// records (unless the lookahead queued them already).
-    job_weights: Signal<Local, Bits<2>>,
-    job_scales: Signal<Local, Bits<2>>,
-    weights_rooms: Signal<Local, Bits<2>>,
-    scales_rooms: Signal<Local, Bits<2>>,
-    /// The lookahead queues its reads this cycle.
-    looking_ahead: Signal<Local, Bit>,
     taken: Signal<Local, Bit>,
-    front_pool: Signal<Local, Bit>,
-    front_per_channel: Signal<Local, Bit>,
-    readout_ready: Signal<Local, Bit>,
-    results_valid: Signal<Local, Bit>,
-    acc_read: Signal<Local, crate::mac_unit::AccRead>,
-    /// Core 1's word beside core 0's (parallel mode): at the output units,
-    /// at the OFM writer.
-    word_paired: Signal<Local, Bit>,
-    result_paired: Signal<Local, Bit>,
-    paired_ready: Signal<Local, Bit>,
-    /// Core 0's output unit's beat (or an elementwise one).
-    unit_beat: Signal<Local, AccumulatorBeat>,
-    unit_valid: Signal<Local, Bit>,
-    units_ready: Signal<Local, Bit>,
-    paired_units_ready: Signal<Local, Bit>,
-    paired_result: Signal<Local, ResultBeat>,
-    paired_results_ready: Signal<Local, Bit>,
-    result_fire: Signal<Local, Bit>,
-    /// The readout word's first OFM channel.
-    word_channel: Signal<Local, Bits<16>>,
     per_channel: Signal<Local, Bit>,
     tee_ready: Signal<Local, Bit>,
     job_taken: Signal<Local, Bit>,
-    joined: Signal<Local, Bit>,
-    tag: Signal<Local, BeatTag>,
-    to_mac: Signal<Local, Bit>,
-    join_fire: Signal<Local, Bit>,
     filled_taken: Signal<Local, Bit>,
-    group_ready: Signal<Local, Bit>,
-    position_present: Signal<Local, Bit>,
-    last_position: Signal<Local, Bit>,
-    stage_fire: Signal<Local, Bit>,
-    word_done: Signal<Local, Bit>,
     idle: Signal<Local, Bit>,
     /// NPU_OP_POOL: no weight stream; unit weights instead.
     pool: Signal<Local, Bit>,
-    unit_lanes: Signal<Local, Bits<8>>,
-    unit_weights: Signal<Local, Bits<576>>,
-    groups_ready: Signal<Local, Bit>,
 }
 
 impl Datapath {
@@ -405,99 +327,38 @@ impl Datapath {
             decoder: Default::default(),
             front: Default::default(),
             front_end: Default::default(),
-            lookahead: Default::default(),
-            job_streams: Default::default(),
+            stream_starts: StreamStarts::new(cores),
             traversal: Default::default(),
-            ifm_fetch: Default::default(),
-            ifm2_fetch: Default::default(),
+            block_fetch: Default::default(),
             operand_reader: Default::default(),
-            unit_operands: (0..cores).map(UnitOperands::new).collect(),
             fetched: Default::default(),
             beat_issue: Default::default(),
             ifm_unit: IfmUnit::new(config.shram_kib as usize * 1024 / config.cores as usize),
             beat_tags: Default::default(),
+            beat_join: BeatJoin::new(cores),
             cores: (0..cores).map(Core::new).collect(),
-            word_windows: Default::default(),
-            readout_tags: Default::default(),
-            output_units: (0..cores)
-                .map(|_| OutputUnit::new(config.cores as usize))
-                .collect(),
-            output_tags: Default::default(),
-            window: Default::default(),
+            output_stage: OutputStage::new(cores),
             ofm_writer: Default::default(),
             operation: Default::default(),
-            fetching_ifm2: Default::default(),
             active: Default::default(),
             starting: Default::default(),
             filled: Default::default(),
-            position: Default::default(),
             faulted: Default::default(),
-            units_taken: Default::default(),
             settling: Default::default(),
             job: Default::default(),
             elementwise: Default::default(),
-            reads_ifm2: Default::default(),
-            ifm2_job: Default::default(),
-            ifm_job_fetched: Default::default(),
             paired_elementwise: Default::default(),
-            units_firing: Default::default(),
-            units_having: Default::default(),
-            units_done: Default::default(),
-            elementwise_fire: Default::default(),
-            positions_left: Default::default(),
-            positions_after: Default::default(),
-            word: Default::default(),
             parallel: Default::default(),
             interleaved: Default::default(),
-            head_cores: Default::default(),
-            head_stream_ends: Default::default(),
-            slice_finished: Default::default(),
-            operand: Default::default(),
-            paired_job: Default::default(),
-            cores_room: Default::default(),
-            cores_ready: Default::default(),
             cores_fault: Default::default(),
             cores_idle: Default::default(),
-            job_weights: Default::default(),
-            job_scales: Default::default(),
-            weights_rooms: Default::default(),
-            scales_rooms: Default::default(),
-            looking_ahead: Default::default(),
             taken: Default::default(),
-            front_pool: Default::default(),
-            front_per_channel: Default::default(),
-            readout_ready: Default::default(),
-            results_valid: Default::default(),
-            acc_read: Default::default(),
-            word_paired: Default::default(),
-            result_paired: Default::default(),
-            paired_ready: Default::default(),
-            unit_beat: Default::default(),
-            unit_valid: Default::default(),
-            units_ready: Default::default(),
-            paired_units_ready: Default::default(),
-            paired_result: Default::default(),
-            paired_results_ready: Default::default(),
-            result_fire: Default::default(),
-            word_channel: Default::default(),
             per_channel: Default::default(),
             tee_ready: Default::default(),
             job_taken: Default::default(),
-            joined: Default::default(),
-            tag: Default::default(),
-            to_mac: Default::default(),
-            join_fire: Default::default(),
             filled_taken: Default::default(),
-            group_ready: Default::default(),
-            position_present: Default::default(),
-            last_position: Default::default(),
-            stage_fire: Default::default(),
-            word_done: Default::default(),
             idle: Default::default(),
             pool: Default::default(),
-            unit_lanes: Default::default(),
-            unit_weights: Default::default(),
-            groups_ready: Default::default(),
         }
     }
 }
@@ -505,60 +366,41 @@ impl Datapath {
 impl Logic for Datapath {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self,
-            clock,
-            operation,
-            fetching_ifm2,
-            active,
-            starting,
-            filled,
-            position,
-            faulted,
-            units_taken,
-            settling
-        );
-        self.units_taken.rst_n.next = self.rst_n.val();
+        dff_setup!(self, clock, operation, active, starting, filled, faulted, settling);
         self.settling.rst_n.next = self.rst_n.val();
         self.faulted.rst_n.next = self.rst_n.val();
         self.operation.rst_n.next = self.rst_n.val();
-        self.fetching_ifm2.rst_n.next = self.rst_n.val();
         self.active.rst_n.next = self.rst_n.val();
         self.starting.rst_n.next = self.rst_n.val();
         self.filled.rst_n.next = self.rst_n.val();
-        self.position.rst_n.next = self.rst_n.val();
-        self.front_end.clock.next = self.clock.val();
+        clock!(
+            self,
+            clock,
+            block_fetch,
+            front_end,
+            stream_starts,
+            traversal,
+            operand_reader,
+            fetched,
+            ifm_unit,
+            beat_tags,
+            output_stage,
+            ofm_writer
+        );
+        self.block_fetch.rst_n.next = self.rst_n.val();
         self.front_end.rst_n.next = self.rst_n.val();
-        self.lookahead.clock.next = self.clock.val();
-        self.lookahead.rst_n.next = self.rst_n.val();
-        self.traversal.clock.next = self.clock.val();
+        self.stream_starts.rst_n.next = self.rst_n.val();
         self.traversal.rst_n.next = self.rst_n.val();
-        self.ifm_fetch.clock.next = self.clock.val();
-        self.ifm_fetch.rst_n.next = self.rst_n.val();
-        self.ifm2_fetch.clock.next = self.clock.val();
-        self.ifm2_fetch.rst_n.next = self.rst_n.val();
-        self.operand_reader.clock.next = self.clock.val();
         self.operand_reader.rst_n.next = self.rst_n.val();
-        self.fetched.clock.next = self.clock.val();
         self.fetched.rst_n.next = self.rst_n.val();
-        self.ifm_unit.clock.next = self.clock.val();
         self.ifm_unit.rst_n.next = self.rst_n.val();
-        self.beat_tags.clock.next = self.clock.val();
         self.beat_tags.rst_n.next = self.rst_n.val();
+        self.output_stage.rst_n.next = self.rst_n.val();
+        self.ofm_writer.rst_n.next = self.rst_n.val();
         for k in 0..self.cores.len() {
             self.cores[k].clock.next = self.clock.val();
             self.cores[k].rst_n.next = self.rst_n.val();
         }
-        self.readout_tags.clock.next = self.clock.val();
-        self.readout_tags.rst_n.next = self.rst_n.val();
-        for k in 0..self.output_units.len() {
-            self.output_units[k].clock.next = self.clock.val();
-            self.output_units[k].rst_n.next = self.rst_n.val();
-        }
-        self.output_tags.clock.next = self.clock.val();
-        self.output_tags.rst_n.next = self.rst_n.val();
-        self.ofm_writer.clock.next = self.clock.val();
-        self.ofm_writer.rst_n.next = self.rst_n.val();
 
         // ---- The operation: taken when idle, held while it runs ----
         self.runs.next = self.kinds.val();
@@ -595,36 +437,18 @@ impl Logic for Datapath {
         self.front_end.next_buffers.next = self.front.ifm_buffers.val();
         self.front_end.next_reads_ifm2.next = self.front.reads_ifm2.val();
         self.front_end.next_blockdep.next = self.front.blockdep.val();
-        self.front_end.lookahead_done.next = self.lookahead.done.val();
+        self.front_end.lookahead_done.next = self.stream_starts.lookahead_done.val();
         self.front_end.fetched_count.next = self.fetched.count.val();
         self.front.operation.next = self.operation.q.val();
         if self.front_end.front_next.val() {
             self.front.operation.next = self.operations.data.val();
         }
         self.traversal.walk_shape.next = self.front.shape.val();
-        self.front_per_channel.next = self.front.per_channel.val();
-        self.front_pool.next = self.front.shape.val().pool;
-        // Its first weight stream and scale records (`Lookahead`).
-        self.lookahead.front_next.next = self.front_end.front_next.val();
-        self.lookahead.shape.next = self.front.shape.val();
-        self.lookahead.per_channel.next = self.front_per_channel.val();
-        self.lookahead.taken.next = self.taken.val();
-        self.weights_rooms.next = 3.into();
-        self.scales_rooms.next = 3.into();
-        for k in 0..self.cores.len() {
-            self.weights_rooms.next = self
-                .weights_rooms
-                .val()
-                .replace_bit(k, self.cores[k].weights_room.val());
-            self.scales_rooms.next = self
-                .scales_rooms
-                .val()
-                .replace_bit(k, self.cores[k].scales_room.val());
-        }
-        self.lookahead.weights_room.next = self.weights_rooms.val();
-        self.lookahead.scales_room.next = self.scales_rooms.val();
-        self.looking_ahead.next =
-            (self.lookahead.start_weights.val() | self.lookahead.start_scales.val()) != 0;
+        // Its first weight stream and scale records (`StreamStarts`).
+        self.stream_starts.front_next.next = self.front_end.front_next.val();
+        self.stream_starts.shape.next = self.front.shape.val();
+        self.stream_starts.per_channel.next = self.front.per_channel.val();
+        self.stream_starts.taken.next = self.taken.val();
         // Its block walk and first IFM block, where BLOCKDEP and the shared
         // buffer allow.
         self.traversal.start.next = (self.starting.q.val() & !self.front_end.walk_early.val())
@@ -635,105 +459,35 @@ impl Logic for Datapath {
         // The fetch takes a job with its last copy, so it sees the job
         // while the queues beside it have room (which only a taken job
         // uses up).
-        self.cores_room.next = true;
-        for k in 0..self.cores.len() {
-            self.cores_room.next = self.cores_room.val()
-                & self.cores[k].weights_room.val()
-                & self.cores[k].scales_room.val();
-        }
-        self.tee_ready.next = self.fetched.tail.ready.val() & self.cores_room.val();
-        // Elementwise: a job's IFM copies, then its IFM2 copies, the last
-        // of those ending the block (the DMA's `ifm_filled`).
+        self.tee_ready.next = self.fetched.tail.ready.val() & self.stream_starts.room.val();
         self.elementwise.next = self.decoder.elementwise.val();
-        self.reads_ifm2.next = self.front.reads_ifm2.val();
-        self.ifm_fetch.jobs.valid.next = self.traversal.ifm_blocks.valid.val()
+        // The job's copies, and IFM2's (`BlockFetch`).
+        self.block_fetch.jobs.valid.next = self.traversal.ifm_blocks.valid.val()
             & self.tee_ready.val()
-            & self.front_end.jobs_allowed.val()
-            & !self.fetching_ifm2.q.val();
-        self.ifm2_fetch.jobs.valid.next = self.traversal.ifm_blocks.valid.val()
-            & self.tee_ready.val()
-            & self.front_end.jobs_allowed.val()
-            & self.fetching_ifm2.q.val();
-        self.ifm_job_fetched.next =
-            self.ifm_fetch.jobs.valid.val() & self.ifm_fetch.jobs.ready.val();
-        if self.ifm_job_fetched.val() & self.reads_ifm2.val() {
-            self.fetching_ifm2.d.next = true;
-        }
-        self.traversal.ifm_blocks.ready.next = ((self.ifm_fetch.jobs.ready.val()
-            & !self.reads_ifm2.val()
-            & !self.fetching_ifm2.q.val())
-            | (self.ifm2_fetch.jobs.ready.val() & self.fetching_ifm2.q.val()))
             & self.front_end.jobs_allowed.val();
+        self.block_fetch.jobs.data.next = self.job.val();
+        self.traversal.ifm_blocks.ready.next =
+            self.block_fetch.jobs.ready.val() & self.front_end.jobs_allowed.val();
         self.job_taken.next =
             self.traversal.ifm_blocks.valid.val() & self.traversal.ifm_blocks.ready.val();
-        if self.job_taken.val() {
-            self.fetching_ifm2.d.next = false;
-        }
         self.front_end.job_taken.next = self.job_taken.val();
         self.front_end.job_first.next = self.job.val().first;
-        self.ifm_fetch.jobs.data.next = self.job.val();
-        self.ifm_fetch.view.next = self.front.ifm_view.val();
-        self.ifm_fetch.buffers.next = self.front.ifm_buffers.val();
-        // IFM2's block: the IFM block with its broadcast dimensions 1.
-        self.ifm2_job.next = self.job.val();
-        if self.front.operand_settings.val().broadcast_h {
-            self.ifm2_job.next.y0 = 0.into();
-            self.ifm2_job.next.height = 1.into();
-        }
-        if self.front.operand_settings.val().broadcast_w {
-            self.ifm2_job.next.x0 = 0.into();
-            self.ifm2_job.next.width = 1.into();
-        }
-        if self.front.operand_settings.val().broadcast_c {
-            self.ifm2_job.next.channel0 = 0.into();
-            self.ifm2_job.next.channels = 1.into();
-        }
-        self.ifm2_fetch.jobs.data.next = self.ifm2_job.val();
-        self.ifm2_fetch.view.next = self.front.ifm2_view.val();
-        self.ifm2_fetch.buffers.next = self.front.ifm2_buffers.val();
-        self.ifm_fills.valid.next = self.ifm_fetch.fills.valid.val();
-        self.ifm_fills.data.next = self.ifm_fetch.fills.data.val();
-        if self.reads_ifm2.val() {
-            self.ifm_fills.data.next.block_end = false;
-        }
-        self.ifm_fetch.fills.ready.next = self.ifm_fills.ready.val() & !self.fetching_ifm2.q.val();
-        self.ifm2_fetch.fills.ready.next = self.ifm_fills.ready.val() & self.fetching_ifm2.q.val();
-        if self.fetching_ifm2.q.val() {
-            self.ifm_fills.valid.next = self.ifm2_fetch.fills.valid.val();
-            self.ifm_fills.data.next = self.ifm2_fetch.fills.data.val();
-        }
+        self.block_fetch.ifm_view.next = self.front.ifm_view.val();
+        self.block_fetch.ifm_buffers.next = self.front.ifm_buffers.val();
+        self.block_fetch.ifm2_view.next = self.front.ifm2_view.val();
+        self.block_fetch.ifm2_buffers.next = self.front.ifm2_buffers.val();
+        self.block_fetch.operand_settings.next = self.front.operand_settings.val();
+        self.block_fetch.reads_ifm2.next = self.front.reads_ifm2.val();
+        StreamOut::<ShramFill>::link(&mut self.ifm_fills, &mut self.block_fetch.fills);
         // The weight streams and scale records the job queues (TRM 4.7.5,
-        // `JobStreams`).
-        self.paired_job.next = self.job.val().paired_depth != 0;
-        self.job_streams.first.next = self.job.val().first;
-        self.job_streams.depth_start.next = self.job.val().ofm_z == 0;
-        self.job_streams.paired.next = self.paired_job.val();
-        self.job_streams.pool.next = self.front_pool.val();
-        self.job_streams.per_channel.next = self.front_per_channel.val();
-        self.job_weights.next = 0.into();
-        self.job_scales.next = 0.into();
-        if self.job_taken.val() {
-            self.job_weights.next = self.job_streams.weights.val();
-            self.job_scales.next = self.job_streams.scales.val();
-        }
+        // `StreamStarts`).
+        self.stream_starts.job.next = self.job.val();
+        self.stream_starts.job_taken.next = self.job_taken.val();
         for k in 0..self.cores.len() {
+            CoreStreams::join(&mut self.cores[k].streams, &mut self.stream_starts.cores[k]);
             self.cores[k].view.next = self.front.weights_view.val();
             self.cores[k].depthwise.next = self.decoder.shape.val().depthwise;
             self.cores[k].halt.next = self.faulted.q.val();
-            self.cores[k].next_weights.next = self.lookahead.held.val().get_bit(k);
-            self.cores[k].next_scales.next = self.lookahead.held_scales.val().get_bit(k);
-            self.cores[k].start_weights.next = (self.job_weights.val().get_bit(k)
-                & !self.lookahead.weights_ahead.val().get_bit(k))
-                | self.lookahead.start_weights.val().get_bit(k);
-            self.cores[k].start_scales.next = (self.job_scales.val().get_bit(k)
-                & !self.lookahead.scales_ahead.val().get_bit(k))
-                | self.lookahead.start_scales.val().get_bit(k);
-            self.cores[k].scale_channel.next = self.job.val().ofm_z;
-            self.cores[k].scale_depth.next = self.job.val().ofm_depth;
-            if self.looking_ahead.val() {
-                self.cores[k].scale_channel.next = 0.into();
-                self.cores[k].scale_depth.next = self.lookahead.scale_depth.val();
-            }
             StreamOut::<StreamRead>::link(
                 &mut self.weight_reads[k],
                 &mut self.cores[k].weight_reads,
@@ -742,17 +496,6 @@ impl Logic for Datapath {
             StreamOut::<StreamRead>::link(&mut self.scale_reads[k], &mut self.cores[k].scale_reads);
             StreamIn::<LaneBeat>::link(&mut self.scale_beats[k], &mut self.cores[k].scale_beats);
         }
-        // Core 1 beside core 0: its own depth.
-        for k in 1..self.cores.len() {
-            if self.paired_job.val() {
-                self.cores[k].scale_depth.next = self.job.val().paired_depth;
-            }
-            if self.looking_ahead.val() {
-                self.cores[k].scale_depth.next = self.lookahead.paired_scale_depth.val();
-            }
-        }
-        self.lookahead.weights_used.next = self.job_weights.val();
-        self.lookahead.scales_used.next = self.job_scales.val();
         self.fetched.tail.valid.next = self.job_taken.val();
         self.fetched.tail.data.next = self.job.val();
 
@@ -822,346 +565,58 @@ impl Logic for Datapath {
         self.operand_reader.ifm_buffers.next = self.decoder.ifm_buffers.val();
         self.operand_reader.ifm2_buffers.next = self.decoder.ifm2_buffers.val();
 
-        // ---- MAC beats: activations + tag + each of its cores' weight group ----
-        self.tag.next = self.beat_tags.head.data.val();
-        self.head_cores.next = self.tag.val().cores;
-        self.head_stream_ends.next = self.tag.val().stream_ends;
-        // A pool's beats take no weight group.
-        self.groups_ready.next = true;
+        // ---- MAC beats: activations + tag + each of its cores' weight
+        // group (`BeatJoin`) ----
+        StreamOut::<IfmActs>::join(&mut self.ifm_unit.acts, &mut self.beat_join.acts);
+        StreamOut::<BeatTag>::join(&mut self.beat_tags.head, &mut self.beat_join.tags);
         for k in 0..self.cores.len() {
-            if self.head_cores.val().get_bit(k)
-                & !self.pool.val()
-                & !self.cores[k].group_ready.val()
-            {
-                self.groups_ready.next = false;
-            }
+            CoreBeats::join(&mut self.cores[k].beats, &mut self.beat_join.cores[k]);
         }
-        self.joined.next = self.ifm_unit.acts.valid.val()
-            & self.beat_tags.head.valid.val()
-            & self.groups_ready.val()
-            & !self.faulted.q.val();
-        // A skip beat multiplies nothing, except that a slice's last beat
-        // always reaches the MAC unit (with zero weights) for `slice_done`.
-        self.to_mac.next = !self.tag.val().skip | self.tag.val().slice_end;
-        self.operand.next.acts = self.ifm_unit.acts.data.val().acts;
-        // Unit weights: weight (0, k) of a convolution-shaped beat, of
-        // channel k of a depthwise one, both in bits 9k+8..9k.
-        self.unit_lanes.next = self.tag.val().unit_lanes;
-        self.unit_weights.next = 0.into();
-        for k in 0..8_usize {
-            if self.unit_lanes.val().get_bit(k) {
-                self.unit_weights.next =
-                    self.unit_weights.val() | (bits::<576>(1) << (9 * k).to_bits::<10>());
-            }
-        }
-        // A pool's unit weights (a core multiplies its group instead,
-        // `Core::multiply_group`); a skip beat's zeros.
-        self.operand.next.weights = self.unit_weights.val();
-        if self.tag.val().skip {
-            self.operand.next.weights = 0.into();
-        }
-        self.operand.next.acc_address = self.tag.val().acc_address;
-        self.operand.next.first = self.tag.val().first;
-        self.operand.next.slice_end = self.tag.val().slice_end;
-        self.operand.next.depthwise = self.decoder.shape.val().depthwise;
-        self.operand.next.byte = self.tag.val().byte;
-        self.operand.next.max = self.decoder.pool_max.val();
-        self.operand.next.low = self.decoder.ifm_wide.val() & (self.tag.val().byte == 0);
-        // The beat's cores take it together (a MAC unit's `ready` does not
-        // depend on its `valid`).
-        self.cores_ready.next = true;
-        for k in 0..self.cores.len() {
-            if self.head_cores.val().get_bit(k) & !self.cores[k].operands.ready.val() {
-                self.cores_ready.next = false;
-            }
-        }
-        for k in 0..self.cores.len() {
-            self.cores[k].operands.valid.next = self.joined.val()
-                & self.to_mac.val()
-                & self.cores_ready.val()
-                & self.head_cores.val().get_bit(k);
-            self.cores[k].operands.data.next = self.operand.val();
-            self.cores[k].odd_acts.next = self.ifm_unit.acts.data.val().odd_acts;
-            self.cores[k].interleaved.next = self.interleaved.val();
-            self.cores[k].multiply_group.next = !self.pool.val() & !self.tag.val().skip;
-        }
-        self.join_fire.next = self.joined.val() & (!self.to_mac.val() | self.cores_ready.val());
-        self.ifm_unit.acts.ready.next = self.join_fire.val();
-        self.beat_tags.head.ready.next = self.join_fire.val();
-        // Each core's weight groups and stream state (its faults: golden
-        // OpError::Weights); any fault stops the operation.
-        self.slice_finished.next = false;
+        self.beat_join.pool.next = self.pool.val();
+        self.beat_join.depthwise.next = self.decoder.shape.val().depthwise;
+        self.beat_join.max_pool.next = self.decoder.pool_max.val();
+        self.beat_join.wide.next = self.decoder.ifm_wide.val();
+        self.beat_join.interleaved.next = self.interleaved.val();
+        self.beat_join.halt.next = self.faulted.q.val();
+        // Both cores of a paired beat finish a slice in the same cycle.
+        self.traversal.slice_done.next = self.beat_join.slice_done.val();
+        // The IFM block's last activations are out of the shared buffer.
+        self.traversal.ib_read.next =
+            self.beat_join.block_read.val() | self.operand_reader.released.val();
+        // Each core's stream state (its faults: golden OpError::Weights);
+        // any fault stops the operation.
         self.cores_fault.next = false;
         self.clearing.next = false;
         for k in 0..self.cores.len() {
-            self.cores[k].group_taken.next = self.join_fire.val()
-                & self.tag.val().group_end
-                & !self.pool.val()
-                & self.head_cores.val().get_bit(k);
-            self.cores[k].stream_used.next = self.join_fire.val()
-                & self.tag.val().group_end
-                & self.head_stream_ends.val().get_bit(k);
-            self.cores[k].group_wanted.next =
-                self.beat_tags.head.valid.val() & self.head_cores.val().get_bit(k);
             self.cores[k].clear.next = self.clear.val();
-            self.slice_finished.next = self.slice_finished.val() | self.cores[k].slice_done.val();
             self.cores_fault.next = self.cores_fault.val() | self.cores[k].fault.val();
             self.clearing.next = self.clearing.val() | self.cores[k].clearing.val();
         }
-        // Both cores of a paired beat finish a slice in the same cycle.
-        self.traversal.slice_done.next = self.slice_finished.val();
-        // The IFM block's last activations are out of the shared buffer.
-        self.traversal.ib_read.next =
-            (self.join_fire.val() & self.tag.val().job_end) | self.operand_reader.released.val();
         if self.cores_fault.val() {
             self.faulted.d.next = true;
         }
         self.fault.next = self.faulted.q.val();
         self.fault_offset.next = self.operation.q.val().offset;
 
-        // ---- Readout: each core's accumulator word to its output unit ----
-        // Core 1's word beside core 0's at the same address (parallel mode).
-        self.acc_read.next.address = self.traversal.readouts.data.val().acc_address;
-        // Both words are read at once: each core's request waits for the
-        // other's readiness (a MAC unit's readout `ready` does not depend on
-        // its `valid`).
-        self.readout_ready.next = self.cores[0].readout.ready.val();
-        for k in 1..self.cores.len() {
-            if (self.traversal.readouts.data.val().paired_channels != 0)
-                & !self.cores[k].readout.ready.val()
-            {
-                self.readout_ready.next = false;
-            }
-        }
-        self.cores[0].readout.valid.next = self.traversal.readouts.valid.val()
-            & self.readout_tags.tail.ready.val()
-            & self.readout_ready.val();
-        self.cores[0].readout.data.next = self.acc_read.val();
-        for k in 1..self.cores.len() {
-            self.cores[k].readout.valid.next = self.traversal.readouts.valid.val()
-                & self.readout_tags.tail.ready.val()
-                & self.readout_ready.val()
-                & (self.traversal.readouts.data.val().paired_channels != 0);
-            self.cores[k].readout.data.next = self.acc_read.val();
-        }
-        self.traversal.readouts.ready.next =
-            self.readout_ready.val() & self.readout_tags.tail.ready.val();
-        self.readout_tags.tail.valid.next =
-            self.traversal.readouts.valid.val() & self.readout_ready.val();
-        self.readout_tags.tail.data.next.word = self.traversal.readouts.data.val();
-        self.word_windows.oy.next = self.traversal.readouts.data.val().oy;
-        self.word_windows.ox.next = self.traversal.readouts.data.val().ox;
-        self.word_windows.shape.next = self.decoder.shape.val();
-        self.readout_tags.tail.data.next.windows = self.word_windows.taps.val();
-
-        // The words' accumulators, and the records of their slice
-        // (per-channel scaling) gathered ahead by each core's scale sets.
-        self.word.next = self.readout_tags.head.data.val().word;
-        self.word_paired.next =
-            self.readout_tags.head.valid.val() & (self.word.val().paired_channels != 0);
-        self.paired_ready.next = true;
-        for k in 1..self.cores.len() {
-            if self.word_paired.val()
-                & (!self.cores[k].results_valid.val()
-                    | (self.per_channel.val() & !self.cores[k].sets_valid.val()))
-            {
-                self.paired_ready.next = false;
-            }
-        }
-        self.results_valid.next = self.cores[0].results_valid.val() & self.paired_ready.val();
-        self.group_ready.next = !self.per_channel.val() | self.cores[0].sets_valid.val();
-
-        // One output-unit beat per position of the words that is in the
-        // block, to both cores' output units at once.
-        self.positions_left.next =
-            self.word.val().positions >> bit_cast::<4, 2>(self.position.q.val());
-        self.positions_after.next = self.positions_left.val() >> 1;
-        self.position_present.next = self.positions_left.val().get_bit(0);
-        self.last_position.next = self.positions_after.val() == 0;
-        // Each core's beat of the position (its accumulators, records and LUT).
-        self.window.taps.next = self.readout_tags.head.data.val().windows;
-        self.window.position.next = self.position.q.val();
-        self.window.one_row.next = self.decoder.shape.val().one_row;
-        self.cores[0].channels.next = self.word.val().channels;
+        // ---- Readout: each core's accumulator words through the output
+        // units to the OFM writer (`OutputStage`) ----
+        StreamOut::<Readout>::join(&mut self.traversal.readouts, &mut self.output_stage.words);
         for k in 0..self.cores.len() {
-            self.cores[k].position.next = self.position.q.val();
-            self.cores[k].count.next = self.window.count.val();
+            CoreOutput::join(&mut self.cores[k].words, &mut self.output_stage.cores[k]);
         }
-        for k in 1..self.cores.len() {
-            self.cores[k].channels.next = self.word.val().paired_channels;
-        }
-        // Core 1's output unit (when the words are paired) takes the beat
-        // with core 0's. An output unit's `ready` may depend on its `valid`
-        // (a wide elementwise beat's steps), so core 0's `valid` waits only
-        // for the other unit.
-        self.paired_units_ready.next = true;
-        for k in 1..self.output_units.len() {
-            if self.word_paired.val() & !self.output_units[k].accumulators.ready.val() {
-                self.paired_units_ready.next = false;
-            }
-        }
-        self.units_ready.next =
-            self.output_units[0].accumulators.ready.val() & self.paired_units_ready.val();
-        // Each signal below is assigned before anything reads it, so the
-        // block has no read-before-write loop and Verilator can split it:
-        // a block left whole is evaluated on every cycle of the ungated
-        // clock domains it reads, the datapath's clock gated or not.
-        self.unit_valid.next = self.results_valid.val()
-            & self.readout_tags.head.valid.val()
-            & self.group_ready.val()
-            & self.position_present.val()
-            & self.output_tags.tail.ready.val();
-        self.unit_beat.next = self.cores[0].beat.val();
-        // Elementwise: the operand reader's groups instead, to core 0's
-        // output unit, or halved between both (`UnitOperands`). Each unit
-        // takes the beat when it is ready (a wide beat takes several
-        // cycles); the group goes when every unit has it.
-        for k in 0..self.unit_operands.len() {
-            self.unit_operands[k].group.next = self.operand_reader.operands.data.val();
-            self.unit_operands[k].paired.next = self.paired_elementwise.val();
-        }
-        if self.elementwise.val() {
-            self.unit_valid.next =
-                self.operand_reader.operands.valid.val() & self.output_tags.tail.ready.val();
-            self.unit_beat.next = self.unit_operands[0].beat.val();
-        }
-        self.stage_fire.next = self.results_valid.val()
-            & self.readout_tags.head.valid.val()
-            & self.group_ready.val()
-            & (!self.position_present.val()
-                | (self.units_ready.val() & self.output_tags.tail.ready.val()));
-        self.output_units[0].accumulators.valid.next =
-            self.unit_valid.val() & self.paired_units_ready.val();
-        if self.elementwise.val() {
-            self.output_units[0].accumulators.valid.next =
-                self.unit_valid.val() & !self.units_taken.q.val().get_bit(0);
-        }
-        self.output_units[0].accumulators.data.next = self.unit_beat.val();
-        for k in 0..self.output_units.len() {
-            self.output_units[k].settings.next = self.decoder.output_settings.val();
-            self.output_units[k].lut_write.next = self.lut_write.val();
-        }
-        for k in 1..self.output_units.len() {
-            self.output_units[k].accumulators.valid.next = self.unit_valid.val()
-                & self.units_ready.val()
-                & self.word_paired.val()
-                & !self.elementwise.val();
-            self.output_units[k].accumulators.data.next = self.cores[k].beat.val();
-            if self.elementwise.val() {
-                self.output_units[k].accumulators.valid.next = self.unit_valid.val()
-                    & self.paired_elementwise.val()
-                    & !self.units_taken.q.val().get_bit(1);
-                self.output_units[k].accumulators.data.next = self.unit_operands[k].beat.val();
-            }
-        }
-        self.units_firing.next = 0.into();
-        if self.output_units[0].accumulators.valid.val()
-            & self.output_units[0].accumulators.ready.val()
-        {
-            self.units_firing.next = 1.into();
-        }
-        for k in 1..self.output_units.len() {
-            if self.output_units[k].accumulators.valid.val()
-                & self.output_units[k].accumulators.ready.val()
-            {
-                self.units_firing.next = self.units_firing.val() | 2;
-            }
-        }
-        self.units_having.next = self.units_taken.q.val() | self.units_firing.val();
-        self.units_done.next = self.units_having.val().get_bit(0)
-            & (self.units_having.val().get_bit(1) | !self.paired_elementwise.val());
-        self.operand_reader.operands.ready.next =
-            self.elementwise.val() & self.output_tags.tail.ready.val() & self.units_done.val();
-        self.elementwise_fire.next =
-            self.operand_reader.operands.valid.val() & self.operand_reader.operands.ready.val();
-        if self.elementwise.val() {
-            self.units_taken.d.next = self.units_taken.q.val() | self.units_firing.val();
-        }
-        if self.elementwise_fire.val() {
-            self.units_taken.d.next = 0.into();
-        }
-        self.output_tags.tail.valid.next =
-            self.unit_valid.val() & self.units_ready.val() & !self.elementwise.val();
-        // Position p of a 2x2 microblock is (oy + p / 2, ox + p % 2), of a
-        // 1x4 one (a one-row OFM) (oy, ox + p).
-        self.output_tags.tail.data.next.y =
-            self.word.val().oy + bit_cast::<16, 2>(self.position.q.val() >> 1);
-        self.output_tags.tail.data.next.x =
-            self.word.val().ox + bit_cast::<16, 2>(self.position.q.val() & 1);
-        if self.decoder.shape.val().one_row {
-            self.output_tags.tail.data.next.y = self.word.val().oy;
-            self.output_tags.tail.data.next.x =
-                self.word.val().ox + bit_cast::<16, 2>(self.position.q.val());
-        }
-        // Parallel mode: local channel oz of core k is OFM channel 2oz + k.
-        self.word_channel.next = self.word.val().oz;
-        if self.parallel.val() {
-            self.word_channel.next = self.word.val().oz << 1;
-        }
-        self.output_tags.tail.data.next.c = self.word_channel.val();
-        self.output_tags.tail.data.next.paired = self.word_paired.val();
-        if self.elementwise.val() {
-            self.output_tags.tail.valid.next = self.elementwise_fire.val();
-            self.output_tags.tail.data.next.y = self.operand_reader.operands.data.val().y;
-            self.output_tags.tail.data.next.x = self.operand_reader.operands.data.val().x;
-            self.output_tags.tail.data.next.c = self.operand_reader.operands.data.val().c;
-            self.output_tags.tail.data.next.paired = self.paired_elementwise.val();
-        }
-        self.word_done.next = self.stage_fire.val() & self.last_position.val();
-        if self.stage_fire.val() {
-            self.position.d.next = self.position.q.val() + 1;
-        }
-        if self.word_done.val() {
-            self.position.d.next = 0.into();
-        }
-        self.cores[0].sets_taken.next =
-            self.word_done.val() & self.word.val().group_end & self.per_channel.val();
-        self.cores[0].results_taken.next = self.word_done.val();
-        for k in 1..self.cores.len() {
-            self.cores[k].sets_taken.next = self.word_done.val()
-                & self.word.val().group_end
-                & self.per_channel.val()
-                & self.word_paired.val();
-            self.cores[k].results_taken.next = self.word_done.val() & self.word_paired.val();
-        }
-        self.readout_tags.head.ready.next = self.word_done.val();
-
-        // ---- OFM: both cores' results of a position to the OFM writer ----
-        self.result_paired.next =
-            self.output_tags.head.valid.val() & self.output_tags.head.data.val().paired;
+        StreamOut::<OperandPair>::join(
+            &mut self.operand_reader.operands,
+            &mut self.output_stage.operands,
+        );
+        self.output_stage.shape.next = self.decoder.shape.val();
+        self.output_stage.settings.next = self.decoder.output_settings.val();
+        self.output_stage.per_channel.next = self.per_channel.val();
+        self.output_stage.parallel.next = self.parallel.val();
+        self.output_stage.elementwise.next = self.elementwise.val();
+        self.output_stage.paired_elementwise.next = self.paired_elementwise.val();
+        self.output_stage.lut_write.next = self.lut_write.val();
+        StreamOut::<OfmResult>::join(&mut self.output_stage.results, &mut self.ofm_writer.results);
         self.ofm_writer.view.next = self.decoder.ofm_view.val();
-        self.ofm_writer.results.data.next.values = self.output_units[0].results.data.val().values;
-        self.ofm_writer.results.data.next.lanes = self.output_units[0].results.data.val().lanes;
-        self.ofm_writer.results.data.next.paired_values = 0.into();
-        self.ofm_writer.results.data.next.paired_lanes = 0.into();
-        self.paired_results_ready.next = true;
-        self.paired_result.next = self.output_units[0].results.data.val();
-        for k in 1..self.output_units.len() {
-            self.paired_result.next = self.output_units[k].results.data.val();
-            if self.result_paired.val() & !self.output_units[k].results.valid.val() {
-                self.paired_results_ready.next = false;
-            }
-        }
-        if self.result_paired.val() {
-            self.ofm_writer.results.data.next.paired_values = self.paired_result.val().values;
-            self.ofm_writer.results.data.next.paired_lanes = self.paired_result.val().lanes;
-        }
-        self.ofm_writer.results.valid.next = self.output_units[0].results.valid.val()
-            & self.paired_results_ready.val()
-            & self.output_tags.head.valid.val();
-        self.ofm_writer.results.data.next.y = self.output_tags.head.data.val().y;
-        self.ofm_writer.results.data.next.x = self.output_tags.head.data.val().x;
-        self.ofm_writer.results.data.next.c = self.output_tags.head.data.val().c;
-        self.ofm_writer.results.data.next.spread =
-            self.parallel.val() | self.paired_elementwise.val();
-        self.result_fire.next =
-            self.ofm_writer.results.valid.val() & self.ofm_writer.results.ready.val();
-        self.output_units[0].results.ready.next = self.result_fire.val();
-        for k in 1..self.output_units.len() {
-            self.output_units[k].results.ready.next =
-                self.result_fire.val() & self.result_paired.val();
-        }
-        self.output_tags.head.ready.next = self.result_fire.val();
         StreamOut::<OfmWrite>::link(&mut self.ofm_writes, &mut self.ofm_writer.writes);
 
         // ---- Done: nothing of the operation is left anywhere ----
@@ -1176,8 +631,7 @@ impl Logic for Datapath {
             & (self.front_end.fetched_current.val() == 0)
             & self.cores_idle.val()
             & (self.beat_tags.count.val() == 0)
-            & (self.readout_tags.count.val() == 0)
-            & (self.output_tags.count.val() == 0)
+            & !self.output_stage.busy.val()
             & !self.operand_reader.busy.val()
             & !self.ofm_writer.busy.val();
         // The weight and scale/bias channels may be reading the next
@@ -1185,8 +639,7 @@ impl Logic for Datapath {
         self.idle.next = self.writes_done.val()
             & !self.ofm_busy.val()
             & (!self.ifm_busy.val() | self.front_end.walk_early.val())
-            & (!self.streams_busy.val()
-                | ((self.lookahead.held.val() | self.lookahead.held_scales.val()) != 0));
+            & (!self.streams_busy.val() | self.stream_starts.reading_ahead.val());
         if self.active.q.val() & self.idle.val() {
             self.active.d.next = false;
         }
@@ -1210,18 +663,14 @@ impl Logic for Datapath {
             | (self.lut_write.val().cores != 0);
 
         // ---- PMU events (TRM table 4-79; definitions at `DatapathEvents`) ----
-        self.events.next.mac_active = false;
+        self.events.next.mac_active = self.beat_join.mac_active.val();
         self.events.next.wd_active = false;
         for k in 0..self.cores.len() {
-            if self.cores[k].operands.valid.val() & self.cores[k].operands.ready.val() {
-                self.events.next.mac_active = true;
-            }
             if self.cores[k].decoding.val() {
                 self.events.next.wd_active = true;
             }
         }
-        self.events.next.ao_active = self.output_units[0].accumulators.valid.val()
-            & self.output_units[0].accumulators.ready.val();
+        self.events.next.ao_active = self.output_stage.ao_active.val();
         self.events.next.wide = self.decoder.ifm_wide.val();
     }
 }

@@ -1,0 +1,107 @@
+//! The block fetch: each IFM block job's copies into the shared buffer
+//! through the DMA's IFM channel (TRM 3.3.3), and for an elementwise
+//! operation with IFM2 in memory its IFM2 block's after them (TRM table
+//! 4-137: IFM2's halves of [IFM2_IB_START, IB_END)).
+//!
+//! Two [`IfmFetch`]es share the channel: the IFM's, then IFM2's for the
+//! same job with its broadcast dimensions of extent 1 (NPU_SET_IFM2_
+//! BROADCAST), the last of those ending the block (the DMA's
+//! `ifm_filled`); without IFM2 the IFM's last copy ends it. A job is taken
+//! with its last copy.
+//!
+//! # Ports
+//!
+//! - `jobs`: the traversal's IFM block jobs; `fills`: the copies, to the
+//!   DMA's IFM channel.
+//! - `ifm_view`, `ifm_buffers`, `ifm2_view`, `ifm2_buffers`,
+//!   `operand_settings` (the broadcast dimensions) and `reads_ifm2`: the
+//!   settings of the operation whose jobs are offered.
+
+use super::ifm_fetch::{IfmBuffers, IfmFetch};
+use super::operand_reader::OperandSettings;
+use super::traversal::IfmBlockJob;
+use crate::central_control::IfmView;
+use crate::dma::ShramFill;
+use crate::stream::{StreamIn, StreamOut};
+use crate::widgets::ResetReg;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct BlockFetch {
+    pub clock: Signal<In, Clock>,
+    pub rst_n: Signal<In, Bit>,
+    pub jobs: StreamIn<IfmBlockJob>,
+    pub fills: StreamOut<ShramFill>,
+    pub ifm_view: Signal<In, IfmView>,
+    pub ifm_buffers: Signal<In, IfmBuffers>,
+    pub ifm2_view: Signal<In, IfmView>,
+    pub ifm2_buffers: Signal<In, IfmBuffers>,
+    pub operand_settings: Signal<In, OperandSettings>,
+    pub reads_ifm2: Signal<In, Bit>,
+
+    ifm_fetch: IfmFetch,
+    ifm2_fetch: IfmFetch,
+    /// The IFM fetch has put the current job's IFM copies out: IFM2's are next.
+    fetching_ifm2: ResetReg<Bit>,
+    ifm2_job: Signal<Local, IfmBlockJob>,
+    ifm_job_fetched: Signal<Local, Bit>,
+}
+
+impl Logic for BlockFetch {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, fetching_ifm2);
+        self.fetching_ifm2.rst_n.next = self.rst_n.val();
+        clock!(self, clock, ifm_fetch, ifm2_fetch);
+        self.ifm_fetch.rst_n.next = self.rst_n.val();
+        self.ifm2_fetch.rst_n.next = self.rst_n.val();
+
+        self.ifm_fetch.jobs.valid.next = self.jobs.valid.val() & !self.fetching_ifm2.q.val();
+        self.ifm2_fetch.jobs.valid.next = self.jobs.valid.val() & self.fetching_ifm2.q.val();
+        self.ifm_job_fetched.next =
+            self.ifm_fetch.jobs.valid.val() & self.ifm_fetch.jobs.ready.val();
+        if self.ifm_job_fetched.val() & self.reads_ifm2.val() {
+            self.fetching_ifm2.d.next = true;
+        }
+        self.jobs.ready.next = (self.ifm_fetch.jobs.ready.val()
+            & !self.reads_ifm2.val()
+            & !self.fetching_ifm2.q.val())
+            | (self.ifm2_fetch.jobs.ready.val() & self.fetching_ifm2.q.val());
+        if self.jobs.valid.val() & self.jobs.ready.val() {
+            self.fetching_ifm2.d.next = false;
+        }
+        self.ifm_fetch.jobs.data.next = self.jobs.data.val();
+        self.ifm_fetch.view.next = self.ifm_view.val();
+        self.ifm_fetch.buffers.next = self.ifm_buffers.val();
+        // IFM2's block: the IFM block with its broadcast dimensions 1.
+        self.ifm2_job.next = self.jobs.data.val();
+        if self.operand_settings.val().broadcast_h {
+            self.ifm2_job.next.y0 = 0.into();
+            self.ifm2_job.next.height = 1.into();
+        }
+        if self.operand_settings.val().broadcast_w {
+            self.ifm2_job.next.x0 = 0.into();
+            self.ifm2_job.next.width = 1.into();
+        }
+        if self.operand_settings.val().broadcast_c {
+            self.ifm2_job.next.channel0 = 0.into();
+            self.ifm2_job.next.channels = 1.into();
+        }
+        self.ifm2_fetch.jobs.data.next = self.ifm2_job.val();
+        self.ifm2_fetch.view.next = self.ifm2_view.val();
+        self.ifm2_fetch.buffers.next = self.ifm2_buffers.val();
+
+        // The copies, IFM2's after the IFM's.
+        self.fills.valid.next = self.ifm_fetch.fills.valid.val();
+        self.fills.data.next = self.ifm_fetch.fills.data.val();
+        if self.reads_ifm2.val() {
+            self.fills.data.next.block_end = false;
+        }
+        self.ifm_fetch.fills.ready.next = self.fills.ready.val() & !self.fetching_ifm2.q.val();
+        self.ifm2_fetch.fills.ready.next = self.fills.ready.val() & self.fetching_ifm2.q.val();
+        if self.fetching_ifm2.q.val() {
+            self.fills.valid.next = self.ifm2_fetch.fills.valid.val();
+            self.fills.data.next = self.ifm2_fetch.fills.data.val();
+        }
+    }
+}
