@@ -1225,10 +1225,8 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     localparam  pmu_mask_max = 16'h1;
     localparam  dma_region_max = 8'h7;
     localparam  dma_core_mask_max = 8'h3;
-    localparam  format_shift = 5'b1010;
     localparam  param_shift = 5'b10000;
-    localparam  opcode_mask = 32'h3ff;
-    localparam  cmd0_format = 6'b0;
+    localparam  cmd1_key = 11'b10000000000;
     
     // Enums
     localparam CommandClass$Stop = 0;
@@ -1342,7 +1340,6 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  take_word;
     reg  stream_done;
     reg  [10:0] key;
-    reg  [5:0] first_format;
     reg  kernel_supported;
     reg  [54:0] kernel_view;
     reg  parallel_mode;
@@ -1558,8 +1555,7 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
             command_start = 1'b1;
             fetching$d = 1'b1;
         end
-        first_format = ((first_word$q >> format_shift) & 6'h3f);
-        op_code = ((first_word$q & opcode_mask) & 10'h3ff);
+        op_code = ((command_key$q) & 10'h3ff);
         op_param = ((first_word$q >> param_shift) & 16'hffff);
         run$irq_mask = op_param;
         key = command_key$q;
@@ -1569,7 +1565,7 @@ module npu_u65_512_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         kernel_queue$tail$data[(64'h76d)+:(32)] = offset$q - 32'h4;
         set_key = key;
         set_value = ((payload$q) & 48'hffffffffffff) | (((op_param) & 48'hffffffffffff) << 32'h20);
-        if (first_format == cmd0_format) begin
+        if ((key & cmd1_key) == 32'h0) begin
             set_value = ((op_param) & 48'hffffffffffff);
         end
         dma_descriptor_bad = dma[(64'h8)+:(1)] | (dma[(64'h0)+:(8)] > dma_region_max) | (dma[(64'h9)+:(2)] == 32'h3) | (dma[(64'h14)+:(2)] == 32'h3);

@@ -163,10 +163,8 @@ pub struct CentralControl {
     dma_region_max: Constant<Bits<8>>,
     dma_core_mask_max: Constant<Bits<8>>,
     // Command-word layout (TRM table 4-107).
-    format_shift: Constant<Bits<5>>,
     param_shift: Constant<Bits<5>>,
-    opcode_mask: Constant<Bits<32>>,
-    cmd0_format: Constant<Bits<6>>,
+    cmd1_key: Constant<Bits<11>>,
 
     /// The next word of the command stream and what it is.
     decoder: WordDecoder,
@@ -176,7 +174,6 @@ pub struct CentralControl {
     take_word: Signal<Local, Bit>,
     stream_done: Signal<Local, Bit>,
     key: Signal<Local, Bits<11>>,
-    first_format: Signal<Local, Bits<6>>,
     /// The datapath runs the kind of the decoded kernel operation, and its
     /// settings keep the rules; registered, and judged once the operation
     /// has been in Execute a cycle (`kernel_checked`).
@@ -262,10 +259,8 @@ impl Default for CentralControl {
             depthwise_key: key(Opcode::NpuOpDepthwise),
             pool_key: key(Opcode::NpuOpPool),
             elementwise_key: key(Opcode::NpuOpElementwise),
-            format_shift: Constant::new(u64::from(command::FORMAT_SHIFT).into()),
             param_shift: Constant::new(u64::from(command::PARAM_SHIFT).into()),
-            opcode_mask: Constant::new(u64::from(command::OPCODE_MASK).into()),
-            cmd0_format: Constant::new(u64::from(command::FORMAT_CMD0).into()),
+            cmd1_key: Constant::new(CMD1_KEY.into()),
             pmu_mask_enable: Constant::new((1u64 << pmu_mask_enable.lo).into()),
             dma_wait_max: constant16(u64::from(command::DMA_DESCRIPTORS) - 1),
             kernel_wait_max: constant16(Opcode::NpuOpKernelWait.field_mask()),
@@ -279,7 +274,6 @@ impl Default for CentralControl {
             take_word: Default::default(),
             stream_done: Default::default(),
             key: Default::default(),
-            first_format: Default::default(),
             kernel_supported: Default::default(),
             kernel_allowed: Default::default(),
             kernel_checked: Default::default(),
@@ -386,9 +380,8 @@ impl Logic for CentralControl {
         }
 
         // ---- The registered command: opcode, parameter, NPU_SET_* value (TRM table 4-107) ----
-        self.first_format.next =
-            bit_cast::<6, 32>(self.first_word.q.val() >> self.format_shift.val());
-        self.op_code.next = bit_cast::<10, 32>(self.first_word.q.val() & self.opcode_mask.val());
+        // The word decoder's key: the opcode in bits 9:0, CMD1_KEY for a cmd1.
+        self.op_code.next = bit_cast::<10, 11>(self.command_key.q.val());
         self.op_param.next = bit_cast::<16, 32>(self.first_word.q.val() >> self.param_shift.val());
         self.run.irq_mask.next = self.op_param.val();
         self.key.next = self.command_key.q.val();
@@ -400,7 +393,7 @@ impl Logic for CentralControl {
         self.set_key.next = self.key.val();
         self.set_value.next = bit_cast::<48, 32>(self.payload.q.val())
             | (bit_cast::<48, 16>(self.op_param.val()) << 32);
-        if self.first_format.val() == self.cmd0_format.val() {
+        if (self.key.val() & self.cmd1_key.val()) == 0 {
             self.set_value.next = bit_cast::<48, 16>(self.op_param.val());
         }
         // TRM 4.6.4 NPU_SET_DMA0_*_REGION: the source is external; a region
