@@ -19,6 +19,15 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
     reg  [15:0] multiply$a;
     reg  [39:0] multiply$b;
     wire  [39:0] multiply$product;
+    reg  [276:0] piece_split$job;
+    reg  [16:0] piece_split$width0;
+    reg  [16:0] piece_split$height0;
+    reg  [16:0] piece_split$height1;
+    reg  [39:0] piece_split$base_0;
+    reg  [39:0] piece_split$base_1;
+    reg  [39:0] piece_split$base_2;
+    reg  [39:0] piece_split$base_3;
+    wire  [198:0] piece_split$pieces;
     reg  multiply_a$clock;
     reg  multiply_a$rst_n;
     reg  [15:0] multiply_a$d;
@@ -120,19 +129,6 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
     reg  [16:0] width0;
     reg  [16:0] height0;
     reg  [16:0] height1;
-    reg  [16:0] x0;
-    reg  [16:0] y0;
-    reg  [16:0] x_end;
-    reg  has_a;
-    reg  has_b;
-    reg  [16:0] a_end;
-    reg  [15:0] width_a;
-    reg  [15:0] width_b;
-    reg  [16:0] x_b;
-    reg  [16:0] y_a;
-    reg  [16:0] y_b;
-    reg  [39:0] base_a;
-    reg  [39:0] base_b;
     reg  [39:0] x_step;
     reg  [15:0] block_bytes;
     reg  [15:0] position_bytes;
@@ -140,10 +136,6 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
     reg  [15:0] first_group;
     reg  [15:0] channel_end;
     reg  empty;
-    reg  [15:0] upper_a;
-    reg  [15:0] upper_b;
-    reg  split_a;
-    reg  split_b;
     reg  [15:0] group_low;
     reg  [15:0] group_end;
     reg  last_group;
@@ -166,6 +158,17 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
         .a(multiply$a),
         .b(multiply$b),
         .product(multiply$product)
+    );
+    ifm_fetch_core$piece_split piece_split(
+        .job(piece_split$job),
+        .width0(piece_split$width0),
+        .height0(piece_split$height0),
+        .height1(piece_split$height1),
+        .base_0(piece_split$base_0),
+        .base_1(piece_split$base_1),
+        .base_2(piece_split$base_2),
+        .base_3(piece_split$base_3),
+        .pieces(piece_split$pieces)
     );
     ifm_fetch_core$multiply_a multiply_a(
         .clock(multiply_a$clock),
@@ -372,46 +375,14 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
         width0 = ((view[(64'h49)+:(16)]) & 17'h1ffff) + 32'h1;
         height0 = ((view[(64'h59)+:(16)]) & 17'h1ffff) + 32'h1;
         height1 = ((view[(64'h69)+:(16)]) & 17'h1ffff) + 32'h1;
-        x0 = ((job[(64'h70)+:(16)]) & 17'h1ffff);
-        y0 = ((job[(64'h60)+:(16)]) & 17'h1ffff);
-        x_end = x0 + ((job[(64'h90)+:(16)]) & 17'h1ffff);
-        has_a = x0 < width0;
-        has_b = x_end > width0;
-        a_end = x_end;
-        if (has_b) begin
-            a_end = width0;
-        end
-        width_a = 32'h0;
-        x_b = x0 - width0;
-        if (has_a) begin
-            width_a = ((a_end - x0) & 16'hffff);
-            x_b = 32'h0;
-        end
-        width_b = job[(64'h90)+:(16)] - width_a;
-        y_a = y0;
-        base_a = base_0;
-        if (y0 >= height0) begin
-            y_a = y0 - height0;
-            base_a = base_2;
-        end
-        y_b = y0;
-        base_b = base_1;
-        if (y0 >= height1) begin
-            y_b = y0 - height1;
-            base_b = base_3;
-        end
-        upper_a = job[(64'h80)+:(16)];
-        split_a = 1'b0;
-        if ((y0 < height0) & ((y0 + ((job[(64'h80)+:(16)]) & 17'h1ffff)) > height0)) begin
-            upper_a = ((height0 - y0) & 16'hffff);
-            split_a = 1'b1;
-        end
-        upper_b = job[(64'h80)+:(16)];
-        split_b = 1'b0;
-        if ((y0 < height1) & ((y0 + ((job[(64'h80)+:(16)]) & 17'h1ffff)) > height1)) begin
-            upper_b = ((height1 - y0) & 16'hffff);
-            split_b = 1'b1;
-        end
+        piece_split$job = job;
+        piece_split$width0 = width0;
+        piece_split$height0 = height0;
+        piece_split$height1 = height1;
+        piece_split$base_0 = base_0;
+        piece_split$base_1 = base_1;
+        piece_split$base_2 = base_2;
+        piece_split$base_3 = base_3;
         x_step = stride_x;
         if (nhcwb16) begin
             x_step = ((32'h10) & 40'hffffffffff) << element_shift;
@@ -430,19 +401,7 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
         empty = (job[(64'h80)+:(16)] == 32'h0) | (job[(64'h90)+:(16)] == 32'h0);
         job_pieces = pieces$q;
         if (active$q & (step$q == 32'h0)) begin
-            pieces$d[(64'h0)+:(1)] = has_a;
-            pieces$d[(64'h1)+:(1)] = has_b;
-            pieces$d[(64'h2)+:(16)] = width_a;
-            pieces$d[(64'h12)+:(16)] = width_b;
-            pieces$d[(64'h22)+:(17)] = x_b;
-            pieces$d[(64'h33)+:(17)] = y_a;
-            pieces$d[(64'h44)+:(17)] = y_b;
-            pieces$d[(64'h55)+:(40)] = base_a;
-            pieces$d[(64'h7d)+:(40)] = base_b;
-            pieces$d[(64'ha5)+:(16)] = upper_a;
-            pieces$d[(64'hb5)+:(16)] = upper_b;
-            pieces$d[(64'hc5)+:(1)] = split_a;
-            pieces$d[(64'hc6)+:(1)] = split_b;
+            pieces$d = piece_split$pieces;
         end
         load_step = step$q + 32'h1;
         if (~active$q) begin
@@ -460,7 +419,7 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
                 end
             1:
                 begin
-                    multiply_a$d = ((x0) & 16'hffff);
+                    multiply_a$d = job[(64'h70)+:(16)];
                     multiply_b$d = x_step;
                 end
             2:
@@ -779,6 +738,76 @@ module ifm_fetch_core$multiply_b(clock,rst_n,d,q);
 endmodule // ifm_fetch_core$multiply_b
 
 
+
+
+module ifm_fetch_core$piece_split(job,width0,height0,height1,base_0,base_1,base_2,base_3,pieces);
+    
+    // Module arguments
+    input wire  [276:0] job;
+    input wire  [16:0] width0;
+    input wire  [16:0] height0;
+    input wire  [16:0] height1;
+    input wire  [39:0] base_0;
+    input wire  [39:0] base_1;
+    input wire  [39:0] base_2;
+    input wire  [39:0] base_3;
+    output reg  [198:0] pieces;
+    
+    // Local signals
+    reg  [16:0] x0;
+    reg  [16:0] y0;
+    reg  [16:0] y_end;
+    reg  [16:0] x_end;
+    reg  [16:0] a_end;
+    reg  [15:0] width_a;
+    
+    // Update code
+    always @(*) begin
+        x0 = ((job[(64'h70)+:(16)]) & 17'h1ffff);
+        y0 = ((job[(64'h60)+:(16)]) & 17'h1ffff);
+        x_end = x0 + ((job[(64'h90)+:(16)]) & 17'h1ffff);
+        y_end = y0 + ((job[(64'h80)+:(16)]) & 17'h1ffff);
+        pieces[(64'h0)+:(1)] = x0 < width0;
+        pieces[(64'h1)+:(1)] = x_end > width0;
+        a_end = x_end;
+        if (x_end > width0) begin
+            a_end = width0;
+        end
+        width_a = 32'h0;
+        pieces[(64'h22)+:(17)] = x0 - width0;
+        if (x0 < width0) begin
+            width_a = ((a_end - x0) & 16'hffff);
+            pieces[(64'h22)+:(17)] = 32'h0;
+        end
+        pieces[(64'h2)+:(16)] = width_a;
+        pieces[(64'h12)+:(16)] = job[(64'h90)+:(16)] - width_a;
+        pieces[(64'h33)+:(17)] = y0;
+        pieces[(64'h55)+:(40)] = base_0;
+        if (y0 >= height0) begin
+            pieces[(64'h33)+:(17)] = y0 - height0;
+            pieces[(64'h55)+:(40)] = base_2;
+        end
+        pieces[(64'h44)+:(17)] = y0;
+        pieces[(64'h7d)+:(40)] = base_1;
+        if (y0 >= height1) begin
+            pieces[(64'h44)+:(17)] = y0 - height1;
+            pieces[(64'h7d)+:(40)] = base_3;
+        end
+        pieces[(64'ha5)+:(16)] = job[(64'h80)+:(16)];
+        pieces[(64'hc5)+:(1)] = 1'b0;
+        if ((y0 < height0) & (y_end > height0)) begin
+            pieces[(64'ha5)+:(16)] = ((height0 - y0) & 16'hffff);
+            pieces[(64'hc5)+:(1)] = 1'b1;
+        end
+        pieces[(64'hb5)+:(16)] = job[(64'h80)+:(16)];
+        pieces[(64'hc6)+:(1)] = 1'b0;
+        if ((y0 < height1) & (y_end > height1)) begin
+            pieces[(64'hb5)+:(16)] = ((height1 - y0) & 16'hffff);
+            pieces[(64'hc6)+:(1)] = 1'b1;
+        end
+    end
+    
+endmodule // ifm_fetch_core$piece_split
 
 
 module ifm_fetch_core$pieces(clock,rst_n,d,q);

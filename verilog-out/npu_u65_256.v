@@ -4928,6 +4928,8 @@ endmodule // npu_u65_256_core$datapath$block_fetch
 
 
 
+
+
 module npu_u65_256_core$datapath$block_fetch$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,fills$valid,fills$data,fills$ready);
     
     // Module arguments
@@ -4946,6 +4948,15 @@ module npu_u65_256_core$datapath$block_fetch$ifm_fetch(clock,rst_n,jobs$valid,jo
     reg  [15:0] multiply$a;
     reg  [39:0] multiply$b;
     wire  [39:0] multiply$product;
+    reg  [276:0] piece_split$job;
+    reg  [16:0] piece_split$width0;
+    reg  [16:0] piece_split$height0;
+    reg  [16:0] piece_split$height1;
+    reg  [39:0] piece_split$base_0;
+    reg  [39:0] piece_split$base_1;
+    reg  [39:0] piece_split$base_2;
+    reg  [39:0] piece_split$base_3;
+    wire  [198:0] piece_split$pieces;
     reg  multiply_a$clock;
     reg  multiply_a$rst_n;
     reg  [15:0] multiply_a$d;
@@ -5047,19 +5058,6 @@ module npu_u65_256_core$datapath$block_fetch$ifm_fetch(clock,rst_n,jobs$valid,jo
     reg  [16:0] width0;
     reg  [16:0] height0;
     reg  [16:0] height1;
-    reg  [16:0] x0;
-    reg  [16:0] y0;
-    reg  [16:0] x_end;
-    reg  has_a;
-    reg  has_b;
-    reg  [16:0] a_end;
-    reg  [15:0] width_a;
-    reg  [15:0] width_b;
-    reg  [16:0] x_b;
-    reg  [16:0] y_a;
-    reg  [16:0] y_b;
-    reg  [39:0] base_a;
-    reg  [39:0] base_b;
     reg  [39:0] x_step;
     reg  [15:0] block_bytes;
     reg  [15:0] position_bytes;
@@ -5067,10 +5065,6 @@ module npu_u65_256_core$datapath$block_fetch$ifm_fetch(clock,rst_n,jobs$valid,jo
     reg  [15:0] first_group;
     reg  [15:0] channel_end;
     reg  empty;
-    reg  [15:0] upper_a;
-    reg  [15:0] upper_b;
-    reg  split_a;
-    reg  split_b;
     reg  [15:0] group_low;
     reg  [15:0] group_end;
     reg  last_group;
@@ -5093,6 +5087,17 @@ module npu_u65_256_core$datapath$block_fetch$ifm_fetch(clock,rst_n,jobs$valid,jo
         .a(multiply$a),
         .b(multiply$b),
         .product(multiply$product)
+    );
+    npu_u65_256_core$datapath$block_fetch$ifm_fetch$piece_split piece_split(
+        .job(piece_split$job),
+        .width0(piece_split$width0),
+        .height0(piece_split$height0),
+        .height1(piece_split$height1),
+        .base_0(piece_split$base_0),
+        .base_1(piece_split$base_1),
+        .base_2(piece_split$base_2),
+        .base_3(piece_split$base_3),
+        .pieces(piece_split$pieces)
     );
     npu_u65_256_core$control$run$irq_history multiply_a(
         .clock(multiply_a$clock),
@@ -5299,46 +5304,14 @@ module npu_u65_256_core$datapath$block_fetch$ifm_fetch(clock,rst_n,jobs$valid,jo
         width0 = ((view[(64'h49)+:(16)]) & 17'h1ffff) + 32'h1;
         height0 = ((view[(64'h59)+:(16)]) & 17'h1ffff) + 32'h1;
         height1 = ((view[(64'h69)+:(16)]) & 17'h1ffff) + 32'h1;
-        x0 = ((job[(64'h70)+:(16)]) & 17'h1ffff);
-        y0 = ((job[(64'h60)+:(16)]) & 17'h1ffff);
-        x_end = x0 + ((job[(64'h90)+:(16)]) & 17'h1ffff);
-        has_a = x0 < width0;
-        has_b = x_end > width0;
-        a_end = x_end;
-        if (has_b) begin
-            a_end = width0;
-        end
-        width_a = 32'h0;
-        x_b = x0 - width0;
-        if (has_a) begin
-            width_a = ((a_end - x0) & 16'hffff);
-            x_b = 32'h0;
-        end
-        width_b = job[(64'h90)+:(16)] - width_a;
-        y_a = y0;
-        base_a = base_0;
-        if (y0 >= height0) begin
-            y_a = y0 - height0;
-            base_a = base_2;
-        end
-        y_b = y0;
-        base_b = base_1;
-        if (y0 >= height1) begin
-            y_b = y0 - height1;
-            base_b = base_3;
-        end
-        upper_a = job[(64'h80)+:(16)];
-        split_a = 1'b0;
-        if ((y0 < height0) & ((y0 + ((job[(64'h80)+:(16)]) & 17'h1ffff)) > height0)) begin
-            upper_a = ((height0 - y0) & 16'hffff);
-            split_a = 1'b1;
-        end
-        upper_b = job[(64'h80)+:(16)];
-        split_b = 1'b0;
-        if ((y0 < height1) & ((y0 + ((job[(64'h80)+:(16)]) & 17'h1ffff)) > height1)) begin
-            upper_b = ((height1 - y0) & 16'hffff);
-            split_b = 1'b1;
-        end
+        piece_split$job = job;
+        piece_split$width0 = width0;
+        piece_split$height0 = height0;
+        piece_split$height1 = height1;
+        piece_split$base_0 = base_0;
+        piece_split$base_1 = base_1;
+        piece_split$base_2 = base_2;
+        piece_split$base_3 = base_3;
         x_step = stride_x;
         if (nhcwb16) begin
             x_step = ((32'h10) & 40'hffffffffff) << element_shift;
@@ -5357,19 +5330,7 @@ module npu_u65_256_core$datapath$block_fetch$ifm_fetch(clock,rst_n,jobs$valid,jo
         empty = (job[(64'h80)+:(16)] == 32'h0) | (job[(64'h90)+:(16)] == 32'h0);
         job_pieces = pieces$q;
         if (active$q & (step$q == 32'h0)) begin
-            pieces$d[(64'h0)+:(1)] = has_a;
-            pieces$d[(64'h1)+:(1)] = has_b;
-            pieces$d[(64'h2)+:(16)] = width_a;
-            pieces$d[(64'h12)+:(16)] = width_b;
-            pieces$d[(64'h22)+:(17)] = x_b;
-            pieces$d[(64'h33)+:(17)] = y_a;
-            pieces$d[(64'h44)+:(17)] = y_b;
-            pieces$d[(64'h55)+:(40)] = base_a;
-            pieces$d[(64'h7d)+:(40)] = base_b;
-            pieces$d[(64'ha5)+:(16)] = upper_a;
-            pieces$d[(64'hb5)+:(16)] = upper_b;
-            pieces$d[(64'hc5)+:(1)] = split_a;
-            pieces$d[(64'hc6)+:(1)] = split_b;
+            pieces$d = piece_split$pieces;
         end
         load_step = step$q + 32'h1;
         if (~active$q) begin
@@ -5387,7 +5348,7 @@ module npu_u65_256_core$datapath$block_fetch$ifm_fetch(clock,rst_n,jobs$valid,jo
                 end
             1:
                 begin
-                    multiply_a$d = ((x0) & 16'hffff);
+                    multiply_a$d = job[(64'h70)+:(16)];
                     multiply_b$d = x_step;
                 end
             2:
@@ -5672,6 +5633,76 @@ module npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b(clock,rst_n,d,
 endmodule // npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b
 
 
+
+
+module npu_u65_256_core$datapath$block_fetch$ifm_fetch$piece_split(job,width0,height0,height1,base_0,base_1,base_2,base_3,pieces);
+    
+    // Module arguments
+    input wire  [276:0] job;
+    input wire  [16:0] width0;
+    input wire  [16:0] height0;
+    input wire  [16:0] height1;
+    input wire  [39:0] base_0;
+    input wire  [39:0] base_1;
+    input wire  [39:0] base_2;
+    input wire  [39:0] base_3;
+    output reg  [198:0] pieces;
+    
+    // Local signals
+    reg  [16:0] x0;
+    reg  [16:0] y0;
+    reg  [16:0] y_end;
+    reg  [16:0] x_end;
+    reg  [16:0] a_end;
+    reg  [15:0] width_a;
+    
+    // Update code
+    always @(*) begin
+        x0 = ((job[(64'h70)+:(16)]) & 17'h1ffff);
+        y0 = ((job[(64'h60)+:(16)]) & 17'h1ffff);
+        x_end = x0 + ((job[(64'h90)+:(16)]) & 17'h1ffff);
+        y_end = y0 + ((job[(64'h80)+:(16)]) & 17'h1ffff);
+        pieces[(64'h0)+:(1)] = x0 < width0;
+        pieces[(64'h1)+:(1)] = x_end > width0;
+        a_end = x_end;
+        if (x_end > width0) begin
+            a_end = width0;
+        end
+        width_a = 32'h0;
+        pieces[(64'h22)+:(17)] = x0 - width0;
+        if (x0 < width0) begin
+            width_a = ((a_end - x0) & 16'hffff);
+            pieces[(64'h22)+:(17)] = 32'h0;
+        end
+        pieces[(64'h2)+:(16)] = width_a;
+        pieces[(64'h12)+:(16)] = job[(64'h90)+:(16)] - width_a;
+        pieces[(64'h33)+:(17)] = y0;
+        pieces[(64'h55)+:(40)] = base_0;
+        if (y0 >= height0) begin
+            pieces[(64'h33)+:(17)] = y0 - height0;
+            pieces[(64'h55)+:(40)] = base_2;
+        end
+        pieces[(64'h44)+:(17)] = y0;
+        pieces[(64'h7d)+:(40)] = base_1;
+        if (y0 >= height1) begin
+            pieces[(64'h44)+:(17)] = y0 - height1;
+            pieces[(64'h7d)+:(40)] = base_3;
+        end
+        pieces[(64'ha5)+:(16)] = job[(64'h80)+:(16)];
+        pieces[(64'hc5)+:(1)] = 1'b0;
+        if ((y0 < height0) & (y_end > height0)) begin
+            pieces[(64'ha5)+:(16)] = ((height0 - y0) & 16'hffff);
+            pieces[(64'hc5)+:(1)] = 1'b1;
+        end
+        pieces[(64'hb5)+:(16)] = job[(64'h80)+:(16)];
+        pieces[(64'hc6)+:(1)] = 1'b0;
+        if ((y0 < height1) & (y_end > height1)) begin
+            pieces[(64'hb5)+:(16)] = ((height1 - y0) & 16'hffff);
+            pieces[(64'hc6)+:(1)] = 1'b1;
+        end
+    end
+    
+endmodule // npu_u65_256_core$datapath$block_fetch$ifm_fetch$piece_split
 
 
 module npu_u65_256_core$datapath$block_fetch$ifm_fetch$pieces(clock,rst_n,d,q);
@@ -11391,6 +11422,13 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
     wire  out_full$q;
     reg  [11:0] taken_low$bits;
     wire  [3:0] taken_low$count;
+    reg  [298:0] push_items$push_a;
+    reg  [298:0] push_items$push_b;
+    reg  [39:0] push_items$tail;
+    wire  [639:0] push_items$items;
+    wire  [2559:0] push_items$item_ends;
+    wire  [39:0] push_items$start_a;
+    wire  [39:0] push_items$start_b;
     
     // Local signals
     reg  [6:0] paired;
@@ -11417,33 +11455,12 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
     reg  [8:0] lane;
     reg  [287:0] old_lanes;
     reg  [143:0] value_planes;
-    reg  [107:0] push_a_weights;
-    reg  [107:0] push_b_weights;
-    reg  [131:0] push_a_offsets;
-    reg  [131:0] push_b_offsets;
     reg  [287:0] lanes;
     reg  [39:0] removed_end;
-    reg  [639:0] items_a;
-    reg  [639:0] items_b;
-    reg  [2559:0] item_ends_a;
-    reg  [2559:0] item_ends_b;
-    reg  [39:0] start_a;
-    reg  [39:0] start_b;
     reg  [6:0] w_after_a;
     reg  [6:0] z_after_a;
-    reg  [9:0] value_flag;
     reg  [8:0] weight;
-    reg  [9:0] item;
-    reg  [10:0] offset;
-    reg  [39:0] item_end;
-    reg  [3:0] n_a;
-    reg  [639:0] items_ab_1;
-    reg  [639:0] items_ab_2;
-    reg  [639:0] items_ab_3;
     reg  [639:0] items_ab;
-    reg  [2559:0] item_ends_ab_1;
-    reg  [2559:0] item_ends_ab_2;
-    reg  [2559:0] item_ends_ab_3;
     reg  [2559:0] item_ends_ab;
     reg  [639:0] values_1;
     reg  [639:0] values_2;
@@ -11535,6 +11552,15 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
     npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones taken_low(
         .bits(taken_low$bits),
         .count(taken_low$count)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$push_items push_items(
+        .push_a(push_items$push_a),
+        .push_b(push_items$push_b),
+        .tail(push_items$tail),
+        .items(push_items$items),
+        .item_ends(push_items$item_ends),
+        .start_a(push_items$start_a),
+        .start_b(push_items$start_b)
     );
     
     // Update code
@@ -14337,6 +14363,214 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
         if (taken != 32'h0) begin
             head_start$d = removed_end;
         end
+        push_items$push_a = push_a;
+        push_items$push_b = push_b;
+        push_items$tail = tail$q;
+        items_ab = push_items$items;
+        item_ends_ab = push_items$item_ends;
+        w_after_a = w_count$q + ((push_a[(64'h1)+:(4)]) & 7'h7f);
+        z_after_a = z_count$q + ((push_a[(64'h72)+:(4)]) & 7'h7f);
+        values_in = values$q | (items_ab << ((((w_count$q) & 10'h3ff) << 32'h3) + (((w_count$q) & 10'h3ff) << 32'h1)));
+        ends_in = ends$q | (item_ends_ab << ((((z_count$q) & 12'hfff) << 32'h5) + (((z_count$q) & 12'hfff) << 32'h3)));
+        values_1 = values_in;
+        ends_1 = ends_in;
+        if (taken[32'h0]) begin
+            values_1 = values_in >> 32'ha;
+            ends_1 = ends_in >> 32'h28;
+        end
+        values_2 = values_1;
+        ends_2 = ends_1;
+        if (taken[32'h1]) begin
+            values_2 = values_1 >> 32'h14;
+            ends_2 = ends_1 >> 32'h50;
+        end
+        values_3 = values_2;
+        ends_3 = ends_2;
+        if (taken[32'h2]) begin
+            values_3 = values_2 >> 32'h28;
+            ends_3 = ends_2 >> 32'ha0;
+        end
+        values_4 = values_3;
+        ends_4 = ends_3;
+        if (taken[32'h3]) begin
+            values_4 = values_3 >> 32'h50;
+            ends_4 = ends_3 >> 32'h140;
+        end
+        values_out = values_4;
+        ends_out = ends_4;
+        if (taken[32'h4]) begin
+            values_out = values_4 >> 32'ha0;
+            ends_out = ends_4 >> 32'h280;
+        end
+        values$d = values_out;
+        ends$d = ends_out;
+        w_count$d = (w_after_a + ((push_b[(64'h1)+:(4)]) & 7'h7f)) - ((taken) & 7'h7f);
+        z_count$d = (z_after_a + ((push_b[(64'h72)+:(4)]) & 7'h7f)) - ((taken) & 7'h7f);
+        if (push_b[(64'h72)+:(4)] != 32'h0) begin
+            tail$d = push_items$start_b + ((push_b[(64'h11c)+:(11)]) & 40'hffffffffff);
+        end
+        else if (push_a[(64'h72)+:(4)] != 32'h0) begin
+            tail$d = push_items$start_a + ((push_a[(64'h11c)+:(11)]) & 40'hffffffffff);
+        end
+        drop_unpaired = finished & (paired == 32'h0);
+        if (drop_unpaired) begin
+            values$d = 32'h0;
+            ends$d = 32'h0;
+            w_count$d = 32'h0;
+            z_count$d = 32'h0;
+            head_start$d = tail$q;
+            if (fill$q == 32'h0) begin
+                base$d = tail$q;
+            end
+        end
+        group$d = ((lanes) & 144'hffffffffffffffffffffffffffffffffffff);
+        fill$d = ((pos) & 5'h1f);
+        if (out_full$q & out_ready) begin
+            out_full$d = 1'b0;
+        end
+        if (out_free) begin
+            if (pos >= 32'h10) begin
+                out_group$d = ((lanes) & 144'hffffffffffffffffffffffffffffffffffff);
+                out_n$d = 32'h10;
+                out_full$d = 1'b1;
+                group$d = ((lanes >> 32'h90) & 144'hffffffffffffffffffffffffffffffffffff);
+                fill$d = ((pos - 32'h10) & 5'h1f);
+                base$d = base$q + 32'h10;
+            end
+            else if (drop_unpaired & (pos != 32'h0)) begin
+                out_group$d = ((lanes) & 144'hffffffffffffffffffffffffffffffffffff);
+                out_n$d = ((pos) & 5'h1f);
+                out_full$d = 1'b1;
+                group$d = 32'h0;
+                fill$d = 32'h0;
+                base$d = tail$q;
+            end
+        end
+        empty = (w_count$q == 32'h0) & (z_count$q == 32'h0) & (fill$q == 32'h0) & ~out_full$q;
+        out_weights = out_group$q;
+        out_count = out_n$q;
+        out_valid = out_full$q;
+    end
+    
+endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs
+
+
+
+
+module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$ends(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [2559:0] d;
+    output reg  [2559:0] q;
+    
+    // Constant declarations
+    localparam  init = 2560'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$ends
+
+
+module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$fill(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    
+    // Constant declarations
+    localparam  init = 5'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$fill
+
+
+module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$group(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [143:0] d;
+    output reg  [143:0] q;
+    
+    // Constant declarations
+    localparam  init = 144'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$group
+
+
+
+
+
+
+
+
+
+
+module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$push_items(push_a,push_b,tail,items,item_ends,start_a,start_b);
+    
+    // Module arguments
+    input wire  [298:0] push_a;
+    input wire  [298:0] push_b;
+    input wire  [39:0] tail;
+    output reg  [639:0] items;
+    output reg  [2559:0] item_ends;
+    output reg  [39:0] start_a;
+    output reg  [39:0] start_b;
+    
+    // Enums
+    localparam ErrorCode$None = 0;
+    localparam ErrorCode$NotWordAligned = 1;
+    localparam ErrorCode$UnexpectedEnd = 2;
+    localparam ErrorCode$BadZdiv = 3;
+    localparam ErrorCode$BadWdiv = 4;
+    localparam ErrorCode$BadByteAlign = 5;
+    localparam ErrorCode$FirstSliceWithoutPalette = 6;
+    localparam ErrorCode$ModeChangeWithoutNewpal = 7;
+    localparam ErrorCode$QuotientOverLimit = 8;
+    localparam ErrorCode$IndexOutOfRange = 9;
+    localparam ErrorCode$ValueOutOfRange = 10;
+    localparam ErrorCode$ZeroRunTooLong = 11;
+    
+    // Local signals
+    reg  [107:0] push_a_weights;
+    reg  [107:0] push_b_weights;
+    reg  [131:0] push_a_offsets;
+    reg  [131:0] push_b_offsets;
+    reg  [639:0] items_a;
+    reg  [639:0] items_b;
+    reg  [2559:0] item_ends_a;
+    reg  [2559:0] item_ends_b;
+    reg  [9:0] value_flag;
+    reg  [8:0] weight;
+    reg  [9:0] item;
+    reg  [10:0] offset;
+    reg  [39:0] item_end;
+    reg  [3:0] n_a;
+    reg  [639:0] items_ab_1;
+    reg  [639:0] items_ab_2;
+    reg  [639:0] items_ab_3;
+    reg  [2559:0] item_ends_ab_1;
+    reg  [2559:0] item_ends_ab_2;
+    reg  [2559:0] item_ends_ab_3;
+    
+    // Update code
+    always @(*) begin
         push_a_weights = push_a[(64'h6)+:(108)];
         push_b_weights = push_b[(64'h6)+:(108)];
         push_a_offsets = push_a[(64'h98)+:(132)];
@@ -14345,8 +14579,8 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
         if (push_a[(64'h5)+:(1)]) begin
             value_flag = 32'h200;
         end
-        start_a = tail$q + ((push_a[(64'h76)+:(34)]) & 40'hffffffffff);
-        start_b = tail$q + ((push_b[(64'h76)+:(34)]) & 40'hffffffffff);
+        start_a = tail + ((push_a[(64'h76)+:(34)]) & 40'hffffffffff);
+        start_b = tail + ((push_b[(64'h76)+:(34)]) & 40'hffffffffff);
         items_a = 32'h0;
         items_b = 32'h0;
         item_ends_a = 32'h0;
@@ -14591,8 +14825,6 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
         if (11 < push_b[(64'h72)+:(4)]) begin
             item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h28));
         end
-        w_after_a = w_count$q + ((push_a[(64'h1)+:(4)]) & 7'h7f);
-        z_after_a = z_count$q + ((push_a[(64'h72)+:(4)]) & 7'h7f);
         n_a = push_a[(64'h1)+:(4)];
         items_ab_1 = items_b;
         if (n_a[32'h0]) begin
@@ -14606,11 +14838,11 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
         if (n_a[32'h2]) begin
             items_ab_3 = items_ab_2 << 32'h28;
         end
-        items_ab = items_ab_3;
+        items = items_ab_3;
         if (n_a[32'h3]) begin
-            items_ab = items_ab_3 << 32'h50;
+            items = items_ab_3 << 32'h50;
         end
-        items_ab = items_ab | items_a;
+        items = items | items_a;
         n_a = push_a[(64'h72)+:(4)];
         item_ends_ab_1 = item_ends_b;
         if (n_a[32'h0]) begin
@@ -14624,161 +14856,14 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
         if (n_a[32'h2]) begin
             item_ends_ab_3 = item_ends_ab_2 << 32'ha0;
         end
-        item_ends_ab = item_ends_ab_3;
+        item_ends = item_ends_ab_3;
         if (n_a[32'h3]) begin
-            item_ends_ab = item_ends_ab_3 << 32'h140;
+            item_ends = item_ends_ab_3 << 32'h140;
         end
-        item_ends_ab = item_ends_ab | item_ends_a;
-        values_in = values$q | (items_ab << ((((w_count$q) & 10'h3ff) << 32'h3) + (((w_count$q) & 10'h3ff) << 32'h1)));
-        ends_in = ends$q | (item_ends_ab << ((((z_count$q) & 12'hfff) << 32'h5) + (((z_count$q) & 12'hfff) << 32'h3)));
-        values_1 = values_in;
-        ends_1 = ends_in;
-        if (taken[32'h0]) begin
-            values_1 = values_in >> 32'ha;
-            ends_1 = ends_in >> 32'h28;
-        end
-        values_2 = values_1;
-        ends_2 = ends_1;
-        if (taken[32'h1]) begin
-            values_2 = values_1 >> 32'h14;
-            ends_2 = ends_1 >> 32'h50;
-        end
-        values_3 = values_2;
-        ends_3 = ends_2;
-        if (taken[32'h2]) begin
-            values_3 = values_2 >> 32'h28;
-            ends_3 = ends_2 >> 32'ha0;
-        end
-        values_4 = values_3;
-        ends_4 = ends_3;
-        if (taken[32'h3]) begin
-            values_4 = values_3 >> 32'h50;
-            ends_4 = ends_3 >> 32'h140;
-        end
-        values_out = values_4;
-        ends_out = ends_4;
-        if (taken[32'h4]) begin
-            values_out = values_4 >> 32'ha0;
-            ends_out = ends_4 >> 32'h280;
-        end
-        values$d = values_out;
-        ends$d = ends_out;
-        w_count$d = (w_after_a + ((push_b[(64'h1)+:(4)]) & 7'h7f)) - ((taken) & 7'h7f);
-        z_count$d = (z_after_a + ((push_b[(64'h72)+:(4)]) & 7'h7f)) - ((taken) & 7'h7f);
-        if (push_b[(64'h72)+:(4)] != 32'h0) begin
-            tail$d = start_b + ((push_b[(64'h11c)+:(11)]) & 40'hffffffffff);
-        end
-        else if (push_a[(64'h72)+:(4)] != 32'h0) begin
-            tail$d = start_a + ((push_a[(64'h11c)+:(11)]) & 40'hffffffffff);
-        end
-        drop_unpaired = finished & (paired == 32'h0);
-        if (drop_unpaired) begin
-            values$d = 32'h0;
-            ends$d = 32'h0;
-            w_count$d = 32'h0;
-            z_count$d = 32'h0;
-            head_start$d = tail$q;
-            if (fill$q == 32'h0) begin
-                base$d = tail$q;
-            end
-        end
-        group$d = ((lanes) & 144'hffffffffffffffffffffffffffffffffffff);
-        fill$d = ((pos) & 5'h1f);
-        if (out_full$q & out_ready) begin
-            out_full$d = 1'b0;
-        end
-        if (out_free) begin
-            if (pos >= 32'h10) begin
-                out_group$d = ((lanes) & 144'hffffffffffffffffffffffffffffffffffff);
-                out_n$d = 32'h10;
-                out_full$d = 1'b1;
-                group$d = ((lanes >> 32'h90) & 144'hffffffffffffffffffffffffffffffffffff);
-                fill$d = ((pos - 32'h10) & 5'h1f);
-                base$d = base$q + 32'h10;
-            end
-            else if (drop_unpaired & (pos != 32'h0)) begin
-                out_group$d = ((lanes) & 144'hffffffffffffffffffffffffffffffffffff);
-                out_n$d = ((pos) & 5'h1f);
-                out_full$d = 1'b1;
-                group$d = 32'h0;
-                fill$d = 32'h0;
-                base$d = tail$q;
-            end
-        end
-        empty = (w_count$q == 32'h0) & (z_count$q == 32'h0) & (fill$q == 32'h0) & ~out_full$q;
-        out_weights = out_group$q;
-        out_count = out_n$q;
-        out_valid = out_full$q;
+        item_ends = item_ends | item_ends_a;
     end
     
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs
-
-
-
-
-module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$ends(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [2559:0] d;
-    output reg  [2559:0] q;
-    
-    // Constant declarations
-    localparam  init = 2560'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$ends
-
-
-module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$fill(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [4:0] d;
-    output reg  [4:0] q;
-    
-    // Constant declarations
-    localparam  init = 5'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$fill
-
-
-module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$group(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [143:0] d;
-    output reg  [143:0] q;
-    
-    // Constant declarations
-    localparam  init = 144'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$group
-
-
-
-
-
-
-
-
+endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$push_items
 
 
 
@@ -29773,6 +29858,9 @@ module npu_u65_256_core$datapath$output_stage$output_units$0$activation(clock,rs
     reg  [7:0] sigmoid_rom$index;
     wire  [15:0] sigmoid_rom$entry;
     wire  [9:0] sigmoid_rom$step;
+    reg  [111:0] lane_result$read;
+    reg  [158:0] lane_result$control;
+    wire  [33:0] lane_result$result;
     reg  luts$0$clock;
     reg  luts$0$write_enable;
     reg  [6:0] luts$0$write_line;
@@ -29871,10 +29959,6 @@ module npu_u65_256_core$datapath$output_stage$output_units$0$activation(clock,rs
     reg  [25:0] interpolated;
     reg  [158:0] held;
     reg  [111:0] lane_read;
-    reg  [31:0] lut_word;
-    reg  [7:0] lut_byte;
-    reg  [25:0] magnitude_out;
-    reg  [25:0] rounded;
     reg  [31:0] slope_product;
     reg  [33:0] result;
     
@@ -29886,6 +29970,11 @@ module npu_u65_256_core$datapath$output_stage$output_units$0$activation(clock,rs
         .index(sigmoid_rom$index),
         .entry(sigmoid_rom$entry),
         .step(sigmoid_rom$step)
+    );
+    npu_u65_256_core$datapath$output_stage$output_units$0$activation$lane_result lane_result(
+        .read(lane_result$read),
+        .control(lane_result$control),
+        .result(lane_result$result)
     );
     npu_u65_256_core$datapath$output_stage$output_units$0$activation$luts$0 luts$0(
         .clock(luts$0$clock),
@@ -30280,65 +30369,9 @@ module npu_u65_256_core$datapath$output_stage$output_units$0$activation(clock,rs
         end
         held = read_control$q;
         lane_read = read$q;
-        lut_word = lane_read[(64'h28)+:(32)];
-        lut_byte = lane_read[(64'h68)+:(8)];
-        magnitude_out = lane_read[(64'he)+:(26)];
-        if (held[(64'h74)+:(1)] & lane_read[(64'h4)+:(1)]) begin
-            magnitude_out = ((32'h2000000) & 26'h3ffffff) - lane_read[(64'he)+:(26)];
-        end
-        if (held[(64'h74)+:(1)]) begin
-            if (held[(64'h76)+:(1)]) begin
-                rounded = (magnitude_out + 32'h200) >> 32'ha;
-            end
-            else begin
-                rounded = (magnitude_out + 32'h10000) >> 32'h11;
-            end
-            if (lane_read[(64'h4)+:(1)]) begin
-                if (held[(64'h76)+:(1)]) begin
-                    rounded = (magnitude_out + 32'h1ff) >> 32'ha;
-                end
-                else begin
-                    rounded = (magnitude_out + 32'hffff) >> 32'h11;
-                end
-            end
-        end
-        else if (held[(64'h76)+:(1)]) begin
-            rounded = (magnitude_out + 32'h80) >> 32'h8;
-        end
-        else begin
-            rounded = (magnitude_out + 32'h8000) >> 32'h10;
-        end
-        result = ((rounded) & 34'h3ffffffff);
-        if (held[(64'h73)+:(1)] & lane_read[(64'h4)+:(1)]) begin
-            result = ~((rounded) & 34'h3ffffffff) + 32'h1;
-        end
-        if (held[(64'h75)+:(1)]) begin
-            if (held[(64'h76)+:(1)]) begin
-                slope_product = lane_read[(64'h48)+:(32)] + 32'h40;
-                result = ((slope_product[(32'h7)+:(25)]) & 34'h3ffffffff);
-                if (slope_product[32'h1f]) begin
-                    result = result | 64'h3fe000000;
-                end
-                if (lut_word[32'hf]) begin
-                    result = result + (((lut_word[(32'h0)+:(16)]) & 34'h3ffffffff) | 64'h3ffff0000);
-                end
-                else begin
-                    result = result + ((lut_word[(32'h0)+:(16)]) & 34'h3ffffffff);
-                end
-            end
-            else if (held[(64'h78)+:(1)]) begin
-                result = ((lut_word) & 34'h3ffffffff);
-                if (lut_word[32'h1f]) begin
-                    result = result | 64'h300000000;
-                end
-            end
-            else begin
-                result = ((lut_byte) & 34'h3ffffffff);
-                if (held[(64'h77)+:(1)] & lut_byte[32'h7]) begin
-                    result = result | 64'h3ffffff00;
-                end
-            end
-        end
+        lane_result$read = lane_read;
+        lane_result$control = held;
+        result = lane_result$result;
         if (pass) begin
             out_values$d = scaled;
             out_control$d = beat;
@@ -30385,6 +30418,90 @@ module npu_u65_256_core$datapath$output_stage$output_units$0$activation(clock,rs
 endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$activation
 
 
+
+
+module npu_u65_256_core$datapath$output_stage$output_units$0$activation$lane_result(read,control,result);
+    
+    // Module arguments
+    input wire  [111:0] read;
+    input wire  [158:0] control;
+    output reg  [33:0] result;
+    
+    // Local signals
+    reg  [158:0] held;
+    reg  [111:0] lane_read;
+    reg  [31:0] lut_word;
+    reg  [7:0] lut_byte;
+    reg  [25:0] magnitude;
+    reg  [25:0] rounded;
+    reg  [31:0] slope_sum;
+    
+    // Update code
+    always @(*) begin
+        held = control;
+        lane_read = read;
+        lut_word = lane_read[(64'h28)+:(32)];
+        lut_byte = lane_read[(64'h68)+:(8)];
+        magnitude = lane_read[(64'he)+:(26)];
+        if (held[(64'h74)+:(1)] & lane_read[(64'h4)+:(1)]) begin
+            magnitude = ((32'h2000000) & 26'h3ffffff) - lane_read[(64'he)+:(26)];
+        end
+        if (held[(64'h74)+:(1)]) begin
+            if (held[(64'h76)+:(1)]) begin
+                rounded = (magnitude + 32'h200) >> 32'ha;
+            end
+            else begin
+                rounded = (magnitude + 32'h10000) >> 32'h11;
+            end
+            if (lane_read[(64'h4)+:(1)]) begin
+                if (held[(64'h76)+:(1)]) begin
+                    rounded = (magnitude + 32'h1ff) >> 32'ha;
+                end
+                else begin
+                    rounded = (magnitude + 32'hffff) >> 32'h11;
+                end
+            end
+        end
+        else if (held[(64'h76)+:(1)]) begin
+            rounded = (magnitude + 32'h80) >> 32'h8;
+        end
+        else begin
+            rounded = (magnitude + 32'h8000) >> 32'h10;
+        end
+        result = ((rounded) & 34'h3ffffffff);
+        if (held[(64'h73)+:(1)] & lane_read[(64'h4)+:(1)]) begin
+            result = ~((rounded) & 34'h3ffffffff) + 32'h1;
+        end
+        slope_sum = lane_read[(64'h48)+:(32)] + 32'h40;
+        if (held[(64'h75)+:(1)]) begin
+            if (held[(64'h76)+:(1)]) begin
+                result = ((slope_sum[(32'h7)+:(25)]) & 34'h3ffffffff);
+                if (slope_sum[32'h1f]) begin
+                    result = result | 64'h3fe000000;
+                end
+                if (lut_word[32'hf]) begin
+                    result = result + (((lut_word[(32'h0)+:(16)]) & 34'h3ffffffff) | 64'h3ffff0000);
+                end
+                else begin
+                    result = result + ((lut_word[(32'h0)+:(16)]) & 34'h3ffffffff);
+                end
+            end
+            else if (held[(64'h78)+:(1)]) begin
+                result = ((lut_word) & 34'h3ffffffff);
+                if (lut_word[32'h1f]) begin
+                    result = result | 64'h300000000;
+                end
+            end
+            else begin
+                result = ((lut_byte) & 34'h3ffffffff);
+                if (held[(64'h77)+:(1)] & lut_byte[32'h7]) begin
+                    result = result | 64'h3ffffff00;
+                end
+            end
+        end
+    end
+    
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$activation$lane_result
 
 
 module npu_u65_256_core$datapath$output_stage$output_units$0$activation$luts$0(clock,write_enable,write_line,write_data,write_strobe,read_enable,read_line,read_data);

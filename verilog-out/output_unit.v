@@ -556,6 +556,9 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
     reg  [7:0] sigmoid_rom$index;
     wire  [15:0] sigmoid_rom$entry;
     wire  [9:0] sigmoid_rom$step;
+    reg  [111:0] lane_result$read;
+    reg  [158:0] lane_result$control;
+    wire  [33:0] lane_result$result;
     reg  luts$0$clock;
     reg  luts$0$write_enable;
     reg  [6:0] luts$0$write_line;
@@ -662,10 +665,6 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
     reg  [25:0] interpolated;
     reg  [158:0] held;
     reg  [111:0] lane_read;
-    reg  [31:0] lut_word;
-    reg  [7:0] lut_byte;
-    reg  [25:0] magnitude_out;
-    reg  [25:0] rounded;
     reg  [31:0] slope_product;
     reg  [33:0] result;
     
@@ -677,6 +676,11 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
         .index(sigmoid_rom$index),
         .entry(sigmoid_rom$entry),
         .step(sigmoid_rom$step)
+    );
+    output_unit_core$activation$lane_result lane_result(
+        .read(lane_result$read),
+        .control(lane_result$control),
+        .result(lane_result$result)
     );
     output_unit_core$activation$luts$0 luts$0(
         .clock(luts$0$clock),
@@ -1091,65 +1095,9 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
         end
         held = read_control$q;
         lane_read = read$q;
-        lut_word = lane_read[(64'h28)+:(32)];
-        lut_byte = lane_read[(64'h68)+:(8)];
-        magnitude_out = lane_read[(64'he)+:(26)];
-        if (held[(64'h74)+:(1)] & lane_read[(64'h4)+:(1)]) begin
-            magnitude_out = ((32'h2000000) & 26'h3ffffff) - lane_read[(64'he)+:(26)];
-        end
-        if (held[(64'h74)+:(1)]) begin
-            if (held[(64'h76)+:(1)]) begin
-                rounded = (magnitude_out + 32'h200) >> 32'ha;
-            end
-            else begin
-                rounded = (magnitude_out + 32'h10000) >> 32'h11;
-            end
-            if (lane_read[(64'h4)+:(1)]) begin
-                if (held[(64'h76)+:(1)]) begin
-                    rounded = (magnitude_out + 32'h1ff) >> 32'ha;
-                end
-                else begin
-                    rounded = (magnitude_out + 32'hffff) >> 32'h11;
-                end
-            end
-        end
-        else if (held[(64'h76)+:(1)]) begin
-            rounded = (magnitude_out + 32'h80) >> 32'h8;
-        end
-        else begin
-            rounded = (magnitude_out + 32'h8000) >> 32'h10;
-        end
-        result = ((rounded) & 34'h3ffffffff);
-        if (held[(64'h73)+:(1)] & lane_read[(64'h4)+:(1)]) begin
-            result = ~((rounded) & 34'h3ffffffff) + 32'h1;
-        end
-        if (held[(64'h75)+:(1)]) begin
-            if (held[(64'h76)+:(1)]) begin
-                slope_product = lane_read[(64'h48)+:(32)] + 32'h40;
-                result = ((slope_product[(32'h7)+:(25)]) & 34'h3ffffffff);
-                if (slope_product[32'h1f]) begin
-                    result = result | 64'h3fe000000;
-                end
-                if (lut_word[32'hf]) begin
-                    result = result + (((lut_word[(32'h0)+:(16)]) & 34'h3ffffffff) | 64'h3ffff0000);
-                end
-                else begin
-                    result = result + ((lut_word[(32'h0)+:(16)]) & 34'h3ffffffff);
-                end
-            end
-            else if (held[(64'h78)+:(1)]) begin
-                result = ((lut_word) & 34'h3ffffffff);
-                if (lut_word[32'h1f]) begin
-                    result = result | 64'h300000000;
-                end
-            end
-            else begin
-                result = ((lut_byte) & 34'h3ffffffff);
-                if (held[(64'h77)+:(1)] & lut_byte[32'h7]) begin
-                    result = result | 64'h3ffffff00;
-                end
-            end
-        end
+        lane_result$read = lane_read;
+        lane_result$control = held;
+        result = lane_result$result;
         if (pass) begin
             out_values$d = scaled;
             out_control$d = beat;
@@ -1213,6 +1161,90 @@ module output_unit_core$activation$lane(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // output_unit_core$activation$lane
+
+
+module output_unit_core$activation$lane_result(read,control,result);
+    
+    // Module arguments
+    input wire  [111:0] read;
+    input wire  [158:0] control;
+    output reg  [33:0] result;
+    
+    // Local signals
+    reg  [158:0] held;
+    reg  [111:0] lane_read;
+    reg  [31:0] lut_word;
+    reg  [7:0] lut_byte;
+    reg  [25:0] magnitude;
+    reg  [25:0] rounded;
+    reg  [31:0] slope_sum;
+    
+    // Update code
+    always @(*) begin
+        held = control;
+        lane_read = read;
+        lut_word = lane_read[(64'h28)+:(32)];
+        lut_byte = lane_read[(64'h68)+:(8)];
+        magnitude = lane_read[(64'he)+:(26)];
+        if (held[(64'h74)+:(1)] & lane_read[(64'h4)+:(1)]) begin
+            magnitude = ((32'h2000000) & 26'h3ffffff) - lane_read[(64'he)+:(26)];
+        end
+        if (held[(64'h74)+:(1)]) begin
+            if (held[(64'h76)+:(1)]) begin
+                rounded = (magnitude + 32'h200) >> 32'ha;
+            end
+            else begin
+                rounded = (magnitude + 32'h10000) >> 32'h11;
+            end
+            if (lane_read[(64'h4)+:(1)]) begin
+                if (held[(64'h76)+:(1)]) begin
+                    rounded = (magnitude + 32'h1ff) >> 32'ha;
+                end
+                else begin
+                    rounded = (magnitude + 32'hffff) >> 32'h11;
+                end
+            end
+        end
+        else if (held[(64'h76)+:(1)]) begin
+            rounded = (magnitude + 32'h80) >> 32'h8;
+        end
+        else begin
+            rounded = (magnitude + 32'h8000) >> 32'h10;
+        end
+        result = ((rounded) & 34'h3ffffffff);
+        if (held[(64'h73)+:(1)] & lane_read[(64'h4)+:(1)]) begin
+            result = ~((rounded) & 34'h3ffffffff) + 32'h1;
+        end
+        slope_sum = lane_read[(64'h48)+:(32)] + 32'h40;
+        if (held[(64'h75)+:(1)]) begin
+            if (held[(64'h76)+:(1)]) begin
+                result = ((slope_sum[(32'h7)+:(25)]) & 34'h3ffffffff);
+                if (slope_sum[32'h1f]) begin
+                    result = result | 64'h3fe000000;
+                end
+                if (lut_word[32'hf]) begin
+                    result = result + (((lut_word[(32'h0)+:(16)]) & 34'h3ffffffff) | 64'h3ffff0000);
+                end
+                else begin
+                    result = result + ((lut_word[(32'h0)+:(16)]) & 34'h3ffffffff);
+                end
+            end
+            else if (held[(64'h78)+:(1)]) begin
+                result = ((lut_word) & 34'h3ffffffff);
+                if (lut_word[32'h1f]) begin
+                    result = result | 64'h300000000;
+                end
+            end
+            else begin
+                result = ((lut_byte) & 34'h3ffffffff);
+                if (held[(64'h77)+:(1)] & lut_byte[32'h7]) begin
+                    result = result | 64'h3ffffff00;
+                end
+            end
+        end
+    end
+    
+endmodule // output_unit_core$activation$lane_result
 
 
 module output_unit_core$activation$luts$0(clock,write_enable,write_line,write_data,write_strobe,read_enable,read_line,read_data);

@@ -13,8 +13,8 @@
 //! 3. *clear*: every shared-buffer line is written with zeros (FIFO storage
 //!    clears with the reset itself), so nothing is left for the next
 //!    security state;
-//! 4. PROT takes the new levels: active_CSL = pending_CSL if PPROT[1] was 0,
-//!    else 1 (non-secure); active_CPL = pending_CPL if PPROT[0] was 1, else
+//! 4. PROT takes the new levels: active_CSL = pending_CSL if PPROT\[1\] was 0,
+//!    else 1 (non-secure); active_CPL = pending_CPL if PPROT\[0\] was 1, else
 //!    0 (user).
 //!
 //! A hard reset also runs steps 2-3 (with PROT from PORSL/PORPL). While any
@@ -70,7 +70,7 @@ pub struct Cpm {
     pub n_reset: Signal<In, Bit>,
     pub n_mbist_reset: Signal<In, Bit>,
     pub mbist_req: Signal<In, Bit>,
-    /// DFTRSTDISABLE[0] bypasses the reset synchroniser during scan shift.
+    /// DFTRSTDISABLE\[0\] bypasses the reset synchroniser during scan shift.
     pub dft_rst_disable: Signal<In, Bits<2>>,
     /// DFTCGEN holds the main clock gate open.
     pub dft_cgen: Signal<In, Bit>,

@@ -46,6 +46,7 @@
 //! output register (its stage multiplies a plane's rows by their length
 //! for the plane skips).
 
+use super::ifm_pieces::{IfmPieces, JobPieces};
 use super::traversal::IfmBlockJob;
 use crate::central_control::IfmView;
 use crate::dma::ShramFill;
@@ -61,26 +62,6 @@ pub struct IfmBuffers {
     pub half: Bits<16>,
 }
 
-/// A job's pieces and tiles, registered in set-up step 0 so that the
-/// products of the later steps and the fills start from registers.
-#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
-pub struct JobPieces {
-    pub has_a: Bit,
-    pub has_b: Bit,
-    pub width_a: Bits<16>,
-    pub width_b: Bits<16>,
-    /// Tile-relative first column of piece b, first rows of a and b.
-    pub x_b: Bits<17>,
-    pub y_a: Bits<17>,
-    pub y_b: Bits<17>,
-    pub base_a: Bits<40>,
-    pub base_b: Bits<40>,
-    pub upper_a: Bits<16>,
-    pub upper_b: Bits<16>,
-    pub split_a: Bit,
-    pub split_b: Bit,
-}
-
 #[derive(LogicBlock, Default)]
 pub struct IfmFetch {
     pub clock: Signal<In, Clock>,
@@ -93,6 +74,7 @@ pub struct IfmFetch {
     /// 3D copies toward the IFM channel.
     pub fills: StreamOut<ShramFill>,
     multiply: Multiply16x40,
+    piece_split: IfmPieces,
     /// The multiplier's operands, loaded the step before their product.
     multiply_a: ResetReg<Bits<16>>,
     multiply_b: ResetReg<Bits<40>>,
@@ -144,19 +126,6 @@ pub struct IfmFetch {
     width0: Signal<Local, Bits<17>>,
     height0: Signal<Local, Bits<17>>,
     height1: Signal<Local, Bits<17>>,
-    x0: Signal<Local, Bits<17>>,
-    y0: Signal<Local, Bits<17>>,
-    x_end: Signal<Local, Bits<17>>,
-    has_a: Signal<Local, Bit>,
-    has_b: Signal<Local, Bit>,
-    a_end: Signal<Local, Bits<17>>,
-    width_a: Signal<Local, Bits<16>>,
-    width_b: Signal<Local, Bits<16>>,
-    x_b: Signal<Local, Bits<17>>,
-    y_a: Signal<Local, Bits<17>>,
-    y_b: Signal<Local, Bits<17>>,
-    base_a: Signal<Local, Bits<40>>,
-    base_b: Signal<Local, Bits<40>>,
     x_step: Signal<Local, Bits<40>>,
     block_bytes: Signal<Local, Bits<16>>,
     position_bytes: Signal<Local, Bits<16>>,
@@ -164,12 +133,6 @@ pub struct IfmFetch {
     first_group: Signal<Local, Bits<16>>,
     channel_end: Signal<Local, Bits<16>>,
     empty: Signal<Local, Bit>,
-    /// Each piece's rows above its tile split (all of them when the
-    /// rectangle starts below it) and whether rows follow in the lower tile.
-    upper_a: Signal<Local, Bits<16>>,
-    upper_b: Signal<Local, Bits<16>>,
-    split_a: Signal<Local, Bit>,
-    split_b: Signal<Local, Bit>,
     // The fill being offered.
     group_low: Signal<Local, Bits<16>>,
     group_end: Signal<Local, Bits<16>>,
@@ -257,53 +220,16 @@ impl Logic for IfmFetch {
         self.height0.next = bit_cast::<17, 16>(self.view.val().height0_m1) + 1;
         self.height1.next = bit_cast::<17, 16>(self.view.val().height1_m1) + 1;
 
-        // The rectangle's pieces left (a) and right (b) of WIDTH0, and the
-        // tile and tile-relative row of its first row in each.
-        self.x0.next = bit_cast::<17, 16>(self.job.val().x0);
-        self.y0.next = bit_cast::<17, 16>(self.job.val().y0);
-        self.x_end.next = self.x0.val() + bit_cast::<17, 16>(self.job.val().width);
-        self.has_a.next = self.x0.val() < self.width0.val();
-        self.has_b.next = self.x_end.val() > self.width0.val();
-        self.a_end.next = self.x_end.val();
-        if self.has_b.val() {
-            self.a_end.next = self.width0.val();
-        }
-        self.width_a.next = 0.into();
-        self.x_b.next = self.x0.val() - self.width0.val();
-        if self.has_a.val() {
-            self.width_a.next = bit_cast::<16, 17>(self.a_end.val() - self.x0.val());
-            self.x_b.next = 0.into();
-        }
-        self.width_b.next = self.job.val().width - self.width_a.val();
-        self.y_a.next = self.y0.val();
-        self.base_a.next = self.base_0.val();
-        if self.y0.val() >= self.height0.val() {
-            self.y_a.next = self.y0.val() - self.height0.val();
-            self.base_a.next = self.base_2.val();
-        }
-        self.y_b.next = self.y0.val();
-        self.base_b.next = self.base_1.val();
-        if self.y0.val() >= self.height1.val() {
-            self.y_b.next = self.y0.val() - self.height1.val();
-            self.base_b.next = self.base_3.val();
-        }
-        // Each piece's rows above its tile split, the rest below it.
-        self.upper_a.next = self.job.val().height;
-        self.split_a.next = false;
-        if (self.y0.val() < self.height0.val())
-            & ((self.y0.val() + bit_cast::<17, 16>(self.job.val().height)) > self.height0.val())
-        {
-            self.upper_a.next = bit_cast::<16, 17>(self.height0.val() - self.y0.val());
-            self.split_a.next = true;
-        }
-        self.upper_b.next = self.job.val().height;
-        self.split_b.next = false;
-        if (self.y0.val() < self.height1.val())
-            & ((self.y0.val() + bit_cast::<17, 16>(self.job.val().height)) > self.height1.val())
-        {
-            self.upper_b.next = bit_cast::<16, 17>(self.height1.val() - self.y0.val());
-            self.split_b.next = true;
-        }
+        // The rectangle's pieces left (a) and right (b) of WIDTH0, their
+        // tiles and first rows (`IfmPieces`).
+        self.piece_split.job.next = self.job.val();
+        self.piece_split.width0.next = self.width0.val();
+        self.piece_split.height0.next = self.height0.val();
+        self.piece_split.height1.next = self.height1.val();
+        self.piece_split.base_0.next = self.base_0.val();
+        self.piece_split.base_1.next = self.base_1.val();
+        self.piece_split.base_2.next = self.base_2.val();
+        self.piece_split.base_3.next = self.base_3.val();
         self.x_step.next = self.stride_x.val();
         if self.nhcwb16.val() {
             self.x_step.next = bits::<40>(16) << self.element_shift.val();
@@ -326,19 +252,7 @@ impl Logic for IfmFetch {
         // Step 0 registers the pieces; the later steps and the fills use them.
         self.job_pieces.next = self.pieces.q.val();
         if self.active.q.val() & (self.step.q.val() == 0) {
-            self.pieces.d.next.has_a = self.has_a.val();
-            self.pieces.d.next.has_b = self.has_b.val();
-            self.pieces.d.next.width_a = self.width_a.val();
-            self.pieces.d.next.width_b = self.width_b.val();
-            self.pieces.d.next.x_b = self.x_b.val();
-            self.pieces.d.next.y_a = self.y_a.val();
-            self.pieces.d.next.y_b = self.y_b.val();
-            self.pieces.d.next.base_a = self.base_a.val();
-            self.pieces.d.next.base_b = self.base_b.val();
-            self.pieces.d.next.upper_a = self.upper_a.val();
-            self.pieces.d.next.upper_b = self.upper_b.val();
-            self.pieces.d.next.split_a = self.split_a.val();
-            self.pieces.d.next.split_b = self.split_b.val();
+            self.pieces.d.next = self.piece_split.pieces.val();
         }
 
         // Set-up: one product a step, its operands registered the step
@@ -357,7 +271,7 @@ impl Logic for IfmFetch {
                 }
             }
             1 => {
-                self.multiply_a.d.next = bit_cast::<16, 17>(self.x0.val());
+                self.multiply_a.d.next = self.job.val().x0;
                 self.multiply_b.d.next = self.x_step.val();
             }
             2 => {

@@ -128,6 +128,7 @@ mod core;
 mod decode;
 mod front_end;
 mod ifm_fetch;
+mod ifm_pieces;
 mod job_streams;
 mod lookahead;
 mod operand_reader;
@@ -145,6 +146,7 @@ pub use block_fetch::BlockFetch;
 pub use decode::OperationDecoder;
 pub use front_end::FrontEnd;
 pub use ifm_fetch::{IfmBuffers, IfmFetch};
+pub use ifm_pieces::{IfmPieces, JobPieces};
 pub use job_streams::JobStreams;
 pub use lookahead::Lookahead;
 pub use operand_reader::{

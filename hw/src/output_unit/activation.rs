@@ -42,28 +42,13 @@
 //! table and one LUT read port; more lanes a cycle would need that many
 //! copies of each.
 
+use super::lane_result::{LaneRead, LaneResult};
 use super::lut_ram::LutRam;
 use super::sigmoid_table::SigmoidTable;
 use super::{BeatControl, LANES};
 use crate::shram::{LutWrite, LINE_BYTES};
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
-
-/// A lane between its table or LUT read and its result.
-#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
-pub struct LaneRead {
-    pub lane: Bits<3>,
-    pub last: Bit,
-    pub negative: Bit,
-    pub fraction: Bits<9>,
-    /// tanh/sigmoid: the table's value interpolated at the fraction.
-    pub interpolated: Bits<26>,
-    /// The LUT's word and byte at the entry, and the 16-bit LUT's slope
-    /// times the fraction.
-    pub word: Bits<32>,
-    pub slope_product: Bits<32>,
-    pub entry_byte: Bits<8>,
-}
 
 #[derive(LogicBlock)]
 pub struct Activation {
@@ -81,6 +66,7 @@ pub struct Activation {
     pub next_ready: Signal<In, Bit>,
     pub lut_write: Signal<In, LutWrite>,
     sigmoid_rom: SigmoidTable,
+    lane_result: LaneResult,
     luts: Vec<LutRam>,
     /// 2^34: flips the sign of a 35-bit value, for signed comparisons.
     sign_35: Constant<Bits<35>>,
@@ -141,12 +127,6 @@ pub struct Activation {
     // Collect: the lane's result.
     held: Signal<Local, BeatControl>,
     lane_read: Signal<Local, LaneRead>,
-    /// The LUT's word and byte, copied out of `lane_read`: yosys cannot
-    /// select bits of a struct field's part-select.
-    lut_word: Signal<Local, Bits<32>>,
-    lut_byte: Signal<Local, Bits<8>>,
-    magnitude_out: Signal<Local, Bits<26>>,
-    rounded: Signal<Local, Bits<26>>,
     slope_product: Signal<Local, Bits<32>>,
     result: Signal<Local, Bits<34>>,
 }
@@ -171,6 +151,7 @@ impl Activation {
             next_ready: Default::default(),
             lut_write: Default::default(),
             sigmoid_rom: Default::default(),
+            lane_result: Default::default(),
             luts: (0..cores).map(|_| LutRam::default()).collect(),
             sign_35: Constant::new((1u64 << 34).into()),
             ones_34: Constant::new(((1u64 << 34) - 1).into()),
@@ -213,14 +194,10 @@ impl Activation {
             reading: Default::default(),
             held: Default::default(),
             lane_read: Default::default(),
-            lut_word: Default::default(),
-            lut_byte: Default::default(),
             line: Default::default(),
             word: Default::default(),
             entry_byte: Default::default(),
             interpolated: Default::default(),
-            magnitude_out: Default::default(),
-            rounded: Default::default(),
             slope_product: Default::default(),
             result: Default::default(),
         }
@@ -473,67 +450,12 @@ impl Logic for Activation {
             self.read_control.d.next = self.pending_control.q.val();
         }
 
-        // ---- Collect: the read lane's result ----
+        // ---- Collect: the read lane's result (`LaneResult`) ----
         self.held.next = self.read_control.q.val();
         self.lane_read.next = self.read.q.val();
-        self.lut_word.next = self.lane_read.val().word;
-        self.lut_byte.next = self.lane_read.val().entry_byte;
-        // Rounded to nearest (`round_table`): tanh(-x) = -tanh(x) exactly,
-        // sigmoid(-x) = 1 - sigmoid(x) with ties down.
-        self.magnitude_out.next = self.lane_read.val().interpolated;
-        if self.held.val().sigmoid & self.lane_read.val().negative {
-            self.magnitude_out.next = bits::<26>(0x200_0000) - self.lane_read.val().interpolated;
-        }
-        if self.held.val().sigmoid {
-            if self.held.val().wide {
-                self.rounded.next = (self.magnitude_out.val() + 0x200) >> 10;
-            } else {
-                self.rounded.next = (self.magnitude_out.val() + 0x1_0000) >> 17;
-            }
-            if self.lane_read.val().negative {
-                if self.held.val().wide {
-                    self.rounded.next = (self.magnitude_out.val() + 0x1ff) >> 10;
-                } else {
-                    self.rounded.next = (self.magnitude_out.val() + 0xffff) >> 17;
-                }
-            }
-        } else if self.held.val().wide {
-            self.rounded.next = (self.magnitude_out.val() + 0x80) >> 8;
-        } else {
-            self.rounded.next = (self.magnitude_out.val() + 0x8000) >> 16;
-        }
-        self.result.next = bit_cast::<34, 26>(self.rounded.val());
-        if self.held.val().tanh & self.lane_read.val().negative {
-            self.result.next = !bit_cast::<34, 26>(self.rounded.val()) + 1;
-        }
-        if self.held.val().lookup {
-            if self.held.val().wide {
-                // base + ((slope * fraction + 64) >> 7), arithmetic.
-                self.slope_product.next = self.lane_read.val().slope_product + 64;
-                self.result.next = bit_cast::<34, 25>(self.slope_product.val().get_bits::<25>(7));
-                if self.slope_product.val().get_bit(31) {
-                    self.result.next = self.result.val() | 0x3_fe00_0000_u64;
-                }
-                if self.lut_word.val().get_bit(15) {
-                    self.result.next = self.result.val()
-                        + (bit_cast::<34, 16>(self.lut_word.val().get_bits::<16>(0))
-                            | 0x3_ffff_0000_u64);
-                } else {
-                    self.result.next = self.result.val()
-                        + bit_cast::<34, 16>(self.lut_word.val().get_bits::<16>(0));
-                }
-            } else if self.held.val().lut_words {
-                self.result.next = bit_cast::<34, 32>(self.lut_word.val());
-                if self.lut_word.val().get_bit(31) {
-                    self.result.next = self.result.val() | 0x3_0000_0000_u64;
-                }
-            } else {
-                self.result.next = bit_cast::<34, 8>(self.lut_byte.val());
-                if self.held.val().index_signed & self.lut_byte.val().get_bit(7) {
-                    self.result.next = self.result.val() | 0x3_ffff_ff00_u64;
-                }
-            }
-        }
+        self.lane_result.read.next = self.lane_read.val();
+        self.lane_result.control.next = self.held.val();
+        self.result.next = self.lane_result.result.val();
 
         // ---- The stage's register ----
         if self.pass.val() {

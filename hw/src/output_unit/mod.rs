@@ -10,13 +10,13 @@
 //! 2. times the scale and shifted right with the rounding of
 //!    OFM_PRECISION.round_mode (`npu_model::fixed::scale`), with the lane's
 //!    scale record or, with OFM_PRECISION.scale_mode global, NPU_SET_OFM_SCALE
-//!    and no bias ([`scale`]);
+//!    and no bias (`scale`);
 //! 3. the activation function of NPU_SET_ACTIVATION (TRM 3.3.7.3): none,
 //!    tanh or sigmoid from the hardwired table, or a LUT from the last 2 KB
-//!    of the beat's core's shared buffer ([`activation`]);
+//!    of the beat's core's shared buffer ([`Activation`]);
 //! 4. plus the OFM zero point, clipped to the clip range of
 //!    NPU_SET_ACTIVATION, bounded by ACTIVATION_MIN/MAX and saturated to the
-//!    OFM type (int8, uint8, int16, uint16, int32) ([`finish`]; after a LUT
+//!    OFM type (int8, uint8, int16, uint16, int32) (`finish`; after a LUT
 //!    only the saturation).
 //!
 //! An elementwise operation (NPU_OP_ELEMENTWISE, `OutputSettings::elementwise`)
@@ -73,6 +73,7 @@ mod activation;
 mod divide;
 mod elementwise;
 mod finish;
+mod lane_result;
 mod lut_ram;
 mod ofm_writer;
 mod scale;

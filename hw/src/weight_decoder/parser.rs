@@ -33,6 +33,16 @@
 //! A fault found here travels down the pipeline as a record of its own, so
 //! faults reach `error_code` in stream order whichever stage finds them.
 //!
+//! # Why `update` is one function
+//!
+//! It is one state machine (`Phase`: header, palette, padding, chunks) whose
+//! every register moves on the same decision: what the window holds and
+//! which of header, palette, padding or one or two chunks is taken this
+//! cycle. The parts that are not that decision are blocks already (the
+//! chunk heads, the ones count, the window); split further, each part would
+//! need the whole decision as inputs and the loop above would cross module
+//! ports, which the synthesis keeps as boundaries.
+//!
 //! # Palettes
 //!
 //! Palettes live in two banks: a slice with `newpal` loads the bank its

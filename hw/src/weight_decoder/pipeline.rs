@@ -17,6 +17,15 @@
 //! (the parser's, a quotient over 31, an index or value out of range, a zero
 //! run too long) stops every later push, and is held in `error_code` until
 //! the next stream starts.
+//!
+//! # Why `update` is one function
+//!
+//! The chunk decoder is one state machine of four stage-full bits: a record
+//! moves when the stage after it is free or moving, so every stage's move
+//! depends on all the stages after it, and the faults must be put in stream
+//! order across all four. What each stage computes is a block already
+//! ([`ChunkQuotients`], [`RunLengths`], [`ChunkValues`]); what stays here is
+//! the registers, the moves and the fault order.
 
 use super::parser::{ChunkRecord, CHUNK_BITS};
 use super::quotients::ChunkQuotients;
