@@ -1,6 +1,6 @@
 # Ethos-U65-class NPU in rust-hdl: generate, lint, synthesise, test.
 #   make          generate the Verilog, lint it, run the demo jobs and network on the RTL
-#   make synth    yosys synthesis of both configurations (12 minutes on 2 cores)
+#   make synth    yosys synthesis of both configurations (8 minutes on 2 cores)
 #   make timing   logic depth per module against a 32x32 multiply (7 minutes)
 #   make test     run the whole test suite (RTL through Verilator, golden model)
 # Targets install Verilator and yosys from Debian when they are missing.
@@ -41,16 +41,13 @@ lint: deps
 		echo "lint: $$m clean (waivers with reasons in scripts/lint.vlt)"; \
 	done
 
-# The configurations side by side (yosys runs on one core), each one's
-# report printed when both are done; fails if either fails.
+# Both configurations, each module synthesised once (the configurations share
+# most of theirs) in yosys runs spread over the cores (scripts/synth.py).
 synth: deps
-	@mkdir -p build/synth
-	@pids=""; for m in $(CONFIGS); do scripts/synth.sh $$m > build/synth/$$m.log 2>&1 & pids="$$pids $$!"; done; \
-	failed=0; for p in $$pids; do wait $$p || failed=1; done; \
-	for m in $(CONFIGS); do cat build/synth/$$m.log; done; exit $$failed
+	@python3 scripts/synth.py $(CONFIGS)
 
 synth-blocks: deps
-	@for m in $(BLOCKS); do scripts/synth.sh $$m || exit 1; done
+	@python3 scripts/synth.py $(BLOCKS)
 
 # The longest register-to-register path of every block and top-level module
 # beside a 32x32 multiply's (scripts/timing.sh); fails above 1.5x it.
@@ -79,7 +76,7 @@ bench: deps
 	$(CARGO) bench -p npu-tb --bench conv
 	$(CARGO) bench -p npu-tb --bench elementwise
 	$(CARGO) bench -p npu-tb --bench output_unit
-	@# yosys cells and flops per block, from the last `make synth` (12 minutes;
+	@# yosys cells and flops per block, from the last `make synth` (8 minutes;
 	@# run it first for figures of the current Verilog).
 	@for m in $(CONFIGS); do \
 		stat=build/synth/$$m/stat.json; \

@@ -1,4 +1,4 @@
-# Sourced by synth.sh and timing.sh: `macro_patterns FILE` prints the yosys
+# Sourced by timing.sh (and read by synth.py): `macro_patterns FILE` prints the yosys
 # name patterns of FILE's memory models, which are SRAM macros in a real
 # flow: the shared-buffer banks, the MAC unit's accumulator buffer, the DMA's
 # read buffers (`BufferRam`), the read channels' lanes of bursts in flight
