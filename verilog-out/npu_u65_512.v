@@ -11719,13 +11719,6 @@ module npu_u65_512_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
     wire  out_full$q;
     reg  [11:0] taken_low$bits;
     wire  [3:0] taken_low$count;
-    reg  [298:0] push_items$push_a;
-    reg  [298:0] push_items$push_b;
-    reg  [39:0] push_items$tail;
-    wire  [639:0] push_items$items;
-    wire  [2559:0] push_items$item_ends;
-    wire  [39:0] push_items$start_a;
-    wire  [39:0] push_items$start_b;
     
     // Local signals
     reg  [6:0] paired;
@@ -11752,12 +11745,33 @@ module npu_u65_512_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
     reg  [8:0] lane;
     reg  [287:0] old_lanes;
     reg  [143:0] value_planes;
+    reg  [107:0] push_a_weights;
+    reg  [107:0] push_b_weights;
+    reg  [131:0] push_a_offsets;
+    reg  [131:0] push_b_offsets;
     reg  [287:0] lanes;
     reg  [39:0] removed_end;
+    reg  [639:0] items_a;
+    reg  [639:0] items_b;
+    reg  [2559:0] item_ends_a;
+    reg  [2559:0] item_ends_b;
+    reg  [39:0] start_a;
+    reg  [39:0] start_b;
     reg  [6:0] w_after_a;
     reg  [6:0] z_after_a;
+    reg  [9:0] value_flag;
     reg  [8:0] weight;
+    reg  [9:0] item;
+    reg  [10:0] offset;
+    reg  [39:0] item_end;
+    reg  [3:0] n_a;
+    reg  [639:0] items_ab_1;
+    reg  [639:0] items_ab_2;
+    reg  [639:0] items_ab_3;
     reg  [639:0] items_ab;
+    reg  [2559:0] item_ends_ab_1;
+    reg  [2559:0] item_ends_ab_2;
+    reg  [2559:0] item_ends_ab_3;
     reg  [2559:0] item_ends_ab;
     reg  [639:0] values_1;
     reg  [639:0] values_2;
@@ -11849,15 +11863,6 @@ module npu_u65_512_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
     npu_u65_512_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones taken_low(
         .bits(taken_low$bits),
         .count(taken_low$count)
-    );
-    npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$push_items push_items(
-        .push_a(push_items$push_a),
-        .push_b(push_items$push_b),
-        .tail(push_items$tail),
-        .items(push_items$items),
-        .item_ends(push_items$item_ends),
-        .start_a(push_items$start_a),
-        .start_b(push_items$start_b)
     );
     
     // Update code
@@ -14660,214 +14665,6 @@ module npu_u65_512_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
         if (taken != 32'h0) begin
             head_start$d = removed_end;
         end
-        push_items$push_a = push_a;
-        push_items$push_b = push_b;
-        push_items$tail = tail$q;
-        items_ab = push_items$items;
-        item_ends_ab = push_items$item_ends;
-        w_after_a = w_count$q + ((push_a[(64'h1)+:(4)]) & 7'h7f);
-        z_after_a = z_count$q + ((push_a[(64'h72)+:(4)]) & 7'h7f);
-        values_in = values$q | (items_ab << ((((w_count$q) & 10'h3ff) << 32'h3) + (((w_count$q) & 10'h3ff) << 32'h1)));
-        ends_in = ends$q | (item_ends_ab << ((((z_count$q) & 12'hfff) << 32'h5) + (((z_count$q) & 12'hfff) << 32'h3)));
-        values_1 = values_in;
-        ends_1 = ends_in;
-        if (taken[32'h0]) begin
-            values_1 = values_in >> 32'ha;
-            ends_1 = ends_in >> 32'h28;
-        end
-        values_2 = values_1;
-        ends_2 = ends_1;
-        if (taken[32'h1]) begin
-            values_2 = values_1 >> 32'h14;
-            ends_2 = ends_1 >> 32'h50;
-        end
-        values_3 = values_2;
-        ends_3 = ends_2;
-        if (taken[32'h2]) begin
-            values_3 = values_2 >> 32'h28;
-            ends_3 = ends_2 >> 32'ha0;
-        end
-        values_4 = values_3;
-        ends_4 = ends_3;
-        if (taken[32'h3]) begin
-            values_4 = values_3 >> 32'h50;
-            ends_4 = ends_3 >> 32'h140;
-        end
-        values_out = values_4;
-        ends_out = ends_4;
-        if (taken[32'h4]) begin
-            values_out = values_4 >> 32'ha0;
-            ends_out = ends_4 >> 32'h280;
-        end
-        values$d = values_out;
-        ends$d = ends_out;
-        w_count$d = (w_after_a + ((push_b[(64'h1)+:(4)]) & 7'h7f)) - ((taken) & 7'h7f);
-        z_count$d = (z_after_a + ((push_b[(64'h72)+:(4)]) & 7'h7f)) - ((taken) & 7'h7f);
-        if (push_b[(64'h72)+:(4)] != 32'h0) begin
-            tail$d = push_items$start_b + ((push_b[(64'h11c)+:(11)]) & 40'hffffffffff);
-        end
-        else if (push_a[(64'h72)+:(4)] != 32'h0) begin
-            tail$d = push_items$start_a + ((push_a[(64'h11c)+:(11)]) & 40'hffffffffff);
-        end
-        drop_unpaired = finished & (paired == 32'h0);
-        if (drop_unpaired) begin
-            values$d = 32'h0;
-            ends$d = 32'h0;
-            w_count$d = 32'h0;
-            z_count$d = 32'h0;
-            head_start$d = tail$q;
-            if (fill$q == 32'h0) begin
-                base$d = tail$q;
-            end
-        end
-        group$d = ((lanes) & 144'hffffffffffffffffffffffffffffffffffff);
-        fill$d = ((pos) & 5'h1f);
-        if (out_full$q & out_ready) begin
-            out_full$d = 1'b0;
-        end
-        if (out_free) begin
-            if (pos >= 32'h10) begin
-                out_group$d = ((lanes) & 144'hffffffffffffffffffffffffffffffffffff);
-                out_n$d = 32'h10;
-                out_full$d = 1'b1;
-                group$d = ((lanes >> 32'h90) & 144'hffffffffffffffffffffffffffffffffffff);
-                fill$d = ((pos - 32'h10) & 5'h1f);
-                base$d = base$q + 32'h10;
-            end
-            else if (drop_unpaired & (pos != 32'h0)) begin
-                out_group$d = ((lanes) & 144'hffffffffffffffffffffffffffffffffffff);
-                out_n$d = ((pos) & 5'h1f);
-                out_full$d = 1'b1;
-                group$d = 32'h0;
-                fill$d = 32'h0;
-                base$d = tail$q;
-            end
-        end
-        empty = (w_count$q == 32'h0) & (z_count$q == 32'h0) & (fill$q == 32'h0) & ~out_full$q;
-        out_weights = out_group$q;
-        out_count = out_n$q;
-        out_valid = out_full$q;
-    end
-    
-endmodule // npu_u65_512_core$datapath$cores$0$weight_decoder$pairs
-
-
-
-
-module npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$ends(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [2559:0] d;
-    output reg  [2559:0] q;
-    
-    // Constant declarations
-    localparam  init = 2560'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$ends
-
-
-module npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$fill(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [4:0] d;
-    output reg  [4:0] q;
-    
-    // Constant declarations
-    localparam  init = 5'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$fill
-
-
-module npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$group(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [143:0] d;
-    output reg  [143:0] q;
-    
-    // Constant declarations
-    localparam  init = 144'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$group
-
-
-
-
-
-
-
-
-
-
-module npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$push_items(push_a,push_b,tail,items,item_ends,start_a,start_b);
-    
-    // Module arguments
-    input wire  [298:0] push_a;
-    input wire  [298:0] push_b;
-    input wire  [39:0] tail;
-    output reg  [639:0] items;
-    output reg  [2559:0] item_ends;
-    output reg  [39:0] start_a;
-    output reg  [39:0] start_b;
-    
-    // Enums
-    localparam ErrorCode$None = 0;
-    localparam ErrorCode$NotWordAligned = 1;
-    localparam ErrorCode$UnexpectedEnd = 2;
-    localparam ErrorCode$BadZdiv = 3;
-    localparam ErrorCode$BadWdiv = 4;
-    localparam ErrorCode$BadByteAlign = 5;
-    localparam ErrorCode$FirstSliceWithoutPalette = 6;
-    localparam ErrorCode$ModeChangeWithoutNewpal = 7;
-    localparam ErrorCode$QuotientOverLimit = 8;
-    localparam ErrorCode$IndexOutOfRange = 9;
-    localparam ErrorCode$ValueOutOfRange = 10;
-    localparam ErrorCode$ZeroRunTooLong = 11;
-    
-    // Local signals
-    reg  [107:0] push_a_weights;
-    reg  [107:0] push_b_weights;
-    reg  [131:0] push_a_offsets;
-    reg  [131:0] push_b_offsets;
-    reg  [639:0] items_a;
-    reg  [639:0] items_b;
-    reg  [2559:0] item_ends_a;
-    reg  [2559:0] item_ends_b;
-    reg  [9:0] value_flag;
-    reg  [8:0] weight;
-    reg  [9:0] item;
-    reg  [10:0] offset;
-    reg  [39:0] item_end;
-    reg  [3:0] n_a;
-    reg  [639:0] items_ab_1;
-    reg  [639:0] items_ab_2;
-    reg  [639:0] items_ab_3;
-    reg  [2559:0] item_ends_ab_1;
-    reg  [2559:0] item_ends_ab_2;
-    reg  [2559:0] item_ends_ab_3;
-    
-    // Update code
-    always @(*) begin
         push_a_weights = push_a[(64'h6)+:(108)];
         push_b_weights = push_b[(64'h6)+:(108)];
         push_a_offsets = push_a[(64'h98)+:(132)];
@@ -14876,8 +14673,8 @@ module npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$push_items(push_a,
         if (push_a[(64'h5)+:(1)]) begin
             value_flag = 32'h200;
         end
-        start_a = tail + ((push_a[(64'h76)+:(34)]) & 40'hffffffffff);
-        start_b = tail + ((push_b[(64'h76)+:(34)]) & 40'hffffffffff);
+        start_a = tail$q + ((push_a[(64'h76)+:(34)]) & 40'hffffffffff);
+        start_b = tail$q + ((push_b[(64'h76)+:(34)]) & 40'hffffffffff);
         items_a = 32'h0;
         items_b = 32'h0;
         item_ends_a = 32'h0;
@@ -15122,6 +14919,8 @@ module npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$push_items(push_a,
         if (11 < push_b[(64'h72)+:(4)]) begin
             item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h28));
         end
+        w_after_a = w_count$q + ((push_a[(64'h1)+:(4)]) & 7'h7f);
+        z_after_a = z_count$q + ((push_a[(64'h72)+:(4)]) & 7'h7f);
         n_a = push_a[(64'h1)+:(4)];
         items_ab_1 = items_b;
         if (n_a[32'h0]) begin
@@ -15135,11 +14934,11 @@ module npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$push_items(push_a,
         if (n_a[32'h2]) begin
             items_ab_3 = items_ab_2 << 32'h28;
         end
-        items = items_ab_3;
+        items_ab = items_ab_3;
         if (n_a[32'h3]) begin
-            items = items_ab_3 << 32'h50;
+            items_ab = items_ab_3 << 32'h50;
         end
-        items = items | items_a;
+        items_ab = items_ab | items_a;
         n_a = push_a[(64'h72)+:(4)];
         item_ends_ab_1 = item_ends_b;
         if (n_a[32'h0]) begin
@@ -15153,14 +14952,161 @@ module npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$push_items(push_a,
         if (n_a[32'h2]) begin
             item_ends_ab_3 = item_ends_ab_2 << 32'ha0;
         end
-        item_ends = item_ends_ab_3;
+        item_ends_ab = item_ends_ab_3;
         if (n_a[32'h3]) begin
-            item_ends = item_ends_ab_3 << 32'h140;
+            item_ends_ab = item_ends_ab_3 << 32'h140;
         end
-        item_ends = item_ends | item_ends_a;
+        item_ends_ab = item_ends_ab | item_ends_a;
+        values_in = values$q | (items_ab << ((((w_count$q) & 10'h3ff) << 32'h3) + (((w_count$q) & 10'h3ff) << 32'h1)));
+        ends_in = ends$q | (item_ends_ab << ((((z_count$q) & 12'hfff) << 32'h5) + (((z_count$q) & 12'hfff) << 32'h3)));
+        values_1 = values_in;
+        ends_1 = ends_in;
+        if (taken[32'h0]) begin
+            values_1 = values_in >> 32'ha;
+            ends_1 = ends_in >> 32'h28;
+        end
+        values_2 = values_1;
+        ends_2 = ends_1;
+        if (taken[32'h1]) begin
+            values_2 = values_1 >> 32'h14;
+            ends_2 = ends_1 >> 32'h50;
+        end
+        values_3 = values_2;
+        ends_3 = ends_2;
+        if (taken[32'h2]) begin
+            values_3 = values_2 >> 32'h28;
+            ends_3 = ends_2 >> 32'ha0;
+        end
+        values_4 = values_3;
+        ends_4 = ends_3;
+        if (taken[32'h3]) begin
+            values_4 = values_3 >> 32'h50;
+            ends_4 = ends_3 >> 32'h140;
+        end
+        values_out = values_4;
+        ends_out = ends_4;
+        if (taken[32'h4]) begin
+            values_out = values_4 >> 32'ha0;
+            ends_out = ends_4 >> 32'h280;
+        end
+        values$d = values_out;
+        ends$d = ends_out;
+        w_count$d = (w_after_a + ((push_b[(64'h1)+:(4)]) & 7'h7f)) - ((taken) & 7'h7f);
+        z_count$d = (z_after_a + ((push_b[(64'h72)+:(4)]) & 7'h7f)) - ((taken) & 7'h7f);
+        if (push_b[(64'h72)+:(4)] != 32'h0) begin
+            tail$d = start_b + ((push_b[(64'h11c)+:(11)]) & 40'hffffffffff);
+        end
+        else if (push_a[(64'h72)+:(4)] != 32'h0) begin
+            tail$d = start_a + ((push_a[(64'h11c)+:(11)]) & 40'hffffffffff);
+        end
+        drop_unpaired = finished & (paired == 32'h0);
+        if (drop_unpaired) begin
+            values$d = 32'h0;
+            ends$d = 32'h0;
+            w_count$d = 32'h0;
+            z_count$d = 32'h0;
+            head_start$d = tail$q;
+            if (fill$q == 32'h0) begin
+                base$d = tail$q;
+            end
+        end
+        group$d = ((lanes) & 144'hffffffffffffffffffffffffffffffffffff);
+        fill$d = ((pos) & 5'h1f);
+        if (out_full$q & out_ready) begin
+            out_full$d = 1'b0;
+        end
+        if (out_free) begin
+            if (pos >= 32'h10) begin
+                out_group$d = ((lanes) & 144'hffffffffffffffffffffffffffffffffffff);
+                out_n$d = 32'h10;
+                out_full$d = 1'b1;
+                group$d = ((lanes >> 32'h90) & 144'hffffffffffffffffffffffffffffffffffff);
+                fill$d = ((pos - 32'h10) & 5'h1f);
+                base$d = base$q + 32'h10;
+            end
+            else if (drop_unpaired & (pos != 32'h0)) begin
+                out_group$d = ((lanes) & 144'hffffffffffffffffffffffffffffffffffff);
+                out_n$d = ((pos) & 5'h1f);
+                out_full$d = 1'b1;
+                group$d = 32'h0;
+                fill$d = 32'h0;
+                base$d = tail$q;
+            end
+        end
+        empty = (w_count$q == 32'h0) & (z_count$q == 32'h0) & (fill$q == 32'h0) & ~out_full$q;
+        out_weights = out_group$q;
+        out_count = out_n$q;
+        out_valid = out_full$q;
     end
     
-endmodule // npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$push_items
+endmodule // npu_u65_512_core$datapath$cores$0$weight_decoder$pairs
+
+
+
+
+module npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$ends(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [2559:0] d;
+    output reg  [2559:0] q;
+    
+    // Constant declarations
+    localparam  init = 2560'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$ends
+
+
+module npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$fill(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    
+    // Constant declarations
+    localparam  init = 5'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$fill
+
+
+module npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$group(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [143:0] d;
+    output reg  [143:0] q;
+    
+    // Constant declarations
+    localparam  init = 144'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$group
+
+
+
+
+
+
+
+
 
 
 
@@ -22881,8 +22827,6 @@ module npu_u65_512_core$datapath$cores$1(clock,rst_n,view,depthwise,halt,weight_
     always @(*) scale_sets$depths$data = scale_depths$head$data;
     always @(*) scale_depths$head$ready = scale_sets$depths$ready;
 endmodule // npu_u65_512_core$datapath$cores$1
-
-
 
 
 

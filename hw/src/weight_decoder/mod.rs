@@ -75,7 +75,6 @@ mod ones;
 mod output;
 mod parser;
 mod pipeline;
-mod push_items;
 mod quotients;
 mod values;
 mod window;
@@ -91,11 +90,6 @@ use window::BitWindow;
 
 /// Weights per output group.
 pub const LANES: usize = 16;
-/// The pair buffer's entries ([`output`]): one side may run 20 ahead, a
-/// cycle pushes up to 25 and the expander looks at 16.
-pub const SLOTS: usize = 64;
-/// Bits of a lane position in the pair buffer (modulo 2^40).
-pub const POSITION: usize = 40;
 /// Palette entries (TRM 4.7.2: `palsize` is 5 bits, sizes up to 32).
 pub const PALETTE_ENTRIES: usize = 32;
 /// Stream bits the parser sees at once: two chunks.

@@ -18,14 +18,18 @@
 //! The queues are compacting: the head is always entry 0.
 
 use super::pipeline::Pushes;
-use super::push_items::PushItems;
 use super::values::ITEMS;
-use super::{LANES, POSITION, SLOTS};
+use super::LANES;
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
 
+/// Entries buffered: one side may run 20 ahead, a cycle pushes up to 25
+/// and the expander looks at 16.
+pub const SLOTS: usize = 64;
 /// Entries the expander considers a cycle.
 const WINDOW: usize = 16;
+/// Bits of a lane position.
+const POSITION: usize = 40;
 
 // `update` writes LANES (16), two groups (32), SLOTS (64) and the field
 // widths as literals: yosys does not flatten the hierarchy, so a constant
@@ -96,15 +100,35 @@ pub struct PairBuffer {
     lane: Signal<Local, Bits<9>>,
     old_lanes: Signal<Local, Bits<{ 2 * LANES * 9 }>>,
     value_planes: Signal<Local, Bits<{ 9 * WINDOW }>>,
+    push_a_weights: Signal<Local, Bits<{ ITEMS * 9 }>>,
+    push_b_weights: Signal<Local, Bits<{ ITEMS * 9 }>>,
+    push_a_offsets: Signal<Local, Bits<{ ITEMS * 11 }>>,
+    push_b_offsets: Signal<Local, Bits<{ ITEMS * 11 }>>,
     lanes: Signal<Local, Bits<{ 2 * LANES * 9 }>>,
     removed_end: Signal<Local, Bits<POSITION>>,
     // Pushes placed after the entries held, then the queue shifted by the
     // entries taken (constant shifts selected bit by bit of the count).
-    push_items: PushItems,
+    items_a: Signal<Local, Bits<{ SLOTS * 10 }>>,
+    items_b: Signal<Local, Bits<{ SLOTS * 10 }>>,
+    item_ends_a: Signal<Local, Bits<{ SLOTS * POSITION }>>,
+    item_ends_b: Signal<Local, Bits<{ SLOTS * POSITION }>>,
+    start_a: Signal<Local, Bits<POSITION>>,
+    start_b: Signal<Local, Bits<POSITION>>,
     w_after_a: Signal<Local, Bits<7>>,
     z_after_a: Signal<Local, Bits<7>>,
+    value_flag: Signal<Local, Bits<10>>,
     weight: Signal<Local, Bits<9>>,
+    item: Signal<Local, Bits<10>>,
+    offset: Signal<Local, Bits<11>>,
+    item_end: Signal<Local, Bits<POSITION>>,
+    n_a: Signal<Local, Bits<4>>,
+    items_ab_1: Signal<Local, Bits<{ SLOTS * 10 }>>,
+    items_ab_2: Signal<Local, Bits<{ SLOTS * 10 }>>,
+    items_ab_3: Signal<Local, Bits<{ SLOTS * 10 }>>,
     items_ab: Signal<Local, Bits<{ SLOTS * 10 }>>,
+    item_ends_ab_1: Signal<Local, Bits<{ SLOTS * POSITION }>>,
+    item_ends_ab_2: Signal<Local, Bits<{ SLOTS * POSITION }>>,
+    item_ends_ab_3: Signal<Local, Bits<{ SLOTS * POSITION }>>,
     item_ends_ab: Signal<Local, Bits<{ SLOTS * POSITION }>>,
     values_1: Signal<Local, Bits<{ SLOTS * 10 }>>,
     values_2: Signal<Local, Bits<{ SLOTS * 10 }>>,
@@ -296,14 +320,87 @@ impl Logic for PairBuffer {
             self.head_start.d.next = self.removed_end.val();
         }
 
-        // This cycle's items, b's after a's (`PushItems`).
-        self.push_items.push_a.next = self.push_a.val();
-        self.push_items.push_b.next = self.push_b.val();
-        self.push_items.tail.next = self.tail.q.val();
-        self.items_ab.next = self.push_items.items.val();
-        self.item_ends_ab.next = self.push_items.item_ends.val();
+        // This cycle's items after the entries held.
+        self.push_a_weights.next = self.push_a.val().weights;
+        self.push_b_weights.next = self.push_b.val().weights;
+        self.push_a_offsets.next = self.push_a.val().offsets;
+        self.push_b_offsets.next = self.push_b.val().offsets;
+        self.value_flag.next = 0.into();
+        if self.push_a.val().value {
+            self.value_flag.next = 512.into();
+        }
+        self.start_a.next = self.tail.q.val() + bit_cast::<POSITION, 34>(self.push_a.val().base);
+        self.start_b.next = self.tail.q.val() + bit_cast::<POSITION, 34>(self.push_b.val().base);
+        self.items_a.next = 0.into();
+        self.items_b.next = 0.into();
+        self.item_ends_a.next = 0.into();
+        self.item_ends_b.next = 0.into();
+        for j in 0..ITEMS {
+            self.weight.next = self.push_a_weights.val().get_bits::<9>(j * 9);
+            self.item.next = bit_cast::<10, 9>(self.weight.val()) | self.value_flag.val();
+            if j.to_bits::<4>() < self.push_a.val().n_w {
+                self.items_a.next = self.items_a.val()
+                    | (bit_cast::<640, 10>(self.item.val()) << (j * 10).to_bits::<10>());
+            }
+            self.weight.next = self.push_b_weights.val().get_bits::<9>(j * 9);
+            self.item.next = bit_cast::<10, 9>(self.weight.val()) | 512;
+            if j.to_bits::<4>() < self.push_b.val().n_w {
+                self.items_b.next = self.items_b.val()
+                    | (bit_cast::<640, 10>(self.item.val()) << (j * 10).to_bits::<10>());
+            }
+            self.offset.next = self.push_a_offsets.val().get_bits::<11>(j * 11);
+            self.item_end.next = self.start_a.val() + bit_cast::<POSITION, 11>(self.offset.val());
+            if j.to_bits::<4>() < self.push_a.val().n_z {
+                self.item_ends_a.next = self.item_ends_a.val()
+                    | (bit_cast::<2560, POSITION>(self.item_end.val()) << (j * 40).to_bits::<12>());
+            }
+            self.offset.next = self.push_b_offsets.val().get_bits::<11>(j * 11);
+            self.item_end.next = self.start_b.val() + bit_cast::<POSITION, 11>(self.offset.val());
+            if j.to_bits::<4>() < self.push_b.val().n_z {
+                self.item_ends_b.next = self.item_ends_b.val()
+                    | (bit_cast::<2560, POSITION>(self.item_end.val()) << (j * 40).to_bits::<12>());
+            }
+        }
         self.w_after_a.next = self.w_count.q.val() + bit_cast::<7, 4>(self.push_a.val().n_w);
         self.z_after_a.next = self.z_count.q.val() + bit_cast::<7, 4>(self.push_a.val().n_z);
+        // b's items after a's, then all after the entries held; each shift
+        // is a few constant shifts chosen by the bits of a count.
+        self.n_a.next = self.push_a.val().n_w;
+        self.items_ab_1.next = self.items_b.val();
+        if self.n_a.val().get_bit(0) {
+            self.items_ab_1.next = self.items_b.val() << 10;
+        }
+        self.items_ab_2.next = self.items_ab_1.val();
+        if self.n_a.val().get_bit(1) {
+            self.items_ab_2.next = self.items_ab_1.val() << 20;
+        }
+        self.items_ab_3.next = self.items_ab_2.val();
+        if self.n_a.val().get_bit(2) {
+            self.items_ab_3.next = self.items_ab_2.val() << 40;
+        }
+        self.items_ab.next = self.items_ab_3.val();
+        if self.n_a.val().get_bit(3) {
+            self.items_ab.next = self.items_ab_3.val() << 80;
+        }
+        self.items_ab.next = self.items_ab.val() | self.items_a.val();
+        self.n_a.next = self.push_a.val().n_z;
+        self.item_ends_ab_1.next = self.item_ends_b.val();
+        if self.n_a.val().get_bit(0) {
+            self.item_ends_ab_1.next = self.item_ends_b.val() << 40;
+        }
+        self.item_ends_ab_2.next = self.item_ends_ab_1.val();
+        if self.n_a.val().get_bit(1) {
+            self.item_ends_ab_2.next = self.item_ends_ab_1.val() << 80;
+        }
+        self.item_ends_ab_3.next = self.item_ends_ab_2.val();
+        if self.n_a.val().get_bit(2) {
+            self.item_ends_ab_3.next = self.item_ends_ab_2.val() << 160;
+        }
+        self.item_ends_ab.next = self.item_ends_ab_3.val();
+        if self.n_a.val().get_bit(3) {
+            self.item_ends_ab.next = self.item_ends_ab_3.val() << 320;
+        }
+        self.item_ends_ab.next = self.item_ends_ab.val() | self.item_ends_a.val();
         self.values_in.next = self.values.q.val()
             | (self.items_ab.val()
                 << ((bit_cast::<10, 7>(self.w_count.q.val()) << 3)
@@ -350,11 +447,11 @@ impl Logic for PairBuffer {
         self.z_count.d.next = (self.z_after_a.val() + bit_cast::<7, 4>(self.push_b.val().n_z))
             - bit_cast::<7, 5>(self.taken.val());
         if self.push_b.val().n_z != 0 {
-            self.tail.d.next = self.push_items.start_b.val()
-                + bit_cast::<POSITION, 11>(self.push_b.val().last_offset);
+            self.tail.d.next =
+                self.start_b.val() + bit_cast::<POSITION, 11>(self.push_b.val().last_offset);
         } else if self.push_a.val().n_z != 0 {
-            self.tail.d.next = self.push_items.start_a.val()
-                + bit_cast::<POSITION, 11>(self.push_a.val().last_offset);
+            self.tail.d.next =
+                self.start_a.val() + bit_cast::<POSITION, 11>(self.push_a.val().last_offset);
         }
 
         // After the last push, entries without a partner are dropped and the
