@@ -1,7 +1,7 @@
 # Ethos-U65-class NPU in rust-hdl: generate, lint, synthesise, test.
 #   make          generate the Verilog, lint it, run the demo jobs and network on the RTL
 #   make synth    yosys synthesis of both configurations (8 minutes on 2 cores)
-#   make timing   logic depth per module against a 32x32 multiply (7 minutes)
+#   make timing   logic depth per module against a 32x32 multiply (6 minutes)
 #   make test     run the whole test suite (RTL through Verilator, golden model)
 # Targets install Verilator and yosys from Debian when they are missing.
 

@@ -11,13 +11,13 @@
 //!   taken. The stream is read ahead; the decoder starts it once the
 //!   previous one's last group is used and nothing of it is left, so a
 //!   stream's surplus never reaches the next block's beats.
+//!   `start_scales`: an OFM block reads its channels' 10-byte records,
+//!   gathered per 8-channel slice.
 //! - `beats` ([`CoreBeats`]): its MAC beats, and the weight groups they
 //!   multiply with.
 //! - `fault`: the stream is malformed (the decoder rejects it, it does not
 //!   hold whole MAC groups, or it has fewer or more groups than the beats
 //!   use: the golden model's count check); the datapath stops the operation.
-//! - `streams.start_scales`: an OFM block reads its channels' 10-byte
-//!   records, gathered per 8-channel slice.
 //! - `clear`, `clearing`: the MAC unit's ([`MacUnit`]).
 //! - `words` ([`CoreOutput`]): its accumulator words read out, each
 //!   position's output-unit beat with its slice's scale set.

@@ -146,13 +146,13 @@ pub use block_fetch::BlockFetch;
 pub use decode::OperationDecoder;
 pub use front_end::FrontEnd;
 pub use ifm_fetch::{IfmBuffers, IfmFetch};
-pub use ifm_pieces::{IfmPieces, JobPieces};
+pub use ifm_pieces::IfmPieces;
 pub use job_streams::JobStreams;
 pub use lookahead::Lookahead;
 pub use operand_reader::{
     LineOperands, OperandPair, OperandReader, OperandSettings, UnitOperands, OPERAND_LANES,
 };
-pub use output_stage::{OfmPosition, OutputStage, ReadoutTag};
+pub use output_stage::OutputStage;
 pub use stream_starts::StreamStarts;
 pub use window::{WindowCount, WindowTaps, WordWindows};
 
