@@ -242,6 +242,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  control$kernel_ops$ready;
     reg  [4:0] control$kernels_run;
     reg  control$kernel_busy;
+    reg  control$kernel_draining;
     reg  control$kernel_fault;
     reg  [31:0] control$kernel_fault_offset;
     wire  control$kernels_pending;
@@ -261,6 +262,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  datapath$operations$ready;
     wire  [4:0] datapath$runs;
     wire  datapath$busy;
+    wire  datapath$draining;
     wire  datapath$ifm_fills$valid;
     wire  [219:0] datapath$ifm_fills$data;
     reg  datapath$ifm_fills$ready;
@@ -278,11 +280,11 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [135:0] datapath$scale_beats$0$data;
     wire  datapath$scale_beats$0$ready;
     wire  datapath$ofm_writes$valid;
-    wire  [336:0] datapath$ofm_writes$data;
+    wire  [337:0] datapath$ofm_writes$data;
     reg  datapath$ofm_writes$ready;
     wire  datapath$writes_done;
+    reg  [4:0] datapath$blocks_written;
     reg  datapath$ifm_busy;
-    reg  datapath$ofm_busy;
     reg  datapath$streams_busy;
     wire  [3:0] datapath$shram_reads$0$enable;
     wire  [51:0] datapath$shram_reads$0$address;
@@ -351,11 +353,11 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  [135:0] dma$scale_beats$0$data;
     reg  dma$scale_beats$0$ready;
     reg  dma$ofm_writes$valid;
-    reg  [336:0] dma$ofm_writes$data;
+    reg  [337:0] dma$ofm_writes$data;
     wire  dma$ofm_writes$ready;
     reg  dma$ofm_writes_done;
+    wire  [4:0] dma$ofm_blocks_written;
     wire  dma$ifm_busy;
-    wire  dma$ofm_busy;
     wire  dma$streams_busy;
     reg  dma$quiesce;
     wire  dma$axi_quiet;
@@ -555,6 +557,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .kernel_ops$ready(control$kernel_ops$ready),
         .kernels_run(control$kernels_run),
         .kernel_busy(control$kernel_busy),
+        .kernel_draining(control$kernel_draining),
         .kernel_fault(control$kernel_fault),
         .kernel_fault_offset(control$kernel_fault_offset),
         .kernels_pending(control$kernels_pending)
@@ -578,6 +581,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .operations$ready(datapath$operations$ready),
         .runs(datapath$runs),
         .busy(datapath$busy),
+        .draining(datapath$draining),
         .ifm_fills$valid(datapath$ifm_fills$valid),
         .ifm_fills$data(datapath$ifm_fills$data),
         .ifm_fills$ready(datapath$ifm_fills$ready),
@@ -598,8 +602,8 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .ofm_writes$data(datapath$ofm_writes$data),
         .ofm_writes$ready(datapath$ofm_writes$ready),
         .writes_done(datapath$writes_done),
+        .blocks_written(datapath$blocks_written),
         .ifm_busy(datapath$ifm_busy),
-        .ofm_busy(datapath$ofm_busy),
         .streams_busy(datapath$streams_busy),
         .shram_reads$0$enable(datapath$shram_reads$0$enable),
         .shram_reads$0$address(datapath$shram_reads$0$address),
@@ -673,8 +677,8 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         .ofm_writes$data(dma$ofm_writes$data),
         .ofm_writes$ready(dma$ofm_writes$ready),
         .ofm_writes_done(dma$ofm_writes_done),
+        .ofm_blocks_written(dma$ofm_blocks_written),
         .ifm_busy(dma$ifm_busy),
-        .ofm_busy(dma$ofm_busy),
         .streams_busy(dma$streams_busy),
         .quiesce(dma$quiesce),
         .axi_quiet(dma$axi_quiet),
@@ -869,6 +873,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         control$operation = op_state$operation;
         control$kernels_run = datapath$runs;
         control$kernel_busy = datapath$busy;
+        control$kernel_draining = datapath$draining;
         control$kernel_fault = datapath$fault;
         control$kernel_fault_offset = datapath$fault_offset;
         dma$clock = cpm$core_clock;
@@ -927,7 +932,7 @@ module npu_u65_256_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
         datapath$clear = cpm$shram_clear;
         datapath$ifm_filled = dma$ifm_filled;
         datapath$ifm_busy = dma$ifm_busy;
-        datapath$ofm_busy = dma$ofm_busy;
+        datapath$blocks_written = dma$ofm_blocks_written;
         datapath$streams_busy = dma$streams_busy;
         dma$ofm_writes_done = datapath$writes_done;
         datapath$lut_write = shram$lut_write;
@@ -1108,7 +1113,7 @@ endmodule // npu_u65_256_core$apb$rdata
 
 
 
-module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,status,qread,irq,running_state,pmu_irq,clear_irq,pmu_enable,command_start,command_cancel,command$valid,command$data,command$ready,command_busy,descriptors$valid,descriptors$data,descriptors$ready,descriptors_active,bus_error,faulting_channel,faulting_interface,set_write,set_key,set_value,set_known,set_reserved,dma,operation,kernel_ops$valid,kernel_ops$data,kernel_ops$ready,kernels_run,kernel_busy,kernel_fault,kernel_fault_offset,kernels_pending);
+module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,status,qread,irq,running_state,pmu_irq,clear_irq,pmu_enable,command_start,command_cancel,command$valid,command$data,command$ready,command_busy,descriptors$valid,descriptors$data,descriptors$ready,descriptors_active,bus_error,faulting_channel,faulting_interface,set_write,set_key,set_value,set_known,set_reserved,dma,operation,kernel_ops$valid,kernel_ops$data,kernel_ops$ready,kernels_run,kernel_busy,kernel_draining,kernel_fault,kernel_fault_offset,kernels_pending);
     
     // Module arguments
     input wire  clock;
@@ -1149,6 +1154,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     input wire  kernel_ops$ready;
     input wire  [4:0] kernels_run;
     input wire  kernel_busy;
+    input wire  kernel_draining;
     input wire  kernel_fault;
     input wire  [31:0] kernel_fault_offset;
     output reg  kernels_pending;
@@ -1462,6 +1468,9 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
         run$rst_n = rst_n;
         kernels_outstanding = ((kernel_queue$count) & 3'h7);
         if (kernel_busy) begin
+            kernels_outstanding = kernels_outstanding + 32'h1;
+        end
+        if (kernel_draining) begin
             kernels_outstanding = kernels_outstanding + 32'h1;
         end
         kernels_pending = (kernels_outstanding != 32'h0) & ~run$kernels_stopped;
@@ -3394,7 +3403,7 @@ endmodule // npu_u65_256_core$cpm$reset_sync$stage$0
 
 
 
-module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,operations$ready,runs,busy,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$0$valid,weight_reads$0$data,weight_reads$0$ready,weight_beats$0$valid,weight_beats$0$data,weight_beats$0$ready,scale_reads$0$valid,scale_reads$0$data,scale_reads$0$ready,scale_beats$0$valid,scale_beats$0$data,scale_beats$0$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,writes_done,ifm_busy,ofm_busy,streams_busy,shram_reads$0$enable,shram_reads$0$address,shram_reads$0$data,shram_reads$1$enable,shram_reads$1$address,shram_reads$1$data,lut_write,clear,clearing,fault,fault_offset,events,clock_wanted);
+module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,operations$ready,runs,busy,draining,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$0$valid,weight_reads$0$data,weight_reads$0$ready,weight_beats$0$valid,weight_beats$0$data,weight_beats$0$ready,scale_reads$0$valid,scale_reads$0$data,scale_reads$0$ready,scale_beats$0$valid,scale_beats$0$data,scale_beats$0$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,writes_done,blocks_written,ifm_busy,streams_busy,shram_reads$0$enable,shram_reads$0$address,shram_reads$0$data,shram_reads$1$enable,shram_reads$1$address,shram_reads$1$data,lut_write,clear,clearing,fault,fault_offset,events,clock_wanted);
     
     // Module arguments
     input wire  clock;
@@ -3404,6 +3413,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     output reg  operations$ready;
     output reg  [4:0] runs;
     output reg  busy;
+    output reg  draining;
     output wire  ifm_fills$valid;
     output wire  [219:0] ifm_fills$data;
     input wire  ifm_fills$ready;
@@ -3421,11 +3431,11 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     input wire  [135:0] scale_beats$0$data;
     output wire  scale_beats$0$ready;
     output wire  ofm_writes$valid;
-    output wire  [336:0] ofm_writes$data;
+    output wire  [337:0] ofm_writes$data;
     input wire  ofm_writes$ready;
     output reg  writes_done;
+    input wire  [4:0] blocks_written;
     input wire  ifm_busy;
-    input wire  ofm_busy;
     input wire  streams_busy;
     output reg  [3:0] shram_reads$0$enable;
     output reg  [51:0] shram_reads$0$address;
@@ -3486,12 +3496,14 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  front_end$active;
     reg  front_end$starting;
     reg  front_end$faulted;
+    reg  front_end$ending;
     reg  front_end$next_valid;
     reg  front_end$taken;
     reg  front_end$offering;
     reg  [1:0] front_end$halves_held;
     reg  front_end$next_half;
     reg  [31:0] front_end$current_buffers;
+    reg  [1:0] front_end$current_blockdep;
     reg  front_end$current_reads_ifm2;
     reg  [31:0] front_end$next_buffers;
     reg  front_end$next_reads_ifm2;
@@ -3500,12 +3512,15 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  front_end$job_taken;
     reg  front_end$job_first;
     reg  [1:0] front_end$fetched_count;
+    reg  front_end$job_offered;
+    reg  [4:0] front_end$blocks_written;
     wire  front_end$front_next;
     wire  front_end$early_start;
     wire  front_end$walk_early;
     wire  front_end$jobs_allowed;
     wire  front_end$fetched_ahead;
     wire  [1:0] front_end$fetched_current;
+    wire  front_end$draining;
     reg  stream_starts$clock;
     reg  stream_starts$rst_n;
     reg  [276:0] stream_starts$job;
@@ -3573,7 +3588,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  operand_reader$released;
     wire  operand_reader$busy;
     wire  operand_reader$operands$valid;
-    wire  [1087:0] operand_reader$operands$data;
+    wire  [1088:0] operand_reader$operands$data;
     reg  operand_reader$operands$ready;
     wire  [1:0] operand_reader$shram_read_enable;
     wire  [25:0] operand_reader$shram_read_address;
@@ -3710,7 +3725,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     wire  [6:0] output_stage$cores$0$count;
     reg  [1215:0] output_stage$cores$0$beat;
     reg  output_stage$operands$valid;
-    reg  [1087:0] output_stage$operands$data;
+    reg  [1088:0] output_stage$operands$data;
     wire  output_stage$operands$ready;
     reg  [224:0] output_stage$shape;
     reg  [179:0] output_stage$settings;
@@ -3720,14 +3735,14 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  output_stage$paired_elementwise;
     reg  [152:0] output_stage$lut_write;
     wire  output_stage$results$valid;
-    wire  [576:0] output_stage$results$data;
+    wire  [577:0] output_stage$results$data;
     reg  output_stage$results$ready;
     wire  output_stage$busy;
     wire  output_stage$ao_active;
     reg  ofm_writer$clock;
     reg  ofm_writer$rst_n;
     reg  ofm_writer$results$valid;
-    reg  [576:0] ofm_writer$results$data;
+    reg  [577:0] ofm_writer$results$data;
     wire  ofm_writer$results$ready;
     reg  [476:0] ofm_writer$view;
     wire  ofm_writer$busy;
@@ -3819,12 +3834,14 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .active(front_end$active),
         .starting(front_end$starting),
         .faulted(front_end$faulted),
+        .ending(front_end$ending),
         .next_valid(front_end$next_valid),
         .taken(front_end$taken),
         .offering(front_end$offering),
         .halves_held(front_end$halves_held),
         .next_half(front_end$next_half),
         .current_buffers(front_end$current_buffers),
+        .current_blockdep(front_end$current_blockdep),
         .current_reads_ifm2(front_end$current_reads_ifm2),
         .next_buffers(front_end$next_buffers),
         .next_reads_ifm2(front_end$next_reads_ifm2),
@@ -3833,12 +3850,15 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .job_taken(front_end$job_taken),
         .job_first(front_end$job_first),
         .fetched_count(front_end$fetched_count),
+        .job_offered(front_end$job_offered),
+        .blocks_written(front_end$blocks_written),
         .front_next(front_end$front_next),
         .early_start(front_end$early_start),
         .walk_early(front_end$walk_early),
         .jobs_allowed(front_end$jobs_allowed),
         .fetched_ahead(front_end$fetched_ahead),
-        .fetched_current(front_end$fetched_current)
+        .fetched_current(front_end$fetched_current),
+        .draining(front_end$draining)
     );
     npu_u65_256_core$datapath$stream_starts stream_starts(
         .clock(stream_starts$clock),
@@ -4218,6 +4238,8 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         front_end$next_blockdep = front$blockdep;
         front_end$lookahead_done = stream_starts$lookahead_done;
         front_end$fetched_count = fetched$count;
+        front_end$blocks_written = blocks_written;
+        front_end$current_blockdep = decoder$blockdep;
         front$operation = operation$q;
         if (front_end$front_next) begin
             front$operation = operations$data;
@@ -4236,6 +4258,7 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         traversal$ifm_blocks$ready = block_fetch$jobs$ready & front_end$jobs_allowed;
         job_taken = traversal$ifm_blocks$valid & traversal$ifm_blocks$ready;
         front_end$job_taken = job_taken;
+        front_end$job_offered = block_fetch$jobs$valid;
         front_end$job_first = job[(64'h100)+:(1)];
         block_fetch$ifm_view = front$ifm_view;
         block_fetch$ifm_buffers = front$ifm_buffers;
@@ -4323,18 +4346,20 @@ module npu_u65_256_core$datapath(clock,rst_n,operations$valid,operations$data,op
         cores_idle = 1'b1;
         cores_idle = cores_idle & cores$0$idle;
         writes_done = ~starting$q & ~traversal$beats_busy & (~traversal$blocks_busy | front_end$walk_early) & (front_end$fetched_current == 32'h0) & cores_idle & (beat_tags$count == 32'h0) & ~output_stage$busy & ~operand_reader$busy & ~ofm_writer$busy;
-        idle = writes_done & ~ofm_busy & (~ifm_busy | front_end$walk_early) & (~streams_busy | stream_starts$reading_ahead);
+        idle = writes_done & ~front_end$draining & (~ifm_busy | front_end$walk_early) & (~streams_busy | stream_starts$reading_ahead);
+        front_end$ending = active$q & idle;
         if (active$q & idle) begin
             active$d = 1'b0;
         end
         busy = active$q;
+        draining = front_end$draining;
         if (active$q) begin
             settling$d = 32'h3;
         end
         else if (settling$q != 32'h0) begin
             settling$d = settling$q - 32'h1;
         end
-        clock_wanted = operations$valid | active$q | (settling$q != 32'h0) | clear | clearing | (lut_write[(64'h0)+:(2)] != 32'h0);
+        clock_wanted = operations$valid | active$q | front_end$draining | (settling$q != 32'h0) | clear | clearing | (lut_write[(64'h0)+:(2)] != 32'h0);
         events[(64'h0)+:(1)] = beat_join$mac_active;
         events[(64'h2)+:(1)] = 1'b0;
         if (cores$0$decoding) begin
@@ -22530,7 +22555,7 @@ endmodule // npu_u65_256_core$datapath$fetched$words
 
 
 
-module npu_u65_256_core$datapath$front_end(clock,rst_n,active,starting,faulted,next_valid,taken,offering,halves_held,next_half,current_buffers,current_reads_ifm2,next_buffers,next_reads_ifm2,next_blockdep,lookahead_done,job_taken,job_first,fetched_count,front_next,early_start,walk_early,jobs_allowed,fetched_ahead,fetched_current);
+module npu_u65_256_core$datapath$front_end(clock,rst_n,active,starting,faulted,ending,next_valid,taken,offering,halves_held,next_half,current_buffers,current_blockdep,current_reads_ifm2,next_buffers,next_reads_ifm2,next_blockdep,lookahead_done,job_taken,job_first,fetched_count,job_offered,blocks_written,front_next,early_start,walk_early,jobs_allowed,fetched_ahead,fetched_current,draining);
     
     // Module arguments
     input wire  clock;
@@ -22538,12 +22563,14 @@ module npu_u65_256_core$datapath$front_end(clock,rst_n,active,starting,faulted,n
     input wire  active;
     input wire  starting;
     input wire  faulted;
+    input wire  ending;
     input wire  next_valid;
     input wire  taken;
     input wire  offering;
     input wire  [1:0] halves_held;
     input wire  next_half;
     input wire  [31:0] current_buffers;
+    input wire  [1:0] current_blockdep;
     input wire  current_reads_ifm2;
     input wire  [31:0] next_buffers;
     input wire  next_reads_ifm2;
@@ -22552,12 +22579,15 @@ module npu_u65_256_core$datapath$front_end(clock,rst_n,active,starting,faulted,n
     input wire  job_taken;
     input wire  job_first;
     input wire  [1:0] fetched_count;
+    input wire  job_offered;
+    input wire  [4:0] blocks_written;
     output reg  front_next;
     output reg  early_start;
     output reg  walk_early;
     output reg  jobs_allowed;
     output reg  fetched_ahead;
     output reg  [1:0] fetched_current;
+    output reg  draining;
     
     // Stub signals
     reg  next$clock;
@@ -22572,16 +22602,33 @@ module npu_u65_256_core$datapath$front_end(clock,rst_n,active,starting,faulted,n
     reg  early_job$rst_n;
     reg  early_job$d;
     wire  early_job$q;
-    reg  ofm_blocks$clock;
-    reg  ofm_blocks$rst_n;
-    reg  [2:0] ofm_blocks$d;
-    wire  [2:0] ofm_blocks$q;
+    reg  current_unwritten$clock;
+    reg  current_unwritten$rst_n;
+    reg  [15:0] current_unwritten$d;
+    wire  [15:0] current_unwritten$q;
+    reg  previous_unwritten$clock;
+    reg  previous_unwritten$rst_n;
+    reg  [15:0] previous_unwritten$d;
+    wire  [15:0] previous_unwritten$q;
+    reg  current_jobs$clock;
+    reg  current_jobs$rst_n;
+    reg  [1:0] current_jobs$d;
+    wire  [1:0] current_jobs$q;
     reg  ahead_fetched$clock;
     reg  ahead_fetched$rst_n;
     reg  ahead_fetched$d;
     wire  ahead_fetched$q;
+    reg  offered$clock;
+    reg  offered$rst_n;
+    reg  offered$d;
+    wire  offered$q;
     
     // Local signals
+    reg  [15:0] written_previous;
+    reg  [15:0] written_current;
+    reg  [15:0] current_left;
+    reg  [15:0] slack;
+    reg  first_allowed;
     reg  [15:0] held_start;
     reg  [15:0] held_end;
     reg  [15:0] next_start;
@@ -22608,11 +22655,23 @@ module npu_u65_256_core$datapath$front_end(clock,rst_n,active,starting,faulted,n
         .d(early_job$d),
         .q(early_job$q)
     );
-    npu_u65_256_core$cpm$phase_cycles ofm_blocks(
-        .clock(ofm_blocks$clock),
-        .rst_n(ofm_blocks$rst_n),
-        .d(ofm_blocks$d),
-        .q(ofm_blocks$q)
+    npu_u65_256_core$control$run$irq_history current_unwritten(
+        .clock(current_unwritten$clock),
+        .rst_n(current_unwritten$rst_n),
+        .d(current_unwritten$d),
+        .q(current_unwritten$q)
+    );
+    npu_u65_256_core$control$run$irq_history previous_unwritten(
+        .clock(previous_unwritten$clock),
+        .rst_n(previous_unwritten$rst_n),
+        .d(previous_unwritten$d),
+        .q(previous_unwritten$q)
+    );
+    npu_u65_256_core$cpm$prot_state current_jobs(
+        .clock(current_jobs$clock),
+        .rst_n(current_jobs$rst_n),
+        .d(current_jobs$d),
+        .q(current_jobs$q)
     );
     npu_u65_256_core$cpm$reset_sync$stage$0 ahead_fetched(
         .clock(ahead_fetched$clock),
@@ -22620,23 +22679,38 @@ module npu_u65_256_core$datapath$front_end(clock,rst_n,active,starting,faulted,n
         .d(ahead_fetched$d),
         .q(ahead_fetched$q)
     );
+    npu_u65_256_core$cpm$reset_sync$stage$0 offered(
+        .clock(offered$clock),
+        .rst_n(offered$rst_n),
+        .d(offered$d),
+        .q(offered$q)
+    );
     
     // Update code
     always @(*) begin
         next$clock = clock;
         early$clock = clock;
         early_job$clock = clock;
-        ofm_blocks$clock = clock;
+        current_unwritten$clock = clock;
+        previous_unwritten$clock = clock;
+        current_jobs$clock = clock;
         ahead_fetched$clock = clock;
+        offered$clock = clock;
         next$d = next$q;
         early$d = early$q;
         early_job$d = early_job$q;
-        ofm_blocks$d = ofm_blocks$q;
+        current_unwritten$d = current_unwritten$q;
+        previous_unwritten$d = previous_unwritten$q;
+        current_jobs$d = current_jobs$q;
         ahead_fetched$d = ahead_fetched$q;
+        offered$d = offered$q;
+        offered$rst_n = rst_n;
         next$rst_n = rst_n;
         early$rst_n = rst_n;
         early_job$rst_n = rst_n;
-        ofm_blocks$rst_n = rst_n;
+        current_unwritten$rst_n = rst_n;
+        previous_unwritten$rst_n = rst_n;
+        current_jobs$rst_n = rst_n;
         ahead_fetched$rst_n = rst_n;
         if (active & ~starting & ~offering & ~faulted & next_valid) begin
             next$d = 1'b1;
@@ -22656,7 +22730,15 @@ module npu_u65_256_core$datapath$front_end(clock,rst_n,active,starting,faulted,n
         end
         next_end = next_start + next_buffers[(64'h10)+:(16)];
         ib_room = (halves_held == 32'h0) | ((halves_held == 32'h1) & ~current_reads_ifm2 & ~next_reads_ifm2 & ((held_end <= next_start) | (next_end <= held_start)));
-        early_start = next$q & ~early$q & lookahead_done & ~offering & ib_room & (((next_blockdep) & 3'h7) >= ofm_blocks$q);
+        first_allowed = (previous_unwritten$q <= ((next_blockdep) & 16'hffff)) & ~active;
+        if (active) begin
+            first_allowed = (current_unwritten$q <= ((next_blockdep) & 16'hffff)) & (previous_unwritten$q == 32'h0);
+        end
+        slack = 32'h0;
+        if (current_blockdep > current_jobs$q) begin
+            slack = ((current_blockdep - current_jobs$q) & 16'hffff);
+        end
+        early_start = next$q & ~early$q & lookahead_done & ~offering & ib_room & first_allowed;
         if (early_start) begin
             early$d = 1'b1;
             early_job$d = 1'b1;
@@ -22665,7 +22747,8 @@ module npu_u65_256_core$datapath$front_end(clock,rst_n,active,starting,faulted,n
             early$d = 1'b0;
         end
         walk_early = early$q;
-        jobs_allowed = ~next$q | early_job$q;
+        jobs_allowed = (~next$q & (previous_unwritten$q <= slack)) | (next$q & early_job$q & first_allowed) | offered$q;
+        offered$d = job_offered & ~job_taken;
         if (job_taken) begin
             early_job$d = 1'b0;
         end
@@ -22681,18 +22764,44 @@ module npu_u65_256_core$datapath$front_end(clock,rst_n,active,starting,faulted,n
             fetched_current = fetched_count - 32'h1;
         end
         block_counted = job_taken & job_first;
-        if (block_counted & ~next$q & (ofm_blocks$q != 32'h7)) begin
-            ofm_blocks$d = ofm_blocks$q + 32'h1;
+        written_previous = ((blocks_written) & 16'hffff);
+        if (previous_unwritten$q < ((blocks_written) & 16'hffff)) begin
+            written_previous = previous_unwritten$q;
+        end
+        written_current = ((blocks_written) & 16'hffff) - written_previous;
+        previous_unwritten$d = previous_unwritten$q - written_previous;
+        current_left = current_unwritten$q - written_current;
+        current_unwritten$d = current_left;
+        if (block_counted & ~next$q) begin
+            current_unwritten$d = current_left + 32'h1;
+        end
+        if (job_taken & ~next$q & (current_jobs$q != 32'h3)) begin
+            current_jobs$d = current_jobs$q + 32'h1;
+        end
+        if (ending) begin
+            previous_unwritten$d = current_left;
+            current_unwritten$d = 32'h0;
         end
         if (taken) begin
-            ofm_blocks$d = 32'h0;
+            current_unwritten$d = 32'h0;
+            current_jobs$d = 32'h0;
+            if ((early$q & ~early_job$q) | job_taken) begin
+                current_jobs$d = 32'h1;
+            end
             if ((early$q & ~early_job$q) | block_counted) begin
-                ofm_blocks$d = 32'h1;
+                current_unwritten$d = 32'h1;
             end
         end
+        draining = previous_unwritten$q != 32'h0;
     end
     
 endmodule // npu_u65_256_core$datapath$front_end
+
+
+
+
+
+
 
 
 
@@ -27465,11 +27574,11 @@ module npu_u65_256_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
     input wire  clock;
     input wire  rst_n;
     input wire  results$valid;
-    input wire  [576:0] results$data;
+    input wire  [577:0] results$data;
     output reg  results$ready;
     input wire  [476:0] view;
     output reg  writes$valid;
-    output reg  [336:0] writes$data;
+    output reg  [337:0] writes$data;
     input wire  writes$ready;
     output reg  busy;
     
@@ -27489,8 +27598,8 @@ module npu_u65_256_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
     wire  located_full$q;
     reg  located$clock;
     reg  located$rst_n;
-    reg  [336:0] located$d;
-    wire  [336:0] located$q;
+    reg  [337:0] located$d;
+    wire  [337:0] located$q;
     reg  row_factor$clock;
     reg  row_factor$rst_n;
     reg  [15:0] row_factor$d;
@@ -27513,8 +27622,8 @@ module npu_u65_256_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
     wire  full$q;
     reg  write$clock;
     reg  write$rst_n;
-    reg  [336:0] write$d;
-    wire  [336:0] write$q;
+    reg  [337:0] write$d;
+    wire  [337:0] write$q;
     reg  upper$clock;
     reg  upper$rst_n;
     reg  upper$d;
@@ -27524,7 +27633,7 @@ module npu_u65_256_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
     reg  take;
     reg  locate;
     reg  split;
-    reg  [576:0] result;
+    reg  [577:0] result;
     reg  [255:0] values;
     reg  [7:0] lanes;
     reg  [255:0] paired_values;
@@ -27923,6 +28032,7 @@ module npu_u65_256_core$datapath$ofm_writer(clock,rst_n,results$valid,results$da
                 column_stride$d = ((view[(64'h1ad)+:(48)]) & 40'hffffffffff);
             end
             located$d[(64'h0)+:(3)] = view[(64'h8a)+:(3)];
+            located$d[(64'h151)+:(1)] = result[(64'h241)+:(1)] & (~split | upper$q);
             located$d[(64'h3)+:(40)] = ((base) & 40'hffffffffff) + in_row;
             located$d[(64'h12b)+:(6)] = lane_count << element_shift;
             located$d[(64'h131)+:(32)] = every_byte;
@@ -27977,11 +28087,11 @@ module npu_u65_256_core$datapath$ofm_writer$located(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [336:0] d;
-    output reg  [336:0] q;
+    input wire  [337:0] d;
+    output reg  [337:0] q;
     
     // Constant declarations
-    localparam  init = 337'h0;
+    localparam  init = 338'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -28017,7 +28127,7 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
     output reg  released;
     output reg  busy;
     output wire  operands$valid;
-    output wire  [1087:0] operands$data;
+    output wire  [1088:0] operands$data;
     input wire  operands$ready;
     output reg  [1:0] shram_read_enable;
     output reg  [25:0] shram_read_address;
@@ -28037,7 +28147,7 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
     reg  queue$clock;
     reg  queue$rst_n;
     reg  queue$tail$valid;
-    reg  [1087:0] queue$tail$data;
+    reg  [1088:0] queue$tail$data;
     wire  queue$tail$ready;
     wire  [2:0] queue$count;
     reg  running$clock;
@@ -28078,8 +28188,8 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
     wire  [15:0] start2$q;
     reg  read$clock;
     reg  read$rst_n;
-    reg  [63:0] read$d;
-    wire  [63:0] read$q;
+    reg  [64:0] read$d;
+    wire  [64:0] read$q;
     reg  reading$clock;
     reg  reading$rst_n;
     reg  reading$d;
@@ -28315,6 +28425,7 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
             read$d[(64'h10)+:(16)] = job[(64'h0)+:(16)] + row$q;
             read$d[(64'h20)+:(16)] = job[(64'h10)+:(16)] + column$q;
             read$d[(64'h30)+:(16)] = group_channel;
+            read$d[(64'h40)+:(1)] = last_group & last_column & last_row;
         end
         next_position = position$q + position_bytes;
         next_position2 = position2$q + position_bytes2;
@@ -28409,6 +28520,7 @@ module npu_u65_256_core$datapath$operand_reader(clock,rst_n,settings,ifm_buffers
         queue$tail$data[(64'h410)+:(16)] = read$q[(64'h10)+:(16)];
         queue$tail$data[(64'h420)+:(16)] = read$q[(64'h20)+:(16)];
         queue$tail$data[(64'h430)+:(16)] = read$q[(64'h30)+:(16)];
+        queue$tail$data[(64'h440)+:(1)] = read$q[(64'h40)+:(1)];
         busy = running$q | reading$q | (queue$count != 32'h0);
     end
     
@@ -28672,10 +28784,10 @@ module npu_u65_256_core$datapath$operand_reader$queue(clock,rst_n,tail$valid,tai
     input wire  clock;
     input wire  rst_n;
     input wire  tail$valid;
-    input wire  [1087:0] tail$data;
+    input wire  [1088:0] tail$data;
     output reg  tail$ready;
     output reg  head$valid;
-    output reg  [1087:0] head$data;
+    output reg  [1088:0] head$data;
     input wire  head$ready;
     output reg  [2:0] count;
     
@@ -28695,9 +28807,9 @@ module npu_u65_256_core$datapath$operand_reader$queue(clock,rst_n,tail$valid,tai
     reg  words$rst_n;
     reg  words$write_enable;
     reg  [1:0] words$write_address;
-    reg  [1087:0] words$write_data;
+    reg  [1088:0] words$write_data;
     reg  [1:0] words$read_address;
-    wire  [1087:0] words$read_data;
+    wire  [1088:0] words$read_data;
     
     // Local signals
     reg  push;
@@ -28766,12 +28878,12 @@ module npu_u65_256_core$datapath$operand_reader$queue$words(clock,rst_n,write_en
     input wire  rst_n;
     input wire  write_enable;
     input wire  [1:0] write_address;
-    input wire  [1087:0] write_data;
+    input wire  [1088:0] write_data;
     input wire  [1:0] read_address;
-    output reg  [1087:0] read_data;
+    output reg  [1088:0] read_data;
     
     // Update code (custom)
-    reg [1087:0] cells [0:3];
+    reg [1088:0] cells [0:3];
     integer i;
     always @(posedge clock or negedge rst_n)
        if (!rst_n) for (i = 0; i <= 3; i = i + 1) cells[i] <= 0;
@@ -28787,11 +28899,11 @@ module npu_u65_256_core$datapath$operand_reader$read(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [63:0] d;
-    output reg  [63:0] q;
+    input wire  [64:0] d;
+    output reg  [64:0] q;
     
     // Constant declarations
-    localparam  init = 64'h0;
+    localparam  init = 65'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -28848,7 +28960,7 @@ module npu_u65_256_core$datapath$output_stage(clock,rst_n,words$valid,words$data
     output reg  [6:0] cores$0$count;
     input wire  [1215:0] cores$0$beat;
     input wire  operands$valid;
-    input wire  [1087:0] operands$data;
+    input wire  [1088:0] operands$data;
     output reg  operands$ready;
     input wire  [224:0] shape;
     input wire  [179:0] settings;
@@ -28858,7 +28970,7 @@ module npu_u65_256_core$datapath$output_stage(clock,rst_n,words$valid,words$data
     input wire  paired_elementwise;
     input wire  [152:0] lut_write;
     output reg  results$valid;
-    output reg  [576:0] results$data;
+    output reg  [577:0] results$data;
     input wire  results$ready;
     output reg  busy;
     output reg  ao_active;
@@ -28881,7 +28993,7 @@ module npu_u65_256_core$datapath$output_stage(clock,rst_n,words$valid,words$data
     reg  [1:0] window$position;
     reg  window$one_row;
     wire  [6:0] window$count;
-    reg  [1087:0] unit_operands$0$group;
+    reg  [1088:0] unit_operands$0$group;
     reg  unit_operands$0$paired;
     wire  [1215:0] unit_operands$0$beat;
     reg  output_units$0$clock;
@@ -28897,10 +29009,10 @@ module npu_u65_256_core$datapath$output_stage(clock,rst_n,words$valid,words$data
     reg  output_tags$clock;
     reg  output_tags$rst_n;
     reg  output_tags$tail$valid;
-    reg  [48:0] output_tags$tail$data;
+    reg  [49:0] output_tags$tail$data;
     wire  output_tags$tail$ready;
     wire  output_tags$head$valid;
-    wire  [48:0] output_tags$head$data;
+    wire  [49:0] output_tags$head$data;
     reg  output_tags$head$ready;
     wire  [3:0] output_tags$count;
     reg  position$clock;
@@ -29090,12 +29202,14 @@ module npu_u65_256_core$datapath$output_stage(clock,rst_n,words$valid,words$data
         end
         output_tags$tail$data[(64'h20)+:(16)] = word_channel;
         output_tags$tail$data[(64'h30)+:(1)] = word_paired;
+        output_tags$tail$data[(64'h31)+:(1)] = word[(64'h46)+:(1)] & last_position;
         if (elementwise) begin
             output_tags$tail$valid = elementwise_fire;
             output_tags$tail$data[(64'h0)+:(16)] = operands$data[(64'h410)+:(16)];
             output_tags$tail$data[(64'h10)+:(16)] = operands$data[(64'h420)+:(16)];
             output_tags$tail$data[(64'h20)+:(16)] = operands$data[(64'h430)+:(16)];
             output_tags$tail$data[(64'h30)+:(1)] = paired_elementwise;
+            output_tags$tail$data[(64'h31)+:(1)] = operands$data[(64'h440)+:(1)];
         end
         word_done = stage_fire & last_position;
         if (stage_fire) begin
@@ -29123,6 +29237,7 @@ module npu_u65_256_core$datapath$output_stage(clock,rst_n,words$valid,words$data
         results$data[(64'h220)+:(16)] = output_tags$head$data[(64'h10)+:(16)];
         results$data[(64'h230)+:(16)] = output_tags$head$data[(64'h20)+:(16)];
         results$data[(64'h240)+:(1)] = parallel | paired_elementwise;
+        results$data[(64'h241)+:(1)] = output_tags$head$data[(64'h31)+:(1)];
         result_fire = results$valid & results$ready;
         output_units$0$results$ready = result_fire;
         output_tags$head$ready = result_fire;
@@ -29139,10 +29254,10 @@ module npu_u65_256_core$datapath$output_stage$output_tags(clock,rst_n,tail$valid
     input wire  clock;
     input wire  rst_n;
     input wire  tail$valid;
-    input wire  [48:0] tail$data;
+    input wire  [49:0] tail$data;
     output reg  tail$ready;
     output reg  head$valid;
-    output reg  [48:0] head$data;
+    output reg  [49:0] head$data;
     input wire  head$ready;
     output reg  [3:0] count;
     
@@ -29162,9 +29277,9 @@ module npu_u65_256_core$datapath$output_stage$output_tags(clock,rst_n,tail$valid
     reg  words$rst_n;
     reg  words$write_enable;
     reg  [2:0] words$write_address;
-    reg  [48:0] words$write_data;
+    reg  [49:0] words$write_data;
     reg  [2:0] words$read_address;
-    wire  [48:0] words$read_data;
+    wire  [49:0] words$read_data;
     
     // Local signals
     reg  push;
@@ -29233,12 +29348,12 @@ module npu_u65_256_core$datapath$output_stage$output_tags$words(clock,rst_n,writ
     input wire  rst_n;
     input wire  write_enable;
     input wire  [2:0] write_address;
-    input wire  [48:0] write_data;
+    input wire  [49:0] write_data;
     input wire  [2:0] read_address;
-    output reg  [48:0] read_data;
+    output reg  [49:0] read_data;
     
     // Update code (custom)
-    reg [48:0] cells [0:7];
+    reg [49:0] cells [0:7];
     integer i;
     always @(posedge clock or negedge rst_n)
        if (!rst_n) for (i = 0; i <= 7; i = i + 1) cells[i] <= 0;
@@ -34654,7 +34769,7 @@ module npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lane
         .d(b_negative$d),
         .q(b_negative$q)
     );
-    npu_u65_256_core$datapath$operand_reader$read other_1(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$other_1 other_1(
         .clock(other_1$clock),
         .rst_n(other_1$rst_n),
         .d(other_1$d),
@@ -34666,19 +34781,19 @@ module npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lane
         .d(operation_2$d),
         .q(operation_2$q)
     );
-    npu_u65_256_core$datapath$operand_reader$read term_x_2(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$other_1 term_x_2(
         .clock(term_x_2$clock),
         .rst_n(term_x_2$rst_n),
         .d(term_x_2$d),
         .q(term_x_2$q)
     );
-    npu_u65_256_core$datapath$operand_reader$read term_b_2(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$other_1 term_b_2(
         .clock(term_b_2$clock),
         .rst_n(term_b_2$rst_n),
         .d(term_b_2$d),
         .q(term_b_2$q)
     );
-    npu_u65_256_core$datapath$operand_reader$read other_2(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$other_1 other_2(
         .clock(other_2$clock),
         .rst_n(other_2$rst_n),
         .d(other_2$d),
@@ -34696,19 +34811,19 @@ module npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lane
         .d(input_v$d),
         .q(input_v$q)
     );
-    npu_u65_256_core$datapath$operand_reader$read term_x_3(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$other_1 term_x_3(
         .clock(term_x_3$clock),
         .rst_n(term_x_3$rst_n),
         .d(term_x_3$d),
         .q(term_x_3$q)
     );
-    npu_u65_256_core$datapath$operand_reader$read term_b_3(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$other_1 term_b_3(
         .clock(term_b_3$clock),
         .rst_n(term_b_3$rst_n),
         .d(term_b_3$d),
         .q(term_b_3$q)
     );
-    npu_u65_256_core$datapath$operand_reader$read other_3(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$other_1 other_3(
         .clock(other_3$clock),
         .rst_n(other_3$rst_n),
         .d(other_3$d),
@@ -34720,7 +34835,7 @@ module npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lane
         .d(operation_4$d),
         .q(operation_4$q)
     );
-    npu_u65_256_core$datapath$operand_reader$read r_4(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$other_1 r_4(
         .clock(r_4$clock),
         .rst_n(r_4$rst_n),
         .d(r_4$d),
@@ -34999,6 +35114,23 @@ endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wid
 
 
 
+module npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$other_1(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [63:0] d;
+    output reg  [63:0] q;
+    
+    // Constant declarations
+    localparam  init = 64'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$other_1
 
 
 
@@ -35121,7 +35253,7 @@ module npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lane
         .d(saturated_5$d),
         .q(saturated_5$q)
     );
-    npu_u65_256_core$datapath$operand_reader$read r_5(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$other_1 r_5(
         .clock(r_5$clock),
         .rst_n(r_5$rst_n),
         .d(r_5$d),
@@ -35145,7 +35277,7 @@ module npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lane
         .d(saturated_6$d),
         .q(saturated_6$q)
     );
-    npu_u65_256_core$datapath$operand_reader$read r_6(
+    npu_u65_256_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$other_1 r_6(
         .clock(r_6$clock),
         .rst_n(r_6$rst_n),
         .d(r_6$d),
@@ -35642,7 +35774,7 @@ endmodule // npu_u65_256_core$datapath$output_stage$readout_tags$words
 module npu_u65_256_core$datapath$output_stage$unit_operands$0(group,paired,beat);
     
     // Module arguments
-    input wire  [1087:0] group;
+    input wire  [1088:0] group;
     input wire  paired;
     output reg  [1215:0] beat;
     
@@ -38002,7 +38134,7 @@ endmodule // npu_u65_256_core$datapath$traversal$readout_walker$done
 
 
 
-module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,regioncfg,qconfig,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,command_start,command_base,command_size,command_cancel,command_beats$valid,command_beats$data,command_beats$ready,command_busy,descriptors$valid,descriptors$data,descriptors$ready,descriptors_active,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$0$valid,weight_reads$0$data,weight_reads$0$ready,weight_beats$0$valid,weight_beats$0$data,weight_beats$0$ready,scale_reads$0$valid,scale_reads$0$data,scale_reads$0$ready,scale_beats$0$valid,scale_beats$0$data,scale_beats$0$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,ofm_writes_done,ifm_busy,ofm_busy,streams_busy,quiesce,axi_quiet,bus_error,faulting_channel,faulting_interface,shram_write,shram_cores,shram_line,shram_data,shram_strobe,m0$aclken,m0$awakeup,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awsize,m0$awburst,m0$awcache,m0$awprot,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$bready,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arsize,m0$arburst,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$rready,m1$aclken,m1$awakeup,m1$awvalid,m1$awid,m1$awaddr,m1$awlen,m1$awsize,m1$awburst,m1$awcache,m1$awprot,m1$awready,m1$wvalid,m1$wdata,m1$wstrb,m1$wlast,m1$wready,m1$bvalid,m1$bid,m1$bresp,m1$bready,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arsize,m1$arburst,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$rready,m0_events$enabled,m0_events$reads,m0_events$writes,m1_events$enabled,m1_events$reads,m1_events$writes);
+module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,basep$4,basep$5,basep$6,basep$7,basep$8,basep$9,basep$10,basep$11,basep$12,basep$13,basep$14,basep$15,regioncfg,qconfig,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,command_start,command_base,command_size,command_cancel,command_beats$valid,command_beats$data,command_beats$ready,command_busy,descriptors$valid,descriptors$data,descriptors$ready,descriptors_active,ifm_fills$valid,ifm_fills$data,ifm_fills$ready,ifm_filled,weight_reads$0$valid,weight_reads$0$data,weight_reads$0$ready,weight_beats$0$valid,weight_beats$0$data,weight_beats$0$ready,scale_reads$0$valid,scale_reads$0$data,scale_reads$0$ready,scale_beats$0$valid,scale_beats$0$data,scale_beats$0$ready,ofm_writes$valid,ofm_writes$data,ofm_writes$ready,ofm_writes_done,ofm_blocks_written,ifm_busy,streams_busy,quiesce,axi_quiet,bus_error,faulting_channel,faulting_interface,shram_write,shram_cores,shram_line,shram_data,shram_strobe,m0$aclken,m0$awakeup,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awsize,m0$awburst,m0$awcache,m0$awprot,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$bready,m0$arvalid,m0$arid,m0$araddr,m0$arlen,m0$arsize,m0$arburst,m0$arcache,m0$arprot,m0$arready,m0$rvalid,m0$rid,m0$rdata,m0$rresp,m0$rlast,m0$rready,m1$aclken,m1$awakeup,m1$awvalid,m1$awid,m1$awaddr,m1$awlen,m1$awsize,m1$awburst,m1$awcache,m1$awprot,m1$awready,m1$wvalid,m1$wdata,m1$wstrb,m1$wlast,m1$wready,m1$bvalid,m1$bid,m1$bresp,m1$bready,m1$arvalid,m1$arid,m1$araddr,m1$arlen,m1$arsize,m1$arburst,m1$arcache,m1$arprot,m1$arready,m1$rvalid,m1$rid,m1$rdata,m1$rresp,m1$rlast,m1$rready,m0_events$enabled,m0_events$reads,m0_events$writes,m1_events$enabled,m1_events$reads,m1_events$writes);
     
     // Module arguments
     input wire  clock;
@@ -38059,11 +38191,11 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     output wire  [135:0] scale_beats$0$data;
     input wire  scale_beats$0$ready;
     input wire  ofm_writes$valid;
-    input wire  [336:0] ofm_writes$data;
+    input wire  [337:0] ofm_writes$data;
     output wire  ofm_writes$ready;
     input wire  ofm_writes_done;
+    output reg  [4:0] ofm_blocks_written;
     output reg  ifm_busy;
-    output reg  ofm_busy;
     output reg  streams_busy;
     input wire  quiesce;
     output reg  axi_quiet;
@@ -38334,6 +38466,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  ofm$client$b_valid;
     wire  ofm$client$limit_stall;
     wire  ofm$busy;
+    wire  [4:0] ofm$blocks_written;
     reg  reads$clock;
     reg  reads$rst_n;
     reg  [2:0] reads$prot;
@@ -38757,7 +38890,8 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .client$response_counter(ofm$client$response_counter),
         .client$b_valid(ofm$client$b_valid),
         .client$limit_stall(ofm$client$limit_stall),
-        .busy(ofm$busy)
+        .busy(ofm$busy),
+        .blocks_written(ofm$blocks_written)
     );
     npu_u65_256_core$dma$reads reads(
         .clock(reads$clock),
@@ -39140,7 +39274,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         ofm$halt = stop_issue;
         ofm$writes_done = ofm_writes_done;
         ifm_busy = ifm$busy;
-        ofm_busy = ofm$busy;
+        ofm_blocks_written = ofm$blocks_written;
         reads$prot = ((prot) & 3'h7);
         reads$axi_limit$0 = axi_limit$0;
         reads$axi_limit$1 = axi_limit$1;
@@ -39237,7 +39371,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         faulting_channel = fault_channel$q;
         faulting_interface = fault_interface$q;
         axi_quiet = reads$quiet & writes$quiet;
-        wakeup$d = ~axi_quiet | command$busy | mem2mem$busy | ifm_busy | ofm_busy | streams_busy;
+        wakeup$d = ~axi_quiet | command$busy | mem2mem$busy | ifm_busy | ofm$busy | streams_busy;
         m0$awakeup = wakeup$q;
         m1$awakeup = wakeup$q;
         mem2mem$shram_ready = 1'b1;
@@ -42977,7 +43111,7 @@ endmodule // npu_u65_256_core$dma$mem2mem$write$w_beat
 
 
 
-module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,halt,writes$valid,writes$data,writes$ready,writes_done,client$awvalid,client$awaddr,client$awlen,client$awcache,client$awready,client$wvalid,client$wdata,client$wstrb,client$wlast,client$wready,client$waiting,client$issue_counter,client$may_issue,client$burst_issued,client$response_counter,client$b_valid,client$limit_stall,busy);
+module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,halt,writes$valid,writes$data,writes$ready,writes_done,client$awvalid,client$awaddr,client$awlen,client$awcache,client$awready,client$wvalid,client$wdata,client$wstrb,client$wlast,client$wready,client$waiting,client$issue_counter,client$may_issue,client$burst_issued,client$response_counter,client$b_valid,client$limit_stall,busy,blocks_written);
     
     // Module arguments
     input wire  clock;
@@ -42988,7 +43122,7 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
     input wire  [127:0] axi_limit;
     input wire  halt;
     input wire  writes$valid;
-    input wire  [336:0] writes$data;
+    input wire  [337:0] writes$data;
     output reg  writes$ready;
     input wire  writes_done;
     output reg  client$awvalid;
@@ -43009,6 +43143,7 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
     input wire  client$b_valid;
     output reg  client$limit_stall;
     output reg  busy;
+    output reg  [4:0] blocks_written;
     
     // Stub signals
     reg  [2:0] region_lookup$region;
@@ -43052,6 +43187,10 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
     reg  open_max_beats$rst_n;
     reg  [1:0] open_max_beats$d;
     wire  [1:0] open_max_beats$q;
+    reg  open_block_end$clock;
+    reg  open_block_end$rst_n;
+    reg  open_block_end$d;
+    wire  open_block_end$q;
     reg  burst_address$clock;
     reg  burst_address$rst_n;
     reg  [39:0] burst_address$d;
@@ -43060,6 +43199,19 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
     reg  burst_lines$rst_n;
     reg  [3:0] burst_lines$d;
     wire  [3:0] burst_lines$q;
+    reg  burst_block_ends$clock;
+    reg  burst_block_ends$rst_n;
+    reg  [4:0] burst_block_ends$d;
+    wire  [4:0] burst_block_ends$q;
+    reg  answers$clock;
+    reg  answers$rst_n;
+    reg  answers$tail$valid;
+    reg  [4:0] answers$tail$data;
+    wire  answers$tail$ready;
+    wire  answers$head$valid;
+    wire  [4:0] answers$head$data;
+    reg  answers$head$ready;
+    wire  [5:0] answers$count;
     reg  buffer$clock;
     reg  buffer$rst_n;
     reg  buffer$tail$valid;
@@ -43072,10 +43224,10 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
     reg  bursts$clock;
     reg  bursts$rst_n;
     reg  bursts$tail$valid;
-    reg  [49:0] bursts$tail$data;
+    reg  [54:0] bursts$tail$data;
     wire  bursts$tail$ready;
     wire  bursts$head$valid;
-    wire  [49:0] bursts$head$data;
+    wire  [54:0] bursts$head$data;
     reg  bursts$head$ready;
     wire  [3:0] bursts$count;
     reg  held_counter$clock;
@@ -43135,6 +43287,8 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
     reg  flush;
     reg  [39:0] next_line;
     reg  boundary;
+    reg  line_block_end;
+    reg  [4:0] closing_block_ends;
     reg  issue;
     reg  same_counter;
     
@@ -43198,6 +43352,12 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
         .d(open_max_beats$d),
         .q(open_max_beats$q)
     );
+    npu_u65_256_core$cpm$reset_sync$stage$0 open_block_end(
+        .clock(open_block_end$clock),
+        .rst_n(open_block_end$rst_n),
+        .d(open_block_end$d),
+        .q(open_block_end$q)
+    );
     npu_u65_256_core$datapath$block_fetch$ifm_fetch$multiply_b burst_address(
         .clock(burst_address$clock),
         .rst_n(burst_address$rst_n),
@@ -43209,6 +43369,23 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
         .rst_n(burst_lines$rst_n),
         .d(burst_lines$d),
         .q(burst_lines$q)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$fill burst_block_ends(
+        .clock(burst_block_ends$clock),
+        .rst_n(burst_block_ends$rst_n),
+        .d(burst_block_ends$d),
+        .q(burst_block_ends$q)
+    );
+    npu_u65_256_core$dma$ofm$answers answers(
+        .clock(answers$clock),
+        .rst_n(answers$rst_n),
+        .tail$valid(answers$tail$valid),
+        .tail$data(answers$tail$data),
+        .tail$ready(answers$tail$ready),
+        .head$valid(answers$head$valid),
+        .head$data(answers$head$data),
+        .head$ready(answers$head$ready),
+        .count(answers$count)
     );
     npu_u65_256_core$dma$ofm$buffer buffer(
         .clock(buffer$clock),
@@ -43297,8 +43474,10 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
         open_counter$clock = clock;
         open_cache$clock = clock;
         open_max_beats$clock = clock;
+        open_block_end$clock = clock;
         burst_address$clock = clock;
         burst_lines$clock = clock;
+        burst_block_ends$clock = clock;
         held_counter$clock = clock;
         aw_cache$clock = clock;
         aw_valid$clock = clock;
@@ -43316,8 +43495,10 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
         open_counter$d = open_counter$q;
         open_cache$d = open_cache$q;
         open_max_beats$d = open_max_beats$q;
+        open_block_end$d = open_block_end$q;
         burst_address$d = burst_address$q;
         burst_lines$d = burst_lines$q;
+        burst_block_ends$d = burst_block_ends$q;
         held_counter$d = held_counter$q;
         aw_cache$d = aw_cache$q;
         aw_valid$d = aw_valid$q;
@@ -43335,6 +43516,10 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
         open_counter$rst_n = rst_n;
         open_cache$rst_n = rst_n;
         open_max_beats$rst_n = rst_n;
+        open_block_end$rst_n = rst_n;
+        burst_block_ends$rst_n = rst_n;
+        answers$clock = clock;
+        answers$rst_n = rst_n;
         burst_address$rst_n = rst_n;
         burst_lines$rst_n = rst_n;
         held_counter$rst_n = rst_n;
@@ -43501,9 +43686,10 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
         room = buffer$tail$ready & bursts$tail$ready;
         take = writes$valid & room & ~halt;
         writes$ready = take & last_line;
-        merge = open_valid$q & (line_address == open_address$q) & (region_lookup$counter == open_counter$q);
+        line_block_end = writes$data[(64'h151)+:(1)] & last_line;
+        merge = open_valid$q & ~open_block_end$q & (line_address == open_address$q) & (region_lookup$counter == open_counter$q);
         continues = (line_address == next_line) & (region_lookup$counter == open_counter$q) & (region_lookup$awcache == open_cache$q) & ~boundary;
-        flush = open_valid$q & ~writes$valid & writes_done & room;
+        flush = open_valid$q & ~writes$valid & (writes_done | open_block_end$q) & room;
         close_line = (take & open_valid$q & ~merge) | flush;
         close_burst = close_line & (flush | ~continues);
         buffer$tail$valid = close_line;
@@ -43515,20 +43701,29 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
         bursts$tail$data[(64'h28)+:(4)] = burst_lines$q;
         bursts$tail$data[(64'h2c)+:(2)] = open_counter$q;
         bursts$tail$data[(64'h2e)+:(4)] = open_cache$q;
+        closing_block_ends = burst_block_ends$q;
+        if (open_block_end$q) begin
+            closing_block_ends = burst_block_ends$q + 32'h1;
+        end
+        bursts$tail$data[(64'h32)+:(5)] = closing_block_ends;
         if (close_line) begin
             burst_lines$d = burst_lines$q + 32'h1;
+            burst_block_ends$d = closing_block_ends;
         end
         if (close_burst) begin
             burst_lines$d = 32'h0;
+            burst_block_ends$d = 32'h0;
         end
         if (flush) begin
             open_valid$d = 1'b0;
+            open_block_end$d = 1'b0;
         end
         if (take) begin
             line$d = line$q + 32'h1;
             if (last_line) begin
                 line$d = 32'h0;
             end
+            open_block_end$d = line_block_end;
             if (merge) begin
                 open_data$d = (open_data$q & ~line_mask) | (line_data & line_mask);
                 open_strobe$d = open_strobe$q | line_strobe;
@@ -43550,9 +43745,16 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
         client$response_counter = held_counter$q;
         client$awcache = aw_cache$q;
         same_counter = (outstanding$q == 32'h0) | (bursts$head$data[(64'h2c)+:(2)] == held_counter$q);
-        issue = aclken & bursts$head$valid & (~aw_valid$q | client$awready) & same_counter & client$may_issue & ~halt;
+        issue = aclken & bursts$head$valid & (~aw_valid$q | client$awready) & same_counter & client$may_issue & answers$tail$ready & ~halt;
         client$limit_stall = bursts$head$valid & ~client$may_issue & ~halt;
         bursts$head$ready = issue;
+        answers$tail$valid = issue;
+        answers$tail$data = bursts$head$data[(64'h32)+:(5)];
+        answers$head$ready = client$b_valid;
+        blocks_written = 32'h0;
+        if (client$b_valid) begin
+            blocks_written = answers$head$data;
+        end
         if (aclken & client$awready) begin
             aw_valid$d = 1'b0;
         end
@@ -43596,6 +43798,122 @@ module npu_u65_256_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
     end
     
 endmodule // npu_u65_256_core$dma$ofm
+
+
+module npu_u65_256_core$dma$ofm$answers(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  tail$valid;
+    input wire  [4:0] tail$data;
+    output reg  tail$ready;
+    output reg  head$valid;
+    output reg  [4:0] head$data;
+    input wire  head$ready;
+    output reg  [5:0] count;
+    
+    // Constant declarations
+    localparam  depth = 6'b100000;
+    
+    // Stub signals
+    reg  write_pointer$clock;
+    reg  write_pointer$rst_n;
+    reg  [5:0] write_pointer$d;
+    wire  [5:0] write_pointer$q;
+    reg  read_pointer$clock;
+    reg  read_pointer$rst_n;
+    reg  [5:0] read_pointer$d;
+    wire  [5:0] read_pointer$q;
+    reg  words$clock;
+    reg  words$rst_n;
+    reg  words$write_enable;
+    reg  [4:0] words$write_address;
+    reg  [4:0] words$write_data;
+    reg  [4:0] words$read_address;
+    wire  [4:0] words$read_data;
+    
+    // Local signals
+    reg  push;
+    reg  pop;
+    
+    // Sub module instances
+    npu_u65_256_core$datapath$traversal$readout_walker$done write_pointer(
+        .clock(write_pointer$clock),
+        .rst_n(write_pointer$rst_n),
+        .d(write_pointer$d),
+        .q(write_pointer$q)
+    );
+    npu_u65_256_core$datapath$traversal$readout_walker$done read_pointer(
+        .clock(read_pointer$clock),
+        .rst_n(read_pointer$rst_n),
+        .d(read_pointer$d),
+        .q(read_pointer$q)
+    );
+    npu_u65_256_core$dma$ofm$answers$words words(
+        .clock(words$clock),
+        .rst_n(words$rst_n),
+        .write_enable(words$write_enable),
+        .write_address(words$write_address),
+        .write_data(words$write_data),
+        .read_address(words$read_address),
+        .read_data(words$read_data)
+    );
+    
+    // Update code
+    always @(*) begin
+        write_pointer$clock = clock;
+        read_pointer$clock = clock;
+        write_pointer$d = write_pointer$q;
+        read_pointer$d = read_pointer$q;
+        write_pointer$rst_n = rst_n;
+        read_pointer$rst_n = rst_n;
+        words$clock = clock;
+        words$rst_n = rst_n;
+        count = write_pointer$q - read_pointer$q;
+        tail$ready = count != depth;
+        head$valid = count != 32'h0;
+        push = tail$valid & tail$ready;
+        pop = head$valid & head$ready;
+        words$write_enable = push;
+        words$write_address = write_pointer$q[(32'h0)+:(5)];
+        words$write_data = tail$data;
+        words$read_address = read_pointer$q[(32'h0)+:(5)];
+        head$data = words$read_data;
+        if (push) begin
+            write_pointer$d = write_pointer$q + 32'h1;
+        end
+        if (pop) begin
+            read_pointer$d = read_pointer$q + 32'h1;
+        end
+    end
+    
+endmodule // npu_u65_256_core$dma$ofm$answers
+
+
+
+
+module npu_u65_256_core$dma$ofm$answers$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write_enable;
+    input wire  [4:0] write_address;
+    input wire  [4:0] write_data;
+    input wire  [4:0] read_address;
+    output reg  [4:0] read_data;
+    
+    // Update code (custom)
+    reg [4:0] cells [0:31];
+    integer i;
+    always @(posedge clock or negedge rst_n)
+       if (!rst_n) for (i = 0; i <= 31; i = i + 1) cells[i] <= 0;
+       else if (write_enable) cells[write_address] <= write_data;
+    always @(*) read_data = cells[read_address];
+endmodule // npu_u65_256_core$dma$ofm$answers$words
+
+
 
 
 
@@ -43808,16 +44126,18 @@ endmodule // npu_u65_256_core$dma$ofm$buffer$ram
 
 
 
+
+
 module npu_u65_256_core$dma$ofm$bursts(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
     input wire  tail$valid;
-    input wire  [49:0] tail$data;
+    input wire  [54:0] tail$data;
     output reg  tail$ready;
     output reg  head$valid;
-    output reg  [49:0] head$data;
+    output reg  [54:0] head$data;
     input wire  head$ready;
     output reg  [3:0] count;
     
@@ -43837,9 +44157,9 @@ module npu_u65_256_core$dma$ofm$bursts(clock,rst_n,tail$valid,tail$data,tail$rea
     reg  words$rst_n;
     reg  words$write_enable;
     reg  [2:0] words$write_address;
-    reg  [49:0] words$write_data;
+    reg  [54:0] words$write_data;
     reg  [2:0] words$read_address;
-    wire  [49:0] words$read_data;
+    wire  [54:0] words$read_data;
     
     // Local signals
     reg  push;
@@ -43908,18 +44228,20 @@ module npu_u65_256_core$dma$ofm$bursts$words(clock,rst_n,write_enable,write_addr
     input wire  rst_n;
     input wire  write_enable;
     input wire  [2:0] write_address;
-    input wire  [49:0] write_data;
+    input wire  [54:0] write_data;
     input wire  [2:0] read_address;
-    output reg  [49:0] read_data;
+    output reg  [54:0] read_data;
     
     // Update code (custom)
-    reg [49:0] cells [0:7];
+    reg [54:0] cells [0:7];
     integer i;
     always @(posedge clock or negedge rst_n)
        if (!rst_n) for (i = 0; i <= 7; i = i + 1) cells[i] <= 0;
        else if (write_enable) cells[write_address] <= write_data;
     always @(*) read_data = cells[read_address];
 endmodule // npu_u65_256_core$dma$ofm$bursts$words
+
+
 
 
 

@@ -7,11 +7,11 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
     input wire  clock;
     input wire  rst_n;
     input wire  results$valid;
-    input wire  [576:0] results$data;
+    input wire  [577:0] results$data;
     output reg  results$ready;
     input wire  [476:0] view;
     output reg  writes$valid;
-    output reg  [336:0] writes$data;
+    output reg  [337:0] writes$data;
     input wire  writes$ready;
     output reg  busy;
     
@@ -31,8 +31,8 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
     wire  located_full$q;
     reg  located$clock;
     reg  located$rst_n;
-    reg  [336:0] located$d;
-    wire  [336:0] located$q;
+    reg  [337:0] located$d;
+    wire  [337:0] located$q;
     reg  row_factor$clock;
     reg  row_factor$rst_n;
     reg  [15:0] row_factor$d;
@@ -55,8 +55,8 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
     wire  full$q;
     reg  write$clock;
     reg  write$rst_n;
-    reg  [336:0] write$d;
-    wire  [336:0] write$q;
+    reg  [337:0] write$d;
+    wire  [337:0] write$q;
     reg  upper$clock;
     reg  upper$rst_n;
     reg  upper$d;
@@ -66,7 +66,7 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
     reg  take;
     reg  locate;
     reg  split;
-    reg  [576:0] result;
+    reg  [577:0] result;
     reg  [255:0] values;
     reg  [7:0] lanes;
     reg  [255:0] paired_values;
@@ -465,6 +465,7 @@ module ofm_writer_core(clock,rst_n,results$valid,results$data,results$ready,view
                 column_stride$d = ((view[(64'h1ad)+:(48)]) & 40'hffffffffff);
             end
             located$d[(64'h0)+:(3)] = view[(64'h8a)+:(3)];
+            located$d[(64'h151)+:(1)] = result[(64'h241)+:(1)] & (~split | upper$q);
             located$d[(64'h3)+:(40)] = ((base) & 40'hffffffffff) + in_row;
             located$d[(64'h12b)+:(6)] = lane_count << element_shift;
             located$d[(64'h131)+:(32)] = every_byte;
@@ -519,11 +520,11 @@ module ofm_writer_core$located(clock,rst_n,d,q);
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  [336:0] d;
-    output reg  [336:0] q;
+    input wire  [337:0] d;
+    output reg  [337:0] q;
     
     // Constant declarations
-    localparam  init = 337'h0;
+    localparam  init = 338'h0;
     
     // Update code (custom)
     always @(posedge clock or negedge rst_n) begin
@@ -639,11 +640,11 @@ module ofm_writer(
     input wire clock;
     input wire rst_n;
     input wire results_valid;
-    input wire [576:0] results_data;
+    input wire [577:0] results_data;
     output wire results_ready;
     input wire [476:0] view;
     output wire writes_valid;
-    output wire [336:0] writes_data;
+    output wire [337:0] writes_data;
     input wire writes_ready;
     output wire busy;
 

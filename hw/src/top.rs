@@ -204,6 +204,7 @@ impl Logic for Npu {
         );
         self.control.kernels_run.next = self.datapath.runs.val();
         self.control.kernel_busy.next = self.datapath.busy.val();
+        self.control.kernel_draining.next = self.datapath.draining.val();
         self.control.kernel_fault.next = self.datapath.fault.val();
         self.control.kernel_fault_offset.next = self.datapath.fault_offset.val();
 
@@ -283,7 +284,7 @@ impl Logic for Npu {
         }
         StreamOut::<OfmWrite>::join(&mut self.datapath.ofm_writes, &mut self.dma.ofm_writes);
         self.datapath.ifm_busy.next = self.dma.ifm_busy.val();
-        self.datapath.ofm_busy.next = self.dma.ofm_busy.val();
+        self.datapath.blocks_written.next = self.dma.ofm_blocks_written.val();
         self.datapath.streams_busy.next = self.dma.streams_busy.val();
         self.dma.ofm_writes_done.next = self.datapath.writes_done.val();
         for bank in 0..self.shram.reads.len() {

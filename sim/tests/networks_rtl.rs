@@ -95,10 +95,11 @@ fn port_bytes(ports: &Value, port: usize, what: &str) -> [u64; 2] {
 
 /// The report of a run on the RTL against the golden model's `golden`
 /// records, on a configuration of `peak` MACs a cycle: a row for every kernel operation and
-/// DMA in order; cycles within the run's; kernel operations one at a time,
-/// and DMAs; every AXI byte in one row or in the command stream's; each
-/// kernel operation's OFM writes and each DMA's source reads within its
-/// own cycles; MACs and rates consistent.
+/// DMA in order; cycles within the run's; at most two kernel operations at
+/// a time (one's writes answered beside the next), DMAs one at a time;
+/// every AXI byte in one row or in the command stream's; each kernel
+/// operation's OFM writes and each DMA's source reads in its own row; MACs
+/// and rates consistent.
 fn check_report(report: &Value, golden: &[OpRecord], peak: u32) {
     let layers = report["layers"].as_array().expect("layers");
     let totals = &report["totals"];
@@ -164,7 +165,10 @@ fn check_report(report: &Value, golden: &[OpRecord], peak: u32) {
             "{what}"
         );
     }
-    assert!(kernel_cycles <= run_cycles, "kernel operations overlap");
+    assert!(
+        kernel_cycles <= 2 * run_cycles,
+        "more than two kernel operations overlap"
+    );
     assert!(dma_cycles <= run_cycles, "DMAs overlap");
     for (port, rows) in sums.iter().enumerate() {
         let command = port_bytes(&totals["command_stream"], port, "command stream");

@@ -11,10 +11,12 @@
 //! ([`NpuTb::watch_layers`](crate::npu::NpuTb::watch_layers) attaches it):
 //! - A kernel operation starts at the edge at which the datapath takes it
 //!   (`datapath$operations` valid and ready; ready is low while one runs, so
-//!   they run one at a time, in stream order) and ends at the first edge
-//!   after it with `datapath$busy` low: the datapath stays busy until every
-//!   OFM write of the operation has its write response (the DMA's
-//!   `ofm_busy`).
+//!   they are taken one at a time, in stream order) and ends at the first
+//!   edge after it with both `datapath$busy` low (every OFM write of it is
+//!   out of the datapath) and, if `datapath$draining` was high at that
+//!   edge, `datapath$draining` low (the last write of each of its OFM
+//!   blocks answered, so every write; the next operation runs meanwhile,
+//!   so two operations' rows overlap there).
 //! - A DMA (NPU_OP_DMA_START) enters the DMA's descriptor queue at the edge
 //!   at which `dma$descriptors` is valid and ready; the queue's count
 //!   (`dma$descriptors_active`) falls when the head's transfer is complete,
@@ -33,13 +35,16 @@
 //! Bytes: the AXI completers count each beat by its ID (TRM tables A-10 and
 //! `npu_arch`'s `ReadIdRanges`; writes: `npu_hw::dma`'s
 //! `OFM_WRITE_ID` and `MEM2MEM_WRITE_ID`). IFM, weight and scale/bias reads
-//! and OFM writes belong to the kernel operation that runs (the next one's
-//! first weight, scale and IFM reads, issued ahead by the datapath, to the
-//! one running when they arrive), mem2mem reads
-//! and writes to the DMA that runs, command-stream reads to no operation
-//! (the run's totals hold them). A read beat counts the bytes of the beat
-//! that its burst's address range covers, a write beat the bytes with their
-//! strobe set, as the completers' `Counters` do.
+//! belong to the kernel operation the datapath runs (the next one's first
+//! weight, scale and IFM reads, issued ahead by the datapath, to the one
+//! running when they arrive); OFM writes, counted as their write responses
+//! come (`BytesById::answered`), to the oldest kernel operation not ended,
+//! whose writes the OFM channel answers first (one AXI ID): so each byte
+//! counts once, while rows overlap. Mem2mem reads and writes belong to the
+//! DMA that runs, command-stream reads to no operation (the run's totals
+//! hold them). A read beat counts the bytes of the beat that its burst's
+//! address range covers, a write beat the bytes with their strobe set, as
+//! the completers' `Counters` do.
 
 use crate::axi::{AxiCompleter, BytesById};
 use crate::timeline::Timeline;
@@ -55,11 +60,12 @@ use std::ops::RangeInclusive;
 
 /// The signals the probe reads: the module's name after the top module's,
 /// the scope's name after the top's, and the variable.
-const SIGNALS: [(&str, &str, &str); 9] = [
+const SIGNALS: [(&str, &str, &str); 10] = [
     ("_core", ".core", "datapath$operations$valid"),
     ("_core", ".core", "datapath$operations$ready"),
     ("_core", ".core", "datapath$operations$data"),
     ("_core", ".core", "datapath$busy"),
+    ("_core", ".core", "datapath$draining"),
     ("_core", ".core", "dma$descriptors$valid"),
     ("_core", ".core", "dma$descriptors$ready"),
     ("_core", ".core", "dma$descriptors_active"),
@@ -96,7 +102,7 @@ pub struct Span {
     pub end: Option<u64>,
     /// Bytes each port (M0, M1) moved for it, once it ended.
     pub ports: [PortBytes; 2],
-    /// Its channels' bytes when it started.
+    /// Its channels' bytes when it started (a DMA's).
     ports_at_start: [PortBytes; 2],
 }
 
@@ -114,6 +120,7 @@ struct Signals {
     kernel_ready: PublicSignal,
     kernel_operation: PublicSignal,
     kernel_busy: PublicSignal,
+    kernel_draining: PublicSignal,
     dma_valid: PublicSignal,
     dma_ready: PublicSignal,
     dma_queued: PublicSignal,
@@ -133,7 +140,12 @@ pub struct LayerProbe {
     pub kernels: Vec<Span>,
     pub dmas: Vec<Span>,
     dma_head: usize,
-    kernel_running: bool,
+    /// The kernel operation the datapath runs, and the one before it whose
+    /// writes drain.
+    kernel_running: Option<usize>,
+    kernel_draining: Option<usize>,
+    /// The kernel channels' bytes (OFM writes as answered) at the last edge.
+    kernel_bytes: [PortBytes; 2],
     /// The DMA queue's count and handshake at the last edge.
     dma_queued: u64,
     dma_taken: bool,
@@ -167,6 +179,7 @@ impl LayerProbe {
             kernel_ready: find("datapath$operations$ready")?,
             kernel_operation: find("datapath$operations$data")?,
             kernel_busy: find("datapath$busy")?,
+            kernel_draining: find("datapath$draining")?,
             dma_valid: find("dma$descriptors$valid")?,
             dma_ready: find("dma$descriptors$ready")?,
             dma_queued: find("dma$descriptors_active")?,
@@ -203,7 +216,9 @@ impl LayerProbe {
             kernels: vec![],
             dmas: vec![],
             dma_head: 0,
-            kernel_running: false,
+            kernel_running: None,
+            kernel_draining: None,
+            kernel_bytes: [PortBytes::default(); 2],
             dma_queued: model.read_signal(&signals.dma_queued),
             dma_taken: false,
             run_start: None,
@@ -240,6 +255,21 @@ impl LayerProbe {
 
     /// Bytes of `channel`'s IDs so far, per port.
     fn bytes(&self, by_id: [&BytesById; 2], channel: Channel) -> [PortBytes; 2] {
+        self.bytes_of(by_id, channel, |b| &b.written)
+    }
+
+    /// The same, with the written bytes counted as their write responses
+    /// come.
+    fn answered_bytes(&self, by_id: [&BytesById; 2], channel: Channel) -> [PortBytes; 2] {
+        self.bytes_of(by_id, channel, |b| &b.answered)
+    }
+
+    fn bytes_of(
+        &self,
+        by_id: [&BytesById; 2],
+        channel: Channel,
+        written: impl Fn(&BytesById) -> &[u64; 256],
+    ) -> [PortBytes; 2] {
         by_id.map(|b| {
             let mut bytes = PortBytes::default();
             for id in 0..256 {
@@ -247,11 +277,30 @@ impl LayerProbe {
                     bytes.read += b.read[id];
                 }
                 if self.write_channels[id] == channel {
-                    bytes.written += b.written[id];
+                    bytes.written += written(b)[id];
                 }
             }
             bytes
         })
+    }
+
+    /// The kernel channels' bytes since the last edge: reads to the
+    /// operation running (or, before the next is taken, the last one),
+    /// answered writes to the oldest not ended (they answer in order).
+    fn share_kernel_bytes(&mut self, by_id: [&BytesById; 2]) {
+        let now = self.answered_bytes(by_id, Channel::Kernel);
+        let last = self.kernels.len().checked_sub(1);
+        let reader = self.kernel_running.or(self.kernel_draining).or(last);
+        let writer = self.kernel_draining.or(self.kernel_running).or(last);
+        for (port, (now, last)) in now.iter().zip(&self.kernel_bytes).enumerate() {
+            if let Some(k) = reader {
+                self.kernels[k].ports[port].read += now.read - last.read;
+            }
+            if let Some(k) = writer {
+                self.kernels[k].ports[port].written += now.written - last.written;
+            }
+        }
+        self.kernel_bytes = now;
     }
 
     /// Takes the values of one edge, read after the clock fell; `by_id` are
@@ -269,19 +318,26 @@ impl LayerProbe {
             timeline.sample(cycle - start, by_id);
         }
 
-        if self.kernel_running && !read(&s.kernel_busy) {
-            self.kernel_running = false;
-            let now = self.bytes(by_id, Channel::Kernel);
-            let span = self.kernels.last_mut().expect("a kernel operation runs");
-            end(span, cycle, now);
+        self.share_kernel_bytes(by_id);
+        let draining = read(&s.kernel_draining);
+        if let Some(index) = self.kernel_draining.filter(|_| !draining) {
+            self.kernel_draining = None;
+            self.kernels[index].end = Some(cycle);
+        }
+        if let Some(index) = self.kernel_running.filter(|_| !read(&s.kernel_busy)) {
+            self.kernel_running = None;
+            if draining {
+                self.kernel_draining = Some(index);
+            } else {
+                self.kernels[index].end = Some(cycle);
+            }
         }
         if read(&s.kernel_valid) && read(&s.kernel_ready) {
-            self.kernel_running = true;
+            self.kernel_running = Some(self.kernels.len());
             let offset = model.read_signal_bits(&s.kernel_operation, self.offset_bit, 32);
             self.kernels.push(Span {
                 offset: offset as usize,
                 start: Some(cycle),
-                ports_at_start: self.bytes(by_id, Channel::Kernel),
                 ..Span::default()
             });
         }

@@ -1,8 +1,9 @@
 //! Two convolutions back to back behind a memory of fixed latency L: the
 //! second one's first IFM block read goes out before the first one's
 //! writes are answered only when its NPU_SET_BLOCKDEP allows it (TRM 4.9:
-//! read 0 waits for all but the last k OFM block writes; the first
-//! operation has one OFM block).
+//! read 0 waits for all but the last k OFM block writes). The first
+//! operation has one OFM block, or four: then k = 1 lets read 0 go once
+//! three are answered, while the fourth is computed and written.
 //!
 //! The run's timeline (`RtlBackend::timeline`, as `npu-sim run --timeline`) gives the operations' ends
 //! and the IFM channel's beats. A read issued at or after the first
@@ -10,8 +11,7 @@
 //! before it, its first beat earlier than that (the memory answers at once
 //! after its latency). So with k = 0 the second operation's first IFM beat
 //! must come at least L cycles after the first operation's end, and with
-//! k >= 1 (at least its one block) sooner: the overlap happens, and only
-//! where the rule lets it.
+//! k >= 1 sooner: the overlap happens, and only where the rule lets it.
 
 use npu_model::compare::difference;
 use npu_model::job::Backend;
@@ -32,15 +32,23 @@ fn the_next_operations_first_ifm_read_overlaps_the_writes_only_as_blockdep_allow
     let seed = seed();
     let dir = std::env::temp_dir().join(format!("npu-overlap-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for blockdep in [0, 1, 3] {
+    let cases = [(1, 0), (1, 1), (1, 3), (4, 0), (4, 1)];
+    for (first_blocks, blockdep) in cases {
         let mut rng = StdRng::seed_from_u64(seed);
-        let spec = |ofm, depth| ConvSpec {
-            block: Some(ofm),
+        let spec = |ofm: [usize; 3], depth| ConvSpec {
+            block: Some([4, 4, 16]),
             ..ConvSpec::new(ConvKind::Conv, DType::I8, ofm, depth, [1, 1])
         };
-        let parts = [spec([4, 4, 16], 16), spec([4, 4, 16], 8)];
+        // Four blocks long enough to compute that the last one's write
+        // comes well after the third one's.
+        let (first, depth) = if first_blocks == 1 {
+            ([4, 4, 16], 16)
+        } else {
+            ([8, 8, 16], 128)
+        };
+        let parts = [spec(first, depth), spec([4, 4, 16], 8)];
         let job = chain(&parts, &[0, blockdep], &mut rng).job;
-        let trace = dir.join(format!("blockdep{blockdep}.json"));
+        let trace = dir.join(format!("blocks{first_blocks}_blockdep{blockdep}.json"));
         let memory = CompleterConfig {
             read_latency: LATENCY,
             write_latency: LATENCY,
@@ -54,10 +62,10 @@ fn the_next_operations_first_ifm_read_overlaps_the_writes_only_as_blockdep_allow
         };
         let run = rtl
             .run(&job, &mut |_, _| {})
-            .unwrap_or_else(|e| panic!("BLOCKDEP {blockdep}: {e:#}"));
+            .unwrap_or_else(|e| panic!("{first_blocks} blocks, BLOCKDEP {blockdep}: {e:#}"));
         let golden = golden_run(&job).unwrap_or_else(|e| panic!("golden model: {e}"));
         if let Some(d) = difference(&golden, &run) {
-            panic!("BLOCKDEP {blockdep}: the RTL differs from the golden model: {d}");
+            panic!("{first_blocks} blocks, BLOCKDEP {blockdep}: the RTL differs from the golden model: {d}");
         }
 
         let trace: Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap())
@@ -86,12 +94,13 @@ fn the_next_operations_first_ifm_read_overlaps_the_writes_only_as_blockdep_allow
         let ifm = spans("IFM reads");
         assert_eq!(kernels.len(), 2, "BLOCKDEP {blockdep}: {kernels:?}");
         let first_end = kernels[0].0 + kernels[0].1;
-        // The first operation's one IFM block (16 beats in a row), then
-        // the second's, hundreds of cycles apart: two spans.
+        // The first operation's IFM blocks (16 beats in a row each), then
+        // the second's, hundreds of cycles after the last: its first beat
+        // starts the last span.
         assert!(ifm.len() >= 2, "BLOCKDEP {blockdep}: IFM beats {ifm:?}");
-        let second_read = ifm[1].0;
+        let second_read = ifm[ifm.len() - 1].0;
         let what = format!(
-            "seed {seed}, BLOCKDEP {blockdep}: operations {kernels:?}, IFM beats {ifm:?} \
+            "seed {seed}, {first_blocks} OFM blocks first, BLOCKDEP {blockdep}: operations {kernels:?}, IFM beats {ifm:?} \
              (cycles), the second operation's first at {second_read}"
         );
         if blockdep == 0 {

@@ -130,11 +130,13 @@ pub struct CentralControl {
     /// the state a kernel operation would capture.
     pub dma: Signal<In, DmaDescriptor>,
     pub operation: Signal<In, OperationState>,
-    /// Kernel operations for the datapath, the kinds it runs, and whether it
-    /// is running one it took.
+    /// Kernel operations for the datapath, the kinds it runs, whether it
+    /// is running one it took, and whether the one before that still has
+    /// OFM writes unanswered.
     pub kernel_ops: StreamOut<KernelOperation>,
     pub kernels_run: Signal<In, KernelKinds>,
     pub kernel_busy: Signal<In, Bit>,
+    pub kernel_draining: Signal<In, Bit>,
     /// The datapath stopped an operation it cannot run (a malformed weight
     /// stream), and that operation's command offset.
     pub kernel_fault: Signal<In, Bit>,
@@ -252,6 +254,7 @@ impl Default for CentralControl {
             kernel_ops: Default::default(),
             kernels_run: Default::default(),
             kernel_busy: Default::default(),
+            kernel_draining: Default::default(),
             kernel_fault: Default::default(),
             kernel_fault_offset: Default::default(),
             kernels_pending: Default::default(),
@@ -338,6 +341,9 @@ impl Logic for CentralControl {
         StreamOut::<KernelOperation>::link(&mut self.kernel_ops, &mut self.kernel_queue.head);
         self.kernels_outstanding.next = bit_cast::<3, 2>(self.kernel_queue.count.val());
         if self.kernel_busy.val() {
+            self.kernels_outstanding.next = self.kernels_outstanding.val() + 1;
+        }
+        if self.kernel_draining.val() {
             self.kernels_outstanding.next = self.kernels_outstanding.val() + 1;
         }
         self.kernels_pending.next =

@@ -6,17 +6,29 @@
 //!   block job (and has not stopped), the front end takes its settings from
 //!   the kernel queue's next operation, until that is taken. Its first
 //!   weight stream and scale records are then queued ([`super::Lookahead`]).
+//! - OFM blocks unwritten (TRM 4.9): the current operation's blocks
+//!   count from the first job of each (the next operation's first, fetched
+//!   ahead, when it is taken) until the OFM channel reports its last write
+//!   answered (`blocks_written`, in order: the operation before first).
+//!   When the current operation ends (every write out of the datapath,
+//!   `ending`) its count becomes the previous operation's, which must be
+//!   zero by then: one operation drains at a time (`draining`).
+//! - `jobs_allowed`, the rule: IFM block read n (job n of the operation,
+//!   which is at least its IFM block's index) starts only when the
+//!   operation before has at most max(k - n, 0) OFM blocks unwritten,
+//!   k its NPU_SET_BLOCKDEP. For the next operation's first job (n = 0),
+//!   the operation before is the current one (while it runs) and any
+//!   older one must be written: the rule names only the operation just
+//!   before, but a later one may read that OFM too. Once a job is
+//!   offered it stays allowed until taken: the IFM fetch may have issued
+//!   some of its copies, and the counts only fall (an offer is never
+//!   withdrawn, as a stream's valid).
 //! - `early_start`: the next operation's block walk starts before it is
-//!   taken, and its first job may go to the IFM fetch (`jobs_allowed`),
-//!   when (TRM 4.9) IFM block read 0 need not wait for any OFM block write
-//!   of the current operation: NPU_SET_BLOCKDEP k is at least the current
-//!   operation's OFM blocks, as every write but the last max(k - n, 0) must
-//!   be complete before read n. Its IFM buffer must be free: every IFM
-//!   buffer of the current operation released, or only its last job's
-//!   (the walk alternates IB0 and IB1) and the next operation's buffer does
-//!   not overlap it (neither reads IFM2, whose buffers would need the same
-//!   care). Its later jobs wait until it is taken, when every write of the
-//!   current one is answered, so BLOCKDEP is always met.
+//!   taken, once its first job would be allowed and its IFM buffer is
+//!   free: every IFM buffer of the current operation released, or only its
+//!   last job's (the walk alternates IB0 and IB1) and the next operation's
+//!   buffer does not overlap it (neither reads IFM2, whose buffers would
+//!   need the same care). Its later jobs wait until it is taken.
 //! - `fetched_ahead`: the next operation's first job is the head of the
 //!   fetched jobs, not to be walked before it is taken; `fetched_current`
 //!   counts the current operation's jobs there.
@@ -30,10 +42,12 @@ pub struct FrontEnd {
     pub clock: Signal<In, Clock>,
     pub rst_n: Signal<In, Bit>,
     /// The current operation runs; it was taken in the last cycle; it
-    /// stopped on a fault.
+    /// stopped on a fault; every write of it is out of the datapath and
+    /// it ends this cycle.
     pub active: Signal<In, Bit>,
     pub starting: Signal<In, Bit>,
     pub faulted: Signal<In, Bit>,
+    pub ending: Signal<In, Bit>,
     /// The kernel queue offers the next operation; it is taken this cycle.
     pub next_valid: Signal<In, Bit>,
     pub taken: Signal<In, Bit>,
@@ -42,9 +56,10 @@ pub struct FrontEnd {
     pub offering: Signal<In, Bit>,
     pub halves_held: Signal<In, Bits<2>>,
     pub next_half: Signal<In, Bit>,
-    /// The current operation's IFM buffers and whether it reads IFM2; the
-    /// next one's, and its NPU_SET_BLOCKDEP.
+    /// The current operation's IFM buffers, whether it reads IFM2 and its
+    /// NPU_SET_BLOCKDEP; the next one's.
     pub current_buffers: Signal<In, IfmBuffers>,
+    pub current_blockdep: Signal<In, Bits<2>>,
     pub current_reads_ifm2: Signal<In, Bit>,
     pub next_buffers: Signal<In, IfmBuffers>,
     pub next_reads_ifm2: Signal<In, Bit>,
@@ -55,6 +70,10 @@ pub struct FrontEnd {
     pub job_taken: Signal<In, Bit>,
     pub job_first: Signal<In, Bit>,
     pub fetched_count: Signal<In, Bits<2>>,
+    /// A job is offered to the IFM fetch this cycle.
+    pub job_offered: Signal<In, Bit>,
+    /// OFM blocks whose last write was answered this cycle.
+    pub blocks_written: Signal<In, Bits<5>>,
     pub front_next: Signal<Out, Bit>,
     pub early_start: Signal<Out, Bit>,
     /// The next operation's block walk started before it was taken (until
@@ -63,14 +82,30 @@ pub struct FrontEnd {
     pub jobs_allowed: Signal<Out, Bit>,
     pub fetched_ahead: Signal<Out, Bit>,
     pub fetched_current: Signal<Out, Bits<2>>,
+    /// The operation before the current one (or the last one, once it
+    /// ended) has OFM blocks unwritten.
+    pub draining: Signal<Out, Bit>,
 
     next: ResetReg<Bit>,
     early: ResetReg<Bit>,
     early_job: ResetReg<Bit>,
-    /// OFM blocks of the current operation offered so far (up to 7).
-    ofm_blocks: ResetReg<Bits<3>>,
+    /// OFM blocks unwritten: of the current operation, and of the one
+    /// before it.
+    current_unwritten: ResetReg<Bits<16>>,
+    previous_unwritten: ResetReg<Bits<16>>,
+    /// Jobs of the current operation taken (up to 3: n in the rule).
+    current_jobs: ResetReg<Bits<2>>,
+    written_previous: Signal<Local, Bits<16>>,
+    written_current: Signal<Local, Bits<16>>,
+    current_left: Signal<Local, Bits<16>>,
+    /// max(k - n, 0) for the current operation's next job.
+    slack: Signal<Local, Bits<16>>,
+    /// The next operation's first job meets the rule.
+    first_allowed: Signal<Local, Bit>,
     /// The next operation's first job is among the fetched ones.
     ahead_fetched: ResetReg<Bit>,
+    /// A job was offered and not yet taken.
+    offered: ResetReg<Bit>,
     held_start: Signal<Local, Bits<16>>,
     held_end: Signal<Local, Bits<16>>,
     next_start: Signal<Local, Bits<16>>,
@@ -88,13 +123,19 @@ impl Logic for FrontEnd {
             next,
             early,
             early_job,
-            ofm_blocks,
-            ahead_fetched
+            current_unwritten,
+            previous_unwritten,
+            current_jobs,
+            ahead_fetched,
+            offered
         );
+        self.offered.rst_n.next = self.rst_n.val();
         self.next.rst_n.next = self.rst_n.val();
         self.early.rst_n.next = self.rst_n.val();
         self.early_job.rst_n.next = self.rst_n.val();
-        self.ofm_blocks.rst_n.next = self.rst_n.val();
+        self.current_unwritten.rst_n.next = self.rst_n.val();
+        self.previous_unwritten.rst_n.next = self.rst_n.val();
+        self.current_jobs.rst_n.next = self.rst_n.val();
         self.ahead_fetched.rst_n.next = self.rst_n.val();
 
         if self.active.val()
@@ -129,12 +170,27 @@ impl Logic for FrontEnd {
                 & !self.next_reads_ifm2.val()
                 & ((self.held_end.val() <= self.next_start.val())
                     | (self.next_end.val() <= self.held_start.val())));
+        // The next operation's first job: the operation before it is the
+        // current one while that runs.
+        self.first_allowed.next = (self.previous_unwritten.q.val()
+            <= bit_cast::<16, 2>(self.next_blockdep.val()))
+            & !self.active.val();
+        if self.active.val() {
+            self.first_allowed.next = (self.current_unwritten.q.val()
+                <= bit_cast::<16, 2>(self.next_blockdep.val()))
+                & (self.previous_unwritten.q.val() == 0);
+        }
+        self.slack.next = 0.into();
+        if self.current_blockdep.val() > self.current_jobs.q.val() {
+            self.slack.next =
+                bit_cast::<16, 2>(self.current_blockdep.val() - self.current_jobs.q.val());
+        }
         self.early_start.next = self.next.q.val()
             & !self.early.q.val()
             & self.lookahead_done.val()
             & !self.offering.val()
             & self.ib_room.val()
-            & (bit_cast::<3, 2>(self.next_blockdep.val()) >= self.ofm_blocks.q.val());
+            & self.first_allowed.val();
         if self.early_start.val() {
             self.early.d.next = true;
             self.early_job.d.next = true;
@@ -143,7 +199,11 @@ impl Logic for FrontEnd {
             self.early.d.next = false;
         }
         self.walk_early.next = self.early.q.val();
-        self.jobs_allowed.next = !self.next.q.val() | self.early_job.q.val();
+        self.jobs_allowed.next = (!self.next.q.val()
+            & (self.previous_unwritten.q.val() <= self.slack.val()))
+            | (self.next.q.val() & self.early_job.q.val() & self.first_allowed.val())
+            | self.offered.q.val();
+        self.offered.d.next = self.job_offered.val() & !self.job_taken.val();
         if self.job_taken.val() {
             self.early_job.d.next = false;
         }
@@ -162,17 +222,41 @@ impl Logic for FrontEnd {
             self.fetched_current.next = self.fetched_count.val() - 1;
         }
 
-        // The current operation's OFM blocks, for the next one's BLOCKDEP;
-        // on taking the next one, its first if that was fetched ahead.
+        // OFM blocks unwritten: the written ones are the previous
+        // operation's first.
         self.block_counted.next = self.job_taken.val() & self.job_first.val();
-        if self.block_counted.val() & !self.next.q.val() & (self.ofm_blocks.q.val() != 7) {
-            self.ofm_blocks.d.next = self.ofm_blocks.q.val() + 1;
+        self.written_previous.next = bit_cast::<16, 5>(self.blocks_written.val());
+        if self.previous_unwritten.q.val() < bit_cast::<16, 5>(self.blocks_written.val()) {
+            self.written_previous.next = self.previous_unwritten.q.val();
         }
+        self.written_current.next =
+            bit_cast::<16, 5>(self.blocks_written.val()) - self.written_previous.val();
+        self.previous_unwritten.d.next =
+            self.previous_unwritten.q.val() - self.written_previous.val();
+        self.current_left.next = self.current_unwritten.q.val() - self.written_current.val();
+        self.current_unwritten.d.next = self.current_left.val();
+        if self.block_counted.val() & !self.next.q.val() {
+            self.current_unwritten.d.next = self.current_left.val() + 1;
+        }
+        if self.job_taken.val() & !self.next.q.val() & (self.current_jobs.q.val() != 3) {
+            self.current_jobs.d.next = self.current_jobs.q.val() + 1;
+        }
+        if self.ending.val() {
+            self.previous_unwritten.d.next = self.current_left.val();
+            self.current_unwritten.d.next = 0.into();
+        }
+        // On taking the next operation, its first job if that was fetched
+        // ahead (or goes to the fetch now).
         if self.taken.val() {
-            self.ofm_blocks.d.next = 0.into();
+            self.current_unwritten.d.next = 0.into();
+            self.current_jobs.d.next = 0.into();
+            if (self.early.q.val() & !self.early_job.q.val()) | self.job_taken.val() {
+                self.current_jobs.d.next = 1.into();
+            }
             if (self.early.q.val() & !self.early_job.q.val()) | self.block_counted.val() {
-                self.ofm_blocks.d.next = 1.into();
+                self.current_unwritten.d.next = 1.into();
             }
         }
+        self.draining.next = self.previous_unwritten.q.val() != 0;
     }
 }

@@ -7,19 +7,20 @@
 //! the OFM channel.
 //!
 //! Operations overlap at their ends (TRM 4.6.1). The next one is taken
-//! when every OFM byte of this one is written and answered, but its front
-//! end starts before: once this operation has offered its last IFM block
+//! when every OFM write of this one is out of the datapath; the OFM
+//! channel still answers them while it runs (`draining`). Its front end
+//! starts before: once this operation has offered its last IFM block
 //! job, the block walk, the IFM fetch and the weight and scale starts take
 //! their settings from the kernel queue's next operation (`front`, while
 //! the beats, the MAC and output units and the OFM writer keep this one's,
 //! `decoder`). Its first weight stream and its first OFM block's scale
 //! records are queued at once ([`Lookahead`]; BLOCKDEP orders IFM reads
-//! only). Its block walk starts, and its first job goes to the IFM fetch,
-//! when NPU_SET_BLOCKDEP allows read 0 before any of this operation's OFM
-//! block writes is complete (TRM 4.9: k at least this operation's OFM
-//! blocks) and its IFM buffer is free ([`FrontEnd`]); the job waits in
-//! `fetched` until the operation is taken. Its later jobs wait until then,
-//! when every write of this one is answered, so BLOCKDEP is always met.
+//! only). Each IFM block job, its first one before it is taken included,
+//! goes to the IFM fetch when NPU_SET_BLOCKDEP allows (TRM 4.9: read n
+//! waits until at most max(k - n, 0) OFM blocks of the operation before
+//! are unwritten; the OFM channel reports each block's last write
+//! answered) and its IFM buffer is free ([`FrontEnd`]); a first job
+//! fetched ahead waits in `fetched` until the operation is taken.
 //! Each memory round trip so hidden is a few hundred cycles per operation
 //! behind a DRAM.
 //!
@@ -202,8 +203,10 @@ pub struct Datapath {
     pub rst_n: Signal<In, Bit>,
     pub operations: StreamIn<KernelOperation>,
     pub runs: Signal<Out, KernelKinds>,
-    /// An operation taken is still running.
+    /// An operation taken is still running; the one before it has OFM
+    /// blocks whose writes are not all answered.
     pub busy: Signal<Out, Bit>,
+    pub draining: Signal<Out, Bit>,
     /// The DMA's datapath channels.
     pub ifm_fills: StreamOut<ShramFill>,
     pub ifm_filled: Signal<In, Bit>,
@@ -216,10 +219,11 @@ pub struct Datapath {
     /// Every OFM write of the operation is out: the OFM channel sends what
     /// it holds at once.
     pub writes_done: Signal<Out, Bit>,
-    /// The DMA's IFM channel, its OFM channel, and its weight and
-    /// scale/bias channels have work in flight.
+    /// OFM blocks whose last write the OFM channel saw answered this cycle.
+    pub blocks_written: Signal<In, Bits<5>>,
+    /// The DMA's IFM channel, and its weight and scale/bias channels, have
+    /// work in flight.
     pub ifm_busy: Signal<In, Bit>,
-    pub ofm_busy: Signal<In, Bit>,
     pub streams_busy: Signal<In, Bit>,
     /// The shared buffer's banks, read by the IFM unit (both) and the
     /// operand reader (bank 0's ports 0 and 1).
@@ -300,6 +304,7 @@ impl Datapath {
             operations: Default::default(),
             runs: Default::default(),
             busy: Default::default(),
+            draining: Default::default(),
             ifm_fills: Default::default(),
             ifm_filled: Default::default(),
             weight_reads: per_core(cores),
@@ -308,8 +313,8 @@ impl Datapath {
             scale_beats: per_core(cores),
             ofm_writes: Default::default(),
             writes_done: Default::default(),
+            blocks_written: Default::default(),
             ifm_busy: Default::default(),
-            ofm_busy: Default::default(),
             streams_busy: Default::default(),
             shram_reads: (0..READ_BANKS).map(|_| Default::default()).collect(),
             lut_write: Default::default(),
@@ -441,6 +446,8 @@ impl Logic for Datapath {
         self.front_end.next_blockdep.next = self.front.blockdep.val();
         self.front_end.lookahead_done.next = self.stream_starts.lookahead_done.val();
         self.front_end.fetched_count.next = self.fetched.count.val();
+        self.front_end.blocks_written.next = self.blocks_written.val();
+        self.front_end.current_blockdep.next = self.decoder.blockdep.val();
         self.front.operation.next = self.operation.q.val();
         if self.front_end.front_next.val() {
             self.front.operation.next = self.operations.data.val();
@@ -473,6 +480,7 @@ impl Logic for Datapath {
         self.job_taken.next =
             self.traversal.ifm_blocks.valid.val() & self.traversal.ifm_blocks.ready.val();
         self.front_end.job_taken.next = self.job_taken.val();
+        self.front_end.job_offered.next = self.block_fetch.jobs.valid.val();
         self.front_end.job_first.next = self.job.val().first;
         self.block_fetch.ifm_view.next = self.front.ifm_view.val();
         self.block_fetch.ifm_buffers.next = self.front.ifm_buffers.val();
@@ -638,14 +646,18 @@ impl Logic for Datapath {
             & !self.ofm_writer.busy.val();
         // The weight and scale/bias channels may be reading the next
         // operation's first streams (`Lookahead`); this one's are all used.
+        // Its OFM blocks are answered while the next one runs, one
+        // operation's at a time (`FrontEnd`).
         self.idle.next = self.writes_done.val()
-            & !self.ofm_busy.val()
+            & !self.front_end.draining.val()
             & (!self.ifm_busy.val() | self.front_end.walk_early.val())
             & (!self.streams_busy.val() | self.stream_starts.reading_ahead.val());
+        self.front_end.ending.next = self.active.q.val() & self.idle.val();
         if self.active.q.val() & self.idle.val() {
             self.active.d.next = false;
         }
         self.busy.next = self.active.q.val();
+        self.draining.next = self.front_end.draining.val();
         // The clock runs on for three cycles after an operation, so
         // registers that settle after the last OFM write (the MAC unit's
         // forwarding, the decoder's quiet count) always reach their idle
@@ -659,6 +671,7 @@ impl Logic for Datapath {
         // operations too.
         self.clock_wanted.next = self.operations.valid.val()
             | self.active.q.val()
+            | self.front_end.draining.val()
             | (self.settling.q.val() != 0)
             | self.clear.val()
             | self.clearing.val()

@@ -93,6 +93,8 @@ pub struct OperandPair {
     pub y: Bits<16>,
     pub x: Bits<16>,
     pub c: Bits<16>,
+    /// The job's (its OFM block's) last group.
+    pub block_end: Bit,
 }
 
 /// A read in flight: what its data becomes.
@@ -102,6 +104,7 @@ pub struct OperandRead {
     pub y: Bits<16>,
     pub x: Bits<16>,
     pub c: Bits<16>,
+    pub block_end: Bit,
 }
 
 #[derive(LogicBlock, Default)]
@@ -328,6 +331,8 @@ impl Logic for OperandReader {
             self.read.d.next.y = self.job.val().ofm_y + self.row.q.val();
             self.read.d.next.x = self.job.val().ofm_x + self.column.q.val();
             self.read.d.next.c = self.group_channel.val();
+            self.read.d.next.block_end =
+                self.last_group.val() & self.last_column.val() & self.last_row.val();
         }
 
         // The walk: groups, then positions, then rows. IFM2 stays on its
@@ -415,6 +420,7 @@ impl Logic for OperandReader {
         self.queue.tail.data.next.y = self.read.q.val().y;
         self.queue.tail.data.next.x = self.read.q.val().x;
         self.queue.tail.data.next.c = self.read.q.val().c;
+        self.queue.tail.data.next.block_end = self.read.q.val().block_end;
         StreamOut::<OperandPair>::link(&mut self.operands, &mut self.queue.head);
         self.busy.next =
             self.running.q.val() | self.reading.q.val() | (self.queue.count.val() != 0);

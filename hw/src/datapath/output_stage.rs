@@ -56,6 +56,8 @@ pub struct OfmPosition {
     pub c: Bits<16>,
     /// Core 1's output unit has results of the position too.
     pub paired: Bit,
+    /// The OFM block's last position.
+    pub block_end: Bit,
 }
 
 #[derive(LogicBlock)]
@@ -370,12 +372,15 @@ impl Logic for OutputStage {
         }
         self.output_tags.tail.data.next.c = self.word_channel.val();
         self.output_tags.tail.data.next.paired = self.word_paired.val();
+        self.output_tags.tail.data.next.block_end =
+            self.word.val().block_end & self.last_position.val();
         if self.elementwise.val() {
             self.output_tags.tail.valid.next = self.elementwise_fire.val();
             self.output_tags.tail.data.next.y = self.operands.data.val().y;
             self.output_tags.tail.data.next.x = self.operands.data.val().x;
             self.output_tags.tail.data.next.c = self.operands.data.val().c;
             self.output_tags.tail.data.next.paired = self.paired_elementwise.val();
+            self.output_tags.tail.data.next.block_end = self.operands.data.val().block_end;
         }
         self.word_done.next = self.stage_fire.val() & self.last_position.val();
         if self.stage_fire.val() {
@@ -422,6 +427,7 @@ impl Logic for OutputStage {
         self.results.data.next.x = self.output_tags.head.data.val().x;
         self.results.data.next.c = self.output_tags.head.data.val().c;
         self.results.data.next.spread = self.parallel.val() | self.paired_elementwise.val();
+        self.results.data.next.block_end = self.output_tags.head.data.val().block_end;
         self.result_fire.next = self.results.valid.val() & self.results.ready.val();
         self.output_units[0].results.ready.next = self.result_fire.val();
         for k in 1..self.output_units.len() {

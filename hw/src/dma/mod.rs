@@ -122,10 +122,10 @@ pub struct Dma {
     pub ofm_writes: StreamIn<OfmWrite>,
     /// The datapath has no more OFM writes for the operation.
     pub ofm_writes_done: Signal<In, Bit>,
-    /// The IFM channel, the OFM channel (an OFM write is complete only once
-    /// answered), a weight or scale/bias channel has work in flight.
+    /// OFM blocks whose last write was answered this cycle.
+    pub ofm_blocks_written: Signal<Out, Bits<5>>,
+    /// The IFM channel, a weight or scale/bias channel has work in flight.
     pub ifm_busy: Signal<Out, Bit>,
-    pub ofm_busy: Signal<Out, Bit>,
     pub streams_busy: Signal<Out, Bit>,
 
     /// Issue no new burst or transfer (a soft reset drains the DMA, TRM 3.3.4.1).
@@ -274,7 +274,7 @@ impl Dma {
             ofm_writes: Default::default(),
             ofm_writes_done: Default::default(),
             ifm_busy: Default::default(),
-            ofm_busy: Default::default(),
+            ofm_blocks_written: Default::default(),
             streams_busy: Default::default(),
             command: Default::default(),
             mem2mem: Default::default(),
@@ -481,7 +481,7 @@ impl Logic for Dma {
         self.ofm.writes_done.next = self.ofm_writes_done.val();
         StreamIn::<OfmWrite>::link(&mut self.ofm_writes, &mut self.ofm.writes);
         self.ifm_busy.next = self.ifm.busy.val();
-        self.ofm_busy.next = self.ofm.busy.val();
+        self.ofm_blocks_written.next = self.ofm.blocks_written.val();
 
         // ---- Reads: every read client through one router, in priority
         // order: the command stream, then mem2mem (ReadRouter::new) ----
@@ -609,7 +609,7 @@ impl Logic for Dma {
             | self.command.busy.val()
             | self.mem2mem.busy.val()
             | self.ifm_busy.val()
-            | self.ofm_busy.val()
+            | self.ofm.busy.val()
             | self.streams_busy.val();
         self.m0.awakeup.next = self.wakeup.q.val();
         self.m1.awakeup.next = self.wakeup.q.val();

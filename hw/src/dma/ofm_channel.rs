@@ -12,6 +12,12 @@
 //! change of outstanding counter, or when the datapath has no more writes
 //! for the operation (`writes_done`).
 //!
+//! A line holding an OFM block's last byte (`OfmWrite::block_end`) takes
+//! no later write and closes, with its burst, as soon as no write follows
+//! at once; each burst carries the block ends it holds, and as its write
+//! response comes (in order: one AXI ID) `blocks_written` says how many
+//! OFM blocks are now written, for NPU_SET_BLOCKDEP (TRM 4.9).
+//!
 //! Closed lines wait in a RAM buffer ([`RamFifo`], two 256-byte bursts
 //! deep) and a burst's address is issued only when all its data is there,
 //! so W follows AW without gaps, with as many bursts outstanding as the
@@ -34,6 +40,8 @@ pub struct OfmBurst {
     pub beats_m1: Bits<4>,
     pub counter: Bits<2>,
     pub cache: Bits<4>,
+    /// OFM block ends in the burst (each in a line of its own).
+    pub block_ends: Bits<5>,
 }
 
 #[derive(LogicBlock, Default)]
@@ -60,6 +68,8 @@ pub struct OfmChannel {
     pub client: WriteClient,
     /// Writes remain to be issued or answered.
     pub busy: Signal<Out, Bit>,
+    /// OFM blocks whose last write was answered this cycle.
+    pub blocks_written: Signal<Out, Bits<5>>,
     region_lookup: RegionSelect,
     address: Signal<Local, Bits<40>>,
     lane: Signal<Local, Bits<4>>,
@@ -96,10 +106,20 @@ pub struct OfmChannel {
     open_counter: ResetReg<Bits<2>>,
     open_cache: ResetReg<Bits<4>>,
     open_max_beats: ResetReg<Bits<2>>,
+    /// The open line holds an OFM block's last byte.
+    open_block_end: ResetReg<Bit>,
+    line_block_end: Signal<Local, Bit>,
     /// The open line's burst: its first address and lines buffered before
     /// the open one.
     burst_address: ResetReg<Bits<40>>,
     burst_lines: ResetReg<Bits<4>>,
+    /// Block ends of the lines closed into the open line's burst, and with
+    /// the line closing now.
+    burst_block_ends: ResetReg<Bits<5>>,
+    closing_block_ends: Signal<Local, Bits<5>>,
+    /// The block ends of each issued burst, until its response (AXI_LIMIT
+    /// allows 32 outstanding).
+    answers: Fifo<Bits<5>, 5, 6>,
     buffer: RamFifo<WriteBeat, 5, 6>,
     bursts: Fifo<OfmBurst, 3, 4>,
     issue: Signal<Local, Bit>,
@@ -139,8 +159,10 @@ impl Logic for OfmChannel {
             open_counter,
             open_cache,
             open_max_beats,
+            open_block_end,
             burst_address,
             burst_lines,
+            burst_block_ends,
             held_counter,
             aw_cache,
             aw_valid,
@@ -159,6 +181,10 @@ impl Logic for OfmChannel {
         self.open_counter.rst_n.next = self.rst_n.val();
         self.open_cache.rst_n.next = self.rst_n.val();
         self.open_max_beats.rst_n.next = self.rst_n.val();
+        self.open_block_end.rst_n.next = self.rst_n.val();
+        self.burst_block_ends.rst_n.next = self.rst_n.val();
+        self.answers.clock.next = self.clock.val();
+        self.answers.rst_n.next = self.rst_n.val();
         self.burst_address.rst_n.next = self.rst_n.val();
         self.burst_lines.rst_n.next = self.rst_n.val();
         self.held_counter.rst_n.next = self.rst_n.val();
@@ -234,7 +260,9 @@ impl Logic for OfmChannel {
         self.room.next = self.buffer.tail.ready.val() & self.bursts.tail.ready.val();
         self.take.next = self.writes.valid.val() & self.room.val() & !self.halt.val();
         self.writes.ready.next = self.take.val() & self.last_line.val();
+        self.line_block_end.next = self.writes.data.val().block_end & self.last_line.val();
         self.merge.next = self.open_valid.q.val()
+            & !self.open_block_end.q.val()
             & (self.line_address.val() == self.open_address.q.val())
             & (self.region_lookup.counter.val() == self.open_counter.q.val());
         self.continues.next = (self.line_address.val() == self.next_line.val())
@@ -243,7 +271,7 @@ impl Logic for OfmChannel {
             & !self.boundary.val();
         self.flush.next = self.open_valid.q.val()
             & !self.writes.valid.val()
-            & self.writes_done.val()
+            & (self.writes_done.val() | self.open_block_end.q.val())
             & self.room.val();
         self.close_line.next =
             (self.take.val() & self.open_valid.q.val() & !self.merge.val()) | self.flush.val();
@@ -258,20 +286,29 @@ impl Logic for OfmChannel {
         self.bursts.tail.data.next.beats_m1 = self.burst_lines.q.val();
         self.bursts.tail.data.next.counter = self.open_counter.q.val();
         self.bursts.tail.data.next.cache = self.open_cache.q.val();
+        self.closing_block_ends.next = self.burst_block_ends.q.val();
+        if self.open_block_end.q.val() {
+            self.closing_block_ends.next = self.burst_block_ends.q.val() + 1;
+        }
+        self.bursts.tail.data.next.block_ends = self.closing_block_ends.val();
         if self.close_line.val() {
             self.burst_lines.d.next = self.burst_lines.q.val() + 1;
+            self.burst_block_ends.d.next = self.closing_block_ends.val();
         }
         if self.close_burst.val() {
             self.burst_lines.d.next = 0.into();
+            self.burst_block_ends.d.next = 0.into();
         }
         if self.flush.val() {
             self.open_valid.d.next = false;
+            self.open_block_end.d.next = false;
         }
         if self.take.val() {
             self.line.d.next = self.line.q.val() + 1;
             if self.last_line.val() {
                 self.line.d.next = 0.into();
             }
+            self.open_block_end.d.next = self.line_block_end.val();
             if self.merge.val() {
                 self.open_data.d.next = (self.open_data.q.val() & !self.line_mask.val())
                     | (self.line_data.val() & self.line_mask.val());
@@ -303,10 +340,18 @@ impl Logic for OfmChannel {
             & (!self.aw_valid.q.val() | self.client.awready.val())
             & self.same_counter.val()
             & self.client.may_issue.val()
+            & self.answers.tail.ready.val()
             & !self.halt.val();
         self.client.limit_stall.next =
             self.bursts.head.valid.val() & !self.client.may_issue.val() & !self.halt.val();
         self.bursts.head.ready.next = self.issue.val();
+        self.answers.tail.valid.next = self.issue.val();
+        self.answers.tail.data.next = self.bursts.head.data.val().block_ends;
+        self.answers.head.ready.next = self.client.b_valid.val();
+        self.blocks_written.next = 0.into();
+        if self.client.b_valid.val() {
+            self.blocks_written.next = self.answers.head.data.val();
+        }
         if self.aclken.val() & self.client.awready.val() {
             self.aw_valid.d.next = false;
         }

@@ -50,4 +50,7 @@ pub struct OfmWrite {
     pub data: Bits<256>,
     pub count: Bits<6>,
     pub mask: Bits<32>,
+    /// The last write of an OFM block: the OFM channel reports when it is
+    /// answered (`OfmChannel::blocks_written`, for NPU_SET_BLOCKDEP).
+    pub block_end: Bit,
 }

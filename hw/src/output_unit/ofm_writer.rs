@@ -55,6 +55,8 @@ pub struct OfmResult {
     pub x: Bits<16>,
     pub c: Bits<16>,
     pub spread: Bit,
+    /// The OFM block's last position: its last write ends the block.
+    pub block_end: Bit,
 }
 
 #[derive(LogicBlock)]
@@ -354,6 +356,8 @@ impl Logic for OfmWriter {
                 self.column_stride.d.next = bit_cast::<40, 48>(self.view.val().stride_c);
             }
             self.located.d.next.region = self.view.val().region;
+            self.located.d.next.block_end =
+                self.result.val().block_end & (!self.split.val() | self.upper.q.val());
             self.located.d.next.offset = bit_cast::<40, 48>(self.base.val()) + self.in_row.val();
             self.located.d.next.count = self.lane_count.val() << self.element_shift.val();
             self.located.d.next.mask = self.every_byte.val();

@@ -187,6 +187,8 @@ struct Burst {
     resp: Resp,
     beat: u8,
     ready_at: u64,
+    /// Bytes written so far with their strobe set (writes).
+    written: u64,
 }
 
 impl Burst {
@@ -215,6 +217,8 @@ struct Response {
     id: u8,
     resp: Resp,
     ready_at: u64,
+    /// The burst's bytes written with their strobe set.
+    written: u64,
 }
 
 /// Bytes of one beat, the credit it takes (`bytes_per_cycle`).
@@ -223,11 +227,14 @@ const BEAT_CREDIT: f64 = BEAT_BYTES as f64;
 const MAX_CREDIT: f64 = 256.0;
 
 /// Bytes a port moved per transaction ID, counted as [`Counters`]
-/// `bytes_read` (by ARID) and `bytes_written` (by AWID) are.
+/// `bytes_read` (by ARID) and `bytes_written` (by AWID) are; `answered`
+/// counts the written bytes again as their burst's write response is
+/// given.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BytesById {
     pub read: [u64; 256],
     pub written: [u64; 256],
+    pub answered: [u64; 256],
 }
 
 impl Default for BytesById {
@@ -235,6 +242,7 @@ impl Default for BytesById {
         Self {
             read: [0; 256],
             written: [0; 256],
+            answered: [0; 256],
         }
     }
 }
@@ -342,6 +350,7 @@ impl AxiCompleter {
                 size: s.arsize,
                 resp: Resp::Okay,
                 beat: 0,
+                written: 0,
                 ready_at: self.cycle + self.config.read_latency,
             };
             b.resp = self.resp_for(b.addr, b.end());
@@ -382,6 +391,7 @@ impl AxiCompleter {
                 size: s.awsize,
                 resp: Resp::Okay,
                 beat: 0,
+                written: 0,
                 ready_at: 0,
             };
             b.resp = self.resp_for(b.addr, b.end());
@@ -405,7 +415,8 @@ impl AxiCompleter {
                 .presented_write
                 .take()
                 .expect("B handshake without a presented response");
-            self.responses.remove(i);
+            let response = self.responses.remove(i);
+            self.bytes_by_id.answered[usize::from(response.id)] += response.written;
         }
         self.cycle += 1;
         self.choose_outputs(memory);
@@ -425,6 +436,7 @@ impl AxiCompleter {
                     }
                     self.counters.bytes_written += 1;
                     self.bytes_by_id.written[usize::from(burst.id)] += 1;
+                    burst.written += 1;
                 }
             }
             if burst.beat == burst.len {
@@ -433,6 +445,7 @@ impl AxiCompleter {
                     id: done.id,
                     resp: done.resp,
                     ready_at: self.cycle + self.config.write_latency,
+                    written: done.written,
                 });
             } else {
                 burst.beat += 1;
