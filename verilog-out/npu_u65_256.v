@@ -11447,6 +11447,14 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
     wire  out_full$q;
     reg  [11:0] taken_low$bits;
     wire  [3:0] taken_low$count;
+    reg  [15:0] placement$paired;
+    reg  [159:0] placement$values;
+    reg  [95:0] placement$starts_at;
+    reg  [15:0] placement$starts_behind;
+    reg  [4:0] placement$fill;
+    reg  [5:0] placement$pos;
+    reg  [143:0] placement$group;
+    wire  [287:0] placement$lanes;
     
     // Local signals
     reg  [6:0] paired;
@@ -11464,15 +11472,10 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
     reg  [15:0] complete;
     reg  [15:0] last_complete;
     reg  [15:0] last_pair;
-    reg  [15:0] placed;
     reg  [4:0] taken;
     reg  [5:0] known;
     reg  [5:0] pos;
     reg  [15:0] plane;
-    reg  [15:0] hits;
-    reg  [8:0] lane;
-    reg  [287:0] old_lanes;
-    reg  [143:0] value_planes;
     reg  [107:0] push_a_weights;
     reg  [107:0] push_b_weights;
     reg  [131:0] push_a_offsets;
@@ -11591,6 +11594,16 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
     npu_u65_256_core$datapath$cores$0$weight_decoder$parser$head_a$cores$0$wu0_ones taken_low(
         .bits(taken_low$bits),
         .count(taken_low$count)
+    );
+    npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$placement placement(
+        .paired(placement$paired),
+        .values(placement$values),
+        .starts_at(placement$starts_at),
+        .starts_behind(placement$starts_behind),
+        .fill(placement$fill),
+        .pos(placement$pos),
+        .group(placement$group),
+        .lanes(placement$lanes)
     );
     
     // Update code
@@ -11968,231 +11981,1430 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
                 pos = limit;
             end
         end
+        placement$paired = paired_mask;
+        placement$values = values$q[(32'h0)+:(160)];
+        placement$starts_at = starts_at;
+        placement$starts_behind = starts_behind;
+        placement$fill = fill$q;
+        placement$pos = pos;
+        placement$group = group$q;
+        lanes = placement$lanes;
+        last_complete = complete & ~(complete >> 32'h1);
+        removed_end = 32'h0;
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 0]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 0]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 0]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 0]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 0]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 0]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 0]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 0]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 0]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 0]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 0]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 0]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 0]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 0]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 0]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 0]) << (15)));
+        removed_end = (removed_end & ~(1 << (0)) | ((|(plane & last_complete)) << (0)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 1]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 1]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 1]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 1]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 1]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 1]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 1]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 1]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 1]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 1]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 1]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 1]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 1]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 1]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 1]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 1]) << (15)));
+        removed_end = (removed_end & ~(1 << (1)) | ((|(plane & last_complete)) << (1)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 2]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 2]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 2]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 2]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 2]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 2]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 2]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 2]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 2]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 2]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 2]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 2]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 2]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 2]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 2]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 2]) << (15)));
+        removed_end = (removed_end & ~(1 << (2)) | ((|(plane & last_complete)) << (2)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 3]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 3]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 3]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 3]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 3]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 3]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 3]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 3]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 3]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 3]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 3]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 3]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 3]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 3]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 3]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 3]) << (15)));
+        removed_end = (removed_end & ~(1 << (3)) | ((|(plane & last_complete)) << (3)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 4]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 4]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 4]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 4]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 4]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 4]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 4]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 4]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 4]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 4]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 4]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 4]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 4]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 4]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 4]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 4]) << (15)));
+        removed_end = (removed_end & ~(1 << (4)) | ((|(plane & last_complete)) << (4)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 5]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 5]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 5]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 5]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 5]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 5]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 5]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 5]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 5]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 5]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 5]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 5]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 5]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 5]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 5]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 5]) << (15)));
+        removed_end = (removed_end & ~(1 << (5)) | ((|(plane & last_complete)) << (5)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 6]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 6]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 6]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 6]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 6]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 6]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 6]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 6]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 6]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 6]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 6]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 6]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 6]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 6]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 6]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 6]) << (15)));
+        removed_end = (removed_end & ~(1 << (6)) | ((|(plane & last_complete)) << (6)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 7]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 7]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 7]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 7]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 7]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 7]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 7]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 7]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 7]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 7]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 7]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 7]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 7]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 7]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 7]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 7]) << (15)));
+        removed_end = (removed_end & ~(1 << (7)) | ((|(plane & last_complete)) << (7)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 8]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 8]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 8]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 8]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 8]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 8]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 8]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 8]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 8]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 8]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 8]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 8]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 8]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 8]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 8]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 8]) << (15)));
+        removed_end = (removed_end & ~(1 << (8)) | ((|(plane & last_complete)) << (8)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 9]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 9]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 9]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 9]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 9]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 9]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 9]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 9]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 9]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 9]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 9]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 9]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 9]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 9]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 9]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 9]) << (15)));
+        removed_end = (removed_end & ~(1 << (9)) | ((|(plane & last_complete)) << (9)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 10]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 10]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 10]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 10]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 10]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 10]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 10]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 10]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 10]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 10]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 10]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 10]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 10]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 10]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 10]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 10]) << (15)));
+        removed_end = (removed_end & ~(1 << (10)) | ((|(plane & last_complete)) << (10)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 11]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 11]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 11]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 11]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 11]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 11]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 11]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 11]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 11]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 11]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 11]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 11]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 11]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 11]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 11]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 11]) << (15)));
+        removed_end = (removed_end & ~(1 << (11)) | ((|(plane & last_complete)) << (11)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 12]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 12]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 12]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 12]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 12]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 12]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 12]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 12]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 12]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 12]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 12]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 12]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 12]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 12]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 12]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 12]) << (15)));
+        removed_end = (removed_end & ~(1 << (12)) | ((|(plane & last_complete)) << (12)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 13]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 13]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 13]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 13]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 13]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 13]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 13]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 13]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 13]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 13]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 13]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 13]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 13]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 13]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 13]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 13]) << (15)));
+        removed_end = (removed_end & ~(1 << (13)) | ((|(plane & last_complete)) << (13)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 14]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 14]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 14]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 14]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 14]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 14]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 14]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 14]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 14]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 14]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 14]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 14]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 14]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 14]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 14]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 14]) << (15)));
+        removed_end = (removed_end & ~(1 << (14)) | ((|(plane & last_complete)) << (14)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 15]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 15]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 15]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 15]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 15]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 15]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 15]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 15]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 15]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 15]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 15]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 15]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 15]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 15]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 15]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 15]) << (15)));
+        removed_end = (removed_end & ~(1 << (15)) | ((|(plane & last_complete)) << (15)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 16]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 16]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 16]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 16]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 16]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 16]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 16]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 16]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 16]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 16]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 16]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 16]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 16]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 16]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 16]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 16]) << (15)));
+        removed_end = (removed_end & ~(1 << (16)) | ((|(plane & last_complete)) << (16)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 17]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 17]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 17]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 17]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 17]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 17]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 17]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 17]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 17]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 17]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 17]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 17]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 17]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 17]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 17]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 17]) << (15)));
+        removed_end = (removed_end & ~(1 << (17)) | ((|(plane & last_complete)) << (17)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 18]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 18]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 18]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 18]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 18]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 18]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 18]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 18]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 18]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 18]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 18]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 18]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 18]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 18]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 18]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 18]) << (15)));
+        removed_end = (removed_end & ~(1 << (18)) | ((|(plane & last_complete)) << (18)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 19]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 19]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 19]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 19]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 19]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 19]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 19]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 19]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 19]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 19]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 19]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 19]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 19]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 19]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 19]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 19]) << (15)));
+        removed_end = (removed_end & ~(1 << (19)) | ((|(plane & last_complete)) << (19)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 20]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 20]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 20]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 20]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 20]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 20]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 20]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 20]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 20]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 20]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 20]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 20]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 20]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 20]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 20]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 20]) << (15)));
+        removed_end = (removed_end & ~(1 << (20)) | ((|(plane & last_complete)) << (20)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 21]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 21]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 21]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 21]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 21]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 21]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 21]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 21]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 21]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 21]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 21]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 21]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 21]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 21]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 21]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 21]) << (15)));
+        removed_end = (removed_end & ~(1 << (21)) | ((|(plane & last_complete)) << (21)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 22]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 22]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 22]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 22]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 22]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 22]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 22]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 22]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 22]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 22]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 22]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 22]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 22]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 22]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 22]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 22]) << (15)));
+        removed_end = (removed_end & ~(1 << (22)) | ((|(plane & last_complete)) << (22)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 23]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 23]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 23]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 23]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 23]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 23]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 23]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 23]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 23]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 23]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 23]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 23]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 23]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 23]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 23]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 23]) << (15)));
+        removed_end = (removed_end & ~(1 << (23)) | ((|(plane & last_complete)) << (23)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 24]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 24]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 24]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 24]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 24]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 24]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 24]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 24]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 24]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 24]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 24]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 24]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 24]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 24]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 24]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 24]) << (15)));
+        removed_end = (removed_end & ~(1 << (24)) | ((|(plane & last_complete)) << (24)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 25]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 25]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 25]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 25]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 25]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 25]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 25]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 25]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 25]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 25]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 25]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 25]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 25]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 25]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 25]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 25]) << (15)));
+        removed_end = (removed_end & ~(1 << (25)) | ((|(plane & last_complete)) << (25)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 26]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 26]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 26]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 26]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 26]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 26]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 26]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 26]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 26]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 26]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 26]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 26]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 26]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 26]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 26]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 26]) << (15)));
+        removed_end = (removed_end & ~(1 << (26)) | ((|(plane & last_complete)) << (26)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 27]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 27]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 27]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 27]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 27]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 27]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 27]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 27]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 27]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 27]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 27]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 27]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 27]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 27]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 27]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 27]) << (15)));
+        removed_end = (removed_end & ~(1 << (27)) | ((|(plane & last_complete)) << (27)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 28]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 28]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 28]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 28]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 28]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 28]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 28]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 28]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 28]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 28]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 28]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 28]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 28]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 28]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 28]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 28]) << (15)));
+        removed_end = (removed_end & ~(1 << (28)) | ((|(plane & last_complete)) << (28)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 29]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 29]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 29]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 29]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 29]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 29]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 29]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 29]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 29]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 29]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 29]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 29]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 29]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 29]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 29]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 29]) << (15)));
+        removed_end = (removed_end & ~(1 << (29)) | ((|(plane & last_complete)) << (29)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 30]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 30]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 30]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 30]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 30]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 30]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 30]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 30]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 30]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 30]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 30]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 30]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 30]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 30]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 30]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 30]) << (15)));
+        removed_end = (removed_end & ~(1 << (30)) | ((|(plane & last_complete)) << (30)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 31]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 31]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 31]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 31]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 31]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 31]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 31]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 31]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 31]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 31]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 31]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 31]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 31]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 31]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 31]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 31]) << (15)));
+        removed_end = (removed_end & ~(1 << (31)) | ((|(plane & last_complete)) << (31)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 32]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 32]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 32]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 32]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 32]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 32]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 32]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 32]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 32]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 32]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 32]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 32]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 32]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 32]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 32]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 32]) << (15)));
+        removed_end = (removed_end & ~(1 << (32)) | ((|(plane & last_complete)) << (32)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 33]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 33]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 33]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 33]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 33]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 33]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 33]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 33]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 33]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 33]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 33]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 33]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 33]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 33]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 33]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 33]) << (15)));
+        removed_end = (removed_end & ~(1 << (33)) | ((|(plane & last_complete)) << (33)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 34]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 34]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 34]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 34]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 34]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 34]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 34]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 34]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 34]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 34]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 34]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 34]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 34]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 34]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 34]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 34]) << (15)));
+        removed_end = (removed_end & ~(1 << (34)) | ((|(plane & last_complete)) << (34)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 35]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 35]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 35]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 35]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 35]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 35]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 35]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 35]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 35]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 35]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 35]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 35]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 35]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 35]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 35]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 35]) << (15)));
+        removed_end = (removed_end & ~(1 << (35)) | ((|(plane & last_complete)) << (35)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 36]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 36]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 36]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 36]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 36]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 36]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 36]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 36]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 36]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 36]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 36]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 36]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 36]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 36]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 36]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 36]) << (15)));
+        removed_end = (removed_end & ~(1 << (36)) | ((|(plane & last_complete)) << (36)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 37]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 37]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 37]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 37]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 37]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 37]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 37]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 37]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 37]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 37]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 37]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 37]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 37]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 37]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 37]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 37]) << (15)));
+        removed_end = (removed_end & ~(1 << (37)) | ((|(plane & last_complete)) << (37)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 38]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 38]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 38]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 38]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 38]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 38]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 38]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 38]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 38]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 38]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 38]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 38]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 38]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 38]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 38]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 38]) << (15)));
+        removed_end = (removed_end & ~(1 << (38)) | ((|(plane & last_complete)) << (38)));
+        plane = 32'h0;
+        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 39]) << (0)));
+        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 39]) << (1)));
+        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 39]) << (2)));
+        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 39]) << (3)));
+        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 39]) << (4)));
+        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 39]) << (5)));
+        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 39]) << (6)));
+        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 39]) << (7)));
+        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 39]) << (8)));
+        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 39]) << (9)));
+        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 39]) << (10)));
+        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 39]) << (11)));
+        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 39]) << (12)));
+        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 39]) << (13)));
+        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 39]) << (14)));
+        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 39]) << (15)));
+        removed_end = (removed_end & ~(1 << (39)) | ((|(plane & last_complete)) << (39)));
+        if (taken != 32'h0) begin
+            head_start$d = removed_end;
+        end
+        push_a_weights = push_a[(64'h6)+:(108)];
+        push_b_weights = push_b[(64'h6)+:(108)];
+        push_a_offsets = push_a[(64'h98)+:(132)];
+        push_b_offsets = push_b[(64'h98)+:(132)];
+        value_flag = 32'h0;
+        if (push_a[(64'h5)+:(1)]) begin
+            value_flag = 32'h200;
+        end
+        start_a = tail$q + ((push_a[(64'h76)+:(34)]) & 40'hffffffffff);
+        start_b = tail$q + ((push_b[(64'h76)+:(34)]) & 40'hffffffffff);
+        items_a = 32'h0;
+        items_b = 32'h0;
+        item_ends_a = 32'h0;
+        item_ends_b = 32'h0;
+        weight = push_a_weights[(0 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (0 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'ha));
+        end
+        weight = push_b_weights[(0 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (0 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'ha));
+        end
+        offset = push_a_offsets[(0 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (0 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h28));
+        end
+        offset = push_b_offsets[(0 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (0 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h28));
+        end
+        weight = push_a_weights[(1 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (1 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'ha));
+        end
+        weight = push_b_weights[(1 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (1 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'ha));
+        end
+        offset = push_a_offsets[(1 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (1 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h28));
+        end
+        offset = push_b_offsets[(1 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (1 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h28));
+        end
+        weight = push_a_weights[(2 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (2 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'ha));
+        end
+        weight = push_b_weights[(2 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (2 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'ha));
+        end
+        offset = push_a_offsets[(2 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (2 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h28));
+        end
+        offset = push_b_offsets[(2 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (2 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h28));
+        end
+        weight = push_a_weights[(3 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (3 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'ha));
+        end
+        weight = push_b_weights[(3 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (3 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'ha));
+        end
+        offset = push_a_offsets[(3 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (3 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h28));
+        end
+        offset = push_b_offsets[(3 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (3 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h28));
+        end
+        weight = push_a_weights[(4 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (4 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'ha));
+        end
+        weight = push_b_weights[(4 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (4 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'ha));
+        end
+        offset = push_a_offsets[(4 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (4 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h28));
+        end
+        offset = push_b_offsets[(4 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (4 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h28));
+        end
+        weight = push_a_weights[(5 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (5 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'ha));
+        end
+        weight = push_b_weights[(5 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (5 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'ha));
+        end
+        offset = push_a_offsets[(5 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (5 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h28));
+        end
+        offset = push_b_offsets[(5 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (5 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h28));
+        end
+        weight = push_a_weights[(6 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (6 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'ha));
+        end
+        weight = push_b_weights[(6 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (6 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'ha));
+        end
+        offset = push_a_offsets[(6 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (6 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h28));
+        end
+        offset = push_b_offsets[(6 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (6 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h28));
+        end
+        weight = push_a_weights[(7 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (7 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'ha));
+        end
+        weight = push_b_weights[(7 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (7 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'ha));
+        end
+        offset = push_a_offsets[(7 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (7 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
+        end
+        offset = push_b_offsets[(7 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (7 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
+        end
+        weight = push_a_weights[(8 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (8 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'ha));
+        end
+        weight = push_b_weights[(8 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (8 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'ha));
+        end
+        offset = push_a_offsets[(8 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (8 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h28));
+        end
+        offset = push_b_offsets[(8 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (8 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h28));
+        end
+        weight = push_a_weights[(9 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (9 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'ha));
+        end
+        weight = push_b_weights[(9 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (9 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'ha));
+        end
+        offset = push_a_offsets[(9 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (9 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h28));
+        end
+        offset = push_b_offsets[(9 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (9 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h28));
+        end
+        weight = push_a_weights[(10 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (10 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'ha));
+        end
+        weight = push_b_weights[(10 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (10 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'ha));
+        end
+        offset = push_a_offsets[(10 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (10 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h28));
+        end
+        offset = push_b_offsets[(10 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (10 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h28));
+        end
+        weight = push_a_weights[(11 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | value_flag;
+        if (11 < push_a[(64'h1)+:(4)]) begin
+            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'ha));
+        end
+        weight = push_b_weights[(11 * 32'h9)+:(9)];
+        item = ((weight) & 10'h3ff) | 32'h200;
+        if (11 < push_b[(64'h1)+:(4)]) begin
+            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'ha));
+        end
+        offset = push_a_offsets[(11 * 32'hb)+:(11)];
+        item_end = start_a + ((offset) & 40'hffffffffff);
+        if (11 < push_a[(64'h72)+:(4)]) begin
+            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h28));
+        end
+        offset = push_b_offsets[(11 * 32'hb)+:(11)];
+        item_end = start_b + ((offset) & 40'hffffffffff);
+        if (11 < push_b[(64'h72)+:(4)]) begin
+            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h28));
+        end
+        w_after_a = w_count$q + ((push_a[(64'h1)+:(4)]) & 7'h7f);
+        z_after_a = z_count$q + ((push_a[(64'h72)+:(4)]) & 7'h7f);
+        n_a = push_a[(64'h1)+:(4)];
+        items_ab_1 = items_b;
+        if (n_a[32'h0]) begin
+            items_ab_1 = items_b << 32'ha;
+        end
+        items_ab_2 = items_ab_1;
+        if (n_a[32'h1]) begin
+            items_ab_2 = items_ab_1 << 32'h14;
+        end
+        items_ab_3 = items_ab_2;
+        if (n_a[32'h2]) begin
+            items_ab_3 = items_ab_2 << 32'h28;
+        end
+        items_ab = items_ab_3;
+        if (n_a[32'h3]) begin
+            items_ab = items_ab_3 << 32'h50;
+        end
+        items_ab = items_ab | items_a;
+        n_a = push_a[(64'h72)+:(4)];
+        item_ends_ab_1 = item_ends_b;
+        if (n_a[32'h0]) begin
+            item_ends_ab_1 = item_ends_b << 32'h28;
+        end
+        item_ends_ab_2 = item_ends_ab_1;
+        if (n_a[32'h1]) begin
+            item_ends_ab_2 = item_ends_ab_1 << 32'h50;
+        end
+        item_ends_ab_3 = item_ends_ab_2;
+        if (n_a[32'h2]) begin
+            item_ends_ab_3 = item_ends_ab_2 << 32'ha0;
+        end
+        item_ends_ab = item_ends_ab_3;
+        if (n_a[32'h3]) begin
+            item_ends_ab = item_ends_ab_3 << 32'h140;
+        end
+        item_ends_ab = item_ends_ab | item_ends_a;
+        values_in = values$q | (items_ab << ((((w_count$q) & 10'h3ff) << 32'h3) + (((w_count$q) & 10'h3ff) << 32'h1)));
+        ends_in = ends$q | (item_ends_ab << ((((z_count$q) & 12'hfff) << 32'h5) + (((z_count$q) & 12'hfff) << 32'h3)));
+        values_1 = values_in;
+        ends_1 = ends_in;
+        if (taken[32'h0]) begin
+            values_1 = values_in >> 32'ha;
+            ends_1 = ends_in >> 32'h28;
+        end
+        values_2 = values_1;
+        ends_2 = ends_1;
+        if (taken[32'h1]) begin
+            values_2 = values_1 >> 32'h14;
+            ends_2 = ends_1 >> 32'h50;
+        end
+        values_3 = values_2;
+        ends_3 = ends_2;
+        if (taken[32'h2]) begin
+            values_3 = values_2 >> 32'h28;
+            ends_3 = ends_2 >> 32'ha0;
+        end
+        values_4 = values_3;
+        ends_4 = ends_3;
+        if (taken[32'h3]) begin
+            values_4 = values_3 >> 32'h50;
+            ends_4 = ends_3 >> 32'h140;
+        end
+        values_out = values_4;
+        ends_out = ends_4;
+        if (taken[32'h4]) begin
+            values_out = values_4 >> 32'ha0;
+            ends_out = ends_4 >> 32'h280;
+        end
+        values$d = values_out;
+        ends$d = ends_out;
+        w_count$d = (w_after_a + ((push_b[(64'h1)+:(4)]) & 7'h7f)) - ((taken) & 7'h7f);
+        z_count$d = (z_after_a + ((push_b[(64'h72)+:(4)]) & 7'h7f)) - ((taken) & 7'h7f);
+        if (push_b[(64'h72)+:(4)] != 32'h0) begin
+            tail$d = start_b + ((push_b[(64'h11c)+:(11)]) & 40'hffffffffff);
+        end
+        else if (push_a[(64'h72)+:(4)] != 32'h0) begin
+            tail$d = start_a + ((push_a[(64'h11c)+:(11)]) & 40'hffffffffff);
+        end
+        drop_unpaired = finished & (paired == 32'h0);
+        if (drop_unpaired) begin
+            values$d = 32'h0;
+            ends$d = 32'h0;
+            w_count$d = 32'h0;
+            z_count$d = 32'h0;
+            head_start$d = tail$q;
+            if (fill$q == 32'h0) begin
+                base$d = tail$q;
+            end
+        end
+        group$d = ((lanes) & 144'hffffffffffffffffffffffffffffffffffff);
+        fill$d = ((pos) & 5'h1f);
+        if (out_full$q & out_ready) begin
+            out_full$d = 1'b0;
+        end
+        if (out_free) begin
+            if (pos >= 32'h10) begin
+                out_group$d = ((lanes) & 144'hffffffffffffffffffffffffffffffffffff);
+                out_n$d = 32'h10;
+                out_full$d = 1'b1;
+                group$d = ((lanes >> 32'h90) & 144'hffffffffffffffffffffffffffffffffffff);
+                fill$d = ((pos - 32'h10) & 5'h1f);
+                base$d = base$q + 32'h10;
+            end
+            else if (drop_unpaired & (pos != 32'h0)) begin
+                out_group$d = ((lanes) & 144'hffffffffffffffffffffffffffffffffffff);
+                out_n$d = ((pos) & 5'h1f);
+                out_full$d = 1'b1;
+                group$d = 32'h0;
+                fill$d = 32'h0;
+                base$d = tail$q;
+            end
+        end
+        empty = (w_count$q == 32'h0) & (z_count$q == 32'h0) & (fill$q == 32'h0) & ~out_full$q;
+        out_weights = out_group$q;
+        out_count = out_n$q;
+        out_valid = out_full$q;
+    end
+    
+endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs
+
+
+
+
+module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$ends(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [2559:0] d;
+    output reg  [2559:0] q;
+    
+    // Constant declarations
+    localparam  init = 2560'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$ends
+
+
+module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$fill(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [4:0] d;
+    output reg  [4:0] q;
+    
+    // Constant declarations
+    localparam  init = 5'b0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$fill
+
+
+module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$group(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [143:0] d;
+    output reg  [143:0] q;
+    
+    // Constant declarations
+    localparam  init = 144'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$group
+
+
+
+
+
+
+
+
+
+
+module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$placement(paired,values,starts_at,starts_behind,fill,pos,group,lanes);
+    
+    // Module arguments
+    input wire  [15:0] paired;
+    input wire  [159:0] values;
+    input wire  [95:0] starts_at;
+    input wire  [15:0] starts_behind;
+    input wire  [4:0] fill;
+    input wire  [5:0] pos;
+    input wire  [143:0] group;
+    output reg  [287:0] lanes;
+    
+    // Local signals
+    reg  [15:0] placed;
+    reg  [143:0] value_planes;
+    reg  [287:0] old_lanes;
+    reg  [8:0] weight;
+    reg  [15:0] hits;
+    reg  [8:0] lane;
+    
+    // Update code
+    always @(*) begin
         placed = 32'h0;
-        placed = (placed & ~(1 << (0)) | ((paired_mask[0] & values$q[0 * 32'ha + 32'h9] & ~starts_behind[0] & (starts_at[(0 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(0 * 32'h6)+:(6)] < pos)) << (0)));
-        placed = (placed & ~(1 << (1)) | ((paired_mask[1] & values$q[1 * 32'ha + 32'h9] & ~starts_behind[1] & (starts_at[(1 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(1 * 32'h6)+:(6)] < pos)) << (1)));
-        placed = (placed & ~(1 << (2)) | ((paired_mask[2] & values$q[2 * 32'ha + 32'h9] & ~starts_behind[2] & (starts_at[(2 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(2 * 32'h6)+:(6)] < pos)) << (2)));
-        placed = (placed & ~(1 << (3)) | ((paired_mask[3] & values$q[3 * 32'ha + 32'h9] & ~starts_behind[3] & (starts_at[(3 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(3 * 32'h6)+:(6)] < pos)) << (3)));
-        placed = (placed & ~(1 << (4)) | ((paired_mask[4] & values$q[4 * 32'ha + 32'h9] & ~starts_behind[4] & (starts_at[(4 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(4 * 32'h6)+:(6)] < pos)) << (4)));
-        placed = (placed & ~(1 << (5)) | ((paired_mask[5] & values$q[5 * 32'ha + 32'h9] & ~starts_behind[5] & (starts_at[(5 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(5 * 32'h6)+:(6)] < pos)) << (5)));
-        placed = (placed & ~(1 << (6)) | ((paired_mask[6] & values$q[6 * 32'ha + 32'h9] & ~starts_behind[6] & (starts_at[(6 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(6 * 32'h6)+:(6)] < pos)) << (6)));
-        placed = (placed & ~(1 << (7)) | ((paired_mask[7] & values$q[7 * 32'ha + 32'h9] & ~starts_behind[7] & (starts_at[(7 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(7 * 32'h6)+:(6)] < pos)) << (7)));
-        placed = (placed & ~(1 << (8)) | ((paired_mask[8] & values$q[8 * 32'ha + 32'h9] & ~starts_behind[8] & (starts_at[(8 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(8 * 32'h6)+:(6)] < pos)) << (8)));
-        placed = (placed & ~(1 << (9)) | ((paired_mask[9] & values$q[9 * 32'ha + 32'h9] & ~starts_behind[9] & (starts_at[(9 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(9 * 32'h6)+:(6)] < pos)) << (9)));
-        placed = (placed & ~(1 << (10)) | ((paired_mask[10] & values$q[10 * 32'ha + 32'h9] & ~starts_behind[10] & (starts_at[(10 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(10 * 32'h6)+:(6)] < pos)) << (10)));
-        placed = (placed & ~(1 << (11)) | ((paired_mask[11] & values$q[11 * 32'ha + 32'h9] & ~starts_behind[11] & (starts_at[(11 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(11 * 32'h6)+:(6)] < pos)) << (11)));
-        placed = (placed & ~(1 << (12)) | ((paired_mask[12] & values$q[12 * 32'ha + 32'h9] & ~starts_behind[12] & (starts_at[(12 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(12 * 32'h6)+:(6)] < pos)) << (12)));
-        placed = (placed & ~(1 << (13)) | ((paired_mask[13] & values$q[13 * 32'ha + 32'h9] & ~starts_behind[13] & (starts_at[(13 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(13 * 32'h6)+:(6)] < pos)) << (13)));
-        placed = (placed & ~(1 << (14)) | ((paired_mask[14] & values$q[14 * 32'ha + 32'h9] & ~starts_behind[14] & (starts_at[(14 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(14 * 32'h6)+:(6)] < pos)) << (14)));
-        placed = (placed & ~(1 << (15)) | ((paired_mask[15] & values$q[15 * 32'ha + 32'h9] & ~starts_behind[15] & (starts_at[(15 * 32'h6)+:(6)] >= ((fill$q) & 6'h3f)) & (starts_at[(15 * 32'h6)+:(6)] < pos)) << (15)));
+        placed = (placed & ~(1 << (0)) | ((paired[0] & values[0 * 32'ha + 32'h9] & ~starts_behind[0] & (starts_at[(0 * 32'h6)+:(6)] >= ((fill) & 6'h3f)) & (starts_at[(0 * 32'h6)+:(6)] < pos)) << (0)));
+        placed = (placed & ~(1 << (1)) | ((paired[1] & values[1 * 32'ha + 32'h9] & ~starts_behind[1] & (starts_at[(1 * 32'h6)+:(6)] >= ((fill) & 6'h3f)) & (starts_at[(1 * 32'h6)+:(6)] < pos)) << (1)));
+        placed = (placed & ~(1 << (2)) | ((paired[2] & values[2 * 32'ha + 32'h9] & ~starts_behind[2] & (starts_at[(2 * 32'h6)+:(6)] >= ((fill) & 6'h3f)) & (starts_at[(2 * 32'h6)+:(6)] < pos)) << (2)));
+        placed = (placed & ~(1 << (3)) | ((paired[3] & values[3 * 32'ha + 32'h9] & ~starts_behind[3] & (starts_at[(3 * 32'h6)+:(6)] >= ((fill) & 6'h3f)) & (starts_at[(3 * 32'h6)+:(6)] < pos)) << (3)));
+        placed = (placed & ~(1 << (4)) | ((paired[4] & values[4 * 32'ha + 32'h9] & ~starts_behind[4] & (starts_at[(4 * 32'h6)+:(6)] >= ((fill) & 6'h3f)) & (starts_at[(4 * 32'h6)+:(6)] < pos)) << (4)));
+        placed = (placed & ~(1 << (5)) | ((paired[5] & values[5 * 32'ha + 32'h9] & ~starts_behind[5] & (starts_at[(5 * 32'h6)+:(6)] >= ((fill) & 6'h3f)) & (starts_at[(5 * 32'h6)+:(6)] < pos)) << (5)));
+        placed = (placed & ~(1 << (6)) | ((paired[6] & values[6 * 32'ha + 32'h9] & ~starts_behind[6] & (starts_at[(6 * 32'h6)+:(6)] >= ((fill) & 6'h3f)) & (starts_at[(6 * 32'h6)+:(6)] < pos)) << (6)));
+        placed = (placed & ~(1 << (7)) | ((paired[7] & values[7 * 32'ha + 32'h9] & ~starts_behind[7] & (starts_at[(7 * 32'h6)+:(6)] >= ((fill) & 6'h3f)) & (starts_at[(7 * 32'h6)+:(6)] < pos)) << (7)));
+        placed = (placed & ~(1 << (8)) | ((paired[8] & values[8 * 32'ha + 32'h9] & ~starts_behind[8] & (starts_at[(8 * 32'h6)+:(6)] >= ((fill) & 6'h3f)) & (starts_at[(8 * 32'h6)+:(6)] < pos)) << (8)));
+        placed = (placed & ~(1 << (9)) | ((paired[9] & values[9 * 32'ha + 32'h9] & ~starts_behind[9] & (starts_at[(9 * 32'h6)+:(6)] >= ((fill) & 6'h3f)) & (starts_at[(9 * 32'h6)+:(6)] < pos)) << (9)));
+        placed = (placed & ~(1 << (10)) | ((paired[10] & values[10 * 32'ha + 32'h9] & ~starts_behind[10] & (starts_at[(10 * 32'h6)+:(6)] >= ((fill) & 6'h3f)) & (starts_at[(10 * 32'h6)+:(6)] < pos)) << (10)));
+        placed = (placed & ~(1 << (11)) | ((paired[11] & values[11 * 32'ha + 32'h9] & ~starts_behind[11] & (starts_at[(11 * 32'h6)+:(6)] >= ((fill) & 6'h3f)) & (starts_at[(11 * 32'h6)+:(6)] < pos)) << (11)));
+        placed = (placed & ~(1 << (12)) | ((paired[12] & values[12 * 32'ha + 32'h9] & ~starts_behind[12] & (starts_at[(12 * 32'h6)+:(6)] >= ((fill) & 6'h3f)) & (starts_at[(12 * 32'h6)+:(6)] < pos)) << (12)));
+        placed = (placed & ~(1 << (13)) | ((paired[13] & values[13 * 32'ha + 32'h9] & ~starts_behind[13] & (starts_at[(13 * 32'h6)+:(6)] >= ((fill) & 6'h3f)) & (starts_at[(13 * 32'h6)+:(6)] < pos)) << (13)));
+        placed = (placed & ~(1 << (14)) | ((paired[14] & values[14 * 32'ha + 32'h9] & ~starts_behind[14] & (starts_at[(14 * 32'h6)+:(6)] >= ((fill) & 6'h3f)) & (starts_at[(14 * 32'h6)+:(6)] < pos)) << (14)));
+        placed = (placed & ~(1 << (15)) | ((paired[15] & values[15 * 32'ha + 32'h9] & ~starts_behind[15] & (starts_at[(15 * 32'h6)+:(6)] >= ((fill) & 6'h3f)) & (starts_at[(15 * 32'h6)+:(6)] < pos)) << (15)));
         value_planes = 32'h0;
-        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 0)) | ((values$q[0 * 32'ha + 0]) << (0 * 32'h10 + 0)));
-        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 1)) | ((values$q[1 * 32'ha + 0]) << (0 * 32'h10 + 1)));
-        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 2)) | ((values$q[2 * 32'ha + 0]) << (0 * 32'h10 + 2)));
-        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 3)) | ((values$q[3 * 32'ha + 0]) << (0 * 32'h10 + 3)));
-        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 4)) | ((values$q[4 * 32'ha + 0]) << (0 * 32'h10 + 4)));
-        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 5)) | ((values$q[5 * 32'ha + 0]) << (0 * 32'h10 + 5)));
-        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 6)) | ((values$q[6 * 32'ha + 0]) << (0 * 32'h10 + 6)));
-        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 7)) | ((values$q[7 * 32'ha + 0]) << (0 * 32'h10 + 7)));
-        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 8)) | ((values$q[8 * 32'ha + 0]) << (0 * 32'h10 + 8)));
-        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 9)) | ((values$q[9 * 32'ha + 0]) << (0 * 32'h10 + 9)));
-        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 10)) | ((values$q[10 * 32'ha + 0]) << (0 * 32'h10 + 10)));
-        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 11)) | ((values$q[11 * 32'ha + 0]) << (0 * 32'h10 + 11)));
-        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 12)) | ((values$q[12 * 32'ha + 0]) << (0 * 32'h10 + 12)));
-        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 13)) | ((values$q[13 * 32'ha + 0]) << (0 * 32'h10 + 13)));
-        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 14)) | ((values$q[14 * 32'ha + 0]) << (0 * 32'h10 + 14)));
-        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 15)) | ((values$q[15 * 32'ha + 0]) << (0 * 32'h10 + 15)));
-        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 0)) | ((values$q[0 * 32'ha + 1]) << (1 * 32'h10 + 0)));
-        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 1)) | ((values$q[1 * 32'ha + 1]) << (1 * 32'h10 + 1)));
-        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 2)) | ((values$q[2 * 32'ha + 1]) << (1 * 32'h10 + 2)));
-        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 3)) | ((values$q[3 * 32'ha + 1]) << (1 * 32'h10 + 3)));
-        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 4)) | ((values$q[4 * 32'ha + 1]) << (1 * 32'h10 + 4)));
-        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 5)) | ((values$q[5 * 32'ha + 1]) << (1 * 32'h10 + 5)));
-        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 6)) | ((values$q[6 * 32'ha + 1]) << (1 * 32'h10 + 6)));
-        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 7)) | ((values$q[7 * 32'ha + 1]) << (1 * 32'h10 + 7)));
-        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 8)) | ((values$q[8 * 32'ha + 1]) << (1 * 32'h10 + 8)));
-        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 9)) | ((values$q[9 * 32'ha + 1]) << (1 * 32'h10 + 9)));
-        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 10)) | ((values$q[10 * 32'ha + 1]) << (1 * 32'h10 + 10)));
-        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 11)) | ((values$q[11 * 32'ha + 1]) << (1 * 32'h10 + 11)));
-        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 12)) | ((values$q[12 * 32'ha + 1]) << (1 * 32'h10 + 12)));
-        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 13)) | ((values$q[13 * 32'ha + 1]) << (1 * 32'h10 + 13)));
-        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 14)) | ((values$q[14 * 32'ha + 1]) << (1 * 32'h10 + 14)));
-        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 15)) | ((values$q[15 * 32'ha + 1]) << (1 * 32'h10 + 15)));
-        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 0)) | ((values$q[0 * 32'ha + 2]) << (2 * 32'h10 + 0)));
-        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 1)) | ((values$q[1 * 32'ha + 2]) << (2 * 32'h10 + 1)));
-        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 2)) | ((values$q[2 * 32'ha + 2]) << (2 * 32'h10 + 2)));
-        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 3)) | ((values$q[3 * 32'ha + 2]) << (2 * 32'h10 + 3)));
-        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 4)) | ((values$q[4 * 32'ha + 2]) << (2 * 32'h10 + 4)));
-        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 5)) | ((values$q[5 * 32'ha + 2]) << (2 * 32'h10 + 5)));
-        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 6)) | ((values$q[6 * 32'ha + 2]) << (2 * 32'h10 + 6)));
-        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 7)) | ((values$q[7 * 32'ha + 2]) << (2 * 32'h10 + 7)));
-        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 8)) | ((values$q[8 * 32'ha + 2]) << (2 * 32'h10 + 8)));
-        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 9)) | ((values$q[9 * 32'ha + 2]) << (2 * 32'h10 + 9)));
-        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 10)) | ((values$q[10 * 32'ha + 2]) << (2 * 32'h10 + 10)));
-        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 11)) | ((values$q[11 * 32'ha + 2]) << (2 * 32'h10 + 11)));
-        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 12)) | ((values$q[12 * 32'ha + 2]) << (2 * 32'h10 + 12)));
-        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 13)) | ((values$q[13 * 32'ha + 2]) << (2 * 32'h10 + 13)));
-        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 14)) | ((values$q[14 * 32'ha + 2]) << (2 * 32'h10 + 14)));
-        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 15)) | ((values$q[15 * 32'ha + 2]) << (2 * 32'h10 + 15)));
-        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 0)) | ((values$q[0 * 32'ha + 3]) << (3 * 32'h10 + 0)));
-        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 1)) | ((values$q[1 * 32'ha + 3]) << (3 * 32'h10 + 1)));
-        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 2)) | ((values$q[2 * 32'ha + 3]) << (3 * 32'h10 + 2)));
-        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 3)) | ((values$q[3 * 32'ha + 3]) << (3 * 32'h10 + 3)));
-        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 4)) | ((values$q[4 * 32'ha + 3]) << (3 * 32'h10 + 4)));
-        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 5)) | ((values$q[5 * 32'ha + 3]) << (3 * 32'h10 + 5)));
-        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 6)) | ((values$q[6 * 32'ha + 3]) << (3 * 32'h10 + 6)));
-        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 7)) | ((values$q[7 * 32'ha + 3]) << (3 * 32'h10 + 7)));
-        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 8)) | ((values$q[8 * 32'ha + 3]) << (3 * 32'h10 + 8)));
-        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 9)) | ((values$q[9 * 32'ha + 3]) << (3 * 32'h10 + 9)));
-        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 10)) | ((values$q[10 * 32'ha + 3]) << (3 * 32'h10 + 10)));
-        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 11)) | ((values$q[11 * 32'ha + 3]) << (3 * 32'h10 + 11)));
-        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 12)) | ((values$q[12 * 32'ha + 3]) << (3 * 32'h10 + 12)));
-        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 13)) | ((values$q[13 * 32'ha + 3]) << (3 * 32'h10 + 13)));
-        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 14)) | ((values$q[14 * 32'ha + 3]) << (3 * 32'h10 + 14)));
-        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 15)) | ((values$q[15 * 32'ha + 3]) << (3 * 32'h10 + 15)));
-        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 0)) | ((values$q[0 * 32'ha + 4]) << (4 * 32'h10 + 0)));
-        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 1)) | ((values$q[1 * 32'ha + 4]) << (4 * 32'h10 + 1)));
-        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 2)) | ((values$q[2 * 32'ha + 4]) << (4 * 32'h10 + 2)));
-        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 3)) | ((values$q[3 * 32'ha + 4]) << (4 * 32'h10 + 3)));
-        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 4)) | ((values$q[4 * 32'ha + 4]) << (4 * 32'h10 + 4)));
-        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 5)) | ((values$q[5 * 32'ha + 4]) << (4 * 32'h10 + 5)));
-        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 6)) | ((values$q[6 * 32'ha + 4]) << (4 * 32'h10 + 6)));
-        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 7)) | ((values$q[7 * 32'ha + 4]) << (4 * 32'h10 + 7)));
-        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 8)) | ((values$q[8 * 32'ha + 4]) << (4 * 32'h10 + 8)));
-        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 9)) | ((values$q[9 * 32'ha + 4]) << (4 * 32'h10 + 9)));
-        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 10)) | ((values$q[10 * 32'ha + 4]) << (4 * 32'h10 + 10)));
-        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 11)) | ((values$q[11 * 32'ha + 4]) << (4 * 32'h10 + 11)));
-        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 12)) | ((values$q[12 * 32'ha + 4]) << (4 * 32'h10 + 12)));
-        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 13)) | ((values$q[13 * 32'ha + 4]) << (4 * 32'h10 + 13)));
-        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 14)) | ((values$q[14 * 32'ha + 4]) << (4 * 32'h10 + 14)));
-        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 15)) | ((values$q[15 * 32'ha + 4]) << (4 * 32'h10 + 15)));
-        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 0)) | ((values$q[0 * 32'ha + 5]) << (5 * 32'h10 + 0)));
-        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 1)) | ((values$q[1 * 32'ha + 5]) << (5 * 32'h10 + 1)));
-        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 2)) | ((values$q[2 * 32'ha + 5]) << (5 * 32'h10 + 2)));
-        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 3)) | ((values$q[3 * 32'ha + 5]) << (5 * 32'h10 + 3)));
-        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 4)) | ((values$q[4 * 32'ha + 5]) << (5 * 32'h10 + 4)));
-        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 5)) | ((values$q[5 * 32'ha + 5]) << (5 * 32'h10 + 5)));
-        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 6)) | ((values$q[6 * 32'ha + 5]) << (5 * 32'h10 + 6)));
-        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 7)) | ((values$q[7 * 32'ha + 5]) << (5 * 32'h10 + 7)));
-        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 8)) | ((values$q[8 * 32'ha + 5]) << (5 * 32'h10 + 8)));
-        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 9)) | ((values$q[9 * 32'ha + 5]) << (5 * 32'h10 + 9)));
-        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 10)) | ((values$q[10 * 32'ha + 5]) << (5 * 32'h10 + 10)));
-        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 11)) | ((values$q[11 * 32'ha + 5]) << (5 * 32'h10 + 11)));
-        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 12)) | ((values$q[12 * 32'ha + 5]) << (5 * 32'h10 + 12)));
-        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 13)) | ((values$q[13 * 32'ha + 5]) << (5 * 32'h10 + 13)));
-        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 14)) | ((values$q[14 * 32'ha + 5]) << (5 * 32'h10 + 14)));
-        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 15)) | ((values$q[15 * 32'ha + 5]) << (5 * 32'h10 + 15)));
-        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 0)) | ((values$q[0 * 32'ha + 6]) << (6 * 32'h10 + 0)));
-        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 1)) | ((values$q[1 * 32'ha + 6]) << (6 * 32'h10 + 1)));
-        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 2)) | ((values$q[2 * 32'ha + 6]) << (6 * 32'h10 + 2)));
-        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 3)) | ((values$q[3 * 32'ha + 6]) << (6 * 32'h10 + 3)));
-        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 4)) | ((values$q[4 * 32'ha + 6]) << (6 * 32'h10 + 4)));
-        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 5)) | ((values$q[5 * 32'ha + 6]) << (6 * 32'h10 + 5)));
-        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 6)) | ((values$q[6 * 32'ha + 6]) << (6 * 32'h10 + 6)));
-        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 7)) | ((values$q[7 * 32'ha + 6]) << (6 * 32'h10 + 7)));
-        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 8)) | ((values$q[8 * 32'ha + 6]) << (6 * 32'h10 + 8)));
-        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 9)) | ((values$q[9 * 32'ha + 6]) << (6 * 32'h10 + 9)));
-        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 10)) | ((values$q[10 * 32'ha + 6]) << (6 * 32'h10 + 10)));
-        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 11)) | ((values$q[11 * 32'ha + 6]) << (6 * 32'h10 + 11)));
-        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 12)) | ((values$q[12 * 32'ha + 6]) << (6 * 32'h10 + 12)));
-        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 13)) | ((values$q[13 * 32'ha + 6]) << (6 * 32'h10 + 13)));
-        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 14)) | ((values$q[14 * 32'ha + 6]) << (6 * 32'h10 + 14)));
-        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 15)) | ((values$q[15 * 32'ha + 6]) << (6 * 32'h10 + 15)));
-        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 0)) | ((values$q[0 * 32'ha + 7]) << (7 * 32'h10 + 0)));
-        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 1)) | ((values$q[1 * 32'ha + 7]) << (7 * 32'h10 + 1)));
-        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 2)) | ((values$q[2 * 32'ha + 7]) << (7 * 32'h10 + 2)));
-        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 3)) | ((values$q[3 * 32'ha + 7]) << (7 * 32'h10 + 3)));
-        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 4)) | ((values$q[4 * 32'ha + 7]) << (7 * 32'h10 + 4)));
-        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 5)) | ((values$q[5 * 32'ha + 7]) << (7 * 32'h10 + 5)));
-        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 6)) | ((values$q[6 * 32'ha + 7]) << (7 * 32'h10 + 6)));
-        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 7)) | ((values$q[7 * 32'ha + 7]) << (7 * 32'h10 + 7)));
-        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 8)) | ((values$q[8 * 32'ha + 7]) << (7 * 32'h10 + 8)));
-        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 9)) | ((values$q[9 * 32'ha + 7]) << (7 * 32'h10 + 9)));
-        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 10)) | ((values$q[10 * 32'ha + 7]) << (7 * 32'h10 + 10)));
-        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 11)) | ((values$q[11 * 32'ha + 7]) << (7 * 32'h10 + 11)));
-        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 12)) | ((values$q[12 * 32'ha + 7]) << (7 * 32'h10 + 12)));
-        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 13)) | ((values$q[13 * 32'ha + 7]) << (7 * 32'h10 + 13)));
-        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 14)) | ((values$q[14 * 32'ha + 7]) << (7 * 32'h10 + 14)));
-        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 15)) | ((values$q[15 * 32'ha + 7]) << (7 * 32'h10 + 15)));
-        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 0)) | ((values$q[0 * 32'ha + 8]) << (8 * 32'h10 + 0)));
-        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 1)) | ((values$q[1 * 32'ha + 8]) << (8 * 32'h10 + 1)));
-        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 2)) | ((values$q[2 * 32'ha + 8]) << (8 * 32'h10 + 2)));
-        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 3)) | ((values$q[3 * 32'ha + 8]) << (8 * 32'h10 + 3)));
-        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 4)) | ((values$q[4 * 32'ha + 8]) << (8 * 32'h10 + 4)));
-        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 5)) | ((values$q[5 * 32'ha + 8]) << (8 * 32'h10 + 5)));
-        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 6)) | ((values$q[6 * 32'ha + 8]) << (8 * 32'h10 + 6)));
-        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 7)) | ((values$q[7 * 32'ha + 8]) << (8 * 32'h10 + 7)));
-        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 8)) | ((values$q[8 * 32'ha + 8]) << (8 * 32'h10 + 8)));
-        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 9)) | ((values$q[9 * 32'ha + 8]) << (8 * 32'h10 + 9)));
-        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 10)) | ((values$q[10 * 32'ha + 8]) << (8 * 32'h10 + 10)));
-        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 11)) | ((values$q[11 * 32'ha + 8]) << (8 * 32'h10 + 11)));
-        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 12)) | ((values$q[12 * 32'ha + 8]) << (8 * 32'h10 + 12)));
-        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 13)) | ((values$q[13 * 32'ha + 8]) << (8 * 32'h10 + 13)));
-        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 14)) | ((values$q[14 * 32'ha + 8]) << (8 * 32'h10 + 14)));
-        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 15)) | ((values$q[15 * 32'ha + 8]) << (8 * 32'h10 + 15)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 0)) | ((values[0 * 32'ha + 0]) << (0 * 32'h10 + 0)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 1)) | ((values[1 * 32'ha + 0]) << (0 * 32'h10 + 1)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 2)) | ((values[2 * 32'ha + 0]) << (0 * 32'h10 + 2)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 3)) | ((values[3 * 32'ha + 0]) << (0 * 32'h10 + 3)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 4)) | ((values[4 * 32'ha + 0]) << (0 * 32'h10 + 4)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 5)) | ((values[5 * 32'ha + 0]) << (0 * 32'h10 + 5)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 6)) | ((values[6 * 32'ha + 0]) << (0 * 32'h10 + 6)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 7)) | ((values[7 * 32'ha + 0]) << (0 * 32'h10 + 7)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 8)) | ((values[8 * 32'ha + 0]) << (0 * 32'h10 + 8)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 9)) | ((values[9 * 32'ha + 0]) << (0 * 32'h10 + 9)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 10)) | ((values[10 * 32'ha + 0]) << (0 * 32'h10 + 10)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 11)) | ((values[11 * 32'ha + 0]) << (0 * 32'h10 + 11)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 12)) | ((values[12 * 32'ha + 0]) << (0 * 32'h10 + 12)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 13)) | ((values[13 * 32'ha + 0]) << (0 * 32'h10 + 13)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 14)) | ((values[14 * 32'ha + 0]) << (0 * 32'h10 + 14)));
+        value_planes = (value_planes & ~(1 << (0 * 32'h10 + 15)) | ((values[15 * 32'ha + 0]) << (0 * 32'h10 + 15)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 0)) | ((values[0 * 32'ha + 1]) << (1 * 32'h10 + 0)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 1)) | ((values[1 * 32'ha + 1]) << (1 * 32'h10 + 1)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 2)) | ((values[2 * 32'ha + 1]) << (1 * 32'h10 + 2)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 3)) | ((values[3 * 32'ha + 1]) << (1 * 32'h10 + 3)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 4)) | ((values[4 * 32'ha + 1]) << (1 * 32'h10 + 4)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 5)) | ((values[5 * 32'ha + 1]) << (1 * 32'h10 + 5)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 6)) | ((values[6 * 32'ha + 1]) << (1 * 32'h10 + 6)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 7)) | ((values[7 * 32'ha + 1]) << (1 * 32'h10 + 7)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 8)) | ((values[8 * 32'ha + 1]) << (1 * 32'h10 + 8)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 9)) | ((values[9 * 32'ha + 1]) << (1 * 32'h10 + 9)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 10)) | ((values[10 * 32'ha + 1]) << (1 * 32'h10 + 10)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 11)) | ((values[11 * 32'ha + 1]) << (1 * 32'h10 + 11)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 12)) | ((values[12 * 32'ha + 1]) << (1 * 32'h10 + 12)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 13)) | ((values[13 * 32'ha + 1]) << (1 * 32'h10 + 13)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 14)) | ((values[14 * 32'ha + 1]) << (1 * 32'h10 + 14)));
+        value_planes = (value_planes & ~(1 << (1 * 32'h10 + 15)) | ((values[15 * 32'ha + 1]) << (1 * 32'h10 + 15)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 0)) | ((values[0 * 32'ha + 2]) << (2 * 32'h10 + 0)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 1)) | ((values[1 * 32'ha + 2]) << (2 * 32'h10 + 1)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 2)) | ((values[2 * 32'ha + 2]) << (2 * 32'h10 + 2)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 3)) | ((values[3 * 32'ha + 2]) << (2 * 32'h10 + 3)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 4)) | ((values[4 * 32'ha + 2]) << (2 * 32'h10 + 4)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 5)) | ((values[5 * 32'ha + 2]) << (2 * 32'h10 + 5)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 6)) | ((values[6 * 32'ha + 2]) << (2 * 32'h10 + 6)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 7)) | ((values[7 * 32'ha + 2]) << (2 * 32'h10 + 7)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 8)) | ((values[8 * 32'ha + 2]) << (2 * 32'h10 + 8)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 9)) | ((values[9 * 32'ha + 2]) << (2 * 32'h10 + 9)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 10)) | ((values[10 * 32'ha + 2]) << (2 * 32'h10 + 10)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 11)) | ((values[11 * 32'ha + 2]) << (2 * 32'h10 + 11)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 12)) | ((values[12 * 32'ha + 2]) << (2 * 32'h10 + 12)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 13)) | ((values[13 * 32'ha + 2]) << (2 * 32'h10 + 13)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 14)) | ((values[14 * 32'ha + 2]) << (2 * 32'h10 + 14)));
+        value_planes = (value_planes & ~(1 << (2 * 32'h10 + 15)) | ((values[15 * 32'ha + 2]) << (2 * 32'h10 + 15)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 0)) | ((values[0 * 32'ha + 3]) << (3 * 32'h10 + 0)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 1)) | ((values[1 * 32'ha + 3]) << (3 * 32'h10 + 1)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 2)) | ((values[2 * 32'ha + 3]) << (3 * 32'h10 + 2)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 3)) | ((values[3 * 32'ha + 3]) << (3 * 32'h10 + 3)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 4)) | ((values[4 * 32'ha + 3]) << (3 * 32'h10 + 4)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 5)) | ((values[5 * 32'ha + 3]) << (3 * 32'h10 + 5)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 6)) | ((values[6 * 32'ha + 3]) << (3 * 32'h10 + 6)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 7)) | ((values[7 * 32'ha + 3]) << (3 * 32'h10 + 7)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 8)) | ((values[8 * 32'ha + 3]) << (3 * 32'h10 + 8)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 9)) | ((values[9 * 32'ha + 3]) << (3 * 32'h10 + 9)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 10)) | ((values[10 * 32'ha + 3]) << (3 * 32'h10 + 10)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 11)) | ((values[11 * 32'ha + 3]) << (3 * 32'h10 + 11)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 12)) | ((values[12 * 32'ha + 3]) << (3 * 32'h10 + 12)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 13)) | ((values[13 * 32'ha + 3]) << (3 * 32'h10 + 13)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 14)) | ((values[14 * 32'ha + 3]) << (3 * 32'h10 + 14)));
+        value_planes = (value_planes & ~(1 << (3 * 32'h10 + 15)) | ((values[15 * 32'ha + 3]) << (3 * 32'h10 + 15)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 0)) | ((values[0 * 32'ha + 4]) << (4 * 32'h10 + 0)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 1)) | ((values[1 * 32'ha + 4]) << (4 * 32'h10 + 1)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 2)) | ((values[2 * 32'ha + 4]) << (4 * 32'h10 + 2)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 3)) | ((values[3 * 32'ha + 4]) << (4 * 32'h10 + 3)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 4)) | ((values[4 * 32'ha + 4]) << (4 * 32'h10 + 4)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 5)) | ((values[5 * 32'ha + 4]) << (4 * 32'h10 + 5)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 6)) | ((values[6 * 32'ha + 4]) << (4 * 32'h10 + 6)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 7)) | ((values[7 * 32'ha + 4]) << (4 * 32'h10 + 7)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 8)) | ((values[8 * 32'ha + 4]) << (4 * 32'h10 + 8)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 9)) | ((values[9 * 32'ha + 4]) << (4 * 32'h10 + 9)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 10)) | ((values[10 * 32'ha + 4]) << (4 * 32'h10 + 10)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 11)) | ((values[11 * 32'ha + 4]) << (4 * 32'h10 + 11)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 12)) | ((values[12 * 32'ha + 4]) << (4 * 32'h10 + 12)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 13)) | ((values[13 * 32'ha + 4]) << (4 * 32'h10 + 13)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 14)) | ((values[14 * 32'ha + 4]) << (4 * 32'h10 + 14)));
+        value_planes = (value_planes & ~(1 << (4 * 32'h10 + 15)) | ((values[15 * 32'ha + 4]) << (4 * 32'h10 + 15)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 0)) | ((values[0 * 32'ha + 5]) << (5 * 32'h10 + 0)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 1)) | ((values[1 * 32'ha + 5]) << (5 * 32'h10 + 1)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 2)) | ((values[2 * 32'ha + 5]) << (5 * 32'h10 + 2)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 3)) | ((values[3 * 32'ha + 5]) << (5 * 32'h10 + 3)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 4)) | ((values[4 * 32'ha + 5]) << (5 * 32'h10 + 4)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 5)) | ((values[5 * 32'ha + 5]) << (5 * 32'h10 + 5)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 6)) | ((values[6 * 32'ha + 5]) << (5 * 32'h10 + 6)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 7)) | ((values[7 * 32'ha + 5]) << (5 * 32'h10 + 7)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 8)) | ((values[8 * 32'ha + 5]) << (5 * 32'h10 + 8)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 9)) | ((values[9 * 32'ha + 5]) << (5 * 32'h10 + 9)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 10)) | ((values[10 * 32'ha + 5]) << (5 * 32'h10 + 10)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 11)) | ((values[11 * 32'ha + 5]) << (5 * 32'h10 + 11)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 12)) | ((values[12 * 32'ha + 5]) << (5 * 32'h10 + 12)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 13)) | ((values[13 * 32'ha + 5]) << (5 * 32'h10 + 13)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 14)) | ((values[14 * 32'ha + 5]) << (5 * 32'h10 + 14)));
+        value_planes = (value_planes & ~(1 << (5 * 32'h10 + 15)) | ((values[15 * 32'ha + 5]) << (5 * 32'h10 + 15)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 0)) | ((values[0 * 32'ha + 6]) << (6 * 32'h10 + 0)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 1)) | ((values[1 * 32'ha + 6]) << (6 * 32'h10 + 1)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 2)) | ((values[2 * 32'ha + 6]) << (6 * 32'h10 + 2)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 3)) | ((values[3 * 32'ha + 6]) << (6 * 32'h10 + 3)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 4)) | ((values[4 * 32'ha + 6]) << (6 * 32'h10 + 4)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 5)) | ((values[5 * 32'ha + 6]) << (6 * 32'h10 + 5)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 6)) | ((values[6 * 32'ha + 6]) << (6 * 32'h10 + 6)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 7)) | ((values[7 * 32'ha + 6]) << (6 * 32'h10 + 7)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 8)) | ((values[8 * 32'ha + 6]) << (6 * 32'h10 + 8)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 9)) | ((values[9 * 32'ha + 6]) << (6 * 32'h10 + 9)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 10)) | ((values[10 * 32'ha + 6]) << (6 * 32'h10 + 10)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 11)) | ((values[11 * 32'ha + 6]) << (6 * 32'h10 + 11)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 12)) | ((values[12 * 32'ha + 6]) << (6 * 32'h10 + 12)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 13)) | ((values[13 * 32'ha + 6]) << (6 * 32'h10 + 13)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 14)) | ((values[14 * 32'ha + 6]) << (6 * 32'h10 + 14)));
+        value_planes = (value_planes & ~(1 << (6 * 32'h10 + 15)) | ((values[15 * 32'ha + 6]) << (6 * 32'h10 + 15)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 0)) | ((values[0 * 32'ha + 7]) << (7 * 32'h10 + 0)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 1)) | ((values[1 * 32'ha + 7]) << (7 * 32'h10 + 1)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 2)) | ((values[2 * 32'ha + 7]) << (7 * 32'h10 + 2)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 3)) | ((values[3 * 32'ha + 7]) << (7 * 32'h10 + 3)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 4)) | ((values[4 * 32'ha + 7]) << (7 * 32'h10 + 4)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 5)) | ((values[5 * 32'ha + 7]) << (7 * 32'h10 + 5)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 6)) | ((values[6 * 32'ha + 7]) << (7 * 32'h10 + 6)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 7)) | ((values[7 * 32'ha + 7]) << (7 * 32'h10 + 7)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 8)) | ((values[8 * 32'ha + 7]) << (7 * 32'h10 + 8)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 9)) | ((values[9 * 32'ha + 7]) << (7 * 32'h10 + 9)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 10)) | ((values[10 * 32'ha + 7]) << (7 * 32'h10 + 10)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 11)) | ((values[11 * 32'ha + 7]) << (7 * 32'h10 + 11)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 12)) | ((values[12 * 32'ha + 7]) << (7 * 32'h10 + 12)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 13)) | ((values[13 * 32'ha + 7]) << (7 * 32'h10 + 13)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 14)) | ((values[14 * 32'ha + 7]) << (7 * 32'h10 + 14)));
+        value_planes = (value_planes & ~(1 << (7 * 32'h10 + 15)) | ((values[15 * 32'ha + 7]) << (7 * 32'h10 + 15)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 0)) | ((values[0 * 32'ha + 8]) << (8 * 32'h10 + 0)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 1)) | ((values[1 * 32'ha + 8]) << (8 * 32'h10 + 1)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 2)) | ((values[2 * 32'ha + 8]) << (8 * 32'h10 + 2)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 3)) | ((values[3 * 32'ha + 8]) << (8 * 32'h10 + 3)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 4)) | ((values[4 * 32'ha + 8]) << (8 * 32'h10 + 4)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 5)) | ((values[5 * 32'ha + 8]) << (8 * 32'h10 + 5)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 6)) | ((values[6 * 32'ha + 8]) << (8 * 32'h10 + 6)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 7)) | ((values[7 * 32'ha + 8]) << (8 * 32'h10 + 7)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 8)) | ((values[8 * 32'ha + 8]) << (8 * 32'h10 + 8)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 9)) | ((values[9 * 32'ha + 8]) << (8 * 32'h10 + 9)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 10)) | ((values[10 * 32'ha + 8]) << (8 * 32'h10 + 10)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 11)) | ((values[11 * 32'ha + 8]) << (8 * 32'h10 + 11)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 12)) | ((values[12 * 32'ha + 8]) << (8 * 32'h10 + 12)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 13)) | ((values[13 * 32'ha + 8]) << (8 * 32'h10 + 13)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 14)) | ((values[14 * 32'ha + 8]) << (8 * 32'h10 + 14)));
+        value_planes = (value_planes & ~(1 << (8 * 32'h10 + 15)) | ((values[15 * 32'ha + 8]) << (8 * 32'h10 + 15)));
         old_lanes = 32'h0;
-        weight = group$q[(0 * 32'h9)+:(9)];
-        if (0 < fill$q) begin
+        weight = group[(0 * 32'h9)+:(9)];
+        if (0 < fill) begin
             old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h9));
         end
-        weight = group$q[(1 * 32'h9)+:(9)];
-        if (1 < fill$q) begin
+        weight = group[(1 * 32'h9)+:(9)];
+        if (1 < fill) begin
             old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h9));
         end
-        weight = group$q[(2 * 32'h9)+:(9)];
-        if (2 < fill$q) begin
+        weight = group[(2 * 32'h9)+:(9)];
+        if (2 < fill) begin
             old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h9));
         end
-        weight = group$q[(3 * 32'h9)+:(9)];
-        if (3 < fill$q) begin
+        weight = group[(3 * 32'h9)+:(9)];
+        if (3 < fill) begin
             old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h9));
         end
-        weight = group$q[(4 * 32'h9)+:(9)];
-        if (4 < fill$q) begin
+        weight = group[(4 * 32'h9)+:(9)];
+        if (4 < fill) begin
             old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h9));
         end
-        weight = group$q[(5 * 32'h9)+:(9)];
-        if (5 < fill$q) begin
+        weight = group[(5 * 32'h9)+:(9)];
+        if (5 < fill) begin
             old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h9));
         end
-        weight = group$q[(6 * 32'h9)+:(9)];
-        if (6 < fill$q) begin
+        weight = group[(6 * 32'h9)+:(9)];
+        if (6 < fill) begin
             old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h9));
         end
-        weight = group$q[(7 * 32'h9)+:(9)];
-        if (7 < fill$q) begin
+        weight = group[(7 * 32'h9)+:(9)];
+        if (7 < fill) begin
             old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h9));
         end
-        weight = group$q[(8 * 32'h9)+:(9)];
-        if (8 < fill$q) begin
+        weight = group[(8 * 32'h9)+:(9)];
+        if (8 < fill) begin
             old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h9));
         end
-        weight = group$q[(9 * 32'h9)+:(9)];
-        if (9 < fill$q) begin
+        weight = group[(9 * 32'h9)+:(9)];
+        if (9 < fill) begin
             old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h9));
         end
-        weight = group$q[(10 * 32'h9)+:(9)];
-        if (10 < fill$q) begin
+        weight = group[(10 * 32'h9)+:(9)];
+        if (10 < fill) begin
             old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h9));
         end
-        weight = group$q[(11 * 32'h9)+:(9)];
-        if (11 < fill$q) begin
+        weight = group[(11 * 32'h9)+:(9)];
+        if (11 < fill) begin
             old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h9));
         end
-        weight = group$q[(12 * 32'h9)+:(9)];
-        if (12 < fill$q) begin
+        weight = group[(12 * 32'h9)+:(9)];
+        if (12 < fill) begin
             old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (12 * 32'h9));
         end
-        weight = group$q[(13 * 32'h9)+:(9)];
-        if (13 < fill$q) begin
+        weight = group[(13 * 32'h9)+:(9)];
+        if (13 < fill) begin
             old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (13 * 32'h9));
         end
-        weight = group$q[(14 * 32'h9)+:(9)];
-        if (14 < fill$q) begin
+        weight = group[(14 * 32'h9)+:(9)];
+        if (14 < fill) begin
             old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (14 * 32'h9));
         end
-        weight = group$q[(15 * 32'h9)+:(9)];
-        if (15 < fill$q) begin
+        weight = group[(15 * 32'h9)+:(9)];
+        if (15 < fill) begin
             old_lanes = old_lanes | (((weight) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (15 * 32'h9));
         end
         lanes = 32'h0;
@@ -13668,1173 +14880,9 @@ module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
             lane = (lane & ~(1 << (8)) | ((1'b1) << (8)));
         end
         lanes = lanes | (((lane) & 288'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (31 * 32'h9));
-        last_complete = complete & ~(complete >> 32'h1);
-        removed_end = 32'h0;
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 0]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 0]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 0]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 0]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 0]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 0]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 0]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 0]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 0]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 0]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 0]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 0]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 0]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 0]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 0]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 0]) << (15)));
-        removed_end = (removed_end & ~(1 << (0)) | ((|(plane & last_complete)) << (0)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 1]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 1]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 1]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 1]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 1]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 1]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 1]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 1]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 1]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 1]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 1]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 1]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 1]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 1]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 1]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 1]) << (15)));
-        removed_end = (removed_end & ~(1 << (1)) | ((|(plane & last_complete)) << (1)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 2]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 2]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 2]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 2]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 2]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 2]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 2]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 2]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 2]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 2]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 2]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 2]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 2]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 2]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 2]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 2]) << (15)));
-        removed_end = (removed_end & ~(1 << (2)) | ((|(plane & last_complete)) << (2)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 3]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 3]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 3]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 3]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 3]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 3]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 3]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 3]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 3]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 3]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 3]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 3]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 3]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 3]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 3]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 3]) << (15)));
-        removed_end = (removed_end & ~(1 << (3)) | ((|(plane & last_complete)) << (3)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 4]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 4]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 4]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 4]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 4]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 4]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 4]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 4]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 4]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 4]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 4]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 4]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 4]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 4]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 4]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 4]) << (15)));
-        removed_end = (removed_end & ~(1 << (4)) | ((|(plane & last_complete)) << (4)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 5]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 5]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 5]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 5]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 5]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 5]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 5]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 5]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 5]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 5]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 5]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 5]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 5]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 5]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 5]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 5]) << (15)));
-        removed_end = (removed_end & ~(1 << (5)) | ((|(plane & last_complete)) << (5)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 6]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 6]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 6]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 6]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 6]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 6]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 6]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 6]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 6]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 6]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 6]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 6]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 6]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 6]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 6]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 6]) << (15)));
-        removed_end = (removed_end & ~(1 << (6)) | ((|(plane & last_complete)) << (6)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 7]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 7]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 7]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 7]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 7]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 7]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 7]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 7]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 7]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 7]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 7]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 7]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 7]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 7]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 7]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 7]) << (15)));
-        removed_end = (removed_end & ~(1 << (7)) | ((|(plane & last_complete)) << (7)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 8]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 8]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 8]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 8]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 8]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 8]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 8]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 8]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 8]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 8]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 8]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 8]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 8]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 8]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 8]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 8]) << (15)));
-        removed_end = (removed_end & ~(1 << (8)) | ((|(plane & last_complete)) << (8)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 9]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 9]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 9]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 9]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 9]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 9]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 9]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 9]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 9]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 9]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 9]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 9]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 9]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 9]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 9]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 9]) << (15)));
-        removed_end = (removed_end & ~(1 << (9)) | ((|(plane & last_complete)) << (9)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 10]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 10]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 10]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 10]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 10]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 10]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 10]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 10]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 10]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 10]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 10]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 10]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 10]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 10]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 10]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 10]) << (15)));
-        removed_end = (removed_end & ~(1 << (10)) | ((|(plane & last_complete)) << (10)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 11]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 11]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 11]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 11]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 11]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 11]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 11]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 11]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 11]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 11]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 11]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 11]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 11]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 11]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 11]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 11]) << (15)));
-        removed_end = (removed_end & ~(1 << (11)) | ((|(plane & last_complete)) << (11)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 12]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 12]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 12]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 12]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 12]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 12]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 12]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 12]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 12]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 12]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 12]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 12]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 12]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 12]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 12]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 12]) << (15)));
-        removed_end = (removed_end & ~(1 << (12)) | ((|(plane & last_complete)) << (12)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 13]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 13]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 13]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 13]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 13]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 13]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 13]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 13]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 13]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 13]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 13]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 13]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 13]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 13]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 13]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 13]) << (15)));
-        removed_end = (removed_end & ~(1 << (13)) | ((|(plane & last_complete)) << (13)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 14]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 14]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 14]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 14]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 14]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 14]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 14]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 14]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 14]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 14]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 14]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 14]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 14]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 14]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 14]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 14]) << (15)));
-        removed_end = (removed_end & ~(1 << (14)) | ((|(plane & last_complete)) << (14)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 15]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 15]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 15]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 15]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 15]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 15]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 15]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 15]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 15]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 15]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 15]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 15]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 15]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 15]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 15]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 15]) << (15)));
-        removed_end = (removed_end & ~(1 << (15)) | ((|(plane & last_complete)) << (15)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 16]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 16]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 16]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 16]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 16]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 16]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 16]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 16]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 16]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 16]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 16]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 16]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 16]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 16]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 16]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 16]) << (15)));
-        removed_end = (removed_end & ~(1 << (16)) | ((|(plane & last_complete)) << (16)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 17]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 17]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 17]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 17]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 17]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 17]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 17]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 17]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 17]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 17]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 17]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 17]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 17]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 17]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 17]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 17]) << (15)));
-        removed_end = (removed_end & ~(1 << (17)) | ((|(plane & last_complete)) << (17)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 18]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 18]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 18]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 18]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 18]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 18]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 18]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 18]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 18]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 18]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 18]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 18]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 18]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 18]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 18]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 18]) << (15)));
-        removed_end = (removed_end & ~(1 << (18)) | ((|(plane & last_complete)) << (18)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 19]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 19]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 19]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 19]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 19]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 19]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 19]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 19]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 19]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 19]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 19]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 19]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 19]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 19]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 19]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 19]) << (15)));
-        removed_end = (removed_end & ~(1 << (19)) | ((|(plane & last_complete)) << (19)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 20]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 20]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 20]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 20]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 20]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 20]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 20]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 20]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 20]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 20]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 20]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 20]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 20]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 20]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 20]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 20]) << (15)));
-        removed_end = (removed_end & ~(1 << (20)) | ((|(plane & last_complete)) << (20)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 21]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 21]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 21]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 21]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 21]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 21]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 21]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 21]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 21]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 21]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 21]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 21]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 21]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 21]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 21]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 21]) << (15)));
-        removed_end = (removed_end & ~(1 << (21)) | ((|(plane & last_complete)) << (21)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 22]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 22]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 22]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 22]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 22]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 22]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 22]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 22]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 22]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 22]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 22]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 22]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 22]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 22]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 22]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 22]) << (15)));
-        removed_end = (removed_end & ~(1 << (22)) | ((|(plane & last_complete)) << (22)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 23]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 23]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 23]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 23]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 23]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 23]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 23]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 23]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 23]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 23]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 23]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 23]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 23]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 23]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 23]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 23]) << (15)));
-        removed_end = (removed_end & ~(1 << (23)) | ((|(plane & last_complete)) << (23)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 24]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 24]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 24]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 24]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 24]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 24]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 24]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 24]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 24]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 24]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 24]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 24]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 24]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 24]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 24]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 24]) << (15)));
-        removed_end = (removed_end & ~(1 << (24)) | ((|(plane & last_complete)) << (24)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 25]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 25]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 25]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 25]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 25]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 25]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 25]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 25]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 25]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 25]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 25]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 25]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 25]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 25]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 25]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 25]) << (15)));
-        removed_end = (removed_end & ~(1 << (25)) | ((|(plane & last_complete)) << (25)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 26]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 26]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 26]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 26]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 26]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 26]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 26]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 26]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 26]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 26]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 26]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 26]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 26]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 26]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 26]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 26]) << (15)));
-        removed_end = (removed_end & ~(1 << (26)) | ((|(plane & last_complete)) << (26)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 27]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 27]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 27]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 27]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 27]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 27]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 27]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 27]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 27]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 27]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 27]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 27]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 27]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 27]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 27]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 27]) << (15)));
-        removed_end = (removed_end & ~(1 << (27)) | ((|(plane & last_complete)) << (27)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 28]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 28]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 28]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 28]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 28]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 28]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 28]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 28]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 28]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 28]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 28]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 28]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 28]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 28]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 28]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 28]) << (15)));
-        removed_end = (removed_end & ~(1 << (28)) | ((|(plane & last_complete)) << (28)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 29]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 29]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 29]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 29]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 29]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 29]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 29]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 29]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 29]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 29]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 29]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 29]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 29]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 29]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 29]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 29]) << (15)));
-        removed_end = (removed_end & ~(1 << (29)) | ((|(plane & last_complete)) << (29)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 30]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 30]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 30]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 30]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 30]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 30]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 30]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 30]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 30]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 30]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 30]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 30]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 30]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 30]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 30]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 30]) << (15)));
-        removed_end = (removed_end & ~(1 << (30)) | ((|(plane & last_complete)) << (30)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 31]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 31]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 31]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 31]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 31]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 31]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 31]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 31]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 31]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 31]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 31]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 31]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 31]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 31]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 31]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 31]) << (15)));
-        removed_end = (removed_end & ~(1 << (31)) | ((|(plane & last_complete)) << (31)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 32]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 32]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 32]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 32]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 32]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 32]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 32]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 32]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 32]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 32]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 32]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 32]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 32]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 32]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 32]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 32]) << (15)));
-        removed_end = (removed_end & ~(1 << (32)) | ((|(plane & last_complete)) << (32)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 33]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 33]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 33]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 33]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 33]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 33]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 33]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 33]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 33]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 33]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 33]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 33]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 33]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 33]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 33]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 33]) << (15)));
-        removed_end = (removed_end & ~(1 << (33)) | ((|(plane & last_complete)) << (33)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 34]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 34]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 34]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 34]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 34]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 34]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 34]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 34]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 34]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 34]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 34]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 34]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 34]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 34]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 34]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 34]) << (15)));
-        removed_end = (removed_end & ~(1 << (34)) | ((|(plane & last_complete)) << (34)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 35]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 35]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 35]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 35]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 35]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 35]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 35]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 35]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 35]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 35]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 35]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 35]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 35]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 35]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 35]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 35]) << (15)));
-        removed_end = (removed_end & ~(1 << (35)) | ((|(plane & last_complete)) << (35)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 36]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 36]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 36]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 36]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 36]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 36]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 36]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 36]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 36]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 36]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 36]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 36]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 36]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 36]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 36]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 36]) << (15)));
-        removed_end = (removed_end & ~(1 << (36)) | ((|(plane & last_complete)) << (36)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 37]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 37]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 37]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 37]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 37]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 37]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 37]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 37]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 37]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 37]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 37]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 37]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 37]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 37]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 37]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 37]) << (15)));
-        removed_end = (removed_end & ~(1 << (37)) | ((|(plane & last_complete)) << (37)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 38]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 38]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 38]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 38]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 38]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 38]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 38]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 38]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 38]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 38]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 38]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 38]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 38]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 38]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 38]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 38]) << (15)));
-        removed_end = (removed_end & ~(1 << (38)) | ((|(plane & last_complete)) << (38)));
-        plane = 32'h0;
-        plane = (plane & ~(1 << (0)) | ((ends$q[0 * 32'h28 + 39]) << (0)));
-        plane = (plane & ~(1 << (1)) | ((ends$q[1 * 32'h28 + 39]) << (1)));
-        plane = (plane & ~(1 << (2)) | ((ends$q[2 * 32'h28 + 39]) << (2)));
-        plane = (plane & ~(1 << (3)) | ((ends$q[3 * 32'h28 + 39]) << (3)));
-        plane = (plane & ~(1 << (4)) | ((ends$q[4 * 32'h28 + 39]) << (4)));
-        plane = (plane & ~(1 << (5)) | ((ends$q[5 * 32'h28 + 39]) << (5)));
-        plane = (plane & ~(1 << (6)) | ((ends$q[6 * 32'h28 + 39]) << (6)));
-        plane = (plane & ~(1 << (7)) | ((ends$q[7 * 32'h28 + 39]) << (7)));
-        plane = (plane & ~(1 << (8)) | ((ends$q[8 * 32'h28 + 39]) << (8)));
-        plane = (plane & ~(1 << (9)) | ((ends$q[9 * 32'h28 + 39]) << (9)));
-        plane = (plane & ~(1 << (10)) | ((ends$q[10 * 32'h28 + 39]) << (10)));
-        plane = (plane & ~(1 << (11)) | ((ends$q[11 * 32'h28 + 39]) << (11)));
-        plane = (plane & ~(1 << (12)) | ((ends$q[12 * 32'h28 + 39]) << (12)));
-        plane = (plane & ~(1 << (13)) | ((ends$q[13 * 32'h28 + 39]) << (13)));
-        plane = (plane & ~(1 << (14)) | ((ends$q[14 * 32'h28 + 39]) << (14)));
-        plane = (plane & ~(1 << (15)) | ((ends$q[15 * 32'h28 + 39]) << (15)));
-        removed_end = (removed_end & ~(1 << (39)) | ((|(plane & last_complete)) << (39)));
-        if (taken != 32'h0) begin
-            head_start$d = removed_end;
-        end
-        push_a_weights = push_a[(64'h6)+:(108)];
-        push_b_weights = push_b[(64'h6)+:(108)];
-        push_a_offsets = push_a[(64'h98)+:(132)];
-        push_b_offsets = push_b[(64'h98)+:(132)];
-        value_flag = 32'h0;
-        if (push_a[(64'h5)+:(1)]) begin
-            value_flag = 32'h200;
-        end
-        start_a = tail$q + ((push_a[(64'h76)+:(34)]) & 40'hffffffffff);
-        start_b = tail$q + ((push_b[(64'h76)+:(34)]) & 40'hffffffffff);
-        items_a = 32'h0;
-        items_b = 32'h0;
-        item_ends_a = 32'h0;
-        item_ends_b = 32'h0;
-        weight = push_a_weights[(0 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | value_flag;
-        if (0 < push_a[(64'h1)+:(4)]) begin
-            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'ha));
-        end
-        weight = push_b_weights[(0 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | 32'h200;
-        if (0 < push_b[(64'h1)+:(4)]) begin
-            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'ha));
-        end
-        offset = push_a_offsets[(0 * 32'hb)+:(11)];
-        item_end = start_a + ((offset) & 40'hffffffffff);
-        if (0 < push_a[(64'h72)+:(4)]) begin
-            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h28));
-        end
-        offset = push_b_offsets[(0 * 32'hb)+:(11)];
-        item_end = start_b + ((offset) & 40'hffffffffff);
-        if (0 < push_b[(64'h72)+:(4)]) begin
-            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (0 * 32'h28));
-        end
-        weight = push_a_weights[(1 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | value_flag;
-        if (1 < push_a[(64'h1)+:(4)]) begin
-            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'ha));
-        end
-        weight = push_b_weights[(1 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | 32'h200;
-        if (1 < push_b[(64'h1)+:(4)]) begin
-            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'ha));
-        end
-        offset = push_a_offsets[(1 * 32'hb)+:(11)];
-        item_end = start_a + ((offset) & 40'hffffffffff);
-        if (1 < push_a[(64'h72)+:(4)]) begin
-            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h28));
-        end
-        offset = push_b_offsets[(1 * 32'hb)+:(11)];
-        item_end = start_b + ((offset) & 40'hffffffffff);
-        if (1 < push_b[(64'h72)+:(4)]) begin
-            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (1 * 32'h28));
-        end
-        weight = push_a_weights[(2 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | value_flag;
-        if (2 < push_a[(64'h1)+:(4)]) begin
-            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'ha));
-        end
-        weight = push_b_weights[(2 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | 32'h200;
-        if (2 < push_b[(64'h1)+:(4)]) begin
-            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'ha));
-        end
-        offset = push_a_offsets[(2 * 32'hb)+:(11)];
-        item_end = start_a + ((offset) & 40'hffffffffff);
-        if (2 < push_a[(64'h72)+:(4)]) begin
-            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h28));
-        end
-        offset = push_b_offsets[(2 * 32'hb)+:(11)];
-        item_end = start_b + ((offset) & 40'hffffffffff);
-        if (2 < push_b[(64'h72)+:(4)]) begin
-            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (2 * 32'h28));
-        end
-        weight = push_a_weights[(3 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | value_flag;
-        if (3 < push_a[(64'h1)+:(4)]) begin
-            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'ha));
-        end
-        weight = push_b_weights[(3 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | 32'h200;
-        if (3 < push_b[(64'h1)+:(4)]) begin
-            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'ha));
-        end
-        offset = push_a_offsets[(3 * 32'hb)+:(11)];
-        item_end = start_a + ((offset) & 40'hffffffffff);
-        if (3 < push_a[(64'h72)+:(4)]) begin
-            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h28));
-        end
-        offset = push_b_offsets[(3 * 32'hb)+:(11)];
-        item_end = start_b + ((offset) & 40'hffffffffff);
-        if (3 < push_b[(64'h72)+:(4)]) begin
-            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (3 * 32'h28));
-        end
-        weight = push_a_weights[(4 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | value_flag;
-        if (4 < push_a[(64'h1)+:(4)]) begin
-            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'ha));
-        end
-        weight = push_b_weights[(4 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | 32'h200;
-        if (4 < push_b[(64'h1)+:(4)]) begin
-            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'ha));
-        end
-        offset = push_a_offsets[(4 * 32'hb)+:(11)];
-        item_end = start_a + ((offset) & 40'hffffffffff);
-        if (4 < push_a[(64'h72)+:(4)]) begin
-            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h28));
-        end
-        offset = push_b_offsets[(4 * 32'hb)+:(11)];
-        item_end = start_b + ((offset) & 40'hffffffffff);
-        if (4 < push_b[(64'h72)+:(4)]) begin
-            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (4 * 32'h28));
-        end
-        weight = push_a_weights[(5 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | value_flag;
-        if (5 < push_a[(64'h1)+:(4)]) begin
-            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'ha));
-        end
-        weight = push_b_weights[(5 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | 32'h200;
-        if (5 < push_b[(64'h1)+:(4)]) begin
-            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'ha));
-        end
-        offset = push_a_offsets[(5 * 32'hb)+:(11)];
-        item_end = start_a + ((offset) & 40'hffffffffff);
-        if (5 < push_a[(64'h72)+:(4)]) begin
-            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h28));
-        end
-        offset = push_b_offsets[(5 * 32'hb)+:(11)];
-        item_end = start_b + ((offset) & 40'hffffffffff);
-        if (5 < push_b[(64'h72)+:(4)]) begin
-            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (5 * 32'h28));
-        end
-        weight = push_a_weights[(6 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | value_flag;
-        if (6 < push_a[(64'h1)+:(4)]) begin
-            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'ha));
-        end
-        weight = push_b_weights[(6 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | 32'h200;
-        if (6 < push_b[(64'h1)+:(4)]) begin
-            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'ha));
-        end
-        offset = push_a_offsets[(6 * 32'hb)+:(11)];
-        item_end = start_a + ((offset) & 40'hffffffffff);
-        if (6 < push_a[(64'h72)+:(4)]) begin
-            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h28));
-        end
-        offset = push_b_offsets[(6 * 32'hb)+:(11)];
-        item_end = start_b + ((offset) & 40'hffffffffff);
-        if (6 < push_b[(64'h72)+:(4)]) begin
-            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (6 * 32'h28));
-        end
-        weight = push_a_weights[(7 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | value_flag;
-        if (7 < push_a[(64'h1)+:(4)]) begin
-            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'ha));
-        end
-        weight = push_b_weights[(7 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | 32'h200;
-        if (7 < push_b[(64'h1)+:(4)]) begin
-            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'ha));
-        end
-        offset = push_a_offsets[(7 * 32'hb)+:(11)];
-        item_end = start_a + ((offset) & 40'hffffffffff);
-        if (7 < push_a[(64'h72)+:(4)]) begin
-            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
-        end
-        offset = push_b_offsets[(7 * 32'hb)+:(11)];
-        item_end = start_b + ((offset) & 40'hffffffffff);
-        if (7 < push_b[(64'h72)+:(4)]) begin
-            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (7 * 32'h28));
-        end
-        weight = push_a_weights[(8 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | value_flag;
-        if (8 < push_a[(64'h1)+:(4)]) begin
-            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'ha));
-        end
-        weight = push_b_weights[(8 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | 32'h200;
-        if (8 < push_b[(64'h1)+:(4)]) begin
-            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'ha));
-        end
-        offset = push_a_offsets[(8 * 32'hb)+:(11)];
-        item_end = start_a + ((offset) & 40'hffffffffff);
-        if (8 < push_a[(64'h72)+:(4)]) begin
-            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h28));
-        end
-        offset = push_b_offsets[(8 * 32'hb)+:(11)];
-        item_end = start_b + ((offset) & 40'hffffffffff);
-        if (8 < push_b[(64'h72)+:(4)]) begin
-            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (8 * 32'h28));
-        end
-        weight = push_a_weights[(9 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | value_flag;
-        if (9 < push_a[(64'h1)+:(4)]) begin
-            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'ha));
-        end
-        weight = push_b_weights[(9 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | 32'h200;
-        if (9 < push_b[(64'h1)+:(4)]) begin
-            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'ha));
-        end
-        offset = push_a_offsets[(9 * 32'hb)+:(11)];
-        item_end = start_a + ((offset) & 40'hffffffffff);
-        if (9 < push_a[(64'h72)+:(4)]) begin
-            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h28));
-        end
-        offset = push_b_offsets[(9 * 32'hb)+:(11)];
-        item_end = start_b + ((offset) & 40'hffffffffff);
-        if (9 < push_b[(64'h72)+:(4)]) begin
-            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (9 * 32'h28));
-        end
-        weight = push_a_weights[(10 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | value_flag;
-        if (10 < push_a[(64'h1)+:(4)]) begin
-            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'ha));
-        end
-        weight = push_b_weights[(10 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | 32'h200;
-        if (10 < push_b[(64'h1)+:(4)]) begin
-            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'ha));
-        end
-        offset = push_a_offsets[(10 * 32'hb)+:(11)];
-        item_end = start_a + ((offset) & 40'hffffffffff);
-        if (10 < push_a[(64'h72)+:(4)]) begin
-            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h28));
-        end
-        offset = push_b_offsets[(10 * 32'hb)+:(11)];
-        item_end = start_b + ((offset) & 40'hffffffffff);
-        if (10 < push_b[(64'h72)+:(4)]) begin
-            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (10 * 32'h28));
-        end
-        weight = push_a_weights[(11 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | value_flag;
-        if (11 < push_a[(64'h1)+:(4)]) begin
-            items_a = items_a | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'ha));
-        end
-        weight = push_b_weights[(11 * 32'h9)+:(9)];
-        item = ((weight) & 10'h3ff) | 32'h200;
-        if (11 < push_b[(64'h1)+:(4)]) begin
-            items_b = items_b | (((item) & 640'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'ha));
-        end
-        offset = push_a_offsets[(11 * 32'hb)+:(11)];
-        item_end = start_a + ((offset) & 40'hffffffffff);
-        if (11 < push_a[(64'h72)+:(4)]) begin
-            item_ends_a = item_ends_a | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h28));
-        end
-        offset = push_b_offsets[(11 * 32'hb)+:(11)];
-        item_end = start_b + ((offset) & 40'hffffffffff);
-        if (11 < push_b[(64'h72)+:(4)]) begin
-            item_ends_b = item_ends_b | (((item_end) & 2560'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (11 * 32'h28));
-        end
-        w_after_a = w_count$q + ((push_a[(64'h1)+:(4)]) & 7'h7f);
-        z_after_a = z_count$q + ((push_a[(64'h72)+:(4)]) & 7'h7f);
-        n_a = push_a[(64'h1)+:(4)];
-        items_ab_1 = items_b;
-        if (n_a[32'h0]) begin
-            items_ab_1 = items_b << 32'ha;
-        end
-        items_ab_2 = items_ab_1;
-        if (n_a[32'h1]) begin
-            items_ab_2 = items_ab_1 << 32'h14;
-        end
-        items_ab_3 = items_ab_2;
-        if (n_a[32'h2]) begin
-            items_ab_3 = items_ab_2 << 32'h28;
-        end
-        items_ab = items_ab_3;
-        if (n_a[32'h3]) begin
-            items_ab = items_ab_3 << 32'h50;
-        end
-        items_ab = items_ab | items_a;
-        n_a = push_a[(64'h72)+:(4)];
-        item_ends_ab_1 = item_ends_b;
-        if (n_a[32'h0]) begin
-            item_ends_ab_1 = item_ends_b << 32'h28;
-        end
-        item_ends_ab_2 = item_ends_ab_1;
-        if (n_a[32'h1]) begin
-            item_ends_ab_2 = item_ends_ab_1 << 32'h50;
-        end
-        item_ends_ab_3 = item_ends_ab_2;
-        if (n_a[32'h2]) begin
-            item_ends_ab_3 = item_ends_ab_2 << 32'ha0;
-        end
-        item_ends_ab = item_ends_ab_3;
-        if (n_a[32'h3]) begin
-            item_ends_ab = item_ends_ab_3 << 32'h140;
-        end
-        item_ends_ab = item_ends_ab | item_ends_a;
-        values_in = values$q | (items_ab << ((((w_count$q) & 10'h3ff) << 32'h3) + (((w_count$q) & 10'h3ff) << 32'h1)));
-        ends_in = ends$q | (item_ends_ab << ((((z_count$q) & 12'hfff) << 32'h5) + (((z_count$q) & 12'hfff) << 32'h3)));
-        values_1 = values_in;
-        ends_1 = ends_in;
-        if (taken[32'h0]) begin
-            values_1 = values_in >> 32'ha;
-            ends_1 = ends_in >> 32'h28;
-        end
-        values_2 = values_1;
-        ends_2 = ends_1;
-        if (taken[32'h1]) begin
-            values_2 = values_1 >> 32'h14;
-            ends_2 = ends_1 >> 32'h50;
-        end
-        values_3 = values_2;
-        ends_3 = ends_2;
-        if (taken[32'h2]) begin
-            values_3 = values_2 >> 32'h28;
-            ends_3 = ends_2 >> 32'ha0;
-        end
-        values_4 = values_3;
-        ends_4 = ends_3;
-        if (taken[32'h3]) begin
-            values_4 = values_3 >> 32'h50;
-            ends_4 = ends_3 >> 32'h140;
-        end
-        values_out = values_4;
-        ends_out = ends_4;
-        if (taken[32'h4]) begin
-            values_out = values_4 >> 32'ha0;
-            ends_out = ends_4 >> 32'h280;
-        end
-        values$d = values_out;
-        ends$d = ends_out;
-        w_count$d = (w_after_a + ((push_b[(64'h1)+:(4)]) & 7'h7f)) - ((taken) & 7'h7f);
-        z_count$d = (z_after_a + ((push_b[(64'h72)+:(4)]) & 7'h7f)) - ((taken) & 7'h7f);
-        if (push_b[(64'h72)+:(4)] != 32'h0) begin
-            tail$d = start_b + ((push_b[(64'h11c)+:(11)]) & 40'hffffffffff);
-        end
-        else if (push_a[(64'h72)+:(4)] != 32'h0) begin
-            tail$d = start_a + ((push_a[(64'h11c)+:(11)]) & 40'hffffffffff);
-        end
-        drop_unpaired = finished & (paired == 32'h0);
-        if (drop_unpaired) begin
-            values$d = 32'h0;
-            ends$d = 32'h0;
-            w_count$d = 32'h0;
-            z_count$d = 32'h0;
-            head_start$d = tail$q;
-            if (fill$q == 32'h0) begin
-                base$d = tail$q;
-            end
-        end
-        group$d = ((lanes) & 144'hffffffffffffffffffffffffffffffffffff);
-        fill$d = ((pos) & 5'h1f);
-        if (out_full$q & out_ready) begin
-            out_full$d = 1'b0;
-        end
-        if (out_free) begin
-            if (pos >= 32'h10) begin
-                out_group$d = ((lanes) & 144'hffffffffffffffffffffffffffffffffffff);
-                out_n$d = 32'h10;
-                out_full$d = 1'b1;
-                group$d = ((lanes >> 32'h90) & 144'hffffffffffffffffffffffffffffffffffff);
-                fill$d = ((pos - 32'h10) & 5'h1f);
-                base$d = base$q + 32'h10;
-            end
-            else if (drop_unpaired & (pos != 32'h0)) begin
-                out_group$d = ((lanes) & 144'hffffffffffffffffffffffffffffffffffff);
-                out_n$d = ((pos) & 5'h1f);
-                out_full$d = 1'b1;
-                group$d = 32'h0;
-                fill$d = 32'h0;
-                base$d = tail$q;
-            end
-        end
-        empty = (w_count$q == 32'h0) & (z_count$q == 32'h0) & (fill$q == 32'h0) & ~out_full$q;
-        out_weights = out_group$q;
-        out_count = out_n$q;
-        out_valid = out_full$q;
     end
     
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs
-
-
-
-
-module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$ends(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [2559:0] d;
-    output reg  [2559:0] q;
-    
-    // Constant declarations
-    localparam  init = 2560'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$ends
-
-
-module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$fill(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [4:0] d;
-    output reg  [4:0] q;
-    
-    // Constant declarations
-    localparam  init = 5'b0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$fill
-
-
-module npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$group(clock,rst_n,d,q);
-    
-    // Module arguments
-    input wire  clock;
-    input wire  rst_n;
-    input wire  [143:0] d;
-    output reg  [143:0] q;
-    
-    // Constant declarations
-    localparam  init = 144'h0;
-    
-    // Update code (custom)
-    always @(posedge clock or negedge rst_n) begin
-       if (!rst_n) q <= init;
-       else q <= d;
-    end
-endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$group
-
-
-
-
-
-
-
-
+endmodule // npu_u65_256_core$datapath$cores$0$weight_decoder$pairs$placement
 
 
 

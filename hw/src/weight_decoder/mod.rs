@@ -75,6 +75,7 @@ mod ones;
 mod output;
 mod parser;
 mod pipeline;
+mod placement;
 mod quotients;
 mod values;
 mod window;

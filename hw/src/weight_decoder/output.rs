@@ -15,9 +15,11 @@
 //! lane `base` plus `fill` lanes), takes the entries that end within the
 //! lanes it can fill (the group and, when the offered group is free, the
 //! next), and places each value at its start, the end of the entry before.
-//! The queues are compacting: the head is always entry 0.
+//! The queues are compacting: the head is always entry 0. Placing the
+//! values in the group's lanes is a block of its own ([`LanePlacement`]).
 
 use super::pipeline::Pushes;
+use super::placement::LanePlacement;
 use super::values::ITEMS;
 use super::LANES;
 use crate::widgets::ResetReg;
@@ -74,6 +76,7 @@ pub struct PairBuffer {
     out_n: ResetReg<Bits<5>>,
     out_full: ResetReg<Bit>,
     taken_low: super::ones::Ones12,
+    placement: LanePlacement,
     paired: Signal<Local, Bits<7>>,
     out_free: Signal<Local, Bit>,
     limit: Signal<Local, Bits<6>>,
@@ -91,15 +94,10 @@ pub struct PairBuffer {
     complete: Signal<Local, Bits<WINDOW>>,
     last_complete: Signal<Local, Bits<WINDOW>>,
     last_pair: Signal<Local, Bits<WINDOW>>,
-    placed: Signal<Local, Bits<WINDOW>>,
     taken: Signal<Local, Bits<5>>,
     known: Signal<Local, Bits<6>>,
     pos: Signal<Local, Bits<6>>,
     plane: Signal<Local, Bits<WINDOW>>,
-    hits: Signal<Local, Bits<WINDOW>>,
-    lane: Signal<Local, Bits<9>>,
-    old_lanes: Signal<Local, Bits<{ 2 * LANES * 9 }>>,
-    value_planes: Signal<Local, Bits<{ 9 * WINDOW }>>,
     push_a_weights: Signal<Local, Bits<{ ITEMS * 9 }>>,
     push_b_weights: Signal<Local, Bits<{ ITEMS * 9 }>>,
     push_a_offsets: Signal<Local, Bits<{ ITEMS * 11 }>>,
@@ -250,55 +248,14 @@ impl Logic for PairBuffer {
 
         // Each lane: the group's weight below `fill`, a value starting
         // there, or 0 (a zero run).
-        self.placed.next = 0.into();
-        for i in 0..WINDOW {
-            self.placed.next = self.placed.val().replace_bit(
-                i,
-                self.paired_mask.val().get_bit(i)
-                    & self.values.q.val().get_bit(i * 10 + 9)
-                    & !self.starts_behind.val().get_bit(i)
-                    & (self.starts_at.val().get_bits::<6>(i * 6)
-                        >= bit_cast::<6, 5>(self.fill.q.val()))
-                    & (self.starts_at.val().get_bits::<6>(i * 6) < self.pos.val()),
-            );
-        }
-        self.value_planes.next = 0.into();
-        for b in 0..9 {
-            for i in 0..WINDOW {
-                self.value_planes.next = self
-                    .value_planes
-                    .val()
-                    .replace_bit(b * 16 + i, self.values.q.val().get_bit(i * 10 + b));
-            }
-        }
-        self.old_lanes.next = 0.into();
-        for l in 0..16 {
-            self.weight.next = self.group.q.val().get_bits::<9>(l * 9);
-            if l.to_bits::<5>() < self.fill.q.val() {
-                self.old_lanes.next = self.old_lanes.val()
-                    | (bit_cast::<{ 2 * LANES * 9 }, 9>(self.weight.val())
-                        << (l * 9).to_bits::<9>());
-            }
-        }
-        self.lanes.next = 0.into();
-        for l in 0..32 {
-            self.hits.next = 0.into();
-            for i in 0..WINDOW {
-                self.hits.next = self.hits.val().replace_bit(
-                    i,
-                    self.placed.val().get_bit(i)
-                        & (self.starts_at.val().get_bits::<6>(i * 6) == l.to_bits::<6>()),
-                );
-            }
-            self.lane.next = self.old_lanes.val().get_bits::<9>(l * 9);
-            for b in 0..9 {
-                if (self.value_planes.val().get_bits::<16>(b * 16) & self.hits.val()).any() {
-                    self.lane.next = self.lane.val().replace_bit(b, true);
-                }
-            }
-            self.lanes.next = self.lanes.val()
-                | (bit_cast::<{ 2 * LANES * 9 }, 9>(self.lane.val()) << (l * 9).to_bits::<9>());
-        }
+        self.placement.paired.next = self.paired_mask.val();
+        self.placement.values.next = self.values.q.val().get_bits::<160>(0);
+        self.placement.starts_at.next = self.starts_at.val();
+        self.placement.starts_behind.next = self.starts_behind.val();
+        self.placement.fill.next = self.fill.q.val();
+        self.placement.pos.next = self.pos.val();
+        self.placement.group.next = self.group.q.val();
+        self.lanes.next = self.placement.lanes.val();
 
         // The last entry taken ends where entry 0 will start.
         self.last_complete.next = self.complete.val() & !(self.complete.val() >> 1);
