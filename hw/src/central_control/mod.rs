@@ -24,7 +24,9 @@
 //!   break the rules of TRM 4.8.2 or are reserved ([`OperationRules`]), are
 //!   refused: the NPU stops with STATUS.cmd_parse_error and IRQ raised,
 //!   QREAD at the operation. NPU_OP_KERNEL_WAIT n waits
-//!   until n or fewer operations are queued or running;
+//!   until n or fewer operations are queued or running (one whose OFM
+//!   writes the datapath has sent but not all seen answered is running:
+//!   `kernel_draining`);
 //! - NPU_OP_STOP and NPU_OP_IRQ: once every DMA descriptor and kernel
 //!   operation has completed, OR the mask into STATUS.irq_history_mask and
 //!   raise IRQ; STOP stops.
