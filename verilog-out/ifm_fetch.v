@@ -44,42 +44,10 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
     reg  step$rst_n;
     reg  [3:0] step$d;
     wire  [3:0] step$q;
-    reg  channel_term$clock;
-    reg  channel_term$rst_n;
-    reg  [39:0] channel_term$d;
-    wire  [39:0] channel_term$q;
-    reg  inner_a$clock;
-    reg  inner_a$rst_n;
-    reg  [39:0] inner_a$d;
-    wire  [39:0] inner_a$q;
-    reg  inner_b$clock;
-    reg  inner_b$rst_n;
-    reg  [39:0] inner_b$d;
-    wire  [39:0] inner_b$q;
-    reg  row_a$clock;
-    reg  row_a$rst_n;
-    reg  [39:0] row_a$d;
-    wire  [39:0] row_a$q;
-    reg  row_b$clock;
-    reg  row_b$rst_n;
-    reg  [39:0] row_b$d;
-    wire  [39:0] row_b$q;
-    reg  dest_row_step$clock;
-    reg  dest_row_step$rst_n;
-    reg  [15:0] dest_row_step$d;
-    wire  [15:0] dest_row_step$q;
-    reg  dest_b_offset$clock;
-    reg  dest_b_offset$rst_n;
-    reg  [15:0] dest_b_offset$d;
-    wire  [15:0] dest_b_offset$q;
-    reg  dest_lower_a$clock;
-    reg  dest_lower_a$rst_n;
-    reg  [15:0] dest_lower_a$d;
-    wire  [15:0] dest_lower_a$q;
-    reg  dest_lower_b$clock;
-    reg  dest_lower_b$rst_n;
-    reg  [15:0] dest_lower_b$d;
-    wire  [15:0] dest_lower_b$q;
+    reg  terms$clock;
+    reg  terms$rst_n;
+    reg  [263:0] terms$d;
+    wire  [263:0] terms$q;
     reg  pieces$clock;
     reg  pieces$rst_n;
     reg  [198:0] pieces$d;
@@ -194,59 +162,11 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
         .d(step$d),
         .q(step$q)
     );
-    ifm_fetch_core$multiply_b channel_term(
-        .clock(channel_term$clock),
-        .rst_n(channel_term$rst_n),
-        .d(channel_term$d),
-        .q(channel_term$q)
-    );
-    ifm_fetch_core$multiply_b inner_a(
-        .clock(inner_a$clock),
-        .rst_n(inner_a$rst_n),
-        .d(inner_a$d),
-        .q(inner_a$q)
-    );
-    ifm_fetch_core$multiply_b inner_b(
-        .clock(inner_b$clock),
-        .rst_n(inner_b$rst_n),
-        .d(inner_b$d),
-        .q(inner_b$q)
-    );
-    ifm_fetch_core$multiply_b row_a(
-        .clock(row_a$clock),
-        .rst_n(row_a$rst_n),
-        .d(row_a$d),
-        .q(row_a$q)
-    );
-    ifm_fetch_core$multiply_b row_b(
-        .clock(row_b$clock),
-        .rst_n(row_b$rst_n),
-        .d(row_b$d),
-        .q(row_b$q)
-    );
-    ifm_fetch_core$multiply_a dest_row_step(
-        .clock(dest_row_step$clock),
-        .rst_n(dest_row_step$rst_n),
-        .d(dest_row_step$d),
-        .q(dest_row_step$q)
-    );
-    ifm_fetch_core$multiply_a dest_b_offset(
-        .clock(dest_b_offset$clock),
-        .rst_n(dest_b_offset$rst_n),
-        .d(dest_b_offset$d),
-        .q(dest_b_offset$q)
-    );
-    ifm_fetch_core$multiply_a dest_lower_a(
-        .clock(dest_lower_a$clock),
-        .rst_n(dest_lower_a$rst_n),
-        .d(dest_lower_a$d),
-        .q(dest_lower_a$q)
-    );
-    ifm_fetch_core$multiply_a dest_lower_b(
-        .clock(dest_lower_b$clock),
-        .rst_n(dest_lower_b$rst_n),
-        .d(dest_lower_b$d),
-        .q(dest_lower_b$q)
+    ifm_fetch_core$terms terms(
+        .clock(terms$clock),
+        .rst_n(terms$rst_n),
+        .d(terms$d),
+        .q(terms$q)
     );
     ifm_fetch_core$pieces pieces(
         .clock(pieces$clock),
@@ -301,17 +221,9 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
     always @(*) begin
         active$clock = clock;
         step$clock = clock;
+        terms$clock = clock;
         multiply_a$clock = clock;
         multiply_b$clock = clock;
-        channel_term$clock = clock;
-        inner_a$clock = clock;
-        inner_b$clock = clock;
-        row_a$clock = clock;
-        row_b$clock = clock;
-        dest_row_step$clock = clock;
-        dest_b_offset$clock = clock;
-        dest_lower_a$clock = clock;
-        dest_lower_b$clock = clock;
         pieces$clock = clock;
         fill$clock = clock;
         fill_full$clock = clock;
@@ -322,17 +234,9 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
         group_base$clock = clock;
         active$d = active$q;
         step$d = step$q;
+        terms$d = terms$q;
         multiply_a$d = multiply_a$q;
         multiply_b$d = multiply_b$q;
-        channel_term$d = channel_term$q;
-        inner_a$d = inner_a$q;
-        inner_b$d = inner_b$q;
-        row_a$d = row_a$q;
-        row_b$d = row_b$q;
-        dest_row_step$d = dest_row_step$q;
-        dest_b_offset$d = dest_b_offset$q;
-        dest_lower_a$d = dest_lower_a$q;
-        dest_lower_b$d = dest_lower_b$q;
         pieces$d = pieces$q;
         fill$d = fill$q;
         fill_full$d = fill_full$q;
@@ -343,17 +247,9 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
         group_base$d = group_base$q;
         active$rst_n = rst_n;
         step$rst_n = rst_n;
+        terms$rst_n = rst_n;
         multiply_a$rst_n = rst_n;
         multiply_b$rst_n = rst_n;
-        channel_term$rst_n = rst_n;
-        inner_a$rst_n = rst_n;
-        inner_b$rst_n = rst_n;
-        row_a$rst_n = rst_n;
-        row_b$rst_n = rst_n;
-        dest_row_step$rst_n = rst_n;
-        dest_b_offset$rst_n = rst_n;
-        dest_lower_a$rst_n = rst_n;
-        dest_lower_b$rst_n = rst_n;
         pieces$rst_n = rst_n;
         fill$rst_n = rst_n;
         fill_full$rst_n = rst_n;
@@ -450,12 +346,12 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
             7:
                 begin
                     multiply_a$d = job_pieces[(64'ha5)+:(16)];
-                    multiply_b$d = ((dest_row_step$q) & 40'hffffffffff);
+                    multiply_b$d = ((terms$q[(64'hc8)+:(16)]) & 40'hffffffffff);
                 end
             8:
                 begin
                     multiply_a$d = job_pieces[(64'hb5)+:(16)];
-                    multiply_b$d = ((dest_row_step$q) & 40'hffffffffff);
+                    multiply_b$d = ((terms$q[(64'hc8)+:(16)]) & 40'hffffffffff);
                 end
             default:
                 begin
@@ -466,31 +362,31 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
         case (step$q)
             0:
                 begin
-                    channel_term$d = multiply$product;
+                    terms$d[(64'h0)+:(40)] = multiply$product;
                 end
             1:
                 begin
-                    inner_a$d = multiply$product + channel_term$q;
+                    terms$d[(64'h28)+:(40)] = multiply$product + terms$q[(64'h0)+:(40)];
                 end
             2:
                 begin
-                    inner_b$d = multiply$product + channel_term$q;
+                    terms$d[(64'h50)+:(40)] = multiply$product + terms$q[(64'h0)+:(40)];
                 end
             3:
                 begin
-                    row_a$d = multiply$product + job_pieces[(64'h55)+:(40)] + inner_a$q;
+                    terms$d[(64'h78)+:(40)] = multiply$product + job_pieces[(64'h55)+:(40)] + terms$q[(64'h28)+:(40)];
                 end
             4:
                 begin
-                    row_b$d = multiply$product + job_pieces[(64'h7d)+:(40)] + inner_b$q;
+                    terms$d[(64'ha0)+:(40)] = multiply$product + job_pieces[(64'h7d)+:(40)] + terms$q[(64'h50)+:(40)];
                 end
             5:
                 begin
-                    dest_row_step$d = multiply$product[(32'h0)+:(16)];
+                    terms$d[(64'hc8)+:(16)] = multiply$product[(32'h0)+:(16)];
                 end
             6:
                 begin
-                    dest_b_offset$d = multiply$product[(32'h0)+:(16)];
+                    terms$d[(64'hd8)+:(16)] = multiply$product[(32'h0)+:(16)];
                     piece_b$d = ~job_pieces[(64'h0)+:(1)];
                     lower$d = 1'b0;
                     group_offset$d = 32'h0;
@@ -498,11 +394,11 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
                 end
             7:
                 begin
-                    dest_lower_a$d = multiply$product[(32'h0)+:(16)];
+                    terms$d[(64'he8)+:(16)] = multiply$product[(32'h0)+:(16)];
                 end
             8:
                 begin
-                    dest_lower_b$d = multiply$product[(32'h0)+:(16)];
+                    terms$d[(64'hf8)+:(16)] = multiply$product[(32'h0)+:(16)];
                 end
             default:
                 begin
@@ -541,29 +437,29 @@ module ifm_fetch_core(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,f
         generated[(64'hbb)+:(16)] = position_bytes - fill_len;
         fill_rows = job_pieces[(64'h2)+:(16)];
         generated[(64'h9b)+:(16)] = job_pieces[(64'ha5)+:(16)];
-        generated[(64'h3)+:(40)] = row_a$q;
+        generated[(64'h3)+:(40)] = terms$q[(64'h78)+:(40)];
         generated[(64'hab)+:(16)] = ib_base;
         if (lower$q) begin
             generated[(64'h9b)+:(16)] = job[(64'h80)+:(16)] - job_pieces[(64'ha5)+:(16)];
-            generated[(64'h3)+:(40)] = base_2 + inner_a$q;
-            generated[(64'hab)+:(16)] = ib_base + dest_lower_a$q;
+            generated[(64'h3)+:(40)] = base_2 + terms$q[(64'h28)+:(40)];
+            generated[(64'hab)+:(16)] = ib_base + terms$q[(64'he8)+:(16)];
         end
         if (piece_b$q) begin
             fill_rows = job_pieces[(64'h12)+:(16)];
             generated[(64'h9b)+:(16)] = job_pieces[(64'hb5)+:(16)];
-            generated[(64'h3)+:(40)] = row_b$q;
-            generated[(64'hab)+:(16)] = ib_base + dest_b_offset$q;
+            generated[(64'h3)+:(40)] = terms$q[(64'ha0)+:(40)];
+            generated[(64'hab)+:(16)] = ib_base + terms$q[(64'hd8)+:(16)];
             if (lower$q) begin
                 generated[(64'h9b)+:(16)] = job[(64'h80)+:(16)] - job_pieces[(64'hb5)+:(16)];
-                generated[(64'h3)+:(40)] = base_3 + inner_b$q;
-                generated[(64'hab)+:(16)] = ib_base + dest_b_offset$q + dest_lower_b$q;
+                generated[(64'h3)+:(40)] = base_3 + terms$q[(64'h50)+:(40)];
+                generated[(64'hab)+:(16)] = ib_base + terms$q[(64'hd8)+:(16)] + terms$q[(64'hf8)+:(16)];
             end
         end
         generated[(64'h3)+:(40)] = generated[(64'h3)+:(40)] + group_offset$q + ((channel_skip) & 40'hffffffffff);
         generated[(64'hab)+:(16)] = generated[(64'hab)+:(16)] + block_skip;
         generated[(64'h8b)+:(16)] = fill_rows;
         generated[(64'h53)+:(40)] = stride_y;
-        generated[(64'hcb)+:(16)] = dest_row_step$q;
+        generated[(64'hcb)+:(16)] = terms$q[(64'hc8)+:(16)];
         block_end = last_group & last_tile & last_piece;
         if (empty) begin
             generated[(64'h8b)+:(16)] = 32'h0;
@@ -630,16 +526,6 @@ module ifm_fetch_core$active(clock,rst_n,d,q);
 endmodule // ifm_fetch_core$active
 
 
-
-
-
-
-
-
-
-
-
-
 module ifm_fetch_core$fill(clock,rst_n,d,q);
     
     // Module arguments
@@ -657,10 +543,6 @@ module ifm_fetch_core$fill(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // ifm_fetch_core$fill
-
-
-
-
 
 
 
@@ -831,10 +713,6 @@ endmodule // ifm_fetch_core$pieces
 
 
 
-
-
-
-
 module ifm_fetch_core$step(clock,rst_n,d,q);
     
     // Module arguments
@@ -852,6 +730,25 @@ module ifm_fetch_core$step(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // ifm_fetch_core$step
+
+
+module ifm_fetch_core$terms(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [263:0] d;
+    output reg  [263:0] q;
+    
+    // Constant declarations
+    localparam  init = 264'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // ifm_fetch_core$terms
 
 
 // Top level with the block's port names.

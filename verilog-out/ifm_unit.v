@@ -233,6 +233,11 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     reg  skid_full$rst_n;
     reg  skid_full$d;
     wire  skid_full$q;
+    reg  [511:0] converter$lines;
+    reg  [511:0] converter$pair_lines;
+    reg  [3:0] converter$present;
+    reg  [22:0] converter$conversion;
+    wire  [575:0] converter$converted;
     
     // Local signals
     reg  take_out;
@@ -274,21 +279,6 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
     reg  [51:0] read_units;
     reg  [51:0] pair_units;
     reg  [22:0] located_conversion;
-    reg  [3:0] present;
-    reg  [22:0] conversion;
-    reg  [1:0] act_byte;
-    reg  [15:0] zero_point16;
-    reg  [16:0] zero_point;
-    reg  [127:0] line;
-    reg  [127:0] pair_line;
-    reg  [255:0] lines;
-    reg  [7:0] value_8;
-    reg  [15:0] value_16;
-    reg  [31:0] value_32;
-    reg  [7:0] byte_32;
-    reg  [16:0] value;
-    reg  [16:0] difference;
-    reg  [8:0] act;
     reg  [575:0] converted;
     
     // Sub module instances
@@ -339,6 +329,13 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         .rst_n(skid_full$rst_n),
         .d(skid_full$d),
         .q(skid_full$q)
+    );
+    ifm_unit_core$unit$converter converter(
+        .lines(converter$lines),
+        .pair_lines(converter$pair_lines),
+        .present(converter$present),
+        .conversion(converter$conversion),
+        .converted(converter$converted)
     );
     
     // Update code
@@ -593,8 +590,64 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             reading$d[(64'h0)+:(4)] = located$q[(64'h0)+:(4)];
             reading$d[(64'h4)+:(23)] = located$q[(64'h84)+:(23)];
         end
-        present = reading$q[(64'h0)+:(4)];
-        conversion = reading$q[(64'h4)+:(23)];
+        converter$lines = bank_reads$0$data;
+        converter$pair_lines = bank_reads$1$data;
+        converter$present = reading$q[(64'h0)+:(4)];
+        converter$conversion = reading$q[(64'h4)+:(23)];
+        converted = converter$converted;
+        if (take_out) begin
+            if (skid_full$q) begin
+                out$d = skid$q;
+                skid_full$d = 1'b0;
+            end
+            else begin
+                out_full$d = 1'b0;
+            end
+        end
+        if (reading_full$q) begin
+            if ((~out_full$q | take_out) & ~skid_full$q) begin
+                out$d = converted;
+                out_full$d = 1'b1;
+            end
+            else begin
+                skid$d = converted;
+                skid_full$d = 1'b1;
+            end
+        end
+        acts$valid = out_full$q;
+        acts$data[(64'h0)+:(288)] = out$q[(32'h0)+:(288)];
+        acts$data[(64'h120)+:(288)] = out$q[(32'h120)+:(288)];
+    end
+    
+endmodule // ifm_unit_core$unit
+
+
+module ifm_unit_core$unit$converter(lines,pair_lines,present,conversion,converted);
+    
+    // Module arguments
+    input wire  [511:0] lines;
+    input wire  [511:0] pair_lines;
+    input wire  [3:0] present;
+    input wire  [22:0] conversion;
+    output reg  [575:0] converted;
+    
+    // Local signals
+    reg  [1:0] act_byte;
+    reg  [15:0] zero_point16;
+    reg  [16:0] zero_point;
+    reg  [127:0] line;
+    reg  [127:0] pair_line;
+    reg  [255:0] both_lines;
+    reg  [7:0] value_8;
+    reg  [15:0] value_16;
+    reg  [31:0] value_32;
+    reg  [7:0] byte_32;
+    reg  [16:0] value;
+    reg  [16:0] difference;
+    reg  [8:0] act;
+    
+    // Update code
+    always @(*) begin
         act_byte = conversion[(64'h4)+:(2)];
         zero_point16 = conversion[(64'h6)+:(16)];
         zero_point = ((zero_point16) & 17'h1ffff);
@@ -602,16 +655,16 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             zero_point = zero_point | ((32'h10000) & 17'h1ffff);
         end
         converted = 32'h0;
-        line = bank_reads$0$data[(32'h80 * 0)+:(128)];
-        pair_line = bank_reads$1$data[(32'h80 * 0)+:(128)];
-        lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
+        line = lines[(32'h80 * 0)+:(128)];
+        pair_line = pair_lines[(32'h80 * 0)+:(128)];
+        both_lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         value_8 = line[(32'h8 * (0 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (0 & 32'h7) + 32'h8 * (0 >> 32'h3))+:(8)];
         end
         value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -677,7 +730,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -743,7 +796,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -809,7 +862,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -875,7 +928,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -941,7 +994,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1007,7 +1060,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1073,7 +1126,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1139,7 +1192,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1205,7 +1258,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1271,7 +1324,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1337,7 +1390,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1403,7 +1456,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1469,7 +1522,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1535,7 +1588,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1601,7 +1654,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1661,16 +1714,16 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
-        line = bank_reads$0$data[(32'h80 * 1)+:(128)];
-        pair_line = bank_reads$1$data[(32'h80 * 1)+:(128)];
-        lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
+        line = lines[(32'h80 * 1)+:(128)];
+        pair_line = pair_lines[(32'h80 * 1)+:(128)];
+        both_lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         value_8 = line[(32'h8 * (0 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (0 & 32'h7) + 32'h8 * (0 >> 32'h3))+:(8)];
         end
         value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1736,7 +1789,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1802,7 +1855,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1868,7 +1921,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -1934,7 +1987,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2000,7 +2053,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2066,7 +2119,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2132,7 +2185,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2198,7 +2251,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2264,7 +2317,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2330,7 +2383,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2396,7 +2449,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2462,7 +2515,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2528,7 +2581,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2594,7 +2647,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2660,7 +2713,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2720,16 +2773,16 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
-        line = bank_reads$0$data[(32'h80 * 2)+:(128)];
-        pair_line = bank_reads$1$data[(32'h80 * 2)+:(128)];
-        lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
+        line = lines[(32'h80 * 2)+:(128)];
+        pair_line = pair_lines[(32'h80 * 2)+:(128)];
+        both_lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         value_8 = line[(32'h8 * (0 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (0 & 32'h7) + 32'h8 * (0 >> 32'h3))+:(8)];
         end
         value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2795,7 +2848,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2861,7 +2914,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2927,7 +2980,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -2993,7 +3046,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3059,7 +3112,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3125,7 +3178,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3191,7 +3244,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3257,7 +3310,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3323,7 +3376,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3389,7 +3442,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3455,7 +3508,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3521,7 +3574,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3587,7 +3640,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3653,7 +3706,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3719,7 +3772,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3779,16 +3832,16 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
-        line = bank_reads$0$data[(32'h80 * 3)+:(128)];
-        pair_line = bank_reads$1$data[(32'h80 * 3)+:(128)];
-        lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
+        line = lines[(32'h80 * 3)+:(128)];
+        pair_line = pair_lines[(32'h80 * 3)+:(128)];
+        both_lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         value_8 = line[(32'h8 * (0 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (0 & 32'h7) + 32'h8 * (0 >> 32'h3))+:(8)];
         end
         value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3854,7 +3907,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3920,7 +3973,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -3986,7 +4039,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4052,7 +4105,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4118,7 +4171,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4184,7 +4237,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4250,7 +4303,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4316,7 +4369,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4382,7 +4435,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4448,7 +4501,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4514,7 +4567,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4580,7 +4633,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4646,7 +4699,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4712,7 +4765,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4778,7 +4831,7 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
         end
         value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -4838,31 +4891,9 @@ module ifm_unit_core$unit(clock,rst_n,settings,requests$valid,requests$data,requ
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
-        if (take_out) begin
-            if (skid_full$q) begin
-                out$d = skid$q;
-                skid_full$d = 1'b0;
-            end
-            else begin
-                out_full$d = 1'b0;
-            end
-        end
-        if (reading_full$q) begin
-            if ((~out_full$q | take_out) & ~skid_full$q) begin
-                out$d = converted;
-                out_full$d = 1'b1;
-            end
-            else begin
-                skid$d = converted;
-                skid_full$d = 1'b1;
-            end
-        end
-        acts$valid = out_full$q;
-        acts$data[(64'h0)+:(288)] = out$q[(32'h0)+:(288)];
-        acts$data[(64'h120)+:(288)] = out$q[(32'h120)+:(288)];
     end
     
-endmodule // ifm_unit_core$unit
+endmodule // ifm_unit_core$unit$converter
 
 
 module ifm_unit_core$unit$located(clock,rst_n,d,q);

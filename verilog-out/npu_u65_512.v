@@ -3675,12 +3675,18 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  [255:0] operand_reader$shram_read_data;
     reg  fetched$clock;
     reg  fetched$rst_n;
-    reg  fetched$tail$valid;
-    reg  [276:0] fetched$tail$data;
-    wire  fetched$tail$ready;
-    wire  fetched$head$valid;
-    wire  [276:0] fetched$head$data;
-    reg  fetched$head$ready;
+    reg  fetched$jobs$valid;
+    reg  [276:0] fetched$jobs$data;
+    wire  fetched$jobs$ready;
+    reg  fetched$filled;
+    reg  fetched$hold;
+    reg  fetched$elementwise;
+    wire  fetched$walks$valid;
+    wire  [276:0] fetched$walks$data;
+    reg  fetched$walks$ready;
+    wire  fetched$reads$valid;
+    wire  [276:0] fetched$reads$data;
+    reg  fetched$reads$ready;
     wire  [1:0] fetched$count;
     reg  ifm_unit$clock;
     reg  ifm_unit$rst_n;
@@ -3900,10 +3906,6 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  starting$rst_n;
     reg  starting$d;
     wire  starting$q;
-    reg  filled$clock;
-    reg  filled$rst_n;
-    reg  [1:0] filled$d;
-    wire  [1:0] filled$q;
     reg  faulted$clock;
     reg  faulted$rst_n;
     reg  faulted$d;
@@ -3925,7 +3927,6 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  per_channel;
     reg  tee_ready;
     reg  job_taken;
-    reg  filled_taken;
     reg  idle;
     reg  pool;
     
@@ -4096,12 +4097,18 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     npu_u65_512_core$datapath$fetched fetched(
         .clock(fetched$clock),
         .rst_n(fetched$rst_n),
-        .tail$valid(fetched$tail$valid),
-        .tail$data(fetched$tail$data),
-        .tail$ready(fetched$tail$ready),
-        .head$valid(fetched$head$valid),
-        .head$data(fetched$head$data),
-        .head$ready(fetched$head$ready),
+        .jobs$valid(fetched$jobs$valid),
+        .jobs$data(fetched$jobs$data),
+        .jobs$ready(fetched$jobs$ready),
+        .filled(fetched$filled),
+        .hold(fetched$hold),
+        .elementwise(fetched$elementwise),
+        .walks$valid(fetched$walks$valid),
+        .walks$data(fetched$walks$data),
+        .walks$ready(fetched$walks$ready),
+        .reads$valid(fetched$reads$valid),
+        .reads$data(fetched$reads$data),
+        .reads$ready(fetched$reads$ready),
         .count(fetched$count)
     );
     npu_u65_512_core$datapath$ifm_unit ifm_unit(
@@ -4374,12 +4381,6 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .d(starting$d),
         .q(starting$q)
     );
-    npu_u65_512_core$cpm$prot_state filled(
-        .clock(filled$clock),
-        .rst_n(filled$rst_n),
-        .d(filled$d),
-        .q(filled$q)
-    );
     npu_u65_512_core$cpm$reset_sync$stage$0 faulted(
         .clock(faulted$clock),
         .rst_n(faulted$rst_n),
@@ -4398,13 +4399,11 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         operation$clock = clock;
         active$clock = clock;
         starting$clock = clock;
-        filled$clock = clock;
         faulted$clock = clock;
         settling$clock = clock;
         operation$d = operation$q;
         active$d = active$q;
         starting$d = starting$q;
-        filled$d = filled$q;
         faulted$d = faulted$q;
         settling$d = settling$q;
         settling$rst_n = rst_n;
@@ -4412,7 +4411,6 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         operation$rst_n = rst_n;
         active$rst_n = rst_n;
         starting$rst_n = rst_n;
-        filled$rst_n = rst_n;
         block_fetch$clock = clock;
         front_end$clock = clock;
         stream_starts$clock = clock;
@@ -4433,10 +4431,6 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         beat_tags$rst_n = rst_n;
         output_stage$rst_n = rst_n;
         ofm_writer$rst_n = rst_n;
-        cores$0$clock = clock;
-        cores$0$rst_n = rst_n;
-        cores$1$clock = clock;
-        cores$1$rst_n = rst_n;
         runs = kinds;
         operations$ready = ~active$q;
         if (operations$valid & ~active$q) begin
@@ -4479,7 +4473,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         stream_starts$taken = taken;
         traversal$start = (starting$q & ~front_end$walk_early) | front_end$early_start;
         job = traversal$ifm_blocks$data;
-        tee_ready = fetched$tail$ready & stream_starts$room;
+        tee_ready = fetched$jobs$ready & stream_starts$room;
         elementwise = decoder$elementwise;
         block_fetch$jobs$valid = traversal$ifm_blocks$valid & tee_ready & front_end$jobs_allowed;
         block_fetch$jobs$data = job;
@@ -4496,26 +4490,21 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         block_fetch$reads_ifm2 = front$reads_ifm2;
         stream_starts$job = job;
         stream_starts$job_taken = job_taken;
+        cores$0$clock = clock;
+        cores$0$rst_n = rst_n;
         cores$0$view = front$weights_view;
         cores$0$depthwise = decoder$shape[(64'ha9)+:(1)];
         cores$0$halt = faulted$q;
+        cores$1$clock = clock;
+        cores$1$rst_n = rst_n;
         cores$1$view = front$weights_view;
         cores$1$depthwise = decoder$shape[(64'ha9)+:(1)];
         cores$1$halt = faulted$q;
-        fetched$tail$valid = job_taken;
-        fetched$tail$data = job;
-        traversal$filled$valid = fetched$head$valid & (filled$q != 32'h0) & ~front_end$fetched_ahead & ~elementwise;
-        traversal$filled$data = fetched$head$data;
-        operand_reader$jobs$valid = fetched$head$valid & (filled$q != 32'h0) & ~front_end$fetched_ahead & elementwise;
-        operand_reader$jobs$data = fetched$head$data;
-        filled_taken = (traversal$filled$valid & traversal$filled$ready) | (operand_reader$jobs$valid & operand_reader$jobs$ready);
-        fetched$head$ready = filled_taken;
-        if (ifm_filled & ~filled_taken) begin
-            filled$d = filled$q + 32'h1;
-        end
-        if (~ifm_filled & filled_taken) begin
-            filled$d = filled$q - 32'h1;
-        end
+        fetched$jobs$valid = job_taken;
+        fetched$jobs$data = job;
+        fetched$filled = ifm_filled;
+        fetched$hold = front_end$fetched_ahead;
+        fetched$elementwise = elementwise;
         beat_issue$beats$valid = traversal$beats$valid;
         beat_issue$beats$data = traversal$beats$data;
         traversal$beats$ready = beat_issue$beats$ready;
@@ -4558,12 +4547,18 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         traversal$ib_read = beat_join$block_read | operand_reader$released;
         cores_fault = 1'b0;
         clearing = 1'b0;
+        cores_idle = 1'b1;
+        events[(64'h2)+:(1)] = 1'b0;
         cores$0$clear = clear;
         cores_fault = cores_fault | cores$0$fault;
         clearing = clearing | cores$0$clearing;
+        cores_idle = cores_idle & cores$0$idle;
+        events[(64'h2)+:(1)] = events[(64'h2)+:(1)] | cores$0$decoding;
         cores$1$clear = clear;
         cores_fault = cores_fault | cores$1$fault;
         clearing = clearing | cores$1$clearing;
+        cores_idle = cores_idle & cores$1$idle;
+        events[(64'h2)+:(1)] = events[(64'h2)+:(1)] | cores$1$decoding;
         if (cores_fault) begin
             faulted$d = 1'b1;
         end
@@ -4577,9 +4572,6 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         output_stage$paired_elementwise = paired_elementwise;
         output_stage$lut_write = lut_write;
         ofm_writer$view = decoder$ofm_view;
-        cores_idle = 1'b1;
-        cores_idle = cores_idle & cores$0$idle;
-        cores_idle = cores_idle & cores$1$idle;
         writes_done = ~starting$q & ~traversal$beats_busy & (~traversal$blocks_busy | front_end$walk_early) & (front_end$fetched_current == 32'h0) & cores_idle & (beat_tags$count == 32'h0) & ~output_stage$busy & ~operand_reader$busy & ~ofm_writer$busy;
         idle = writes_done & ~front_end$draining & (~ifm_busy | front_end$walk_early) & (~streams_busy | stream_starts$reading_ahead);
         front_end$ending = active$q & idle;
@@ -4596,13 +4588,6 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         end
         clock_wanted = operations$valid | active$q | front_end$draining | (settling$q != 32'h0) | clear | clearing | (lut_write[(64'h0)+:(2)] != 32'h0);
         events[(64'h0)+:(1)] = beat_join$mac_active;
-        events[(64'h2)+:(1)] = 1'b0;
-        if (cores$0$decoding) begin
-            events[(64'h2)+:(1)] = 1'b1;
-        end
-        if (cores$1$decoding) begin
-            events[(64'h2)+:(1)] = 1'b1;
-        end
         events[(64'h1)+:(1)] = output_stage$ao_active;
         events[(64'h3)+:(1)] = decoder$ifm_wide;
     end
@@ -4623,6 +4608,12 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     always @(*) stream_starts$cores$1$scales_room = cores$1$streams$scales_room;
     always @(*) cores$1$streams$next_weights = stream_starts$cores$1$next_weights;
     always @(*) cores$1$streams$next_scales = stream_starts$cores$1$next_scales;
+    always @(*) traversal$filled$valid = fetched$walks$valid;
+    always @(*) traversal$filled$data = fetched$walks$data;
+    always @(*) fetched$walks$ready = traversal$filled$ready;
+    always @(*) operand_reader$jobs$valid = fetched$reads$valid;
+    always @(*) operand_reader$jobs$data = fetched$reads$data;
+    always @(*) fetched$reads$ready = operand_reader$jobs$ready;
     always @(*) beat_join$acts$valid = ifm_unit$acts$valid;
     always @(*) beat_join$acts$data = ifm_unit$acts$data;
     always @(*) ifm_unit$acts$ready = beat_join$acts$ready;
@@ -5236,22 +5227,6 @@ endmodule // npu_u65_512_core$datapath$block_fetch
 
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 module npu_u65_512_core$datapath$block_fetch$ifm_fetch(clock,rst_n,jobs$valid,jobs$data,jobs$ready,view,buffers,fills$valid,fills$data,fills$ready);
     
     // Module arguments
@@ -5295,42 +5270,10 @@ module npu_u65_512_core$datapath$block_fetch$ifm_fetch(clock,rst_n,jobs$valid,jo
     reg  step$rst_n;
     reg  [3:0] step$d;
     wire  [3:0] step$q;
-    reg  channel_term$clock;
-    reg  channel_term$rst_n;
-    reg  [39:0] channel_term$d;
-    wire  [39:0] channel_term$q;
-    reg  inner_a$clock;
-    reg  inner_a$rst_n;
-    reg  [39:0] inner_a$d;
-    wire  [39:0] inner_a$q;
-    reg  inner_b$clock;
-    reg  inner_b$rst_n;
-    reg  [39:0] inner_b$d;
-    wire  [39:0] inner_b$q;
-    reg  row_a$clock;
-    reg  row_a$rst_n;
-    reg  [39:0] row_a$d;
-    wire  [39:0] row_a$q;
-    reg  row_b$clock;
-    reg  row_b$rst_n;
-    reg  [39:0] row_b$d;
-    wire  [39:0] row_b$q;
-    reg  dest_row_step$clock;
-    reg  dest_row_step$rst_n;
-    reg  [15:0] dest_row_step$d;
-    wire  [15:0] dest_row_step$q;
-    reg  dest_b_offset$clock;
-    reg  dest_b_offset$rst_n;
-    reg  [15:0] dest_b_offset$d;
-    wire  [15:0] dest_b_offset$q;
-    reg  dest_lower_a$clock;
-    reg  dest_lower_a$rst_n;
-    reg  [15:0] dest_lower_a$d;
-    wire  [15:0] dest_lower_a$q;
-    reg  dest_lower_b$clock;
-    reg  dest_lower_b$rst_n;
-    reg  [15:0] dest_lower_b$d;
-    wire  [15:0] dest_lower_b$q;
+    reg  terms$clock;
+    reg  terms$rst_n;
+    reg  [263:0] terms$d;
+    wire  [263:0] terms$q;
     reg  pieces$clock;
     reg  pieces$rst_n;
     reg  [198:0] pieces$d;
@@ -5445,59 +5388,11 @@ module npu_u65_512_core$datapath$block_fetch$ifm_fetch(clock,rst_n,jobs$valid,jo
         .d(step$d),
         .q(step$q)
     );
-    npu_u65_512_core$datapath$block_fetch$ifm_fetch$multiply_b channel_term(
-        .clock(channel_term$clock),
-        .rst_n(channel_term$rst_n),
-        .d(channel_term$d),
-        .q(channel_term$q)
-    );
-    npu_u65_512_core$datapath$block_fetch$ifm_fetch$multiply_b inner_a(
-        .clock(inner_a$clock),
-        .rst_n(inner_a$rst_n),
-        .d(inner_a$d),
-        .q(inner_a$q)
-    );
-    npu_u65_512_core$datapath$block_fetch$ifm_fetch$multiply_b inner_b(
-        .clock(inner_b$clock),
-        .rst_n(inner_b$rst_n),
-        .d(inner_b$d),
-        .q(inner_b$q)
-    );
-    npu_u65_512_core$datapath$block_fetch$ifm_fetch$multiply_b row_a(
-        .clock(row_a$clock),
-        .rst_n(row_a$rst_n),
-        .d(row_a$d),
-        .q(row_a$q)
-    );
-    npu_u65_512_core$datapath$block_fetch$ifm_fetch$multiply_b row_b(
-        .clock(row_b$clock),
-        .rst_n(row_b$rst_n),
-        .d(row_b$d),
-        .q(row_b$q)
-    );
-    npu_u65_512_core$control$run$irq_history dest_row_step(
-        .clock(dest_row_step$clock),
-        .rst_n(dest_row_step$rst_n),
-        .d(dest_row_step$d),
-        .q(dest_row_step$q)
-    );
-    npu_u65_512_core$control$run$irq_history dest_b_offset(
-        .clock(dest_b_offset$clock),
-        .rst_n(dest_b_offset$rst_n),
-        .d(dest_b_offset$d),
-        .q(dest_b_offset$q)
-    );
-    npu_u65_512_core$control$run$irq_history dest_lower_a(
-        .clock(dest_lower_a$clock),
-        .rst_n(dest_lower_a$rst_n),
-        .d(dest_lower_a$d),
-        .q(dest_lower_a$q)
-    );
-    npu_u65_512_core$control$run$irq_history dest_lower_b(
-        .clock(dest_lower_b$clock),
-        .rst_n(dest_lower_b$rst_n),
-        .d(dest_lower_b$d),
-        .q(dest_lower_b$q)
+    npu_u65_512_core$datapath$block_fetch$ifm_fetch$terms terms(
+        .clock(terms$clock),
+        .rst_n(terms$rst_n),
+        .d(terms$d),
+        .q(terms$q)
     );
     npu_u65_512_core$datapath$block_fetch$ifm_fetch$pieces pieces(
         .clock(pieces$clock),
@@ -5552,17 +5447,9 @@ module npu_u65_512_core$datapath$block_fetch$ifm_fetch(clock,rst_n,jobs$valid,jo
     always @(*) begin
         active$clock = clock;
         step$clock = clock;
+        terms$clock = clock;
         multiply_a$clock = clock;
         multiply_b$clock = clock;
-        channel_term$clock = clock;
-        inner_a$clock = clock;
-        inner_b$clock = clock;
-        row_a$clock = clock;
-        row_b$clock = clock;
-        dest_row_step$clock = clock;
-        dest_b_offset$clock = clock;
-        dest_lower_a$clock = clock;
-        dest_lower_b$clock = clock;
         pieces$clock = clock;
         fill$clock = clock;
         fill_full$clock = clock;
@@ -5573,17 +5460,9 @@ module npu_u65_512_core$datapath$block_fetch$ifm_fetch(clock,rst_n,jobs$valid,jo
         group_base$clock = clock;
         active$d = active$q;
         step$d = step$q;
+        terms$d = terms$q;
         multiply_a$d = multiply_a$q;
         multiply_b$d = multiply_b$q;
-        channel_term$d = channel_term$q;
-        inner_a$d = inner_a$q;
-        inner_b$d = inner_b$q;
-        row_a$d = row_a$q;
-        row_b$d = row_b$q;
-        dest_row_step$d = dest_row_step$q;
-        dest_b_offset$d = dest_b_offset$q;
-        dest_lower_a$d = dest_lower_a$q;
-        dest_lower_b$d = dest_lower_b$q;
         pieces$d = pieces$q;
         fill$d = fill$q;
         fill_full$d = fill_full$q;
@@ -5594,17 +5473,9 @@ module npu_u65_512_core$datapath$block_fetch$ifm_fetch(clock,rst_n,jobs$valid,jo
         group_base$d = group_base$q;
         active$rst_n = rst_n;
         step$rst_n = rst_n;
+        terms$rst_n = rst_n;
         multiply_a$rst_n = rst_n;
         multiply_b$rst_n = rst_n;
-        channel_term$rst_n = rst_n;
-        inner_a$rst_n = rst_n;
-        inner_b$rst_n = rst_n;
-        row_a$rst_n = rst_n;
-        row_b$rst_n = rst_n;
-        dest_row_step$rst_n = rst_n;
-        dest_b_offset$rst_n = rst_n;
-        dest_lower_a$rst_n = rst_n;
-        dest_lower_b$rst_n = rst_n;
         pieces$rst_n = rst_n;
         fill$rst_n = rst_n;
         fill_full$rst_n = rst_n;
@@ -5701,12 +5572,12 @@ module npu_u65_512_core$datapath$block_fetch$ifm_fetch(clock,rst_n,jobs$valid,jo
             7:
                 begin
                     multiply_a$d = job_pieces[(64'ha5)+:(16)];
-                    multiply_b$d = ((dest_row_step$q) & 40'hffffffffff);
+                    multiply_b$d = ((terms$q[(64'hc8)+:(16)]) & 40'hffffffffff);
                 end
             8:
                 begin
                     multiply_a$d = job_pieces[(64'hb5)+:(16)];
-                    multiply_b$d = ((dest_row_step$q) & 40'hffffffffff);
+                    multiply_b$d = ((terms$q[(64'hc8)+:(16)]) & 40'hffffffffff);
                 end
             default:
                 begin
@@ -5717,31 +5588,31 @@ module npu_u65_512_core$datapath$block_fetch$ifm_fetch(clock,rst_n,jobs$valid,jo
         case (step$q)
             0:
                 begin
-                    channel_term$d = multiply$product;
+                    terms$d[(64'h0)+:(40)] = multiply$product;
                 end
             1:
                 begin
-                    inner_a$d = multiply$product + channel_term$q;
+                    terms$d[(64'h28)+:(40)] = multiply$product + terms$q[(64'h0)+:(40)];
                 end
             2:
                 begin
-                    inner_b$d = multiply$product + channel_term$q;
+                    terms$d[(64'h50)+:(40)] = multiply$product + terms$q[(64'h0)+:(40)];
                 end
             3:
                 begin
-                    row_a$d = multiply$product + job_pieces[(64'h55)+:(40)] + inner_a$q;
+                    terms$d[(64'h78)+:(40)] = multiply$product + job_pieces[(64'h55)+:(40)] + terms$q[(64'h28)+:(40)];
                 end
             4:
                 begin
-                    row_b$d = multiply$product + job_pieces[(64'h7d)+:(40)] + inner_b$q;
+                    terms$d[(64'ha0)+:(40)] = multiply$product + job_pieces[(64'h7d)+:(40)] + terms$q[(64'h50)+:(40)];
                 end
             5:
                 begin
-                    dest_row_step$d = multiply$product[(32'h0)+:(16)];
+                    terms$d[(64'hc8)+:(16)] = multiply$product[(32'h0)+:(16)];
                 end
             6:
                 begin
-                    dest_b_offset$d = multiply$product[(32'h0)+:(16)];
+                    terms$d[(64'hd8)+:(16)] = multiply$product[(32'h0)+:(16)];
                     piece_b$d = ~job_pieces[(64'h0)+:(1)];
                     lower$d = 1'b0;
                     group_offset$d = 32'h0;
@@ -5749,11 +5620,11 @@ module npu_u65_512_core$datapath$block_fetch$ifm_fetch(clock,rst_n,jobs$valid,jo
                 end
             7:
                 begin
-                    dest_lower_a$d = multiply$product[(32'h0)+:(16)];
+                    terms$d[(64'he8)+:(16)] = multiply$product[(32'h0)+:(16)];
                 end
             8:
                 begin
-                    dest_lower_b$d = multiply$product[(32'h0)+:(16)];
+                    terms$d[(64'hf8)+:(16)] = multiply$product[(32'h0)+:(16)];
                 end
             default:
                 begin
@@ -5792,29 +5663,29 @@ module npu_u65_512_core$datapath$block_fetch$ifm_fetch(clock,rst_n,jobs$valid,jo
         generated[(64'hbb)+:(16)] = position_bytes - fill_len;
         fill_rows = job_pieces[(64'h2)+:(16)];
         generated[(64'h9b)+:(16)] = job_pieces[(64'ha5)+:(16)];
-        generated[(64'h3)+:(40)] = row_a$q;
+        generated[(64'h3)+:(40)] = terms$q[(64'h78)+:(40)];
         generated[(64'hab)+:(16)] = ib_base;
         if (lower$q) begin
             generated[(64'h9b)+:(16)] = job[(64'h80)+:(16)] - job_pieces[(64'ha5)+:(16)];
-            generated[(64'h3)+:(40)] = base_2 + inner_a$q;
-            generated[(64'hab)+:(16)] = ib_base + dest_lower_a$q;
+            generated[(64'h3)+:(40)] = base_2 + terms$q[(64'h28)+:(40)];
+            generated[(64'hab)+:(16)] = ib_base + terms$q[(64'he8)+:(16)];
         end
         if (piece_b$q) begin
             fill_rows = job_pieces[(64'h12)+:(16)];
             generated[(64'h9b)+:(16)] = job_pieces[(64'hb5)+:(16)];
-            generated[(64'h3)+:(40)] = row_b$q;
-            generated[(64'hab)+:(16)] = ib_base + dest_b_offset$q;
+            generated[(64'h3)+:(40)] = terms$q[(64'ha0)+:(40)];
+            generated[(64'hab)+:(16)] = ib_base + terms$q[(64'hd8)+:(16)];
             if (lower$q) begin
                 generated[(64'h9b)+:(16)] = job[(64'h80)+:(16)] - job_pieces[(64'hb5)+:(16)];
-                generated[(64'h3)+:(40)] = base_3 + inner_b$q;
-                generated[(64'hab)+:(16)] = ib_base + dest_b_offset$q + dest_lower_b$q;
+                generated[(64'h3)+:(40)] = base_3 + terms$q[(64'h50)+:(40)];
+                generated[(64'hab)+:(16)] = ib_base + terms$q[(64'hd8)+:(16)] + terms$q[(64'hf8)+:(16)];
             end
         end
         generated[(64'h3)+:(40)] = generated[(64'h3)+:(40)] + group_offset$q + ((channel_skip) & 40'hffffffffff);
         generated[(64'hab)+:(16)] = generated[(64'hab)+:(16)] + block_skip;
         generated[(64'h8b)+:(16)] = fill_rows;
         generated[(64'h53)+:(40)] = stride_y;
-        generated[(64'hcb)+:(16)] = dest_row_step$q;
+        generated[(64'hcb)+:(16)] = terms$q[(64'hc8)+:(16)];
         block_end = last_group & last_tile & last_piece;
         if (empty) begin
             generated[(64'h8b)+:(16)] = 32'h0;
@@ -5864,16 +5735,6 @@ endmodule // npu_u65_512_core$datapath$block_fetch$ifm_fetch
 
 
 
-
-
-
-
-
-
-
-
-
-
 module npu_u65_512_core$datapath$block_fetch$ifm_fetch$fill(clock,rst_n,d,q);
     
     // Module arguments
@@ -5891,10 +5752,6 @@ module npu_u65_512_core$datapath$block_fetch$ifm_fetch$fill(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_512_core$datapath$block_fetch$ifm_fetch$fill
-
-
-
-
 
 
 
@@ -6048,10 +5905,6 @@ endmodule // npu_u65_512_core$datapath$block_fetch$ifm_fetch$pieces
 
 
 
-
-
-
-
 module npu_u65_512_core$datapath$block_fetch$ifm_fetch$step(clock,rst_n,d,q);
     
     // Module arguments
@@ -6069,6 +5922,25 @@ module npu_u65_512_core$datapath$block_fetch$ifm_fetch$step(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // npu_u65_512_core$datapath$block_fetch$ifm_fetch$step
+
+
+module npu_u65_512_core$datapath$block_fetch$ifm_fetch$terms(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [263:0] d;
+    output reg  [263:0] q;
+    
+    // Constant declarations
+    localparam  init = 264'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // npu_u65_512_core$datapath$block_fetch$ifm_fetch$terms
 
 
 module npu_u65_512_core$datapath$cores$0(clock,rst_n,view,depthwise,halt,weight_reads$valid,weight_reads$data,weight_reads$ready,weight_beats$valid,weight_beats$data,weight_beats$ready,fault,scale_reads$valid,scale_reads$data,scale_reads$ready,scale_beats$valid,scale_beats$data,scale_beats$ready,clear,clearing,streams$start_weights,streams$weights_room,streams$start_scales,streams$scale_channel,streams$scale_depth,streams$scales_room,streams$next_weights,streams$next_scales,beats$operands$valid,beats$operands$data,beats$operands$ready,beats$multiply_group,beats$interleaved,beats$odd_acts,beats$group_ready,beats$group_taken,beats$stream_used,beats$group_wanted,beats$slice_done,words$readout$valid,words$readout$data,words$readout$ready,words$results_valid,words$results_taken,words$sets_valid,words$sets_taken,words$position,words$channels,words$count,words$beat,idle,decoding);
@@ -11793,22 +11665,8 @@ module npu_u65_512_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
     reg  [10:0] offset;
     reg  [39:0] item_end;
     reg  [3:0] n_a;
-    reg  [639:0] items_ab_1;
-    reg  [639:0] items_ab_2;
-    reg  [639:0] items_ab_3;
     reg  [639:0] items_ab;
-    reg  [2559:0] item_ends_ab_1;
-    reg  [2559:0] item_ends_ab_2;
-    reg  [2559:0] item_ends_ab_3;
     reg  [2559:0] item_ends_ab;
-    reg  [639:0] values_1;
-    reg  [639:0] values_2;
-    reg  [639:0] values_3;
-    reg  [639:0] values_4;
-    reg  [2559:0] ends_1;
-    reg  [2559:0] ends_2;
-    reg  [2559:0] ends_3;
-    reg  [2559:0] ends_4;
     reg  [639:0] values_in;
     reg  [2559:0] ends_in;
     reg  [639:0] values_out;
@@ -13268,72 +13126,58 @@ module npu_u65_512_core$datapath$cores$0$weight_decoder$pairs(clock,rst_n,push_a
         w_after_a = w_count$q + ((push_a[(64'h1)+:(4)]) & 7'h7f);
         z_after_a = z_count$q + ((push_a[(64'h72)+:(4)]) & 7'h7f);
         n_a = push_a[(64'h1)+:(4)];
-        items_ab_1 = items_b;
-        if (n_a[32'h0]) begin
-            items_ab_1 = items_b << 32'ha;
+        items_ab = items_b;
+        if (n_a[0]) begin
+            items_ab = items_ab << (64'ha << 0);
         end
-        items_ab_2 = items_ab_1;
-        if (n_a[32'h1]) begin
-            items_ab_2 = items_ab_1 << 32'h14;
+        if (n_a[1]) begin
+            items_ab = items_ab << (64'ha << 1);
         end
-        items_ab_3 = items_ab_2;
-        if (n_a[32'h2]) begin
-            items_ab_3 = items_ab_2 << 32'h28;
+        if (n_a[2]) begin
+            items_ab = items_ab << (64'ha << 2);
         end
-        items_ab = items_ab_3;
-        if (n_a[32'h3]) begin
-            items_ab = items_ab_3 << 32'h50;
+        if (n_a[3]) begin
+            items_ab = items_ab << (64'ha << 3);
         end
         items_ab = items_ab | items_a;
         n_a = push_a[(64'h72)+:(4)];
-        item_ends_ab_1 = item_ends_b;
-        if (n_a[32'h0]) begin
-            item_ends_ab_1 = item_ends_b << 32'h28;
+        item_ends_ab = item_ends_b;
+        if (n_a[0]) begin
+            item_ends_ab = item_ends_ab << (64'h28 << 0);
         end
-        item_ends_ab_2 = item_ends_ab_1;
-        if (n_a[32'h1]) begin
-            item_ends_ab_2 = item_ends_ab_1 << 32'h50;
+        if (n_a[1]) begin
+            item_ends_ab = item_ends_ab << (64'h28 << 1);
         end
-        item_ends_ab_3 = item_ends_ab_2;
-        if (n_a[32'h2]) begin
-            item_ends_ab_3 = item_ends_ab_2 << 32'ha0;
+        if (n_a[2]) begin
+            item_ends_ab = item_ends_ab << (64'h28 << 2);
         end
-        item_ends_ab = item_ends_ab_3;
-        if (n_a[32'h3]) begin
-            item_ends_ab = item_ends_ab_3 << 32'h140;
+        if (n_a[3]) begin
+            item_ends_ab = item_ends_ab << (64'h28 << 3);
         end
         item_ends_ab = item_ends_ab | item_ends_a;
         values_in = values$q | (items_ab << ((((w_count$q) & 10'h3ff) << 32'h3) + (((w_count$q) & 10'h3ff) << 32'h1)));
         ends_in = ends$q | (item_ends_ab << ((((z_count$q) & 12'hfff) << 32'h5) + (((z_count$q) & 12'hfff) << 32'h3)));
-        values_1 = values_in;
-        ends_1 = ends_in;
-        if (taken[32'h0]) begin
-            values_1 = values_in >> 32'ha;
-            ends_1 = ends_in >> 32'h28;
+        values_out = values_in;
+        ends_out = ends_in;
+        if (taken[0]) begin
+            values_out = values_out >> (64'ha << 0);
+            ends_out = ends_out >> (64'h28 << 0);
         end
-        values_2 = values_1;
-        ends_2 = ends_1;
-        if (taken[32'h1]) begin
-            values_2 = values_1 >> 32'h14;
-            ends_2 = ends_1 >> 32'h50;
+        if (taken[1]) begin
+            values_out = values_out >> (64'ha << 1);
+            ends_out = ends_out >> (64'h28 << 1);
         end
-        values_3 = values_2;
-        ends_3 = ends_2;
-        if (taken[32'h2]) begin
-            values_3 = values_2 >> 32'h28;
-            ends_3 = ends_2 >> 32'ha0;
+        if (taken[2]) begin
+            values_out = values_out >> (64'ha << 2);
+            ends_out = ends_out >> (64'h28 << 2);
         end
-        values_4 = values_3;
-        ends_4 = ends_3;
-        if (taken[32'h3]) begin
-            values_4 = values_3 >> 32'h50;
-            ends_4 = ends_3 >> 32'h140;
+        if (taken[3]) begin
+            values_out = values_out >> (64'ha << 3);
+            ends_out = ends_out >> (64'h28 << 3);
         end
-        values_out = values_4;
-        ends_out = ends_4;
-        if (taken[32'h4]) begin
-            values_out = values_4 >> 32'ha0;
-            ends_out = ends_4 >> 32'h280;
+        if (taken[4]) begin
+            values_out = values_out >> (64'ha << 4);
+            ends_out = ends_out >> (64'h28 << 4);
         end
         values$d = values_out;
         ends$d = ends_out;
@@ -23914,7 +23758,89 @@ endmodule // npu_u65_512_core$datapath$decoder
 
 
 
-module npu_u65_512_core$datapath$fetched(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
+module npu_u65_512_core$datapath$fetched(clock,rst_n,jobs$valid,jobs$data,jobs$ready,filled,hold,elementwise,walks$valid,walks$data,walks$ready,reads$valid,reads$data,reads$ready,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  jobs$valid;
+    input wire  [276:0] jobs$data;
+    output wire  jobs$ready;
+    input wire  filled;
+    input wire  hold;
+    input wire  elementwise;
+    output reg  walks$valid;
+    output reg  [276:0] walks$data;
+    input wire  walks$ready;
+    output reg  reads$valid;
+    output reg  [276:0] reads$data;
+    input wire  reads$ready;
+    output reg  [1:0] count;
+    
+    // Stub signals
+    reg  queue$clock;
+    reg  queue$rst_n;
+    wire  queue$head$valid;
+    wire  [276:0] queue$head$data;
+    reg  queue$head$ready;
+    wire  [1:0] queue$count;
+    reg  filled_count$clock;
+    reg  filled_count$rst_n;
+    reg  [1:0] filled_count$d;
+    wire  [1:0] filled_count$q;
+    
+    // Local signals
+    reg  released;
+    reg  taken;
+    
+    // Sub module instances
+    npu_u65_512_core$datapath$fetched$queue queue(
+        .clock(queue$clock),
+        .rst_n(queue$rst_n),
+        .tail$valid(jobs$valid),
+        .tail$data(jobs$data),
+        .tail$ready(jobs$ready),
+        .head$valid(queue$head$valid),
+        .head$data(queue$head$data),
+        .head$ready(queue$head$ready),
+        .count(queue$count)
+    );
+    npu_u65_512_core$cpm$prot_state filled_count(
+        .clock(filled_count$clock),
+        .rst_n(filled_count$rst_n),
+        .d(filled_count$d),
+        .q(filled_count$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        filled_count$clock = clock;
+        filled_count$d = filled_count$q;
+        filled_count$rst_n = rst_n;
+        queue$clock = clock;
+        queue$rst_n = rst_n;
+        count = queue$count;
+        released = queue$head$valid & (filled_count$q != 32'h0) & ~hold;
+        walks$valid = released & ~elementwise;
+        walks$data = queue$head$data;
+        reads$valid = released & elementwise;
+        reads$data = queue$head$data;
+        taken = (walks$valid & walks$ready) | (reads$valid & reads$ready);
+        queue$head$ready = taken;
+        if (filled & ~taken) begin
+            filled_count$d = filled_count$q + 32'h1;
+        end
+        if (~filled & taken) begin
+            filled_count$d = filled_count$q - 32'h1;
+        end
+    end
+    
+endmodule // npu_u65_512_core$datapath$fetched
+
+
+
+
+module npu_u65_512_core$datapath$fetched$queue(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
     
     // Module arguments
     input wire  clock;
@@ -23964,7 +23890,7 @@ module npu_u65_512_core$datapath$fetched(clock,rst_n,tail$valid,tail$data,tail$r
         .d(read_pointer$d),
         .q(read_pointer$q)
     );
-    npu_u65_512_core$datapath$fetched$words words(
+    npu_u65_512_core$datapath$fetched$queue$words words(
         .clock(words$clock),
         .rst_n(words$rst_n),
         .write_enable(words$write_enable),
@@ -24002,12 +23928,12 @@ module npu_u65_512_core$datapath$fetched(clock,rst_n,tail$valid,tail$data,tail$r
         end
     end
     
-endmodule // npu_u65_512_core$datapath$fetched
+endmodule // npu_u65_512_core$datapath$fetched$queue
 
 
 
 
-module npu_u65_512_core$datapath$fetched$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
+module npu_u65_512_core$datapath$fetched$queue$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
     
     // Module arguments
     input wire  clock;
@@ -24025,9 +23951,7 @@ module npu_u65_512_core$datapath$fetched$words(clock,rst_n,write_enable,write_ad
        if (!rst_n) for (i = 0; i <= 1; i = i + 1) cells[i] <= 0;
        else if (write_enable) cells[write_address] <= write_data;
     always @(*) read_data = cells[read_address];
-endmodule // npu_u65_512_core$datapath$fetched$words
-
-
+endmodule // npu_u65_512_core$datapath$fetched$queue$words
 
 
 
@@ -24356,6 +24280,11 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     reg  skid_full$rst_n;
     reg  skid_full$d;
     wire  skid_full$q;
+    reg  [511:0] converter$lines;
+    reg  [511:0] converter$pair_lines;
+    reg  [3:0] converter$present;
+    reg  [22:0] converter$conversion;
+    wire  [575:0] converter$converted;
     
     // Local signals
     reg  take_out;
@@ -24397,21 +24326,6 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
     reg  [51:0] read_units;
     reg  [51:0] pair_units;
     reg  [22:0] located_conversion;
-    reg  [3:0] present;
-    reg  [22:0] conversion;
-    reg  [1:0] act_byte;
-    reg  [15:0] zero_point16;
-    reg  [16:0] zero_point;
-    reg  [127:0] line;
-    reg  [127:0] pair_line;
-    reg  [255:0] lines;
-    reg  [7:0] value_8;
-    reg  [15:0] value_16;
-    reg  [31:0] value_32;
-    reg  [7:0] byte_32;
-    reg  [16:0] value;
-    reg  [16:0] difference;
-    reg  [8:0] act;
     reg  [575:0] converted;
     
     // Sub module instances
@@ -24462,6 +24376,13 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         .rst_n(skid_full$rst_n),
         .d(skid_full$d),
         .q(skid_full$q)
+    );
+    npu_u65_512_core$datapath$ifm_unit$converter converter(
+        .lines(converter$lines),
+        .pair_lines(converter$pair_lines),
+        .present(converter$present),
+        .conversion(converter$conversion),
+        .converted(converter$converted)
     );
     
     // Update code
@@ -24716,8 +24637,64 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             reading$d[(64'h0)+:(4)] = located$q[(64'h0)+:(4)];
             reading$d[(64'h4)+:(23)] = located$q[(64'h84)+:(23)];
         end
-        present = reading$q[(64'h0)+:(4)];
-        conversion = reading$q[(64'h4)+:(23)];
+        converter$lines = bank_reads$0$data;
+        converter$pair_lines = bank_reads$1$data;
+        converter$present = reading$q[(64'h0)+:(4)];
+        converter$conversion = reading$q[(64'h4)+:(23)];
+        converted = converter$converted;
+        if (take_out) begin
+            if (skid_full$q) begin
+                out$d = skid$q;
+                skid_full$d = 1'b0;
+            end
+            else begin
+                out_full$d = 1'b0;
+            end
+        end
+        if (reading_full$q) begin
+            if ((~out_full$q | take_out) & ~skid_full$q) begin
+                out$d = converted;
+                out_full$d = 1'b1;
+            end
+            else begin
+                skid$d = converted;
+                skid_full$d = 1'b1;
+            end
+        end
+        acts$valid = out_full$q;
+        acts$data[(64'h0)+:(288)] = out$q[(32'h0)+:(288)];
+        acts$data[(64'h120)+:(288)] = out$q[(32'h120)+:(288)];
+    end
+    
+endmodule // npu_u65_512_core$datapath$ifm_unit
+
+
+module npu_u65_512_core$datapath$ifm_unit$converter(lines,pair_lines,present,conversion,converted);
+    
+    // Module arguments
+    input wire  [511:0] lines;
+    input wire  [511:0] pair_lines;
+    input wire  [3:0] present;
+    input wire  [22:0] conversion;
+    output reg  [575:0] converted;
+    
+    // Local signals
+    reg  [1:0] act_byte;
+    reg  [15:0] zero_point16;
+    reg  [16:0] zero_point;
+    reg  [127:0] line;
+    reg  [127:0] pair_line;
+    reg  [255:0] both_lines;
+    reg  [7:0] value_8;
+    reg  [15:0] value_16;
+    reg  [31:0] value_32;
+    reg  [7:0] byte_32;
+    reg  [16:0] value;
+    reg  [16:0] difference;
+    reg  [8:0] act;
+    
+    // Update code
+    always @(*) begin
         act_byte = conversion[(64'h4)+:(2)];
         zero_point16 = conversion[(64'h6)+:(16)];
         zero_point = ((zero_point16) & 17'h1ffff);
@@ -24725,16 +24702,16 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             zero_point = zero_point | ((32'h10000) & 17'h1ffff);
         end
         converted = 32'h0;
-        line = bank_reads$0$data[(32'h80 * 0)+:(128)];
-        pair_line = bank_reads$1$data[(32'h80 * 0)+:(128)];
-        lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
+        line = lines[(32'h80 * 0)+:(128)];
+        pair_line = pair_lines[(32'h80 * 0)+:(128)];
+        both_lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         value_8 = line[(32'h8 * (0 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (0 & 32'h7) + 32'h8 * (0 >> 32'h3))+:(8)];
         end
         value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24800,7 +24777,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24866,7 +24843,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24932,7 +24909,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -24998,7 +24975,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25064,7 +25041,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25130,7 +25107,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25196,7 +25173,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25262,7 +25239,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25328,7 +25305,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25394,7 +25371,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25460,7 +25437,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25526,7 +25503,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25592,7 +25569,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25658,7 +25635,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25724,7 +25701,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25784,16 +25761,16 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((0 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
-        line = bank_reads$0$data[(32'h80 * 1)+:(128)];
-        pair_line = bank_reads$1$data[(32'h80 * 1)+:(128)];
-        lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
+        line = lines[(32'h80 * 1)+:(128)];
+        pair_line = pair_lines[(32'h80 * 1)+:(128)];
+        both_lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         value_8 = line[(32'h8 * (0 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (0 & 32'h7) + 32'h8 * (0 >> 32'h3))+:(8)];
         end
         value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25859,7 +25836,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25925,7 +25902,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -25991,7 +25968,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -26057,7 +26034,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -26123,7 +26100,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -26189,7 +26166,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -26255,7 +26232,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -26321,7 +26298,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -26387,7 +26364,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -26453,7 +26430,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -26519,7 +26496,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -26585,7 +26562,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -26651,7 +26628,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -26717,7 +26694,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -26783,7 +26760,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -26843,16 +26820,16 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((1 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
-        line = bank_reads$0$data[(32'h80 * 2)+:(128)];
-        pair_line = bank_reads$1$data[(32'h80 * 2)+:(128)];
-        lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
+        line = lines[(32'h80 * 2)+:(128)];
+        pair_line = pair_lines[(32'h80 * 2)+:(128)];
+        both_lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         value_8 = line[(32'h8 * (0 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (0 & 32'h7) + 32'h8 * (0 >> 32'h3))+:(8)];
         end
         value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -26918,7 +26895,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -26984,7 +26961,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -27050,7 +27027,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -27116,7 +27093,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -27182,7 +27159,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -27248,7 +27225,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -27314,7 +27291,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -27380,7 +27357,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -27446,7 +27423,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -27512,7 +27489,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -27578,7 +27555,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -27644,7 +27621,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -27710,7 +27687,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -27776,7 +27753,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -27842,7 +27819,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -27902,16 +27879,16 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((2 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
-        line = bank_reads$0$data[(32'h80 * 3)+:(128)];
-        pair_line = bank_reads$1$data[(32'h80 * 3)+:(128)];
-        lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
+        line = lines[(32'h80 * 3)+:(128)];
+        pair_line = pair_lines[(32'h80 * 3)+:(128)];
+        both_lines = ((line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) | (((pair_line) & 256'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << 32'h80);
         value_8 = line[(32'h8 * (0 & 32'h7))+:(8)];
         if (conversion[(64'h2)+:(1)]) begin
             value_8 = line[(32'h10 * (0 & 32'h7) + 32'h8 * (0 >> 32'h3))+:(8)];
         end
         value_16 = line[(32'h10 * (0 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (0 & 32'h7) + 32'h10 * (0 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -27977,7 +27954,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (1 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (1 & 32'h7) + 32'h10 * (1 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -28043,7 +28020,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (2 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (2 & 32'h7) + 32'h10 * (2 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -28109,7 +28086,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (3 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (3 & 32'h7) + 32'h10 * (3 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -28175,7 +28152,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (4 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (4 & 32'h7) + 32'h10 * (4 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -28241,7 +28218,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (5 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (5 & 32'h7) + 32'h10 * (5 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -28307,7 +28284,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (6 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (6 & 32'h7) + 32'h10 * (6 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -28373,7 +28350,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (7 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (7 & 32'h7) + 32'h10 * (7 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -28439,7 +28416,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (8 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (8 & 32'h7) + 32'h10 * (8 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -28505,7 +28482,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (9 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (9 & 32'h7) + 32'h10 * (9 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -28571,7 +28548,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (10 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (10 & 32'h7) + 32'h10 * (10 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -28637,7 +28614,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (11 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (11 & 32'h7) + 32'h10 * (11 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -28703,7 +28680,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (12 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (12 & 32'h7) + 32'h10 * (12 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -28769,7 +28746,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (13 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (13 & 32'h7) + 32'h10 * (13 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -28835,7 +28812,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (14 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (14 & 32'h7) + 32'h10 * (14 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -28901,7 +28878,7 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
         end
         value_16 = line[(32'h10 * (15 & 32'h7))+:(16)];
         if (conversion[(64'h2)+:(1)]) begin
-            value_16 = lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
+            value_16 = both_lines[(32'h20 * (15 & 32'h7) + 32'h10 * (15 >> 32'h3))+:(16)];
         end
         if (conversion[(64'h0)+:(1)]) begin
             value = ((value_16) & 17'h1ffff);
@@ -28961,31 +28938,9 @@ module npu_u65_512_core$datapath$ifm_unit(clock,rst_n,settings,requests$valid,re
             act = 32'h0;
         end
         converted = converted | (((act) & 576'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << ((3 * 32'h8 + (15 & 32'h7) + 32'h20 * (15 >> 32'h3)) * 32'h9));
-        if (take_out) begin
-            if (skid_full$q) begin
-                out$d = skid$q;
-                skid_full$d = 1'b0;
-            end
-            else begin
-                out_full$d = 1'b0;
-            end
-        end
-        if (reading_full$q) begin
-            if ((~out_full$q | take_out) & ~skid_full$q) begin
-                out$d = converted;
-                out_full$d = 1'b1;
-            end
-            else begin
-                skid$d = converted;
-                skid_full$d = 1'b1;
-            end
-        end
-        acts$valid = out_full$q;
-        acts$data[(64'h0)+:(288)] = out$q[(32'h0)+:(288)];
-        acts$data[(64'h120)+:(288)] = out$q[(32'h120)+:(288)];
     end
     
-endmodule // npu_u65_512_core$datapath$ifm_unit
+endmodule // npu_u65_512_core$datapath$ifm_unit$converter
 
 
 module npu_u65_512_core$datapath$ifm_unit$located(clock,rst_n,d,q);
@@ -40363,25 +40318,21 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     
     // Constant declarations
     localparam  no_writes = 22'h0;
-    localparam  max_beats_lsb = 5'b0;
-    localparam  memtype_lsb = 5'b100;
     
     // Stub signals
     reg  command$clock;
     reg  command$rst_n;
     reg  command$start;
-    reg  [39:0] command$shape$base;
-    reg  [31:0] command$shape$len;
-    reg  [15:0] command$shape$rows;
-    reg  [15:0] command$shape$planes;
-    reg  [39:0] command$shape$row_skip;
-    reg  [39:0] command$shape$plane_skip;
-    reg  command$shape$three_d;
-    reg  [1:0] command$shape$max_beats;
+    reg  [39:0] command$base;
+    reg  [31:0] command$size;
+    reg  [1:0] command$qconfig;
+    reg  [31:0] command$axi_limit$0;
+    reg  [31:0] command$axi_limit$1;
+    reg  [31:0] command$axi_limit$2;
+    reg  [31:0] command$axi_limit$3;
     reg  command$halt;
     reg  command$cancel;
-    reg  [1:0] command$counter;
-    reg  [3:0] command$cache;
+    wire  command$busy;
     wire  command$reads$request;
     wire  [39:0] command$reads$address;
     wire  [7:0] command$reads$len;
@@ -40392,9 +40343,6 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     wire  command$reads$limit_stall;
     reg  command$reads$beat;
     reg  [127:0] command$reads$data;
-    wire  command$may_start;
-    wire  command$busy;
-    wire  command$issuing;
     reg  mem2mem$clock;
     reg  mem2mem$rst_n;
     reg  mem2mem$aclken;
@@ -40801,17 +40749,12 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  wakeup$rst_n;
     reg  wakeup$d;
     wire  wakeup$q;
-    reg  [3:0] caches$0$memtype;
-    wire  [3:0] caches$0$arcache;
-    wire  [3:0] caches$0$awcache;
     
     // Local signals
     reg  [511:0] basep_packed;
     reg  [127:0] axi_limit_packed;
     reg  [31:0] register;
     reg  streams_issued;
-    reg  [3:0] qconfig_select;
-    reg  [31:0] command_limit;
     reg  start_mem2mem;
     reg  stop_issue;
     
@@ -40820,18 +40763,19 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .clock(command$clock),
         .rst_n(command$rst_n),
         .start(command$start),
-        .shape$base(command$shape$base),
-        .shape$len(command$shape$len),
-        .shape$rows(command$shape$rows),
-        .shape$planes(command$shape$planes),
-        .shape$row_skip(command$shape$row_skip),
-        .shape$plane_skip(command$shape$plane_skip),
-        .shape$three_d(command$shape$three_d),
-        .shape$max_beats(command$shape$max_beats),
+        .base(command$base),
+        .size(command$size),
+        .qconfig(command$qconfig),
+        .axi_limit$0(command$axi_limit$0),
+        .axi_limit$1(command$axi_limit$1),
+        .axi_limit$2(command$axi_limit$2),
+        .axi_limit$3(command$axi_limit$3),
         .halt(command$halt),
         .cancel(command$cancel),
-        .counter(command$counter),
-        .cache(command$cache),
+        .beats$valid(command_beats$valid),
+        .beats$data(command_beats$data),
+        .beats$ready(command_beats$ready),
+        .busy(command$busy),
         .reads$request(command$reads$request),
         .reads$address(command$reads$address),
         .reads$len(command$reads$len),
@@ -40841,13 +40785,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .reads$may_issue(command$reads$may_issue),
         .reads$limit_stall(command$reads$limit_stall),
         .reads$beat(command$reads$beat),
-        .reads$data(command$reads$data),
-        .out$valid(command_beats$valid),
-        .out$data(command_beats$data),
-        .out$ready(command_beats$ready),
-        .may_start(command$may_start),
-        .busy(command$busy),
-        .issuing(command$issuing)
+        .reads$data(command$reads$data)
     );
     npu_u65_512_core$dma$mem2mem mem2mem(
         .clock(mem2mem$clock),
@@ -41320,11 +41258,6 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .d(wakeup$d),
         .q(wakeup$q)
     );
-    npu_u65_512_core$dma$ifm$region_lookup$cache caches$0(
-        .memtype(caches$0$memtype),
-        .arcache(caches$0$arcache),
-        .awcache(caches$0$awcache)
-    );
     
     // Update code
     always @(*) begin
@@ -41365,32 +41298,14 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         writes$rst_n = rst_n;
         queue$clock = clock;
         queue$rst_n = rst_n;
-        qconfig_select = ((32'h1) & 4'hf) << qconfig;
-        command_limit = 32'h0;
-        if (qconfig_select[0]) begin
-            command_limit = axi_limit$0;
-        end
-        if (qconfig_select[1]) begin
-            command_limit = axi_limit$1;
-        end
-        if (qconfig_select[2]) begin
-            command_limit = axi_limit$2;
-        end
-        if (qconfig_select[3]) begin
-            command_limit = axi_limit$3;
-        end
-        command$counter = qconfig;
-        caches$0$memtype = ((command_limit >> memtype_lsb) & 4'hf);
-        command$cache = caches$0$arcache;
         command$start = command_start;
-        command$shape$base = command_base;
-        command$shape$len = command_size;
-        command$shape$rows = 32'h1;
-        command$shape$planes = 32'h1;
-        command$shape$row_skip = 32'h0;
-        command$shape$plane_skip = 32'h0;
-        command$shape$three_d = 1'b0;
-        command$shape$max_beats = ((command_limit >> max_beats_lsb) & 2'h3);
+        command$base = command_base;
+        command$size = command_size;
+        command$qconfig = qconfig;
+        command$axi_limit$0 = axi_limit$0;
+        command$axi_limit$1 = axi_limit$1;
+        command$axi_limit$2 = axi_limit$2;
+        command$axi_limit$3 = axi_limit$3;
         stop_issue = halted$q | quiesce;
         command$halt = stop_issue;
         command$cancel = command_cancel;
@@ -41731,9 +41646,166 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
 endmodule // npu_u65_512_core$dma
 
 
+module npu_u65_512_core$dma$command(clock,rst_n,start,base,size,qconfig,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,halt,cancel,beats$valid,beats$data,beats$ready,busy,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  start;
+    input wire  [39:0] base;
+    input wire  [31:0] size;
+    input wire  [1:0] qconfig;
+    input wire  [31:0] axi_limit$0;
+    input wire  [31:0] axi_limit$1;
+    input wire  [31:0] axi_limit$2;
+    input wire  [31:0] axi_limit$3;
+    input wire  halt;
+    input wire  cancel;
+    output wire  beats$valid;
+    output wire  [135:0] beats$data;
+    input wire  beats$ready;
+    output reg  busy;
+    output wire  reads$request;
+    output wire  [39:0] reads$address;
+    output wire  [7:0] reads$len;
+    input wire  reads$grant;
+    output wire  [1:0] reads$counter;
+    output wire  [3:0] reads$cache;
+    input wire  reads$may_issue;
+    output wire  reads$limit_stall;
+    input wire  reads$beat;
+    input wire  [127:0] reads$data;
+    
+    // Constant declarations
+    localparam  max_beats_lsb = 5'b0;
+    localparam  memtype_lsb = 5'b100;
+    
+    // Stub signals
+    reg  read$clock;
+    reg  read$rst_n;
+    reg  read$start;
+    reg  [39:0] read$shape$base;
+    reg  [31:0] read$shape$len;
+    reg  [15:0] read$shape$rows;
+    reg  [15:0] read$shape$planes;
+    reg  [39:0] read$shape$row_skip;
+    reg  [39:0] read$shape$plane_skip;
+    reg  read$shape$three_d;
+    reg  [1:0] read$shape$max_beats;
+    reg  read$halt;
+    reg  read$cancel;
+    reg  [1:0] read$counter;
+    reg  [3:0] read$cache;
+    wire  read$may_start;
+    wire  read$busy;
+    wire  read$issuing;
+    reg  [3:0] memtype_cache$memtype;
+    wire  [3:0] memtype_cache$arcache;
+    wire  [3:0] memtype_cache$awcache;
+    
+    // Local signals
+    reg  [3:0] select;
+    reg  [31:0] limit;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$command$read read(
+        .clock(read$clock),
+        .rst_n(read$rst_n),
+        .start(read$start),
+        .shape$base(read$shape$base),
+        .shape$len(read$shape$len),
+        .shape$rows(read$shape$rows),
+        .shape$planes(read$shape$planes),
+        .shape$row_skip(read$shape$row_skip),
+        .shape$plane_skip(read$shape$plane_skip),
+        .shape$three_d(read$shape$three_d),
+        .shape$max_beats(read$shape$max_beats),
+        .halt(read$halt),
+        .cancel(read$cancel),
+        .counter(read$counter),
+        .cache(read$cache),
+        .reads$request(reads$request),
+        .reads$address(reads$address),
+        .reads$len(reads$len),
+        .reads$grant(reads$grant),
+        .reads$counter(reads$counter),
+        .reads$cache(reads$cache),
+        .reads$may_issue(reads$may_issue),
+        .reads$limit_stall(reads$limit_stall),
+        .reads$beat(reads$beat),
+        .reads$data(reads$data),
+        .out$valid(beats$valid),
+        .out$data(beats$data),
+        .out$ready(beats$ready),
+        .may_start(read$may_start),
+        .busy(read$busy),
+        .issuing(read$issuing)
+    );
+    npu_u65_512_core$dma$command$memtype_cache memtype_cache(
+        .memtype(memtype_cache$memtype),
+        .arcache(memtype_cache$arcache),
+        .awcache(memtype_cache$awcache)
+    );
+    
+    // Update code
+    always @(*) begin
+        read$clock = clock;
+        read$rst_n = rst_n;
+        select = ((32'h1) & 4'hf) << qconfig;
+        limit = 32'h0;
+        if (select[0]) begin
+            limit = axi_limit$0;
+        end
+        if (select[1]) begin
+            limit = axi_limit$1;
+        end
+        if (select[2]) begin
+            limit = axi_limit$2;
+        end
+        if (select[3]) begin
+            limit = axi_limit$3;
+        end
+        read$counter = qconfig;
+        memtype_cache$memtype = ((limit >> memtype_lsb) & 4'hf);
+        read$cache = memtype_cache$arcache;
+        read$start = start;
+        read$shape$base = base;
+        read$shape$len = size;
+        read$shape$rows = 32'h1;
+        read$shape$planes = 32'h1;
+        read$shape$row_skip = 32'h0;
+        read$shape$plane_skip = 32'h0;
+        read$shape$three_d = 1'b0;
+        read$shape$max_beats = ((limit >> max_beats_lsb) & 2'h3);
+        read$halt = halt;
+        read$cancel = cancel;
+        busy = read$busy;
+    end
+    
+endmodule // npu_u65_512_core$dma$command
 
 
-module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,may_start,busy,issuing);
+module npu_u65_512_core$dma$command$memtype_cache(memtype,arcache,awcache);
+    
+    // Module arguments
+    input wire  [3:0] memtype;
+    output reg  [3:0] arcache;
+    output reg  [3:0] awcache;
+    
+    // Update code
+    always @(*) begin
+        arcache = memtype;
+        awcache = memtype;
+        if (memtype >= 32'h4) begin
+            arcache = ((((32'ha) & 4'hf) & ~(1 << (32'h2)) | ((memtype[32'h0]) << (32'h2))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
+            awcache = ((((32'h6) & 4'hf) & ~(1 << (32'h3)) | ((memtype[32'h1]) << (32'h3))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$command$memtype_cache
+
+
+module npu_u65_512_core$dma$command$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,may_start,busy,issuing);
     
     // Module arguments
     input wire  clock;
@@ -41834,7 +41906,7 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
     reg  popped;
     
     // Sub module instances
-    npu_u65_512_core$dma$command$issue issue(
+    npu_u65_512_core$dma$command$read$issue issue(
         .clock(issue$clock),
         .rst_n(issue$rst_n),
         .start(issue$start),
@@ -41861,7 +41933,7 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
         .beat_last_of_burst(issue$beat_last_of_burst),
         .beat_last(issue$beat_last)
     );
-    npu_u65_512_core$dma$command$buffer buffer(
+    npu_u65_512_core$dma$command$read$buffer buffer(
         .clock(buffer$clock),
         .rst_n(buffer$rst_n),
         .tail$valid(buffer$tail$valid),
@@ -41872,7 +41944,7 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
         .head$ready(buffer$head$ready),
         .count(buffer$count)
     );
-    npu_u65_512_core$dma$command$burst_lanes burst_lanes(
+    npu_u65_512_core$dma$command$read$burst_lanes burst_lanes(
         .clock(burst_lanes$clock),
         .rst_n(burst_lanes$rst_n),
         .tail$valid(burst_lanes$tail$valid),
@@ -41999,10 +42071,10 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,shape$base,shape$len,shape
         issuing = issue$busy;
     end
     
-endmodule // npu_u65_512_core$dma$command
+endmodule // npu_u65_512_core$dma$command$read
 
 
-module npu_u65_512_core$dma$command$buffer(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
+module npu_u65_512_core$dma$command$read$buffer(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
     
     // Module arguments
     input wire  clock;
@@ -42059,7 +42131,7 @@ module npu_u65_512_core$dma$command$buffer(clock,rst_n,tail$valid,tail$data,tail
     reg  issue;
     
     // Sub module instances
-    npu_u65_512_core$dma$command$buffer$ram ram(
+    npu_u65_512_core$dma$command$read$buffer$ram ram(
         .clock(ram$clock),
         .write_enable(ram$write_enable),
         .write_address(ram$write_address),
@@ -42086,13 +42158,13 @@ module npu_u65_512_core$dma$command$buffer(clock,rst_n,tail$valid,tail$data,tail
         .d(reading$d),
         .q(reading$q)
     );
-    npu_u65_512_core$dma$command$buffer$first first(
+    npu_u65_512_core$dma$command$read$buffer$first first(
         .clock(first$clock),
         .rst_n(first$rst_n),
         .d(first$d),
         .q(first$q)
     );
-    npu_u65_512_core$dma$command$buffer$first second(
+    npu_u65_512_core$dma$command$read$buffer$first second(
         .clock(second$clock),
         .rst_n(second$rst_n),
         .d(second$d),
@@ -42165,10 +42237,10 @@ module npu_u65_512_core$dma$command$buffer(clock,rst_n,tail$valid,tail$data,tail
         staged$d = kept + ((reading$q) & 2'h3);
     end
     
-endmodule // npu_u65_512_core$dma$command$buffer
+endmodule // npu_u65_512_core$dma$command$read$buffer
 
 
-module npu_u65_512_core$dma$command$buffer$first(clock,rst_n,d,q);
+module npu_u65_512_core$dma$command$read$buffer$first(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -42184,10 +42256,10 @@ module npu_u65_512_core$dma$command$buffer$first(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_512_core$dma$command$buffer$first
+endmodule // npu_u65_512_core$dma$command$read$buffer$first
 
 
-module npu_u65_512_core$dma$command$buffer$ram(clock,write_enable,write_address,write_data,read_enable,read_address,read_data);
+module npu_u65_512_core$dma$command$read$buffer$ram(clock,write_enable,write_address,write_data,read_enable,read_address,read_data);
     
     // Module arguments
     input wire  clock;
@@ -42204,7 +42276,7 @@ module npu_u65_512_core$dma$command$buffer$ram(clock,write_enable,write_address,
        if (write_enable) cells[write_address] <= write_data;
        if (read_enable) read_data <= cells[read_address];
     end
-endmodule // npu_u65_512_core$dma$command$buffer$ram
+endmodule // npu_u65_512_core$dma$command$read$buffer$ram
 
 
 
@@ -42217,7 +42289,7 @@ endmodule // npu_u65_512_core$dma$command$buffer$ram
 
 
 
-module npu_u65_512_core$dma$command$burst_lanes(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
+module npu_u65_512_core$dma$command$read$burst_lanes(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
     
     // Module arguments
     input wire  clock;
@@ -42274,7 +42346,7 @@ module npu_u65_512_core$dma$command$burst_lanes(clock,rst_n,tail$valid,tail$data
     reg  issue;
     
     // Sub module instances
-    npu_u65_512_core$dma$command$burst_lanes$ram ram(
+    npu_u65_512_core$dma$command$read$burst_lanes$ram ram(
         .clock(ram$clock),
         .write_enable(ram$write_enable),
         .write_address(ram$write_address),
@@ -42301,13 +42373,13 @@ module npu_u65_512_core$dma$command$burst_lanes(clock,rst_n,tail$valid,tail$data
         .d(reading$d),
         .q(reading$q)
     );
-    npu_u65_512_core$dma$command$burst_lanes$first first(
+    npu_u65_512_core$dma$command$read$burst_lanes$first first(
         .clock(first$clock),
         .rst_n(first$rst_n),
         .d(first$d),
         .q(first$q)
     );
-    npu_u65_512_core$dma$command$burst_lanes$first second(
+    npu_u65_512_core$dma$command$read$burst_lanes$first second(
         .clock(second$clock),
         .rst_n(second$rst_n),
         .d(second$d),
@@ -42380,10 +42452,10 @@ module npu_u65_512_core$dma$command$burst_lanes(clock,rst_n,tail$valid,tail$data
         staged$d = kept + ((reading$q) & 2'h3);
     end
     
-endmodule // npu_u65_512_core$dma$command$burst_lanes
+endmodule // npu_u65_512_core$dma$command$read$burst_lanes
 
 
-module npu_u65_512_core$dma$command$burst_lanes$first(clock,rst_n,d,q);
+module npu_u65_512_core$dma$command$read$burst_lanes$first(clock,rst_n,d,q);
     
     // Module arguments
     input wire  clock;
@@ -42399,10 +42471,10 @@ module npu_u65_512_core$dma$command$burst_lanes$first(clock,rst_n,d,q);
        if (!rst_n) q <= init;
        else q <= d;
     end
-endmodule // npu_u65_512_core$dma$command$burst_lanes$first
+endmodule // npu_u65_512_core$dma$command$read$burst_lanes$first
 
 
-module npu_u65_512_core$dma$command$burst_lanes$ram(clock,write_enable,write_address,write_data,read_enable,read_address,read_data);
+module npu_u65_512_core$dma$command$read$burst_lanes$ram(clock,write_enable,write_address,write_data,read_enable,read_address,read_data);
     
     // Module arguments
     input wire  clock;
@@ -42419,7 +42491,7 @@ module npu_u65_512_core$dma$command$burst_lanes$ram(clock,write_enable,write_add
        if (write_enable) cells[write_address] <= write_data;
        if (read_enable) read_data <= cells[read_address];
     end
-endmodule // npu_u65_512_core$dma$command$burst_lanes$ram
+endmodule // npu_u65_512_core$dma$command$read$burst_lanes$ram
 
 
 
@@ -42438,7 +42510,7 @@ endmodule // npu_u65_512_core$dma$command$burst_lanes$ram
 
 
 
-module npu_u65_512_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,busy,address,beats_m1,last_burst,burst_last_lane,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
+module npu_u65_512_core$dma$command$read$issue(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,next_burst,next_beat,cancel,valid,busy,address,beats_m1,last_burst,burst_last_lane,beat_first_lane,beat_last_lane,beat_line,beat_last_of_burst,beat_last);
     
     // Module arguments
     input wire  clock;
@@ -42828,7 +42900,7 @@ module npu_u65_512_core$dma$command$issue(clock,rst_n,start,shape$base,shape$len
         end
     end
     
-endmodule // npu_u65_512_core$dma$command$issue
+endmodule // npu_u65_512_core$dma$command$read$issue
 
 
 
@@ -43235,7 +43307,7 @@ module npu_u65_512_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,strea
         .head$ready(destinations$head$ready),
         .count(destinations$count)
     );
-    npu_u65_512_core$dma$command$issue fill(
+    npu_u65_512_core$dma$command$read$issue fill(
         .clock(fill$clock),
         .rst_n(fill$rst_n),
         .start(fill$start),
@@ -43743,7 +43815,7 @@ module npu_u65_512_core$dma$ifm$region_lookup(region,regioncfg,basep,axi_limit,b
     reg  [31:0] base_high;
     
     // Sub module instances
-    npu_u65_512_core$dma$ifm$region_lookup$cache cache(
+    npu_u65_512_core$dma$command$memtype_cache cache(
         .memtype(cache$memtype),
         .arcache(cache$arcache),
         .awcache(cache$awcache)
@@ -43811,24 +43883,6 @@ module npu_u65_512_core$dma$ifm$region_lookup(region,regioncfg,basep,axi_limit,b
 endmodule // npu_u65_512_core$dma$ifm$region_lookup
 
 
-module npu_u65_512_core$dma$ifm$region_lookup$cache(memtype,arcache,awcache);
-    
-    // Module arguments
-    input wire  [3:0] memtype;
-    output reg  [3:0] arcache;
-    output reg  [3:0] awcache;
-    
-    // Update code
-    always @(*) begin
-        arcache = memtype;
-        awcache = memtype;
-        if (memtype >= 32'h4) begin
-            arcache = ((((32'ha) & 4'hf) & ~(1 << (32'h2)) | ((memtype[32'h0]) << (32'h2))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
-            awcache = ((((32'h6) & 4'hf) & ~(1 << (32'h3)) | ((memtype[32'h1]) << (32'h3))) & ~(1 << (32'h0)) | ((memtype[32'h3]) << (32'h0)));
-        end
-    end
-    
-endmodule // npu_u65_512_core$dma$ifm$region_lookup$cache
 
 
 module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$len,source$rows,source$planes,source$row_skip,source$plane_skip,source$three_d,source$max_beats,destination$base,destination$len,destination$rows,destination$planes,destination$row_skip,destination$plane_skip,destination$three_d,destination$max_beats,internal,cores,halt,read_counter,read_cache,write_counter,write_cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,client$awvalid,client$awaddr,client$awlen,client$awcache,client$awready,client$wvalid,client$wdata,client$wstrb,client$wlast,client$wready,client$waiting,client$issue_counter,client$may_issue,client$burst_issued,client$response_counter,client$b_valid,client$limit_stall,shram_ready,shram_write,shram_cores,shram_line,shram_data,shram_strobe,done,busy);
@@ -44032,7 +44086,7 @@ module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         .out$data(aligner$out$data),
         .out$ready(aligner$out$ready)
     );
-    npu_u65_512_core$dma$command$issue fill(
+    npu_u65_512_core$dma$command$read$issue fill(
         .clock(fill$clock),
         .rst_n(fill$rst_n),
         .start(fill$start),
@@ -44443,7 +44497,7 @@ module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     reg  popped;
     
     // Sub module instances
-    npu_u65_512_core$dma$command$issue issue(
+    npu_u65_512_core$dma$command$read$issue issue(
         .clock(issue$clock),
         .rst_n(issue$rst_n),
         .start(issue$start),
@@ -44481,7 +44535,7 @@ module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         .head$ready(buffer$head$ready),
         .count(buffer$count)
     );
-    npu_u65_512_core$dma$command$burst_lanes burst_lanes(
+    npu_u65_512_core$dma$command$read$burst_lanes burst_lanes(
         .clock(burst_lanes$clock),
         .rst_n(burst_lanes$rst_n),
         .tail$valid(burst_lanes$tail$valid),
@@ -44695,13 +44749,13 @@ module npu_u65_512_core$dma$mem2mem$read$buffer(clock,rst_n,tail$valid,tail$data
         .d(reading$d),
         .q(reading$q)
     );
-    npu_u65_512_core$dma$command$buffer$first first(
+    npu_u65_512_core$dma$command$read$buffer$first first(
         .clock(first$clock),
         .rst_n(first$rst_n),
         .d(first$d),
         .q(first$q)
     );
-    npu_u65_512_core$dma$command$buffer$first second(
+    npu_u65_512_core$dma$command$read$buffer$first second(
         .clock(second$clock),
         .rst_n(second$rst_n),
         .d(second$d),
@@ -44980,7 +45034,7 @@ module npu_u65_512_core$dma$mem2mem$write(clock,rst_n,aclken,start,shape$base,sh
     reg  pushed;
     
     // Sub module instances
-    npu_u65_512_core$dma$command$issue issue(
+    npu_u65_512_core$dma$command$read$issue issue(
         .clock(issue$clock),
         .rst_n(issue$rst_n),
         .start(issue$start),
@@ -45561,7 +45615,7 @@ module npu_u65_512_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
         .d(open_address$d),
         .q(open_address$q)
     );
-    npu_u65_512_core$dma$command$buffer$first open_data(
+    npu_u65_512_core$dma$command$read$buffer$first open_data(
         .clock(open_data$clock),
         .rst_n(open_data$rst_n),
         .d(open_data$d),
@@ -47889,7 +47943,7 @@ module npu_u65_512_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
         .arcache(region_lookup$arcache),
         .awcache(region_lookup$awcache)
     );
-    npu_u65_512_core$dma$command channel(
+    npu_u65_512_core$dma$command$read channel(
         .clock(channel$clock),
         .rst_n(channel$rst_n),
         .start(channel$start),
@@ -59840,7 +59894,7 @@ module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
         .d(clear_active$d),
         .q(clear_active$q)
     );
-    npu_u65_512_core$dma$command$burst_lanes$first clear_line(
+    npu_u65_512_core$dma$command$read$burst_lanes$first clear_line(
         .clock(clear_line$clock),
         .rst_n(clear_line$rst_n),
         .d(clear_line$d),

@@ -372,22 +372,8 @@ module weight_decoder_core$pairs(clock,rst_n,push_a,push_b,w_free,z_free,finishe
     reg  [10:0] offset;
     reg  [39:0] item_end;
     reg  [3:0] n_a;
-    reg  [639:0] items_ab_1;
-    reg  [639:0] items_ab_2;
-    reg  [639:0] items_ab_3;
     reg  [639:0] items_ab;
-    reg  [2559:0] item_ends_ab_1;
-    reg  [2559:0] item_ends_ab_2;
-    reg  [2559:0] item_ends_ab_3;
     reg  [2559:0] item_ends_ab;
-    reg  [639:0] values_1;
-    reg  [639:0] values_2;
-    reg  [639:0] values_3;
-    reg  [639:0] values_4;
-    reg  [2559:0] ends_1;
-    reg  [2559:0] ends_2;
-    reg  [2559:0] ends_3;
-    reg  [2559:0] ends_4;
     reg  [639:0] values_in;
     reg  [2559:0] ends_in;
     reg  [639:0] values_out;
@@ -1847,72 +1833,58 @@ module weight_decoder_core$pairs(clock,rst_n,push_a,push_b,w_free,z_free,finishe
         w_after_a = w_count$q + ((push_a[(64'h1)+:(4)]) & 7'h7f);
         z_after_a = z_count$q + ((push_a[(64'h72)+:(4)]) & 7'h7f);
         n_a = push_a[(64'h1)+:(4)];
-        items_ab_1 = items_b;
-        if (n_a[32'h0]) begin
-            items_ab_1 = items_b << 32'ha;
+        items_ab = items_b;
+        if (n_a[0]) begin
+            items_ab = items_ab << (64'ha << 0);
         end
-        items_ab_2 = items_ab_1;
-        if (n_a[32'h1]) begin
-            items_ab_2 = items_ab_1 << 32'h14;
+        if (n_a[1]) begin
+            items_ab = items_ab << (64'ha << 1);
         end
-        items_ab_3 = items_ab_2;
-        if (n_a[32'h2]) begin
-            items_ab_3 = items_ab_2 << 32'h28;
+        if (n_a[2]) begin
+            items_ab = items_ab << (64'ha << 2);
         end
-        items_ab = items_ab_3;
-        if (n_a[32'h3]) begin
-            items_ab = items_ab_3 << 32'h50;
+        if (n_a[3]) begin
+            items_ab = items_ab << (64'ha << 3);
         end
         items_ab = items_ab | items_a;
         n_a = push_a[(64'h72)+:(4)];
-        item_ends_ab_1 = item_ends_b;
-        if (n_a[32'h0]) begin
-            item_ends_ab_1 = item_ends_b << 32'h28;
+        item_ends_ab = item_ends_b;
+        if (n_a[0]) begin
+            item_ends_ab = item_ends_ab << (64'h28 << 0);
         end
-        item_ends_ab_2 = item_ends_ab_1;
-        if (n_a[32'h1]) begin
-            item_ends_ab_2 = item_ends_ab_1 << 32'h50;
+        if (n_a[1]) begin
+            item_ends_ab = item_ends_ab << (64'h28 << 1);
         end
-        item_ends_ab_3 = item_ends_ab_2;
-        if (n_a[32'h2]) begin
-            item_ends_ab_3 = item_ends_ab_2 << 32'ha0;
+        if (n_a[2]) begin
+            item_ends_ab = item_ends_ab << (64'h28 << 2);
         end
-        item_ends_ab = item_ends_ab_3;
-        if (n_a[32'h3]) begin
-            item_ends_ab = item_ends_ab_3 << 32'h140;
+        if (n_a[3]) begin
+            item_ends_ab = item_ends_ab << (64'h28 << 3);
         end
         item_ends_ab = item_ends_ab | item_ends_a;
         values_in = values$q | (items_ab << ((((w_count$q) & 10'h3ff) << 32'h3) + (((w_count$q) & 10'h3ff) << 32'h1)));
         ends_in = ends$q | (item_ends_ab << ((((z_count$q) & 12'hfff) << 32'h5) + (((z_count$q) & 12'hfff) << 32'h3)));
-        values_1 = values_in;
-        ends_1 = ends_in;
-        if (taken[32'h0]) begin
-            values_1 = values_in >> 32'ha;
-            ends_1 = ends_in >> 32'h28;
+        values_out = values_in;
+        ends_out = ends_in;
+        if (taken[0]) begin
+            values_out = values_out >> (64'ha << 0);
+            ends_out = ends_out >> (64'h28 << 0);
         end
-        values_2 = values_1;
-        ends_2 = ends_1;
-        if (taken[32'h1]) begin
-            values_2 = values_1 >> 32'h14;
-            ends_2 = ends_1 >> 32'h50;
+        if (taken[1]) begin
+            values_out = values_out >> (64'ha << 1);
+            ends_out = ends_out >> (64'h28 << 1);
         end
-        values_3 = values_2;
-        ends_3 = ends_2;
-        if (taken[32'h2]) begin
-            values_3 = values_2 >> 32'h28;
-            ends_3 = ends_2 >> 32'ha0;
+        if (taken[2]) begin
+            values_out = values_out >> (64'ha << 2);
+            ends_out = ends_out >> (64'h28 << 2);
         end
-        values_4 = values_3;
-        ends_4 = ends_3;
-        if (taken[32'h3]) begin
-            values_4 = values_3 >> 32'h50;
-            ends_4 = ends_3 >> 32'h140;
+        if (taken[3]) begin
+            values_out = values_out >> (64'ha << 3);
+            ends_out = ends_out >> (64'h28 << 3);
         end
-        values_out = values_4;
-        ends_out = ends_4;
-        if (taken[32'h4]) begin
-            values_out = values_4 >> 32'ha0;
-            ends_out = ends_4 >> 32'h280;
+        if (taken[4]) begin
+            values_out = values_out >> (64'ha << 4);
+            ends_out = ends_out >> (64'h28 << 4);
         end
         values$d = values_out;
         ends$d = ends_out;

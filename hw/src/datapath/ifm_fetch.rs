@@ -62,6 +62,27 @@ pub struct IfmBuffers {
     pub half: Bits<16>,
 }
 
+/// The products of a job's set-up (its addresses' row, column and channel
+/// terms), registered for its fills.
+#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
+pub struct JobTerms {
+    /// Channel term of a source address: channel0 * e (NHWC) or
+    /// (channel0 / 16) * STRIDE_C (NHCWB16).
+    pub channel_term: Bits<40>,
+    /// Column and channel terms of the left (a) and right (b) pieces.
+    pub inner_a: Bits<40>,
+    pub inner_b: Bits<40>,
+    /// Source of each piece's first row.
+    pub row_a: Bits<40>,
+    pub row_b: Bits<40>,
+    /// Shared-buffer bytes of a rectangle row, the offset of the right
+    /// piece, and of each piece's rows in its lower tile.
+    pub dest_row_step: Bits<16>,
+    pub dest_b_offset: Bits<16>,
+    pub dest_lower_a: Bits<16>,
+    pub dest_lower_b: Bits<16>,
+}
+
 #[derive(LogicBlock, Default)]
 pub struct IfmFetch {
     pub clock: Signal<In, Clock>,
@@ -82,21 +103,8 @@ pub struct IfmFetch {
     active: ResetReg<Bit>,
     step: ResetReg<Bits<4>>,
     load_step: Signal<Local, Bits<4>>,
-    /// Channel term of a source address: channel0 * e (NHWC) or
-    /// (channel0 / 16) * STRIDE_C (NHCWB16).
-    channel_term: ResetReg<Bits<40>>,
-    /// Column and channel terms of the left (a) and right (b) pieces.
-    inner_a: ResetReg<Bits<40>>,
-    inner_b: ResetReg<Bits<40>>,
-    /// Source of each piece's first row.
-    row_a: ResetReg<Bits<40>>,
-    row_b: ResetReg<Bits<40>>,
-    /// Shared-buffer bytes of a rectangle row, the offset of the right
-    /// piece, and of each piece's rows in its lower tile.
-    dest_row_step: ResetReg<Bits<16>>,
-    dest_b_offset: ResetReg<Bits<16>>,
-    dest_lower_a: ResetReg<Bits<16>>,
-    dest_lower_b: ResetReg<Bits<16>>,
+    /// The set-up's products.
+    terms: ResetReg<JobTerms>,
     pieces: ResetReg<JobPieces>,
     /// The output stage: the fill on `fills`, before its plane skips.
     fill: ResetReg<ShramFill>,
@@ -162,17 +170,9 @@ impl Logic for IfmFetch {
             clock,
             active,
             step,
+            terms,
             multiply_a,
             multiply_b,
-            channel_term,
-            inner_a,
-            inner_b,
-            row_a,
-            row_b,
-            dest_row_step,
-            dest_b_offset,
-            dest_lower_a,
-            dest_lower_b,
             pieces,
             fill,
             fill_full,
@@ -184,17 +184,9 @@ impl Logic for IfmFetch {
         );
         self.active.rst_n.next = self.rst_n.val();
         self.step.rst_n.next = self.rst_n.val();
+        self.terms.rst_n.next = self.rst_n.val();
         self.multiply_a.rst_n.next = self.rst_n.val();
         self.multiply_b.rst_n.next = self.rst_n.val();
-        self.channel_term.rst_n.next = self.rst_n.val();
-        self.inner_a.rst_n.next = self.rst_n.val();
-        self.inner_b.rst_n.next = self.rst_n.val();
-        self.row_a.rst_n.next = self.rst_n.val();
-        self.row_b.rst_n.next = self.rst_n.val();
-        self.dest_row_step.rst_n.next = self.rst_n.val();
-        self.dest_b_offset.rst_n.next = self.rst_n.val();
-        self.dest_lower_a.rst_n.next = self.rst_n.val();
-        self.dest_lower_b.rst_n.next = self.rst_n.val();
         self.pieces.rst_n.next = self.rst_n.val();
         self.fill.rst_n.next = self.rst_n.val();
         self.fill_full.rst_n.next = self.rst_n.val();
@@ -296,11 +288,11 @@ impl Logic for IfmFetch {
             }
             7 => {
                 self.multiply_a.d.next = self.job_pieces.val().upper_a;
-                self.multiply_b.d.next = bit_cast::<40, 16>(self.dest_row_step.q.val());
+                self.multiply_b.d.next = bit_cast::<40, 16>(self.terms.q.val().dest_row_step);
             }
             8 => {
                 self.multiply_a.d.next = self.job_pieces.val().upper_b;
-                self.multiply_b.d.next = bit_cast::<40, 16>(self.dest_row_step.q.val());
+                self.multiply_b.d.next = bit_cast::<40, 16>(self.terms.q.val().dest_row_step);
             }
             _ => {}
         }
@@ -308,39 +300,41 @@ impl Logic for IfmFetch {
         self.multiply.b.next = self.multiply_b.q.val();
         match self.step.q.val().index() {
             0 => {
-                self.channel_term.d.next = self.multiply.product.val();
+                self.terms.d.next.channel_term = self.multiply.product.val();
             }
             1 => {
-                self.inner_a.d.next = self.multiply.product.val() + self.channel_term.q.val();
+                self.terms.d.next.inner_a =
+                    self.multiply.product.val() + self.terms.q.val().channel_term;
             }
             2 => {
-                self.inner_b.d.next = self.multiply.product.val() + self.channel_term.q.val();
+                self.terms.d.next.inner_b =
+                    self.multiply.product.val() + self.terms.q.val().channel_term;
             }
             3 => {
-                self.row_a.d.next = self.multiply.product.val()
+                self.terms.d.next.row_a = self.multiply.product.val()
                     + self.job_pieces.val().base_a
-                    + self.inner_a.q.val();
+                    + self.terms.q.val().inner_a;
             }
             4 => {
-                self.row_b.d.next = self.multiply.product.val()
+                self.terms.d.next.row_b = self.multiply.product.val()
                     + self.job_pieces.val().base_b
-                    + self.inner_b.q.val();
+                    + self.terms.q.val().inner_b;
             }
             5 => {
-                self.dest_row_step.d.next = self.multiply.product.val().get_bits::<16>(0);
+                self.terms.d.next.dest_row_step = self.multiply.product.val().get_bits::<16>(0);
             }
             6 => {
-                self.dest_b_offset.d.next = self.multiply.product.val().get_bits::<16>(0);
+                self.terms.d.next.dest_b_offset = self.multiply.product.val().get_bits::<16>(0);
                 self.piece_b.d.next = !self.job_pieces.val().has_a;
                 self.lower.d.next = false;
                 self.group_offset.d.next = 0.into();
                 self.group_base.d.next = self.first_group.val();
             }
             7 => {
-                self.dest_lower_a.d.next = self.multiply.product.val().get_bits::<16>(0);
+                self.terms.d.next.dest_lower_a = self.multiply.product.val().get_bits::<16>(0);
             }
             8 => {
-                self.dest_lower_b.d.next = self.multiply.product.val().get_bits::<16>(0);
+                self.terms.d.next.dest_lower_b = self.multiply.product.val().get_bits::<16>(0);
             }
             _ => {}
         }
@@ -386,24 +380,25 @@ impl Logic for IfmFetch {
         // Piece a's rows in tile 0 (or 2), or below HEIGHT0 in tile 2.
         self.fill_rows.next = self.job_pieces.val().width_a;
         self.generated.next.planes = self.job_pieces.val().upper_a;
-        self.generated.next.source = self.row_a.q.val();
+        self.generated.next.source = self.terms.q.val().row_a;
         self.generated.next.destination = self.ib_base.val();
         if self.lower.q.val() {
             self.generated.next.planes = self.job.val().height - self.job_pieces.val().upper_a;
-            self.generated.next.source = self.base_2.val() + self.inner_a.q.val();
-            self.generated.next.destination = self.ib_base.val() + self.dest_lower_a.q.val();
+            self.generated.next.source = self.base_2.val() + self.terms.q.val().inner_a;
+            self.generated.next.destination = self.ib_base.val() + self.terms.q.val().dest_lower_a;
         }
         // Piece b's in tile 1 (or 3), or below HEIGHT1 in tile 3.
         if self.piece_b.q.val() {
             self.fill_rows.next = self.job_pieces.val().width_b;
             self.generated.next.planes = self.job_pieces.val().upper_b;
-            self.generated.next.source = self.row_b.q.val();
-            self.generated.next.destination = self.ib_base.val() + self.dest_b_offset.q.val();
+            self.generated.next.source = self.terms.q.val().row_b;
+            self.generated.next.destination = self.ib_base.val() + self.terms.q.val().dest_b_offset;
             if self.lower.q.val() {
                 self.generated.next.planes = self.job.val().height - self.job_pieces.val().upper_b;
-                self.generated.next.source = self.base_3.val() + self.inner_b.q.val();
-                self.generated.next.destination =
-                    self.ib_base.val() + self.dest_b_offset.q.val() + self.dest_lower_b.q.val();
+                self.generated.next.source = self.base_3.val() + self.terms.q.val().inner_b;
+                self.generated.next.destination = self.ib_base.val()
+                    + self.terms.q.val().dest_b_offset
+                    + self.terms.q.val().dest_lower_b;
             }
         }
         self.generated.next.source = self.generated.val().source
@@ -414,7 +409,7 @@ impl Logic for IfmFetch {
         // Planes are a rectangle row apart in the source (STRIDE_Y) and in
         // the IFM buffer; the output stage takes a plane's bytes off.
         self.generated.next.source_plane_skip = self.stride_y.val();
-        self.generated.next.destination_plane_skip = self.dest_row_step.q.val();
+        self.generated.next.destination_plane_skip = self.terms.q.val().dest_row_step;
         self.block_end.next = self.last_group.val() & self.last_tile.val() & self.last_piece.val();
         if self.empty.val() {
             self.generated.next.rows = 0.into();

@@ -93,8 +93,8 @@
 //! Streams per operation:
 //! - IFM blocks: each traversal job goes to the IFM fetch ([`BlockFetch`]:
 //!   its copies, and IFM2's, to the DMA's IFM channel) and waits in
-//!   `fetched` until the DMA reports its last copy in the shared buffer;
-//!   then the traversal walks its beats.
+//!   [`FetchedJobs`] until the DMA reports its last copy in the shared
+//!   buffer; then the traversal walks its beats.
 //! - Weights (not for pools): every spatial OFM block reads the whole weight
 //!   stream again (each core's; its z slices in order, as the traversal
 //!   consumes them), decoded and regrouped into MAC weight groups; a group
@@ -127,6 +127,7 @@ mod beat_join;
 mod block_fetch;
 mod core;
 mod decode;
+mod fetched_jobs;
 mod front_end;
 mod ifm_fetch;
 mod ifm_pieces;
@@ -145,6 +146,7 @@ pub use beat_issue::{BeatIssue, BeatTag};
 pub use beat_join::BeatJoin;
 pub use block_fetch::BlockFetch;
 pub use decode::OperationDecoder;
+pub use fetched_jobs::FetchedJobs;
 pub use front_end::FrontEnd;
 pub use ifm_fetch::{IfmBuffers, IfmFetch};
 pub use ifm_pieces::IfmPieces;
@@ -255,7 +257,7 @@ pub struct Datapath {
     traversal: Traversal,
     block_fetch: BlockFetch,
     operand_reader: OperandReader,
-    fetched: Fifo<IfmBlockJob, 1, 2>,
+    fetched: FetchedJobs,
     ifm_unit: IfmUnit,
     beat_issue: BeatIssue,
     beat_tags: Fifo<BeatTag, 3, 4>,
@@ -268,8 +270,6 @@ pub struct Datapath {
     operation: ResetReg<KernelOperation>,
     active: ResetReg<Bit>,
     starting: ResetReg<Bit>,
-    /// IFM blocks whose last copy is in the shared buffer, not yet walked.
-    filled: ResetReg<Bits<2>>,
     faulted: ResetReg<Bit>,
     /// Cycles left to run after the last operation ended.
     settling: ResetReg<Bits<2>>,
@@ -289,7 +289,6 @@ pub struct Datapath {
     per_channel: Signal<Local, Bit>,
     tee_ready: Signal<Local, Bit>,
     job_taken: Signal<Local, Bit>,
-    filled_taken: Signal<Local, Bit>,
     idle: Signal<Local, Bit>,
     /// NPU_OP_POOL: no weight stream; unit weights instead.
     pool: Signal<Local, Bit>,
@@ -349,7 +348,6 @@ impl Datapath {
             operation: Default::default(),
             active: Default::default(),
             starting: Default::default(),
-            filled: Default::default(),
             faulted: Default::default(),
             settling: Default::default(),
             job: Default::default(),
@@ -363,7 +361,6 @@ impl Datapath {
             per_channel: Default::default(),
             tee_ready: Default::default(),
             job_taken: Default::default(),
-            filled_taken: Default::default(),
             idle: Default::default(),
             pool: Default::default(),
         }
@@ -373,13 +370,12 @@ impl Datapath {
 impl Logic for Datapath {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, operation, active, starting, filled, faulted, settling);
+        dff_setup!(self, clock, operation, active, starting, faulted, settling);
         self.settling.rst_n.next = self.rst_n.val();
         self.faulted.rst_n.next = self.rst_n.val();
         self.operation.rst_n.next = self.rst_n.val();
         self.active.rst_n.next = self.rst_n.val();
         self.starting.rst_n.next = self.rst_n.val();
-        self.filled.rst_n.next = self.rst_n.val();
         clock!(
             self,
             clock,
@@ -404,10 +400,6 @@ impl Logic for Datapath {
         self.beat_tags.rst_n.next = self.rst_n.val();
         self.output_stage.rst_n.next = self.rst_n.val();
         self.ofm_writer.rst_n.next = self.rst_n.val();
-        for k in 0..self.cores.len() {
-            self.cores[k].clock.next = self.clock.val();
-            self.cores[k].rst_n.next = self.rst_n.val();
-        }
 
         // ---- The operation: taken when idle, held while it runs ----
         self.runs.next = self.kinds.val();
@@ -468,7 +460,7 @@ impl Logic for Datapath {
         // The fetch takes a job with its last copy, so it sees the job
         // while the queues beside it have room (which only a taken job
         // uses up).
-        self.tee_ready.next = self.fetched.tail.ready.val() & self.stream_starts.room.val();
+        self.tee_ready.next = self.fetched.jobs.ready.val() & self.stream_starts.room.val();
         self.elementwise.next = self.decoder.elementwise.val();
         // The job's copies, and IFM2's (`BlockFetch`).
         self.block_fetch.jobs.valid.next = self.traversal.ifm_blocks.valid.val()
@@ -494,6 +486,8 @@ impl Logic for Datapath {
         self.stream_starts.job.next = self.job.val();
         self.stream_starts.job_taken.next = self.job_taken.val();
         for k in 0..self.cores.len() {
+            self.cores[k].clock.next = self.clock.val();
+            self.cores[k].rst_n.next = self.rst_n.val();
             CoreStreams::join(&mut self.cores[k].streams, &mut self.stream_starts.cores[k]);
             self.cores[k].view.next = self.front.weights_view.val();
             self.cores[k].depthwise.next = self.decoder.shape.val().depthwise;
@@ -506,31 +500,15 @@ impl Logic for Datapath {
             StreamOut::<StreamRead>::link(&mut self.scale_reads[k], &mut self.cores[k].scale_reads);
             StreamIn::<LaneBeat>::link(&mut self.scale_beats[k], &mut self.cores[k].scale_beats);
         }
-        self.fetched.tail.valid.next = self.job_taken.val();
-        self.fetched.tail.data.next = self.job.val();
-
-        // An IFM block is walked once its last copy is in the shared buffer.
-        // (Elementwise: read by the operand reader, not walked in beats.)
-        self.traversal.filled.valid.next = self.fetched.head.valid.val()
-            & (self.filled.q.val() != 0)
-            & !self.front_end.fetched_ahead.val()
-            & !self.elementwise.val();
-        self.traversal.filled.data.next = self.fetched.head.data.val();
-        self.operand_reader.jobs.valid.next = self.fetched.head.valid.val()
-            & (self.filled.q.val() != 0)
-            & !self.front_end.fetched_ahead.val()
-            & self.elementwise.val();
-        self.operand_reader.jobs.data.next = self.fetched.head.data.val();
-        self.filled_taken.next = (self.traversal.filled.valid.val()
-            & self.traversal.filled.ready.val())
-            | (self.operand_reader.jobs.valid.val() & self.operand_reader.jobs.ready.val());
-        self.fetched.head.ready.next = self.filled_taken.val();
-        if self.ifm_filled.val() & !self.filled_taken.val() {
-            self.filled.d.next = self.filled.q.val() + 1;
-        }
-        if !self.ifm_filled.val() & self.filled_taken.val() {
-            self.filled.d.next = self.filled.q.val() - 1;
-        }
+        // An IFM block is walked once its last copy is in the shared buffer
+        // (`FetchedJobs`; elementwise: read by the operand reader).
+        self.fetched.jobs.valid.next = self.job_taken.val();
+        self.fetched.jobs.data.next = self.job.val();
+        self.fetched.filled.next = self.ifm_filled.val();
+        self.fetched.hold.next = self.front_end.fetched_ahead.val();
+        self.fetched.elementwise.next = self.elementwise.val();
+        StreamOut::<IfmBlockJob>::join(&mut self.fetched.walks, &mut self.traversal.filled);
+        StreamOut::<IfmBlockJob>::join(&mut self.fetched.reads, &mut self.operand_reader.jobs);
 
         // ---- Beats: an IFM unit request and a tag each (`BeatIssue`) ----
         self.beat_issue.beats.valid.next = self.traversal.beats.valid.val();
@@ -597,10 +575,14 @@ impl Logic for Datapath {
         // any fault stops the operation.
         self.cores_fault.next = false;
         self.clearing.next = false;
+        self.cores_idle.next = true;
+        self.events.next.wd_active = false;
         for k in 0..self.cores.len() {
             self.cores[k].clear.next = self.clear.val();
             self.cores_fault.next = self.cores_fault.val() | self.cores[k].fault.val();
             self.clearing.next = self.clearing.val() | self.cores[k].clearing.val();
+            self.cores_idle.next = self.cores_idle.val() & self.cores[k].idle.val();
+            self.events.next.wd_active = self.events.val().wd_active | self.cores[k].decoding.val();
         }
         if self.cores_fault.val() {
             self.faulted.d.next = true;
@@ -630,10 +612,6 @@ impl Logic for Datapath {
         StreamOut::<OfmWrite>::link(&mut self.ofm_writes, &mut self.ofm_writer.writes);
 
         // ---- Done: nothing of the operation is left anywhere ----
-        self.cores_idle.next = true;
-        for k in 0..self.cores.len() {
-            self.cores_idle.next = self.cores_idle.val() & self.cores[k].idle.val();
-        }
         // (Nor of the next operation's first job, once fetched ahead.)
         self.writes_done.next = !self.starting.q.val()
             & !self.traversal.beats_busy.val()
@@ -679,12 +657,6 @@ impl Logic for Datapath {
 
         // ---- PMU events (TRM table 4-79; definitions at `DatapathEvents`) ----
         self.events.next.mac_active = self.beat_join.mac_active.val();
-        self.events.next.wd_active = false;
-        for k in 0..self.cores.len() {
-            if self.cores[k].decoding.val() {
-                self.events.next.wd_active = true;
-            }
-        }
         self.events.next.ao_active = self.output_stage.ao_active.val();
         self.events.next.wide = self.decoder.ifm_wide.val();
     }

@@ -7,7 +7,7 @@
 //! table (ARID, faulting-channel code, priority) and does the port
 //! arbitration, the routing of read data by RID, the outstanding-read limits
 //! and the bus errors for all of them. Today's channels are the command
-//! stream (read for the central control) and mem2mem (the user DMA,
+//! stream (read for the central control, [`CommandChannel`]) and mem2mem (the user DMA,
 //! [`Mem2Mem`]); the IFM, weight and scale/bias channels of the datapath are
 //! further rows of the router's table. Every write channel (OFM, mem2mem)
 //! is a [`WriteClient`] of one [`WriteRouter`] on M0. The user DMA's queue
@@ -33,6 +33,7 @@
 
 mod aligner;
 mod clients;
+mod command_channel;
 mod descriptor;
 mod events;
 mod ifm_channel;
@@ -50,6 +51,7 @@ mod write_channel;
 mod writes;
 
 pub use aligner::Aligner;
+pub use command_channel::CommandChannel;
 pub use descriptor::DescriptorTransfer;
 pub use events::{AxiEvents, AxiEventsIn, ReadEvents, WriteEvents};
 pub use ifm_channel::IfmChannel;
@@ -66,7 +68,6 @@ pub use walker::{TransferShape, TransferShapeSource, TransferWalker};
 pub use write_channel::WriteChannel;
 pub use writes::{WriteClient, WriteClientPort, WritePortSignals, WriteRouter};
 
-use crate::arch_constants::field_lsb;
 use crate::axi::AxiManagerPort;
 use crate::central_control::DmaDescriptor;
 use crate::shram::LINE_ADDRESS_BITS;
@@ -156,7 +157,7 @@ pub struct Dma {
     // port's 12-16 bytes a cycle behind 500 cycles of DRAM latency (Vela's
     // Ethos_U65_Client_Server); the scale/bias and command streams, a few
     // bytes an OFM channel or an operation, 64 (1 KB).
-    command: ReadChannel<6, 7>,
+    command: CommandChannel,
     mem2mem: Mem2Mem<9, 10>,
     ifm: IfmChannel,
     weights: Vec<StreamReader<9, 10>>,
@@ -175,17 +176,8 @@ pub struct Dma {
     /// M1's write events: writes always use M0 (TRM 3.3.3).
     no_writes: Constant<WriteEvents>,
 
-    // AXI_LIMITn and DMA region-value fields (npu_arch), and the limit
-    // fields' widths: TRM ranges 0-63 reads and 0-31 writes, higher bits
-    // reserved and ignored.
-    max_beats_lsb: Constant<Bits<5>>,
-    memtype_lsb: Constant<Bits<5>>,
-
     /// The head descriptor as the transfer it asks for.
     head: DescriptorTransfer,
-    /// One-hot forms of the counter and region selections.
-    qconfig_select: Signal<Local, Bits<4>>,
-    command_limit: Signal<Local, Bits<32>>,
     start_mem2mem: Signal<Local, Bit>,
 
     head_started: ResetReg<Bit>,
@@ -196,13 +188,6 @@ pub struct Dma {
     fault_channel: ResetReg<Bits<4>>,
     fault_interface: ResetReg<Bit>,
     wakeup: ResetReg<Bit>,
-    /// AxCACHE of the command, mem2mem read and mem2mem write channels.
-    caches: [MemtypeCache; 1],
-}
-
-/// The lowest bit of an AXI_LIMITn field (TRM 4.2.14).
-fn limit_lsb(field: &str) -> Constant<Bits<5>> {
-    field_lsb(&regs::AXI_LIMIT0, field)
 }
 
 impl Dma {
@@ -305,11 +290,7 @@ impl Dma {
             ),
             queue: Default::default(),
             no_writes: Constant::new(WriteEvents::default()),
-            max_beats_lsb: limit_lsb("max_beats"),
-            memtype_lsb: limit_lsb("memtype"),
             head: Default::default(),
-            qconfig_select: Default::default(),
-            command_limit: Default::default(),
             start_mem2mem: Default::default(),
             head_started: Default::default(),
             stop_issue: Default::default(),
@@ -317,7 +298,6 @@ impl Dma {
             fault_channel: Default::default(),
             fault_interface: Default::default(),
             wakeup: Default::default(),
-            caches: Default::default(),
         }
     }
 }
@@ -361,31 +341,17 @@ impl Logic for Dma {
         self.queue.rst_n.next = self.rst_n.val();
 
         // ---- Command channel: QBASE, QSIZE bytes, counter from QCONFIG ----
-        self.qconfig_select.next = bits::<4>(1) << self.qconfig.val();
-        self.command_limit.next = 0.into();
-        for c in 0..4 {
-            if self.qconfig_select.val().get_bit(c) {
-                self.command_limit.next = self.axi_limit[c].val();
-            }
-        }
-        self.command.counter.next = self.qconfig.val();
-        self.caches[0].memtype.next =
-            bit_cast::<4, 32>(self.command_limit.val() >> self.memtype_lsb.val());
-        self.command.cache.next = self.caches[0].arcache.val();
         self.command.start.next = self.command_start.val();
-        self.command.shape.base.next = self.command_base.val();
-        self.command.shape.len.next = self.command_size.val();
-        self.command.shape.rows.next = 1.into();
-        self.command.shape.planes.next = 1.into();
-        self.command.shape.row_skip.next = 0.into();
-        self.command.shape.plane_skip.next = 0.into();
-        self.command.shape.three_d.next = false;
-        self.command.shape.max_beats.next =
-            bit_cast::<2, 32>(self.command_limit.val() >> self.max_beats_lsb.val());
+        self.command.base.next = self.command_base.val();
+        self.command.size.next = self.command_size.val();
+        self.command.qconfig.next = self.qconfig.val();
+        for c in 0..4 {
+            self.command.axi_limit[c].next = self.axi_limit[c].val();
+        }
         self.stop_issue.next = self.halted.q.val() | self.quiesce.val();
         self.command.halt.next = self.stop_issue.val();
         self.command.cancel.next = self.command_cancel.val();
-        StreamOut::<LaneBeat>::link(&mut self.command_beats, &mut self.command.out);
+        StreamOut::<LaneBeat>::link(&mut self.command_beats, &mut self.command.beats);
         self.command_busy.next = self.command.busy.val();
 
         // BASEPn and AXI_LIMITn packed, for every channel's region lookups.

@@ -83,10 +83,10 @@
 //! One request per cycle while `acts` is ready. A request is located
 //! (coordinates, padding, IB row and column) on the edge it is taken, its
 //! lines are read on the next edge once the output has room for them, and
-//! the converted activations are registered on the edge after: the output
-//! register and a skid register hold the beats whose reads were issued
-//! before a stall was seen, so a stall neither loses nor repeats a beat.
-//! The read ports' data need not hold after its cycle.
+//! the converted activations ([`ActConversion`]) are registered on the edge
+//! after: the output register and a skid register hold the beats whose
+//! reads were issued before a stall was seen, so a stall neither loses nor
+//! repeats a beat. The read ports' data need not hold after its cycle.
 //!
 //! Strides and dilations are shifts and adds. The byte address takes seven
 //! small multipliers (rust-hdl's 16 x 16, narrowed by synthesis): the row
@@ -95,8 +95,10 @@
 //! times `position_bytes / 8` (16 x 5), all in 8-byte units.
 
 mod bench;
+mod conversion;
 
 pub use bench::{IfmUnitBench, LineWrite};
+pub use conversion::{ActConversion, Conversion};
 
 use crate::shram::{BankReads, LINE_ADDRESS_BITS, READ_BANKS, READ_PORTS, UNIT_ADDRESS_BITS};
 use crate::stream::{StreamIn, StreamOut};
@@ -173,18 +175,6 @@ pub struct IfmRequest {
 pub struct IfmActs {
     pub acts: Bits<{ super::POSITIONS * super::IFM_CHANNELS * super::OPERAND_BITS }>,
     pub odd_acts: Bits<{ super::POSITIONS * super::IFM_CHANNELS * super::OPERAND_BITS }>,
-}
-
-/// How a beat's lines become activations.
-#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
-pub struct Conversion {
-    pub wide: Bit,
-    pub int32: Bit,
-    pub interleaved: Bit,
-    pub signed: Bit,
-    pub byte: Bits<2>,
-    pub zero_point: Bits<16>,
-    pub pad_minimum: Bit,
 }
 
 /// A request located in the IB: stage 1.
@@ -279,22 +269,7 @@ pub struct IfmUnit {
     pair_units: Signal<Local, Bits<{ READ_PORTS * UNIT_ADDRESS_BITS }>>,
     located_conversion: Signal<Local, Conversion>,
     // Stage 2: conversion.
-    present: Signal<Local, Bits<4>>,
-    conversion: Signal<Local, Conversion>,
-    act_byte: Signal<Local, Bits<2>>,
-    zero_point16: Signal<Local, Bits<16>>,
-    zero_point: Signal<Local, Bits<17>>,
-    /// A position's 16 bytes, the pair port's 16 after them, and both.
-    line: Signal<Local, Bits<128>>,
-    pair_line: Signal<Local, Bits<128>>,
-    lines: Signal<Local, Bits<256>>,
-    value_8: Signal<Local, Bits<8>>,
-    value_16: Signal<Local, Bits<16>>,
-    value_32: Signal<Local, Bits<32>>,
-    byte_32: Signal<Local, Bits<8>>,
-    value: Signal<Local, Bits<17>>,
-    difference: Signal<Local, Bits<17>>,
-    act: Signal<Local, Bits<9>>,
+    converter: ActConversion,
     /// Both cores' lanes: odd elements of interleaved groups from bit 288.
     converted: Signal<Local, Bits<576>>,
 }
@@ -365,21 +340,7 @@ impl IfmUnit {
             offset_column: Default::default(),
             units: Default::default(),
             located_conversion: Default::default(),
-            present: Default::default(),
-            conversion: Default::default(),
-            act_byte: Default::default(),
-            zero_point16: Default::default(),
-            zero_point: Default::default(),
-            line: Default::default(),
-            pair_line: Default::default(),
-            lines: Default::default(),
-            value_8: Default::default(),
-            value_16: Default::default(),
-            value_32: Default::default(),
-            byte_32: Default::default(),
-            value: Default::default(),
-            difference: Default::default(),
-            act: Default::default(),
+            converter: Default::default(),
             converted: Default::default(),
         }
     }
@@ -591,89 +552,12 @@ impl Logic for IfmUnit {
             self.reading.d.next.conversion = self.located.q.val().conversion;
         }
 
-        // Stage 2: the lines read, converted: the value (sign- or
-        // zero-extended to 17 bits) minus the zero point, its 9 bits or
-        // the low byte or upper part of a 16-bit difference.
-        self.present.next = self.reading.q.val().present;
-        self.conversion.next = self.reading.q.val().conversion;
-        self.act_byte.next = self.conversion.val().byte;
-        self.zero_point16.next = self.conversion.val().zero_point;
-        self.zero_point.next = bit_cast::<17, 16>(self.zero_point16.val());
-        if self.conversion.val().signed & self.zero_point16.val().get_bit(15) {
-            self.zero_point.next = self.zero_point.val() | bits::<17>(0x10000);
-        }
-        self.converted.next = 0.into();
-        for p in 0..4 {
-            self.line.next = self.bank_reads[0].data.val().get_bits::<128>(128 * p);
-            self.pair_line.next = self.bank_reads[1].data.val().get_bits::<128>(128 * p);
-            self.lines.next = bit_cast::<256, 128>(self.line.val())
-                | (bit_cast::<256, 128>(self.pair_line.val()) << 128);
-            // Lanes 8-15: the odd elements of an interleaved group.
-            for k in 0..16 {
-                self.value_8.next = self.line.val().get_bits::<8>(8 * (k & 7));
-                if self.conversion.val().interleaved {
-                    self.value_8.next = self.line.val().get_bits::<8>(16 * (k & 7) + 8 * (k >> 3));
-                }
-                self.value_16.next = self.line.val().get_bits::<16>(16 * (k & 7));
-                if self.conversion.val().interleaved {
-                    self.value_16.next = self
-                        .lines
-                        .val()
-                        .get_bits::<16>(32 * (k & 7) + 16 * (k >> 3));
-                }
-                if self.conversion.val().wide {
-                    self.value.next = bit_cast::<17, 16>(self.value_16.val());
-                    if self.conversion.val().signed & self.value_16.val().get_bit(15) {
-                        self.value.next = self.value.val() | bits::<17>(0x10000);
-                    }
-                } else {
-                    self.value.next = bit_cast::<17, 8>(self.value_8.val());
-                    if self.conversion.val().signed & self.value_8.val().get_bit(7) {
-                        self.value.next = self.value.val() | bits::<17>(0x1ff00);
-                    }
-                }
-                // Max-pool padding: the type's minimum (int8 -128, int16
-                // -32768, unsigned 0), as 17-bit two's complement.
-                if !self.present.val().get_bit(p) & self.conversion.val().pad_minimum {
-                    self.value.next = 0.into();
-                    if self.conversion.val().signed {
-                        self.value.next = 0x1_ff80.into();
-                        if self.conversion.val().wide {
-                            self.value.next = 0x1_8000.into();
-                        }
-                    }
-                }
-                self.difference.next = self.value.val() - self.zero_point.val();
-                self.act.next = self.difference.val().get_bits::<9>(0);
-                if self.conversion.val().wide {
-                    self.act.next = bit_cast::<9, 8>(self.difference.val().get_bits::<8>(0));
-                    if self.act_byte.val() == 1 {
-                        self.act.next = self.difference.val().get_bits::<9>(8);
-                    }
-                }
-                // 32 bits: lane k's byte of channel k % 4, the top one signed.
-                self.value_32.next = self.line.val().get_bits::<32>(32 * (k & 3));
-                self.byte_32.next = self.value_32.val().get_bits::<8>(0);
-                match self.act_byte.val().index() {
-                    1 => self.byte_32.next = self.value_32.val().get_bits::<8>(8),
-                    2 => self.byte_32.next = self.value_32.val().get_bits::<8>(16),
-                    3 => self.byte_32.next = self.value_32.val().get_bits::<8>(24),
-                    _ => {}
-                }
-                if self.conversion.val().int32 {
-                    self.act.next = bit_cast::<9, 8>(self.byte_32.val());
-                    if (self.act_byte.val() == 3) & self.byte_32.val().get_bit(7) {
-                        self.act.next = self.act.val() | bits::<9>(0x100);
-                    }
-                }
-                if !self.present.val().get_bit(p) & !self.conversion.val().pad_minimum {
-                    self.act.next = 0.into();
-                }
-                self.converted.next = self.converted.val()
-                    | (bit_cast::<576, 9>(self.act.val())
-                        << ((p * 8 + (k & 7) + 32 * (k >> 3)) * 9).to_bits::<10>());
-            }
-        }
+        // Stage 2: the lines read, converted (`ActConversion`).
+        self.converter.lines.next = self.bank_reads[0].data.val();
+        self.converter.pair_lines.next = self.bank_reads[1].data.val();
+        self.converter.present.next = self.reading.q.val().present;
+        self.converter.conversion.next = self.reading.q.val().conversion;
+        self.converted.next = self.converter.converted.val();
 
         // Output and skid registers: a beat taken makes room (the skid's
         // beat moves up), and the beat read lands in the first free one.

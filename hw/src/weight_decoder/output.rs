@@ -120,22 +120,8 @@ pub struct PairBuffer {
     offset: Signal<Local, Bits<11>>,
     item_end: Signal<Local, Bits<POSITION>>,
     n_a: Signal<Local, Bits<4>>,
-    items_ab_1: Signal<Local, Bits<{ SLOTS * 10 }>>,
-    items_ab_2: Signal<Local, Bits<{ SLOTS * 10 }>>,
-    items_ab_3: Signal<Local, Bits<{ SLOTS * 10 }>>,
     items_ab: Signal<Local, Bits<{ SLOTS * 10 }>>,
-    item_ends_ab_1: Signal<Local, Bits<{ SLOTS * POSITION }>>,
-    item_ends_ab_2: Signal<Local, Bits<{ SLOTS * POSITION }>>,
-    item_ends_ab_3: Signal<Local, Bits<{ SLOTS * POSITION }>>,
     item_ends_ab: Signal<Local, Bits<{ SLOTS * POSITION }>>,
-    values_1: Signal<Local, Bits<{ SLOTS * 10 }>>,
-    values_2: Signal<Local, Bits<{ SLOTS * 10 }>>,
-    values_3: Signal<Local, Bits<{ SLOTS * 10 }>>,
-    values_4: Signal<Local, Bits<{ SLOTS * 10 }>>,
-    ends_1: Signal<Local, Bits<{ SLOTS * POSITION }>>,
-    ends_2: Signal<Local, Bits<{ SLOTS * POSITION }>>,
-    ends_3: Signal<Local, Bits<{ SLOTS * POSITION }>>,
-    ends_4: Signal<Local, Bits<{ SLOTS * POSITION }>>,
     values_in: Signal<Local, Bits<{ SLOTS * 10 }>>,
     ends_in: Signal<Local, Bits<{ SLOTS * POSITION }>>,
     values_out: Signal<Local, Bits<{ SLOTS * 10 }>>,
@@ -323,39 +309,19 @@ impl Logic for PairBuffer {
         // b's items after a's, then all after the entries held; each shift
         // is a few constant shifts chosen by the bits of a count.
         self.n_a.next = self.push_a.val().n_w;
-        self.items_ab_1.next = self.items_b.val();
-        if self.n_a.val().get_bit(0) {
-            self.items_ab_1.next = self.items_b.val() << 10;
-        }
-        self.items_ab_2.next = self.items_ab_1.val();
-        if self.n_a.val().get_bit(1) {
-            self.items_ab_2.next = self.items_ab_1.val() << 20;
-        }
-        self.items_ab_3.next = self.items_ab_2.val();
-        if self.n_a.val().get_bit(2) {
-            self.items_ab_3.next = self.items_ab_2.val() << 40;
-        }
-        self.items_ab.next = self.items_ab_3.val();
-        if self.n_a.val().get_bit(3) {
-            self.items_ab.next = self.items_ab_3.val() << 80;
+        self.items_ab.next = self.items_b.val();
+        for s in 0..4 {
+            if self.n_a.val().get_bit(s) {
+                self.items_ab.next = self.items_ab.val() << (10_usize << s).to_bits::<10>();
+            }
         }
         self.items_ab.next = self.items_ab.val() | self.items_a.val();
         self.n_a.next = self.push_a.val().n_z;
-        self.item_ends_ab_1.next = self.item_ends_b.val();
-        if self.n_a.val().get_bit(0) {
-            self.item_ends_ab_1.next = self.item_ends_b.val() << 40;
-        }
-        self.item_ends_ab_2.next = self.item_ends_ab_1.val();
-        if self.n_a.val().get_bit(1) {
-            self.item_ends_ab_2.next = self.item_ends_ab_1.val() << 80;
-        }
-        self.item_ends_ab_3.next = self.item_ends_ab_2.val();
-        if self.n_a.val().get_bit(2) {
-            self.item_ends_ab_3.next = self.item_ends_ab_2.val() << 160;
-        }
-        self.item_ends_ab.next = self.item_ends_ab_3.val();
-        if self.n_a.val().get_bit(3) {
-            self.item_ends_ab.next = self.item_ends_ab_3.val() << 320;
+        self.item_ends_ab.next = self.item_ends_b.val();
+        for s in 0..4 {
+            if self.n_a.val().get_bit(s) {
+                self.item_ends_ab.next = self.item_ends_ab.val() << (40_usize << s).to_bits::<12>();
+            }
         }
         self.item_ends_ab.next = self.item_ends_ab.val() | self.item_ends_a.val();
         self.values_in.next = self.values.q.val()
@@ -367,35 +333,13 @@ impl Logic for PairBuffer {
                 << ((bit_cast::<12, 7>(self.z_count.q.val()) << 5)
                     + (bit_cast::<12, 7>(self.z_count.q.val()) << 3)));
         // Entries taken leave: shifts by 1, 2, 4, 8 and 16 entries.
-        self.values_1.next = self.values_in.val();
-        self.ends_1.next = self.ends_in.val();
-        if self.taken.val().get_bit(0) {
-            self.values_1.next = self.values_in.val() >> 10;
-            self.ends_1.next = self.ends_in.val() >> 40;
-        }
-        self.values_2.next = self.values_1.val();
-        self.ends_2.next = self.ends_1.val();
-        if self.taken.val().get_bit(1) {
-            self.values_2.next = self.values_1.val() >> 20;
-            self.ends_2.next = self.ends_1.val() >> 80;
-        }
-        self.values_3.next = self.values_2.val();
-        self.ends_3.next = self.ends_2.val();
-        if self.taken.val().get_bit(2) {
-            self.values_3.next = self.values_2.val() >> 40;
-            self.ends_3.next = self.ends_2.val() >> 160;
-        }
-        self.values_4.next = self.values_3.val();
-        self.ends_4.next = self.ends_3.val();
-        if self.taken.val().get_bit(3) {
-            self.values_4.next = self.values_3.val() >> 80;
-            self.ends_4.next = self.ends_3.val() >> 320;
-        }
-        self.values_out.next = self.values_4.val();
-        self.ends_out.next = self.ends_4.val();
-        if self.taken.val().get_bit(4) {
-            self.values_out.next = self.values_4.val() >> 160;
-            self.ends_out.next = self.ends_4.val() >> 640;
+        self.values_out.next = self.values_in.val();
+        self.ends_out.next = self.ends_in.val();
+        for s in 0..5 {
+            if self.taken.val().get_bit(s) {
+                self.values_out.next = self.values_out.val() >> (10_usize << s).to_bits::<10>();
+                self.ends_out.next = self.ends_out.val() >> (40_usize << s).to_bits::<12>();
+            }
         }
         self.values.d.next = self.values_out.val();
         self.ends.d.next = self.ends_out.val();
