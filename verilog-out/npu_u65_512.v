@@ -3651,6 +3651,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  block_fetch$jobs$valid;
     reg  [276:0] block_fetch$jobs$data;
     wire  block_fetch$jobs$ready;
+    reg  block_fetch$allowed;
     reg  [465:0] block_fetch$ifm_view;
     reg  [31:0] block_fetch$ifm_buffers;
     reg  [465:0] block_fetch$ifm2_view;
@@ -4066,6 +4067,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         .jobs$valid(block_fetch$jobs$valid),
         .jobs$data(block_fetch$jobs$data),
         .jobs$ready(block_fetch$jobs$ready),
+        .allowed(block_fetch$allowed),
         .fills$valid(ifm_fills$valid),
         .fills$data(ifm_fills$data),
         .fills$ready(ifm_fills$ready),
@@ -4475,12 +4477,13 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
         job = traversal$ifm_blocks$data;
         tee_ready = fetched$jobs$ready & stream_starts$room;
         elementwise = decoder$elementwise;
-        block_fetch$jobs$valid = traversal$ifm_blocks$valid & tee_ready & front_end$jobs_allowed;
+        block_fetch$jobs$valid = traversal$ifm_blocks$valid & tee_ready;
         block_fetch$jobs$data = job;
-        traversal$ifm_blocks$ready = block_fetch$jobs$ready & front_end$jobs_allowed;
+        block_fetch$allowed = front_end$jobs_allowed;
+        traversal$ifm_blocks$ready = block_fetch$jobs$ready;
         job_taken = traversal$ifm_blocks$valid & traversal$ifm_blocks$ready;
         front_end$job_taken = job_taken;
-        front_end$job_offered = block_fetch$jobs$valid;
+        front_end$job_offered = block_fetch$jobs$valid & front_end$jobs_allowed;
         front_end$job_first = job[(64'h100)+:(1)];
         block_fetch$ifm_view = front$ifm_view;
         block_fetch$ifm_buffers = front$ifm_buffers;
@@ -5059,7 +5062,7 @@ endmodule // npu_u65_512_core$datapath$beat_tags$words
 
 
 
-module npu_u65_512_core$datapath$block_fetch(clock,rst_n,jobs$valid,jobs$data,jobs$ready,fills$valid,fills$data,fills$ready,ifm_view,ifm_buffers,ifm2_view,ifm2_buffers,operand_settings,reads_ifm2);
+module npu_u65_512_core$datapath$block_fetch(clock,rst_n,jobs$valid,jobs$data,jobs$ready,allowed,fills$valid,fills$data,fills$ready,ifm_view,ifm_buffers,ifm2_view,ifm2_buffers,operand_settings,reads_ifm2);
     
     // Module arguments
     input wire  clock;
@@ -5067,6 +5070,7 @@ module npu_u65_512_core$datapath$block_fetch(clock,rst_n,jobs$valid,jobs$data,jo
     input wire  jobs$valid;
     input wire  [276:0] jobs$data;
     output reg  jobs$ready;
+    input wire  allowed;
     output reg  fills$valid;
     output reg  [219:0] fills$data;
     input wire  fills$ready;
@@ -5149,7 +5153,7 @@ module npu_u65_512_core$datapath$block_fetch(clock,rst_n,jobs$valid,jobs$data,jo
         ifm_fetch$rst_n = rst_n;
         ifm2_fetch$rst_n = rst_n;
         ifm_fetch$jobs$valid = jobs$valid & ~fetching_ifm2$q;
-        ifm2_fetch$jobs$valid = jobs$valid & fetching_ifm2$q;
+        ifm2_fetch$jobs$valid = jobs$valid & reads_ifm2;
         ifm_job_fetched = ifm_fetch$jobs$valid & ifm_fetch$jobs$ready;
         if (ifm_job_fetched & reads_ifm2) begin
             fetching_ifm2$d = 1'b1;
@@ -5177,15 +5181,15 @@ module npu_u65_512_core$datapath$block_fetch(clock,rst_n,jobs$valid,jobs$data,jo
         ifm2_fetch$jobs$data = ifm2_job;
         ifm2_fetch$view = ifm2_view;
         ifm2_fetch$buffers = ifm2_buffers;
-        fills$valid = ifm_fetch$fills$valid;
+        fills$valid = ifm_fetch$fills$valid & allowed;
         fills$data = ifm_fetch$fills$data;
         if (reads_ifm2) begin
             fills$data[(64'hdb)+:(1)] = 1'b0;
         end
-        ifm_fetch$fills$ready = fills$ready & ~fetching_ifm2$q;
-        ifm2_fetch$fills$ready = fills$ready & fetching_ifm2$q;
+        ifm_fetch$fills$ready = fills$ready & allowed & ~fetching_ifm2$q;
+        ifm2_fetch$fills$ready = fills$ready & allowed & fetching_ifm2$q;
         if (fetching_ifm2$q) begin
-            fills$valid = ifm2_fetch$fills$valid;
+            fills$valid = ifm2_fetch$fills$valid & allowed;
             fills$data = ifm2_fetch$fills$data;
         end
     end

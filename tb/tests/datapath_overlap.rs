@@ -12,6 +12,10 @@
 //! after its latency). So with k = 0 the second operation's first IFM beat
 //! must come at least L cycles after the first operation's end, and with
 //! k >= 1 sooner: the overlap happens, and only where the rule lets it.
+//! (The timeline's channel spans start at the look before their first
+//! beat, `timeline::RESOLUTION` cycles apart; the checks allow for it. The
+//! harness's BLOCKDEP checker, which every RTL run keeps, checks each read
+//! to the cycle.)
 
 use npu_model::compare::difference;
 use npu_model::job::Backend;
@@ -20,6 +24,7 @@ use npu_tb::axi::CompleterConfig;
 use npu_tb::conv_jobs::{chain, golden_run, ConvKind, ConvSpec};
 use npu_tb::rtl_backend::RtlBackend;
 use npu_tb::seed::seed;
+use npu_tb::timeline::RESOLUTION;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use serde_json::Value;
@@ -103,10 +108,13 @@ fn the_next_operations_first_ifm_read_overlaps_the_writes_only_as_blockdep_allow
             "seed {seed}, {first_blocks} OFM blocks first, BLOCKDEP {blockdep}: operations {kernels:?}, IFM beats {ifm:?} \
              (cycles), the second operation's first at {second_read}"
         );
+        // A channel's span starts at the look before its first beat (they
+        // are `RESOLUTION` cycles apart): the beat is in (second_read,
+        // second_read + RESOLUTION].
         if blockdep == 0 {
-            assert!(second_read >= first_end + LATENCY, "{what}");
+            assert!(second_read + RESOLUTION >= first_end + LATENCY, "{what}");
         } else {
-            assert!(second_read < first_end + LATENCY, "{what}");
+            assert!(second_read + RESOLUTION < first_end + LATENCY, "{what}");
         }
     }
 }

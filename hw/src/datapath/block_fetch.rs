@@ -9,10 +9,19 @@
 //! `ifm_filled`); without IFM2 the IFM's last copy ends it. A job is taken
 //! with its last copy.
 //!
+//! Both fetches work out their set-up (nine cycles, [`IfmFetch`]) as soon
+//! as a job is offered, and IFM2's beside the IFM's; only the copies wait:
+//! for NPU_SET_BLOCKDEP (`allowed`, TRM 4.9: no copy of a job goes out
+//! before the rule allows its read) and IFM2's for the IFM's last. So a read
+//! that waits for the operation before goes out a few cycles after the
+//! write response that allows it, and IFM2's a few cycles after the IFM's.
+//!
 //! # Ports
 //!
-//! - `jobs`: the traversal's IFM block jobs; `fills`: the copies, to the
-//!   DMA's IFM channel.
+//! - `jobs`: the traversal's IFM block jobs, held until taken; `fills`: the
+//!   copies, to the DMA's IFM channel.
+//! - `allowed`: the offered job's copies may go out (once it rises it stays
+//!   high until the job is taken: [`super::FrontEnd`]).
 //! - `ifm_view`, `ifm_buffers`, `ifm2_view`, `ifm2_buffers`,
 //!   `operand_settings` (the broadcast dimensions) and `reads_ifm2`: the
 //!   settings of the operation whose jobs are offered.
@@ -31,6 +40,7 @@ pub struct BlockFetch {
     pub clock: Signal<In, Clock>,
     pub rst_n: Signal<In, Bit>,
     pub jobs: StreamIn<IfmBlockJob>,
+    pub allowed: Signal<In, Bit>,
     pub fills: StreamOut<ShramFill>,
     pub ifm_view: Signal<In, IfmView>,
     pub ifm_buffers: Signal<In, IfmBuffers>,
@@ -57,7 +67,7 @@ impl Logic for BlockFetch {
         self.ifm2_fetch.rst_n.next = self.rst_n.val();
 
         self.ifm_fetch.jobs.valid.next = self.jobs.valid.val() & !self.fetching_ifm2.q.val();
-        self.ifm2_fetch.jobs.valid.next = self.jobs.valid.val() & self.fetching_ifm2.q.val();
+        self.ifm2_fetch.jobs.valid.next = self.jobs.valid.val() & self.reads_ifm2.val();
         self.ifm_job_fetched.next =
             self.ifm_fetch.jobs.valid.val() & self.ifm_fetch.jobs.ready.val();
         if self.ifm_job_fetched.val() & self.reads_ifm2.val() {
@@ -91,16 +101,18 @@ impl Logic for BlockFetch {
         self.ifm2_fetch.view.next = self.ifm2_view.val();
         self.ifm2_fetch.buffers.next = self.ifm2_buffers.val();
 
-        // The copies, IFM2's after the IFM's.
-        self.fills.valid.next = self.ifm_fetch.fills.valid.val();
+        // The copies, once allowed, IFM2's after the IFM's.
+        self.fills.valid.next = self.ifm_fetch.fills.valid.val() & self.allowed.val();
         self.fills.data.next = self.ifm_fetch.fills.data.val();
         if self.reads_ifm2.val() {
             self.fills.data.next.block_end = false;
         }
-        self.ifm_fetch.fills.ready.next = self.fills.ready.val() & !self.fetching_ifm2.q.val();
-        self.ifm2_fetch.fills.ready.next = self.fills.ready.val() & self.fetching_ifm2.q.val();
+        self.ifm_fetch.fills.ready.next =
+            self.fills.ready.val() & self.allowed.val() & !self.fetching_ifm2.q.val();
+        self.ifm2_fetch.fills.ready.next =
+            self.fills.ready.val() & self.allowed.val() & self.fetching_ifm2.q.val();
         if self.fetching_ifm2.q.val() {
-            self.fills.valid.next = self.ifm2_fetch.fills.valid.val();
+            self.fills.valid.next = self.ifm2_fetch.fills.valid.val() & self.allowed.val();
             self.fills.data.next = self.ifm2_fetch.fills.data.val();
         }
     }

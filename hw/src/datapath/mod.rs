@@ -463,16 +463,16 @@ impl Logic for Datapath {
         self.tee_ready.next = self.fetched.jobs.ready.val() & self.stream_starts.room.val();
         self.elementwise.next = self.decoder.elementwise.val();
         // The job's copies, and IFM2's (`BlockFetch`).
-        self.block_fetch.jobs.valid.next = self.traversal.ifm_blocks.valid.val()
-            & self.tee_ready.val()
-            & self.front_end.jobs_allowed.val();
+        self.block_fetch.jobs.valid.next =
+            self.traversal.ifm_blocks.valid.val() & self.tee_ready.val();
         self.block_fetch.jobs.data.next = self.job.val();
-        self.traversal.ifm_blocks.ready.next =
-            self.block_fetch.jobs.ready.val() & self.front_end.jobs_allowed.val();
+        self.block_fetch.allowed.next = self.front_end.jobs_allowed.val();
+        self.traversal.ifm_blocks.ready.next = self.block_fetch.jobs.ready.val();
         self.job_taken.next =
             self.traversal.ifm_blocks.valid.val() & self.traversal.ifm_blocks.ready.val();
         self.front_end.job_taken.next = self.job_taken.val();
-        self.front_end.job_offered.next = self.block_fetch.jobs.valid.val();
+        self.front_end.job_offered.next =
+            self.block_fetch.jobs.valid.val() & self.front_end.jobs_allowed.val();
         self.front_end.job_first.next = self.job.val().first;
         self.block_fetch.ifm_view.next = self.front.ifm_view.val();
         self.block_fetch.ifm_buffers.next = self.front.ifm_buffers.val();
