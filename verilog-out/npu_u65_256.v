@@ -1285,6 +1285,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
     reg  word_valid;
     reg  take_word;
     reg  stream_done;
+    reg  work_done;
     reg  [10:0] key;
     reg  kernel_supported;
     reg  [54:0] kernel_view;
@@ -1474,6 +1475,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
             kernels_outstanding = kernels_outstanding + 32'h1;
         end
         kernels_pending = (kernels_outstanding != 32'h0) & ~run$kernels_stopped;
+        work_done = (descriptors_active == 32'h0) & (kernels_outstanding == 32'h0);
         run$cmd_write = cmd_write;
         run$queue_write = queue_write;
         run$wdata = wdata;
@@ -1543,7 +1545,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                 begin
                     if (run$running & fetching$q) begin
                         if (stream_done) begin
-                            run$end_of_stream = 1'b1;
+                            run$end_of_stream = work_done;
                         end
                         else if (word_valid) begin
                             first_word$d = decoder$word;
@@ -1580,7 +1582,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                     case (command_class$q)
                         CommandClass$Stop:
                             begin
-                                if ((descriptors_active == 32'h0) & (kernels_outstanding == 32'h0)) begin
+                                if (work_done) begin
                                     run$raise_irq = 1'b1;
                                     run$stop = 1'b1;
                                     complete = 1'b1;
@@ -1588,7 +1590,7 @@ module npu_u65_256_core$control(clock,rst_n,cmd_write,queue_write,wdata,qsize,st
                             end
                         CommandClass$Irq:
                             begin
-                                if ((descriptors_active == 32'h0) & (kernels_outstanding == 32'h0)) begin
+                                if (work_done) begin
                                     run$raise_irq = 1'b1;
                                     complete = 1'b1;
                                 end

@@ -7,10 +7,16 @@ use npu_arch::command::{encode_word, CmdKind, ElementwiseMode, Opcode, PoolingMo
 use npu_arch::config::NpuConfig;
 use npu_arch::regs;
 use npu_model::cmdstream::{encode, encode_words, Command};
+use npu_model::compare::difference;
+use npu_model::job::{Backend, GoldenBackend};
 use npu_model::npu::Npu;
+use npu_model::tensor::DType;
+use npu_tb::conv_jobs::{chain, ConvKind, ConvSpec};
 use npu_tb::driver::{self, DriverError, Inference, InvokeResult, NpuState};
 use npu_tb::npu::NpuTb;
-use npu_tb::rtl_backend::{region_base, COMMAND_STREAM_BASE};
+use npu_tb::rtl_backend::{region_base, RtlBackend, COMMAND_STREAM_BASE};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
 
 const HOST_PPROT: u8 = 0b001;
 
@@ -324,4 +330,44 @@ fn every_run_starts_at_qbase_and_a_second_stream_runs_after_a_stop() {
             "run {n}"
         );
     }
+}
+
+#[test]
+fn a_stream_without_stop_stops_only_once_its_operations_are_complete() {
+    // The fuzzer's case (seed 2911, stream 277): a convolution was the
+    // stream's last command, and the NPU stopped with cmd_end_reached while
+    // it still ran, so the host read an OFM half written. The same stream
+    // with NPU_OP_STOP shows when the operation is complete: the NPU
+    // without it may not be seen stopped sooner (the driver reads STATUS
+    // at once on an IRQ, every 1,024 cycles without one).
+    let seed = npu_tb::seed::seed();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let spec = ConvSpec::new(ConvKind::Conv, DType::I8, [8, 8, 32], 64, [3, 3]);
+    let with_stop = chain(&[spec], &[0], &mut rng).job;
+    let mut without_stop = with_stop.clone();
+    let stop = without_stop
+        .command_stream
+        .split_off(without_stop.command_stream.len() - 4);
+    let stop_word = u32::from_le_bytes(stop.try_into().unwrap());
+    assert_eq!(
+        stop_word & 0xffff,
+        u32::from(Opcode::NpuOpStop.code()),
+        "seed {seed}: the stream's last word"
+    );
+
+    let mut rtl = RtlBackend::default();
+    let stopped = rtl.run(&with_stop, &mut |_, _| {}).unwrap().cycles.unwrap();
+    let run = rtl.run(&without_stop, &mut |_, _| {}).unwrap();
+    let golden = GoldenBackend::default()
+        .run(&without_stop, &mut |_, _| {})
+        .unwrap();
+    if let Some(d) = difference(&golden, &run) {
+        panic!("seed {seed}: the RTL differs from the golden model: {d}");
+    }
+    assert_eq!(field(run.status, "cmd_end_reached"), 1, "seed {seed}");
+    let seen = run.cycles.unwrap();
+    assert!(
+        seen + 64 >= stopped,
+        "seed {seed}: seen stopped at {seen} cycles without NPU_OP_STOP, at {stopped} with it"
+    );
 }

@@ -40,8 +40,9 @@
 //! 3) sets STATUS.cmd_parse_error, stops and raises IRQ, with QREAD at the
 //! command, as the golden model does. A stream that ends
 //! without NPU_OP_STOP sets STATUS.cmd_end_reached and stops without IRQ
-//! (as the golden model does); writing QBASE or QSIZE while stopped clears
-//! it. A bus error stops the NPU and raises IRQ. A kernel operation the
+//! once the operations before its end complete, as NPU_OP_STOP waits for
+//! them (the golden model's STATUS; the host may read the OFMs once it sees
+//! the NPU stopped); writing QBASE or QSIZE while stopped clears it. A bus error stops the NPU and raises IRQ. A kernel operation the
 //! datapath stops (`kernel_fault`: a malformed weight stream) sets
 //! STATUS.cmd_parse_error, stops and raises IRQ with QREAD at that
 //! operation, however far parsing went on. Errors are cleared only by
@@ -177,6 +178,8 @@ pub struct CentralControl {
     word_valid: Signal<Local, Bit>,
     take_word: Signal<Local, Bit>,
     stream_done: Signal<Local, Bit>,
+    /// Every DMA descriptor and kernel operation taken is complete.
+    work_done: Signal<Local, Bit>,
     key: Signal<Local, Bits<11>>,
     /// The datapath runs the kind of the decoded kernel operation, and its
     /// settings keep the rules; registered, and judged once the operation
@@ -278,6 +281,7 @@ impl Default for CentralControl {
             word_valid: Default::default(),
             take_word: Default::default(),
             stream_done: Default::default(),
+            work_done: Default::default(),
             key: Default::default(),
             kernel_supported: Default::default(),
             kernel_allowed: Default::default(),
@@ -350,6 +354,8 @@ impl Logic for CentralControl {
         }
         self.kernels_pending.next =
             (self.kernels_outstanding.val() != 0) & !self.run.kernels_stopped.val();
+        self.work_done.next =
+            (self.descriptors_active.val() == 0) & (self.kernels_outstanding.val() == 0);
 
         // ---- Run state: STATUS, CMD, IRQ ----
         self.run.cmd_write.next = self.cmd_write.val();
@@ -444,8 +450,9 @@ impl Logic for CentralControl {
             Step::Decode => {
                 if self.run.running.val() & self.fetching.q.val() {
                     if self.stream_done.val() {
-                        // TRM 4.2.2: end of stream without NPU_OP_STOP.
-                        self.run.end_of_stream.next = true;
+                        // TRM 4.2.2: end of stream without NPU_OP_STOP, once
+                        // the operations before it complete (as NPU_OP_STOP).
+                        self.run.end_of_stream.next = self.work_done.val();
                     } else if self.word_valid.val() {
                         self.first_word.d.next = self.decoder.word.val();
                         self.command_key.d.next = self.decoder.key.val();
@@ -478,9 +485,7 @@ impl Logic for CentralControl {
                 match self.command_class.q.val() {
                     CommandClass::Stop => {
                         // TRM 4.6.4 NPU_OP_STOP: all operations up to it complete first.
-                        if (self.descriptors_active.val() == 0)
-                            & (self.kernels_outstanding.val() == 0)
-                        {
+                        if self.work_done.val() {
                             self.run.raise_irq.next = true;
                             self.run.stop.next = true;
                             self.complete.next = true;
@@ -488,9 +493,7 @@ impl Logic for CentralControl {
                     }
                     CommandClass::Irq => {
                         // TRM 4.6.4 NPU_OP_IRQ: as STOP, but the NPU keeps running.
-                        if (self.descriptors_active.val() == 0)
-                            & (self.kernels_outstanding.val() == 0)
-                        {
+                        if self.work_done.val() {
                             self.run.raise_irq.next = true;
                             self.complete.next = true;
                         }
