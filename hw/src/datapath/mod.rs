@@ -16,11 +16,12 @@
 //! `decoder`). Its first weight stream and its first OFM block's scale
 //! records are queued at once ([`Lookahead`]; BLOCKDEP orders IFM reads
 //! only). Each IFM block job, its first one before it is taken included,
-//! goes to the IFM fetch when NPU_SET_BLOCKDEP allows (TRM 4.9: read n
+//! has its copies go out when NPU_SET_BLOCKDEP allows (TRM 4.9: read n
 //! waits until at most max(k - n, 0) OFM blocks of the operation before
 //! are unwritten; the OFM channel reports each block's last write
-//! answered) and its IFM buffer is free ([`FrontEnd`]); a first job
-//! fetched ahead waits in `fetched` until the operation is taken.
+//! answered) and its IFM buffer is free ([`FrontEnd`]; the block fetch
+//! works them out while they wait, [`BlockFetch`]); a first job fetched
+//! ahead waits in `fetched` until the operation is taken.
 //! Each memory round trip so hidden is a few hundred cycles per operation
 //! behind a DRAM.
 //!
