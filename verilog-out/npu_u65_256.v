@@ -38305,10 +38305,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [39:0] command$base;
     reg  [31:0] command$size;
     reg  [1:0] command$qconfig;
-    reg  [31:0] command$axi_limit$0;
-    reg  [31:0] command$axi_limit$1;
-    reg  [31:0] command$axi_limit$2;
-    reg  [31:0] command$axi_limit$3;
+    reg  [127:0] command$axi_limit;
     reg  command$halt;
     reg  command$cancel;
     wire  command$busy;
@@ -38689,10 +38686,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .base(command$base),
         .size(command$size),
         .qconfig(command$qconfig),
-        .axi_limit$0(command$axi_limit$0),
-        .axi_limit$1(command$axi_limit$1),
-        .axi_limit$2(command$axi_limit$2),
-        .axi_limit$3(command$axi_limit$3),
+        .axi_limit(command$axi_limit),
         .halt(command$halt),
         .cancel(command$cancel),
         .beats$valid(command_beats$valid),
@@ -39149,10 +39143,6 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         command$base = command_base;
         command$size = command_size;
         command$qconfig = qconfig;
-        command$axi_limit$0 = axi_limit$0;
-        command$axi_limit$1 = axi_limit$1;
-        command$axi_limit$2 = axi_limit$2;
-        command$axi_limit$3 = axi_limit$3;
         stop_issue = halted$q | quiesce;
         command$halt = stop_issue;
         command$cancel = command_cancel;
@@ -39204,6 +39194,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         head$regioncfg = regioncfg;
         head$basep = basep_packed;
         head$axi_limit = axi_limit_packed;
+        command$axi_limit = axi_limit_packed;
         mem2mem$internal = head$internal;
         mem2mem$cores = head$cores;
         mem2mem$read_counter = head$read_counter;
@@ -39463,7 +39454,7 @@ module npu_u65_256_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
 endmodule // npu_u65_256_core$dma
 
 
-module npu_u65_256_core$dma$command(clock,rst_n,start,base,size,qconfig,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,halt,cancel,beats$valid,beats$data,beats$ready,busy,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data);
+module npu_u65_256_core$dma$command(clock,rst_n,start,base,size,qconfig,axi_limit,halt,cancel,beats$valid,beats$data,beats$ready,busy,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data);
     
     // Module arguments
     input wire  clock;
@@ -39472,10 +39463,7 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,base,size,qconfig,axi_limi
     input wire  [39:0] base;
     input wire  [31:0] size;
     input wire  [1:0] qconfig;
-    input wire  [31:0] axi_limit$0;
-    input wire  [31:0] axi_limit$1;
-    input wire  [31:0] axi_limit$2;
-    input wire  [31:0] axi_limit$3;
+    input wire  [127:0] axi_limit;
     input wire  halt;
     input wire  cancel;
     output wire  beats$valid;
@@ -39492,10 +39480,6 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,base,size,qconfig,axi_limi
     output wire  reads$limit_stall;
     input wire  reads$beat;
     input wire  [127:0] reads$data;
-    
-    // Constant declarations
-    localparam  max_beats_lsb = 5'b0;
-    localparam  memtype_lsb = 5'b100;
     
     // Stub signals
     reg  read$clock;
@@ -39516,13 +39500,11 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,base,size,qconfig,axi_limi
     wire  read$may_start;
     wire  read$busy;
     wire  read$issuing;
-    reg  [3:0] memtype_cache$memtype;
-    wire  [3:0] memtype_cache$arcache;
-    wire  [3:0] memtype_cache$awcache;
-    
-    // Local signals
-    reg  [3:0] select;
-    reg  [31:0] limit;
+    reg  [1:0] limits$counter;
+    reg  [127:0] limits$axi_limit;
+    wire  [1:0] limits$max_beats;
+    wire  [3:0] limits$arcache;
+    wire  [3:0] limits$awcache;
     
     // Sub module instances
     npu_u65_256_core$dma$command$read read(
@@ -39558,33 +39540,22 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,base,size,qconfig,axi_limi
         .busy(read$busy),
         .issuing(read$issuing)
     );
-    npu_u65_256_core$dma$command$memtype_cache memtype_cache(
-        .memtype(memtype_cache$memtype),
-        .arcache(memtype_cache$arcache),
-        .awcache(memtype_cache$awcache)
+    npu_u65_256_core$dma$command$limits limits(
+        .counter(limits$counter),
+        .axi_limit(limits$axi_limit),
+        .max_beats(limits$max_beats),
+        .arcache(limits$arcache),
+        .awcache(limits$awcache)
     );
     
     // Update code
     always @(*) begin
         read$clock = clock;
         read$rst_n = rst_n;
-        select = ((32'h1) & 4'hf) << qconfig;
-        limit = 32'h0;
-        if (select[0]) begin
-            limit = axi_limit$0;
-        end
-        if (select[1]) begin
-            limit = axi_limit$1;
-        end
-        if (select[2]) begin
-            limit = axi_limit$2;
-        end
-        if (select[3]) begin
-            limit = axi_limit$3;
-        end
+        limits$counter = qconfig;
+        limits$axi_limit = axi_limit;
         read$counter = qconfig;
-        memtype_cache$memtype = ((limit >> memtype_lsb) & 4'hf);
-        read$cache = memtype_cache$arcache;
+        read$cache = limits$arcache;
         read$start = start;
         read$shape$base = base;
         read$shape$len = size;
@@ -39593,7 +39564,7 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,base,size,qconfig,axi_limi
         read$shape$row_skip = 32'h0;
         read$shape$plane_skip = 32'h0;
         read$shape$three_d = 1'b0;
-        read$shape$max_beats = ((limit >> max_beats_lsb) & 2'h3);
+        read$shape$max_beats = limits$max_beats;
         read$halt = halt;
         read$cancel = cancel;
         busy = read$busy;
@@ -39602,7 +39573,61 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,base,size,qconfig,axi_limi
 endmodule // npu_u65_256_core$dma$command
 
 
-module npu_u65_256_core$dma$command$memtype_cache(memtype,arcache,awcache);
+module npu_u65_256_core$dma$command$limits(counter,axi_limit,max_beats,arcache,awcache);
+    
+    // Module arguments
+    input wire  [1:0] counter;
+    input wire  [127:0] axi_limit;
+    output reg  [1:0] max_beats;
+    output reg  [3:0] arcache;
+    output reg  [3:0] awcache;
+    
+    // Constant declarations
+    localparam  max_beats_lsb = 5'b0;
+    localparam  memtype_lsb = 5'b100;
+    
+    // Stub signals
+    reg  [3:0] cache$memtype;
+    wire  [3:0] cache$arcache;
+    wire  [3:0] cache$awcache;
+    
+    // Local signals
+    reg  [3:0] counter_select;
+    reg  [31:0] limit;
+    
+    // Sub module instances
+    npu_u65_256_core$dma$command$limits$cache cache(
+        .memtype(cache$memtype),
+        .arcache(cache$arcache),
+        .awcache(cache$awcache)
+    );
+    
+    // Update code
+    always @(*) begin
+        counter_select = ((32'h1) & 4'hf) << counter;
+        limit = 32'h0;
+        if (counter_select[0]) begin
+            limit = axi_limit[(32'h20 * 0)+:(32)];
+        end
+        if (counter_select[1]) begin
+            limit = axi_limit[(32'h20 * 1)+:(32)];
+        end
+        if (counter_select[2]) begin
+            limit = axi_limit[(32'h20 * 2)+:(32)];
+        end
+        if (counter_select[3]) begin
+            limit = axi_limit[(32'h20 * 3)+:(32)];
+        end
+        max_beats = ((limit >> max_beats_lsb) & 2'h3);
+        cache$memtype = ((limit >> memtype_lsb) & 4'hf);
+        arcache = cache$arcache;
+        awcache = cache$awcache;
+    end
+    
+endmodule // npu_u65_256_core$dma$command$limits
+
+
+module npu_u65_256_core$dma$command$limits$cache(memtype,arcache,awcache);
     
     // Module arguments
     input wire  [3:0] memtype;
@@ -39619,7 +39644,7 @@ module npu_u65_256_core$dma$command$memtype_cache(memtype,arcache,awcache);
         end
     end
     
-endmodule // npu_u65_256_core$dma$command$memtype_cache
+endmodule // npu_u65_256_core$dma$command$limits$cache
 
 
 module npu_u65_256_core$dma$command$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,may_start,busy,issuing);
@@ -40926,6 +40951,10 @@ endmodule // npu_u65_256_core$dma$head
 
 
 
+
+
+
+
 module npu_u65_256_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,streams_issued,fills$valid,fills$data,fills$ready,filled,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,shram_ready,shram_write,shram_line,shram_data,shram_strobe,busy);
     
     // Module arguments
@@ -41615,47 +41644,31 @@ module npu_u65_256_core$dma$ifm$region_lookup(region,regioncfg,basep,axi_limit,b
     output reg  [3:0] arcache;
     output reg  [3:0] awcache;
     
-    // Constant declarations
-    localparam  max_beats_lsb = 5'b0;
-    localparam  memtype_lsb = 5'b100;
-    
     // Stub signals
-    reg  [3:0] cache$memtype;
-    wire  [3:0] cache$arcache;
-    wire  [3:0] cache$awcache;
+    reg  [1:0] limits$counter;
+    reg  [127:0] limits$axi_limit;
+    wire  [1:0] limits$max_beats;
+    wire  [3:0] limits$arcache;
+    wire  [3:0] limits$awcache;
     
     // Local signals
-    reg  [3:0] counter_select;
     reg  [7:0] region_select;
-    reg  [31:0] limit;
     reg  [31:0] base_low;
     reg  [31:0] base_high;
     
     // Sub module instances
-    npu_u65_256_core$dma$command$memtype_cache cache(
-        .memtype(cache$memtype),
-        .arcache(cache$arcache),
-        .awcache(cache$awcache)
+    npu_u65_256_core$dma$command$limits limits(
+        .counter(limits$counter),
+        .axi_limit(limits$axi_limit),
+        .max_beats(limits$max_beats),
+        .arcache(limits$arcache),
+        .awcache(limits$awcache)
     );
     
     // Update code
     always @(*) begin
         counter = ((regioncfg >> (((region) & 5'h1f) << 32'h1)) & 2'h3);
-        counter_select = ((32'h1) & 4'hf) << counter;
         region_select = ((32'h1) & 8'hff) << region;
-        limit = 32'h0;
-        if (counter_select[0]) begin
-            limit = axi_limit[(32'h20 * 0)+:(32)];
-        end
-        if (counter_select[1]) begin
-            limit = axi_limit[(32'h20 * 1)+:(32)];
-        end
-        if (counter_select[2]) begin
-            limit = axi_limit[(32'h20 * 2)+:(32)];
-        end
-        if (counter_select[3]) begin
-            limit = axi_limit[(32'h20 * 3)+:(32)];
-        end
         base_low = 32'h0;
         base_high = 32'h0;
         if (region_select[0]) begin
@@ -41691,13 +41704,16 @@ module npu_u65_256_core$dma$ifm$region_lookup(region,regioncfg,basep,axi_limit,b
             base_high = basep[(32'h40 * 7 + 32'h20)+:(32)];
         end
         base = ((base_low) & 40'hffffffffff) | (((base_high) & 40'hffffffffff) << 32'h20);
-        max_beats = ((limit >> max_beats_lsb) & 2'h3);
-        cache$memtype = ((limit >> memtype_lsb) & 4'hf);
-        arcache = cache$arcache;
-        awcache = cache$awcache;
+        limits$counter = counter;
+        limits$axi_limit = axi_limit;
+        max_beats = limits$max_beats;
+        arcache = limits$arcache;
+        awcache = limits$awcache;
     end
     
 endmodule // npu_u65_256_core$dma$ifm$region_lookup
+
+
 
 
 
@@ -44386,6 +44402,8 @@ endmodule // npu_u65_256_core$dma$ofm$bursts$words
 
 
 
+
+
 module npu_u65_256_core$dma$queue(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
     
     // Module arguments
@@ -45699,6 +45717,8 @@ endmodule // npu_u65_256_core$dma$scales$0
 
 
 
+
+
 module npu_u65_256_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt,requests$valid,requests$data,requests$ready,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,busy,issued);
     
     // Module arguments
@@ -45829,6 +45849,8 @@ module npu_u65_256_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
     end
     
 endmodule // npu_u65_256_core$dma$weights$0
+
+
 
 
 

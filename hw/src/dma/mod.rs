@@ -345,9 +345,6 @@ impl Logic for Dma {
         self.command.base.next = self.command_base.val();
         self.command.size.next = self.command_size.val();
         self.command.qconfig.next = self.qconfig.val();
-        for c in 0..4 {
-            self.command.axi_limit[c].next = self.axi_limit[c].val();
-        }
         self.stop_issue.next = self.halted.q.val() | self.quiesce.val();
         self.command.halt.next = self.stop_issue.val();
         self.command.cancel.next = self.command_cancel.val();
@@ -377,6 +374,7 @@ impl Logic for Dma {
         self.head.regioncfg.next = self.regioncfg.val();
         self.head.basep.next = self.basep_packed.val();
         self.head.axi_limit.next = self.axi_limit_packed.val();
+        self.command.axi_limit.next = self.axi_limit_packed.val();
         TransferShapeSource::join(&mut self.head.source, &mut self.mem2mem.source);
         TransferShapeSource::join(&mut self.head.destination, &mut self.mem2mem.destination);
         self.mem2mem.internal.next = self.head.internal.val();

@@ -7,7 +7,60 @@ use crate::arch_constants::field_lsb;
 use npu_arch::regs;
 use rust_hdl::prelude::*;
 
+/// An outstanding counter's AXI_LIMITn (TRM 4.2.14-17): its burst
+/// boundary and AxCACHE values (table 4-31).
 #[derive(LogicBlock)]
+pub struct CounterLimits {
+    /// Outstanding counter 0-3.
+    pub counter: Signal<In, Bits<2>>,
+    /// AXI_LIMIT0-3, register k in bits 32k..32k + 32.
+    pub axi_limit: Signal<In, Bits<128>>,
+    /// AXI_LIMITn.max_beats of the counter.
+    pub max_beats: Signal<Out, Bits<2>>,
+    pub arcache: Signal<Out, Bits<4>>,
+    pub awcache: Signal<Out, Bits<4>>,
+    max_beats_lsb: Constant<Bits<5>>,
+    memtype_lsb: Constant<Bits<5>>,
+    counter_select: Signal<Local, Bits<4>>,
+    limit: Signal<Local, Bits<32>>,
+    cache: MemtypeCache,
+}
+
+impl Default for CounterLimits {
+    fn default() -> Self {
+        Self {
+            counter: Default::default(),
+            axi_limit: Default::default(),
+            max_beats: Default::default(),
+            arcache: Default::default(),
+            awcache: Default::default(),
+            max_beats_lsb: field_lsb(&regs::AXI_LIMIT0, "max_beats"),
+            memtype_lsb: field_lsb(&regs::AXI_LIMIT0, "memtype"),
+            counter_select: Default::default(),
+            limit: Default::default(),
+            cache: Default::default(),
+        }
+    }
+}
+
+impl Logic for CounterLimits {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.counter_select.next = bits::<4>(1) << self.counter.val();
+        self.limit.next = 0.into();
+        for c in 0..4 {
+            if self.counter_select.val().get_bit(c) {
+                self.limit.next = self.axi_limit.val().get_bits::<32>(32 * c);
+            }
+        }
+        self.max_beats.next = bit_cast::<2, 32>(self.limit.val() >> self.max_beats_lsb.val());
+        self.cache.memtype.next = bit_cast::<4, 32>(self.limit.val() >> self.memtype_lsb.val());
+        self.arcache.next = self.cache.arcache.val();
+        self.awcache.next = self.cache.awcache.val();
+    }
+}
+
+#[derive(LogicBlock, Default)]
 pub struct RegionSelect {
     pub region: Signal<In, Bits<3>>,
     pub regioncfg: Signal<In, Bits<16>>,
@@ -23,38 +76,10 @@ pub struct RegionSelect {
     pub max_beats: Signal<Out, Bits<2>>,
     pub arcache: Signal<Out, Bits<4>>,
     pub awcache: Signal<Out, Bits<4>>,
-    max_beats_lsb: Constant<Bits<5>>,
-    memtype_lsb: Constant<Bits<5>>,
-    counter_select: Signal<Local, Bits<4>>,
     region_select: Signal<Local, Bits<8>>,
-    limit: Signal<Local, Bits<32>>,
     base_low: Signal<Local, Bits<32>>,
     base_high: Signal<Local, Bits<32>>,
-    cache: MemtypeCache,
-}
-
-impl Default for RegionSelect {
-    fn default() -> Self {
-        Self {
-            region: Default::default(),
-            regioncfg: Default::default(),
-            basep: Default::default(),
-            axi_limit: Default::default(),
-            base: Default::default(),
-            counter: Default::default(),
-            max_beats: Default::default(),
-            arcache: Default::default(),
-            awcache: Default::default(),
-            max_beats_lsb: field_lsb(&regs::AXI_LIMIT0, "max_beats"),
-            memtype_lsb: field_lsb(&regs::AXI_LIMIT0, "memtype"),
-            counter_select: Default::default(),
-            region_select: Default::default(),
-            limit: Default::default(),
-            base_low: Default::default(),
-            base_high: Default::default(),
-            cache: Default::default(),
-        }
-    }
+    limits: CounterLimits,
 }
 
 impl Logic for RegionSelect {
@@ -62,14 +87,7 @@ impl Logic for RegionSelect {
     fn update(&mut self) {
         self.counter.next =
             bit_cast::<2, 16>(self.regioncfg.val() >> (bit_cast::<5, 3>(self.region.val()) << 1));
-        self.counter_select.next = bits::<4>(1) << self.counter.val();
         self.region_select.next = bits::<8>(1) << self.region.val();
-        self.limit.next = 0.into();
-        for c in 0..4 {
-            if self.counter_select.val().get_bit(c) {
-                self.limit.next = self.axi_limit.val().get_bits::<32>(32 * c);
-            }
-        }
         self.base_low.next = 0.into();
         self.base_high.next = 0.into();
         for k in 0..8 {
@@ -80,9 +98,10 @@ impl Logic for RegionSelect {
         }
         self.base.next = bit_cast::<40, 32>(self.base_low.val())
             | (bit_cast::<40, 32>(self.base_high.val()) << 32);
-        self.max_beats.next = bit_cast::<2, 32>(self.limit.val() >> self.max_beats_lsb.val());
-        self.cache.memtype.next = bit_cast::<4, 32>(self.limit.val() >> self.memtype_lsb.val());
-        self.arcache.next = self.cache.arcache.val();
-        self.awcache.next = self.cache.awcache.val();
+        self.limits.counter.next = self.counter.val();
+        self.limits.axi_limit.next = self.axi_limit.val();
+        self.max_beats.next = self.limits.max_beats.val();
+        self.arcache.next = self.limits.arcache.val();
+        self.awcache.next = self.limits.awcache.val();
     }
 }
