@@ -2379,7 +2379,7 @@ module npu_u65_512_core$control$rules(clock,rst_n,code,param,state,allowed);
         if (~((activation_function == 32'h0) | (activation_function == tanh) | (activation_function == sigmoid) | lut) | ~((clip == clip_ofm) | (clip == clip_uint8) | (clip == clip_int8) | (clip == clip_int16)) | (ifm[(64'h37)+:(2)] > upscale_zeros) | (kernel[(64'h2d)+:(2)] > acc_s5_10) | (ofm[(64'h36)+:(2)] > ofm_round_max) | ifm_type$reserved | ofm_type$reserved) begin
             allowed = 1'b0;
         end
-        if ((pool & (kernel[(64'h2d)+:(2)] == acc_s5_10)) | ((max_pool | (average_pool & padded)) & (kernel[(64'h2d)+:(2)] == acc_int40))) begin
+        if ((~elementwise & (kernel[(64'h2d)+:(2)] == acc_s5_10)) | ((max_pool | (average_pool & padded)) & (kernel[(64'h2d)+:(2)] == acc_int40))) begin
             allowed = 1'b0;
         end
         if (~elementwise & ((kernel_stride$stride_x_m1 > stride_m1_max) | (kernel_stride$stride_y_m1 > stride_m1_max) | (kernel_stride$dilation_x & dilated_width_m1[32'h0]) | (kernel_stride$dilation_y & dilated_height_m1[32'h0]) | ((ifm[(64'h37)+:(2)] != 32'h0) & ((kernel_stride$stride_x_m1 | kernel_stride$stride_y_m1) != 32'h0)) | (window_rows$q <= padding_rows) | (window_columns$q <= padding_columns))) begin

@@ -36,9 +36,10 @@
 //! - Per-channel scaling: `acc + bias` wrapped to the accumulator width, then
 //!   `scale * 2^-shift` with the OFM rounding mode; TFL rounding is
 //!   TFLite's `MultiplyByQuantizedMultiplier` exactly ([`fixed::scale`]).
-//! - s5.10 accumulators (NPU_SET_ACC_FORMAT 2) are refused as not modelled:
-//!   the TRM names the format but not its rounding, summation order or
-//!   overflow (and Vela never selects it). Pooling and REDUCE_SUM with it,
+//! - s5.10 accumulators (NPU_SET_ACC_FORMAT 2) are refused
+//!   (STATUS.cmd_parse_error, as the RTL does): the TRM names the format but
+//!   not its rounding, summation order or overflow (and Vela never selects
+//!   it). Elementwise operations use no accumulators and ignore the format. Pooling and REDUCE_SUM with it,
 //!   and int40 with max pool or padded average pool, break TRM 4.8.2 tables
 //!   4-122/4-125.
 //! - Max pool and average pool with padding do not scale; a padded average

@@ -595,13 +595,17 @@ impl Op {
                 "TRM 4.8.2 tables 4-122 and 4-125 (pooling and REDUCE_SUM accumulators: int32, int40)",
                 "NPU_SET_ACC_FORMAT 2 (s5.10)",
             )),
+            // Elementwise operations use no accumulators (TRM 4.8.2 table
+            // 4-124 names none): the format is ignored, as the RTL does.
+            (_, K::Elementwise(_)) => Ok(()),
             // Tables 4-120 and 4-121 allow it for convolutions, but the TRM
-            // gives only its name, so no result of it can be bit-exact.
-            (AccFormat::FpS5_10, _) => Err(OpError::Unsupported(
+            // gives only its name, so this NPU refuses it rather than compute
+            // a result no reference can check.
+            (AccFormat::FpS5_10, _) => Err(OpError::NotImplemented(
                 "NPU_SET_ACC_FORMAT 2 (s5.10 floating-point accumulators): the TRM names the format \
                  (4.6.4, 4.8.1, 3.3.6.3 \"improves performance but impacts accuracy\") but not how \
                  products are rounded into it, the order they are summed in, overflow, or how the \
-                 output unit reads it"
+                 output unit reads it; Vela never selects it"
                     .into(),
             )),
             (AccFormat::Int40, K::Pool(PoolingMode::Max)) => Err(forbidden(

@@ -47,8 +47,13 @@ pub enum OpError {
     BadParam(String),
     #[error("weight stream: {0}")]
     Weights(String),
+    /// Beyond what the golden model can compute (a size limit of its own).
     #[error("not modelled: {0}")]
     Unsupported(String),
+    /// A command the TRM allows but leaves undefined, which this NPU
+    /// refuses (STATUS.cmd_parse_error) rather than guess at.
+    #[error("not implemented by this NPU: {0}")]
+    NotImplemented(String),
     /// The TRM makes the result UNPREDICTABLE (e.g. TRM 4.6.3: a DMA reading
     /// bytes an unfinished DMA writes); the job runner refuses such streams.
     #[error("UNPREDICTABLE by {rule}: {detail}")]
@@ -61,9 +66,10 @@ impl OpError {
     pub fn outcome(&self) -> Option<Outcome> {
         match self {
             OpError::OutOfRange { .. } => Some(Outcome::BusError),
-            OpError::BadParam(_) | OpError::Forbidden { .. } | OpError::Weights(_) => {
-                Some(Outcome::ParseError)
-            }
+            OpError::BadParam(_)
+            | OpError::Forbidden { .. }
+            | OpError::Weights(_)
+            | OpError::NotImplemented(_) => Some(Outcome::ParseError),
             OpError::ShramOutOfRange { .. }
             | OpError::Unsupported(_)
             | OpError::Unpredictable { .. } => None,

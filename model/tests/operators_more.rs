@@ -539,7 +539,9 @@ fn rounding_modes_and_accumulator_width() {
 /// NPU_SET_ACC_FORMAT per TRM 4.8.2: pooling and REDUCE_SUM accumulate in
 /// int32 or int40 (table 4-122: int40 only for average pool without
 /// padding; table 4-125), convolutions also in s5.10, which the TRM names but
-/// does not define, so the model refuses it rather than guess.
+/// does not define, so this NPU refuses it rather than guess (a parse error,
+/// with STATUS and QREAD, as the RTL). Elementwise operations use no
+/// accumulators and ignore the format.
 #[test]
 fn accumulator_formats_of_trm_4_8_2() {
     let ifm = Fm::new(1, 0, 4, 4, 8, DType::I8);
@@ -571,7 +573,7 @@ fn accumulator_formats_of_trm_4_8_2() {
             0,
             0,
             &i8_out,
-            Some("not modelled: NPU_SET_ACC_FORMAT 2 (s5.10"),
+            Some("not implemented by this NPU: NPU_SET_ACC_FORMAT 2 (s5.10"),
         ),
         (
             1,

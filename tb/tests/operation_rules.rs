@@ -112,6 +112,7 @@ fn forbidden_and_reserved_operations_stop_the_rtl_as_the_golden_model() {
     let conv = conv_base(ConvKind::Conv, I8, I8, [4, 4, 8], 3);
     let conv16 = conv_base(ConvKind::Conv, I16, I16, [4, 4, 8], 3);
     let conv32 = conv_base(ConvKind::Conv, I8, I32, [4, 4, 8], 3);
+    let depthwise = conv_base(ConvKind::Depthwise, I8, I8, [4, 4, 8], 3);
     let max_pool = conv_base(ConvKind::Pool(PoolingMode::Max), I8, I8, [4, 4, 8], 2);
     let avg_pool = conv_base(ConvKind::Pool(PoolingMode::Average), I8, I8, [4, 4, 8], 2);
     let reduce_sum = conv_base(
@@ -234,6 +235,21 @@ fn forbidden_and_reserved_operations_stop_the_rtl_as_the_golden_model() {
             "accumulator format 3",
             &conv,
             &[(O::NpuSetAccFormat, &[("acc_format", 3)])],
+        ),
+        (
+            "a convolution with s5.10 accumulators (not implemented)",
+            &conv,
+            &[(O::NpuSetAccFormat, &[("acc_format", 2)])],
+        ),
+        (
+            "a depthwise convolution with s5.10 accumulators (not implemented)",
+            &depthwise,
+            &[(O::NpuSetAccFormat, &[("acc_format", 2)])],
+        ),
+        (
+            "an average pool with s5.10 accumulators",
+            &avg_pool,
+            &[(O::NpuSetAccFormat, &[("acc_format", 2)])],
         ),
         (
             "OFM rounding mode 3",
@@ -459,4 +475,34 @@ fn forbidden_and_reserved_operations_stop_the_rtl_as_the_golden_model() {
         failures.len(),
         cases.len()
     );
+}
+
+/// Elementwise operations use no accumulators (TRM 4.8.2 table 4-124 names
+/// none), so NPU_SET_ACC_FORMAT, even s5.10, which convolutions refuse, does
+/// not stop one: both models run it to the same bytes.
+#[test]
+fn elementwise_operations_ignore_the_accumulator_format() {
+    let add = elementwise_base(E::Add, I8, I8);
+    let mut rtl = RtlBackend::default();
+    for acc_format in [1, 2] {
+        let job = edited(
+            &add,
+            &[(Opcode::NpuSetAccFormat, &[("acc_format", acc_format)])],
+        );
+        let golden = GoldenBackend::default()
+            .run(&job, &mut |_, _| {})
+            .unwrap_or_else(|e| panic!("acc_format {acc_format}: golden model: {e:#}"));
+        assert_eq!(
+            regs::STATUS.field("cmd_parse_error").get(golden.status),
+            0,
+            "acc_format {acc_format}: the golden model refuses an ADD ({})",
+            npu_model::job::describe_status(golden.status)
+        );
+        let run = rtl
+            .run(&job, &mut |_, _| {})
+            .unwrap_or_else(|e| panic!("acc_format {acc_format}: RTL: {e:#}"));
+        if let Some(d) = difference(&golden, &run) {
+            panic!("acc_format {acc_format}: {d}");
+        }
+    }
 }

@@ -433,8 +433,10 @@ impl Logic for OperationRules {
         {
             self.allowed.next = false;
         }
-        // Accumulators (tables 4-122, 4-125).
-        if (self.pool.val() & (self.kernel.val().acc_format == self.acc_s5_10.val()))
+        // Accumulators (tables 4-120 to 4-125): s5.10 is refused where
+        // accumulators are used (undefined beyond its name, so not
+        // implemented), int40 for max and padded average pools.
+        if (!self.elementwise.val() & (self.kernel.val().acc_format == self.acc_s5_10.val()))
             | ((self.max_pool.val() | (self.average_pool.val() & self.padded.val()))
                 & (self.kernel.val().acc_format == self.acc_int40.val()))
         {
