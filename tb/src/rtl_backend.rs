@@ -44,9 +44,41 @@ pub fn region_base(k: usize) -> u64 {
     (0x10 + k as u64) << 32
 }
 
-/// CLK cycles the AXI transactions still in flight when the NPU stops may
-/// take to complete.
+/// CLK cycles without a data beat on either port after which the work
+/// still outstanding when the NPU stopped counts as hung.
 const DRAIN_CYCLES: u64 = 100_000;
+
+/// Runs the bench until the work outstanding when the NPU stopped is done.
+/// A stop on an error cancels neither the kernel operations and DMA
+/// descriptors already queued nor the AXI transactions already issued (a
+/// command fetch ahead of a refused command): they complete, so the regions
+/// are read once the NPU is quiet. CLKQACTIVE says so once the driver has
+/// cleared the IRQ (TRM 3.3.4.2: high while any work is outstanding). A long
+/// convolution may take far more cycles than a fixed window, so the wait
+/// ends only when no beat moves for [`DRAIN_CYCLES`] (work a bus error
+/// halted, which waits for a reset), or after `max_cycles`.
+fn drain(tb: &mut NpuTb, max_cycles: u64) {
+    let beats = |tb: &NpuTb| {
+        AxiPort::ALL
+            .iter()
+            .map(|&p| {
+                let c = tb.axi_counters(p);
+                c.read_beats + c.write_beats
+            })
+            .sum::<u64>()
+    };
+    let (mut moved, mut last_move) = (beats(tb), 0);
+    for cycle in 0..max_cycles {
+        if (tb.axi_idle() && tb.get("CLKQACTIVE") == 0) || cycle - last_move >= DRAIN_CYCLES {
+            break;
+        }
+        tb.tick();
+        let now = beats(tb);
+        if now != moved {
+            (moved, last_move) = (now, cycle);
+        }
+    }
+}
 
 /// Address of the command stream.
 pub const COMMAND_STREAM_BASE: u64 = 0x20 << 32;
@@ -225,18 +257,9 @@ impl RtlBackend {
         }
         let result = driver::invoke_async(&mut tb, &inference)
             .and_then(|running| driver::wait_with_progress(&mut tb, running, progress));
-        // A stop on an error cancels neither the DMA descriptors already
-        // queued nor AXI transactions already issued (a command fetch ahead
-        // of a refused command): they complete, so the regions are read once
-        // the NPU is quiet. CLKQACTIVE says so once the driver has cleared
-        // the IRQ (TRM 3.3.4.2: high while any work is outstanding).
-        for _ in 0..DRAIN_CYCLES {
-            if tb.axi_idle() && tb.get("CLKQACTIVE") == 0 {
-                break;
-            }
-            tb.tick();
-        }
+        drain(&mut tb, self.max_cycles);
         let idle = tb.axi_idle();
+        let quiet = tb.get("CLKQACTIVE") == 0;
         let run = self.last.insert(tb);
         // An error the NPU reports in STATUS is the run's result.
         let (state, cycles) = match result {
@@ -246,6 +269,14 @@ impl RtlBackend {
         };
         if !idle {
             bail!("RTL run: AXI transactions still in flight after the NPU stopped ({state})");
+        }
+        // The regions would be read while an operation still writes them. (An
+        // error may leave work that never ends, halted until a reset.)
+        if !quiet && !state.has_error() {
+            bail!(
+                "RTL run: the NPU still has work outstanding (CLKQACTIVE high) after it stopped, \
+                 with no AXI data beat for {DRAIN_CYCLES} cycles ({state})"
+            );
         }
         let mut counters = BTreeMap::new();
         for port in AxiPort::ALL {
