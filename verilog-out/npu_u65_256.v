@@ -39500,11 +39500,13 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,base,size,qconfig,axi_limi
     wire  read$may_start;
     wire  read$busy;
     wire  read$issuing;
+    wire  [6:0] read$reserved_beats;
     reg  [1:0] limits$counter;
     reg  [127:0] limits$axi_limit;
     wire  [1:0] limits$max_beats;
     wire  [3:0] limits$arcache;
     wire  [3:0] limits$awcache;
+    wire  [12:0] limits$read_beats_in_flight;
     
     // Sub module instances
     npu_u65_256_core$dma$command$read read(
@@ -39538,14 +39540,16 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,base,size,qconfig,axi_limi
         .out$ready(beats$ready),
         .may_start(read$may_start),
         .busy(read$busy),
-        .issuing(read$issuing)
+        .issuing(read$issuing),
+        .reserved_beats(read$reserved_beats)
     );
     npu_u65_256_core$dma$command$limits limits(
         .counter(limits$counter),
         .axi_limit(limits$axi_limit),
         .max_beats(limits$max_beats),
         .arcache(limits$arcache),
-        .awcache(limits$awcache)
+        .awcache(limits$awcache),
+        .read_beats_in_flight(limits$read_beats_in_flight)
     );
     
     // Update code
@@ -39573,7 +39577,7 @@ module npu_u65_256_core$dma$command(clock,rst_n,start,base,size,qconfig,axi_limi
 endmodule // npu_u65_256_core$dma$command
 
 
-module npu_u65_256_core$dma$command$limits(counter,axi_limit,max_beats,arcache,awcache);
+module npu_u65_256_core$dma$command$limits(counter,axi_limit,max_beats,arcache,awcache,read_beats_in_flight);
     
     // Module arguments
     input wire  [1:0] counter;
@@ -39581,10 +39585,12 @@ module npu_u65_256_core$dma$command$limits(counter,axi_limit,max_beats,arcache,a
     output reg  [1:0] max_beats;
     output reg  [3:0] arcache;
     output reg  [3:0] awcache;
+    output reg  [12:0] read_beats_in_flight;
     
     // Constant declarations
     localparam  max_beats_lsb = 5'b0;
     localparam  memtype_lsb = 5'b100;
+    localparam  reads_lsb = 5'b10000;
     
     // Stub signals
     reg  [3:0] cache$memtype;
@@ -39619,6 +39625,7 @@ module npu_u65_256_core$dma$command$limits(counter,axi_limit,max_beats,arcache,a
             limit = axi_limit[(32'h20 * 3)+:(32)];
         end
         max_beats = ((limit >> max_beats_lsb) & 2'h3);
+        read_beats_in_flight = (((((limit >> reads_lsb) & 8'hff)) & 13'h1fff) + 32'h1) << (((max_beats) & 13'h1fff) + 32'h2);
         cache$memtype = ((limit >> memtype_lsb) & 4'hf);
         arcache = cache$arcache;
         awcache = cache$awcache;
@@ -39647,7 +39654,7 @@ module npu_u65_256_core$dma$command$limits$cache(memtype,arcache,awcache);
 endmodule // npu_u65_256_core$dma$command$limits$cache
 
 
-module npu_u65_256_core$dma$command$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,may_start,busy,issuing);
+module npu_u65_256_core$dma$command$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,may_start,busy,issuing,reserved_beats);
     
     // Module arguments
     input wire  clock;
@@ -39681,6 +39688,7 @@ module npu_u65_256_core$dma$command$read(clock,rst_n,start,shape$base,shape$len,
     output reg  may_start;
     output reg  busy;
     output reg  issuing;
+    output reg  [6:0] reserved_beats;
     
     // Constant declarations
     localparam  depth = 7'b1000000;
@@ -39911,6 +39919,7 @@ module npu_u65_256_core$dma$command$read(clock,rst_n,start,shape$base,shape$len,
         end
         busy = issue$busy | (reserved$q != 32'h0);
         issuing = issue$busy;
+        reserved_beats = reserved$q;
     end
     
 endmodule // npu_u65_256_core$dma$command$read
@@ -41017,6 +41026,7 @@ module npu_u65_256_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,strea
     wire  read$may_start;
     wire  read$busy;
     wire  read$issuing;
+    wire  [9:0] read$reserved_beats;
     reg  aligner$clock;
     reg  aligner$rst_n;
     reg  aligner$source$valid;
@@ -41127,7 +41137,8 @@ module npu_u65_256_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,strea
         .out$ready(read$out$ready),
         .may_start(read$may_start),
         .busy(read$busy),
-        .issuing(read$issuing)
+        .issuing(read$issuing),
+        .reserved_beats(read$reserved_beats)
     );
     npu_u65_256_core$dma$mem2mem$aligner aligner(
         .clock(aligner$clock),
@@ -41650,6 +41661,7 @@ module npu_u65_256_core$dma$ifm$region_lookup(region,regioncfg,basep,axi_limit,b
     wire  [1:0] limits$max_beats;
     wire  [3:0] limits$arcache;
     wire  [3:0] limits$awcache;
+    wire  [12:0] limits$read_beats_in_flight;
     
     // Local signals
     reg  [7:0] region_select;
@@ -41662,7 +41674,8 @@ module npu_u65_256_core$dma$ifm$region_lookup(region,regioncfg,basep,axi_limit,b
         .axi_limit(limits$axi_limit),
         .max_beats(limits$max_beats),
         .arcache(limits$arcache),
-        .awcache(limits$awcache)
+        .awcache(limits$awcache),
+        .read_beats_in_flight(limits$read_beats_in_flight)
     );
     
     // Update code
@@ -41798,6 +41811,7 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
     wire  read$may_start;
     wire  read$busy;
     wire  read$issuing;
+    wire  [9:0] read$reserved_beats;
     reg  aligner$clock;
     reg  aligner$rst_n;
     reg  aligner$source$valid;
@@ -41904,7 +41918,8 @@ module npu_u65_256_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         .out$ready(read$out$ready),
         .may_start(read$may_start),
         .busy(read$busy),
-        .issuing(read$issuing)
+        .issuing(read$issuing),
+        .reserved_beats(read$reserved_beats)
     );
     npu_u65_256_core$dma$mem2mem$aligner aligner(
         .clock(aligner$clock),
@@ -42229,7 +42244,7 @@ endmodule // npu_u65_256_core$dma$mem2mem$aligner
 
 
 
-module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,may_start,busy,issuing);
+module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,may_start,busy,issuing,reserved_beats);
     
     // Module arguments
     input wire  clock;
@@ -42263,6 +42278,7 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     output reg  may_start;
     output reg  busy;
     output reg  issuing;
+    output reg  [9:0] reserved_beats;
     
     // Constant declarations
     localparam  depth = 10'b1000000000;
@@ -42493,6 +42509,7 @@ module npu_u65_256_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         end
         busy = issue$busy | (reserved$q != 32'h0);
         issuing = issue$busy;
+        reserved_beats = reserved$q;
     end
     
 endmodule // npu_u65_256_core$dma$mem2mem$read
@@ -45551,6 +45568,16 @@ module npu_u65_256_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
     wire  channel$may_start;
     wire  channel$busy;
     wire  channel$issuing;
+    wire  [6:0] channel$reserved_beats;
+    reg  [1:0] reading_limits$counter;
+    reg  [127:0] reading_limits$axi_limit;
+    wire  [1:0] reading_limits$max_beats;
+    wire  [3:0] reading_limits$arcache;
+    wire  [3:0] reading_limits$awcache;
+    wire  [12:0] reading_limits$read_beats_in_flight;
+    
+    // Local signals
+    reg  read_ahead;
     
     // Sub module instances
     npu_u65_256_core$dma$ifm$region_lookup region_lookup(
@@ -45595,7 +45622,16 @@ module npu_u65_256_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
         .out$ready(out$ready),
         .may_start(channel$may_start),
         .busy(channel$busy),
-        .issuing(channel$issuing)
+        .issuing(channel$issuing),
+        .reserved_beats(channel$reserved_beats)
+    );
+    npu_u65_256_core$dma$command$limits reading_limits(
+        .counter(reading_limits$counter),
+        .axi_limit(reading_limits$axi_limit),
+        .max_beats(reading_limits$max_beats),
+        .arcache(reading_limits$arcache),
+        .awcache(reading_limits$awcache),
+        .read_beats_in_flight(reading_limits$read_beats_in_flight)
     );
     
     // Update code
@@ -45616,7 +45652,10 @@ module npu_u65_256_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
         channel$shape$max_beats = region_lookup$max_beats;
         channel$counter = region_lookup$counter;
         channel$cache = region_lookup$arcache;
-        channel$halt = halt;
+        reading_limits$counter = reads$counter;
+        reading_limits$axi_limit = axi_limit;
+        read_ahead = ((channel$reserved_beats) & 13'h1fff) + (((32'h4) & 13'h1fff) << reading_limits$max_beats) > reading_limits$read_beats_in_flight;
+        channel$halt = halt | read_ahead;
         channel$cancel = 1'b0;
         requests$ready = channel$may_start & ~halt;
         channel$start = requests$valid & requests$ready & (requests$data[(64'h2b)+:(32)] != 32'h0);
@@ -45625,6 +45664,10 @@ module npu_u65_256_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
     end
     
 endmodule // npu_u65_256_core$dma$scales$0
+
+
+
+
 
 
 
@@ -45775,6 +45818,16 @@ module npu_u65_256_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
     wire  channel$may_start;
     wire  channel$busy;
     wire  channel$issuing;
+    wire  [9:0] channel$reserved_beats;
+    reg  [1:0] reading_limits$counter;
+    reg  [127:0] reading_limits$axi_limit;
+    wire  [1:0] reading_limits$max_beats;
+    wire  [3:0] reading_limits$arcache;
+    wire  [3:0] reading_limits$awcache;
+    wire  [12:0] reading_limits$read_beats_in_flight;
+    
+    // Local signals
+    reg  read_ahead;
     
     // Sub module instances
     npu_u65_256_core$dma$ifm$region_lookup region_lookup(
@@ -45819,7 +45872,16 @@ module npu_u65_256_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
         .out$ready(out$ready),
         .may_start(channel$may_start),
         .busy(channel$busy),
-        .issuing(channel$issuing)
+        .issuing(channel$issuing),
+        .reserved_beats(channel$reserved_beats)
+    );
+    npu_u65_256_core$dma$command$limits reading_limits(
+        .counter(reading_limits$counter),
+        .axi_limit(reading_limits$axi_limit),
+        .max_beats(reading_limits$max_beats),
+        .arcache(reading_limits$arcache),
+        .awcache(reading_limits$awcache),
+        .read_beats_in_flight(reading_limits$read_beats_in_flight)
     );
     
     // Update code
@@ -45840,7 +45902,10 @@ module npu_u65_256_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
         channel$shape$max_beats = region_lookup$max_beats;
         channel$counter = region_lookup$counter;
         channel$cache = region_lookup$arcache;
-        channel$halt = halt;
+        reading_limits$counter = reads$counter;
+        reading_limits$axi_limit = axi_limit;
+        read_ahead = ((channel$reserved_beats) & 13'h1fff) + (((32'h4) & 13'h1fff) << reading_limits$max_beats) > reading_limits$read_beats_in_flight;
+        channel$halt = halt | read_ahead;
         channel$cancel = 1'b0;
         requests$ready = channel$may_start & ~halt;
         channel$start = requests$valid & requests$ready & (requests$data[(64'h2b)+:(32)] != 32'h0);
@@ -45849,6 +45914,10 @@ module npu_u65_256_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
     end
     
 endmodule // npu_u65_256_core$dma$weights$0
+
+
+
+
 
 
 

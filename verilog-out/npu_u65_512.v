@@ -41689,11 +41689,13 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,base,size,qconfig,axi_limi
     wire  read$may_start;
     wire  read$busy;
     wire  read$issuing;
+    wire  [6:0] read$reserved_beats;
     reg  [1:0] limits$counter;
     reg  [127:0] limits$axi_limit;
     wire  [1:0] limits$max_beats;
     wire  [3:0] limits$arcache;
     wire  [3:0] limits$awcache;
+    wire  [12:0] limits$read_beats_in_flight;
     
     // Sub module instances
     npu_u65_512_core$dma$command$read read(
@@ -41727,14 +41729,16 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,base,size,qconfig,axi_limi
         .out$ready(beats$ready),
         .may_start(read$may_start),
         .busy(read$busy),
-        .issuing(read$issuing)
+        .issuing(read$issuing),
+        .reserved_beats(read$reserved_beats)
     );
     npu_u65_512_core$dma$command$limits limits(
         .counter(limits$counter),
         .axi_limit(limits$axi_limit),
         .max_beats(limits$max_beats),
         .arcache(limits$arcache),
-        .awcache(limits$awcache)
+        .awcache(limits$awcache),
+        .read_beats_in_flight(limits$read_beats_in_flight)
     );
     
     // Update code
@@ -41762,7 +41766,7 @@ module npu_u65_512_core$dma$command(clock,rst_n,start,base,size,qconfig,axi_limi
 endmodule // npu_u65_512_core$dma$command
 
 
-module npu_u65_512_core$dma$command$limits(counter,axi_limit,max_beats,arcache,awcache);
+module npu_u65_512_core$dma$command$limits(counter,axi_limit,max_beats,arcache,awcache,read_beats_in_flight);
     
     // Module arguments
     input wire  [1:0] counter;
@@ -41770,10 +41774,12 @@ module npu_u65_512_core$dma$command$limits(counter,axi_limit,max_beats,arcache,a
     output reg  [1:0] max_beats;
     output reg  [3:0] arcache;
     output reg  [3:0] awcache;
+    output reg  [12:0] read_beats_in_flight;
     
     // Constant declarations
     localparam  max_beats_lsb = 5'b0;
     localparam  memtype_lsb = 5'b100;
+    localparam  reads_lsb = 5'b10000;
     
     // Stub signals
     reg  [3:0] cache$memtype;
@@ -41808,6 +41814,7 @@ module npu_u65_512_core$dma$command$limits(counter,axi_limit,max_beats,arcache,a
             limit = axi_limit[(32'h20 * 3)+:(32)];
         end
         max_beats = ((limit >> max_beats_lsb) & 2'h3);
+        read_beats_in_flight = (((((limit >> reads_lsb) & 8'hff)) & 13'h1fff) + 32'h1) << (((max_beats) & 13'h1fff) + 32'h2);
         cache$memtype = ((limit >> memtype_lsb) & 4'hf);
         arcache = cache$arcache;
         awcache = cache$awcache;
@@ -41836,7 +41843,7 @@ module npu_u65_512_core$dma$command$limits$cache(memtype,arcache,awcache);
 endmodule // npu_u65_512_core$dma$command$limits$cache
 
 
-module npu_u65_512_core$dma$command$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,may_start,busy,issuing);
+module npu_u65_512_core$dma$command$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,may_start,busy,issuing,reserved_beats);
     
     // Module arguments
     input wire  clock;
@@ -41870,6 +41877,7 @@ module npu_u65_512_core$dma$command$read(clock,rst_n,start,shape$base,shape$len,
     output reg  may_start;
     output reg  busy;
     output reg  issuing;
+    output reg  [6:0] reserved_beats;
     
     // Constant declarations
     localparam  depth = 7'b1000000;
@@ -42100,6 +42108,7 @@ module npu_u65_512_core$dma$command$read(clock,rst_n,start,shape$base,shape$len,
         end
         busy = issue$busy | (reserved$q != 32'h0);
         issuing = issue$busy;
+        reserved_beats = reserved$q;
     end
     
 endmodule // npu_u65_512_core$dma$command$read
@@ -43206,6 +43215,7 @@ module npu_u65_512_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,strea
     wire  read$may_start;
     wire  read$busy;
     wire  read$issuing;
+    wire  [9:0] read$reserved_beats;
     reg  aligner$clock;
     reg  aligner$rst_n;
     reg  aligner$source$valid;
@@ -43316,7 +43326,8 @@ module npu_u65_512_core$dma$ifm(clock,rst_n,regioncfg,basep,axi_limit,halt,strea
         .out$ready(read$out$ready),
         .may_start(read$may_start),
         .busy(read$busy),
-        .issuing(read$issuing)
+        .issuing(read$issuing),
+        .reserved_beats(read$reserved_beats)
     );
     npu_u65_512_core$dma$mem2mem$aligner aligner(
         .clock(aligner$clock),
@@ -43839,6 +43850,7 @@ module npu_u65_512_core$dma$ifm$region_lookup(region,regioncfg,basep,axi_limit,b
     wire  [1:0] limits$max_beats;
     wire  [3:0] limits$arcache;
     wire  [3:0] limits$awcache;
+    wire  [12:0] limits$read_beats_in_flight;
     
     // Local signals
     reg  [7:0] region_select;
@@ -43851,7 +43863,8 @@ module npu_u65_512_core$dma$ifm$region_lookup(region,regioncfg,basep,axi_limit,b
         .axi_limit(limits$axi_limit),
         .max_beats(limits$max_beats),
         .arcache(limits$arcache),
-        .awcache(limits$awcache)
+        .awcache(limits$awcache),
+        .read_beats_in_flight(limits$read_beats_in_flight)
     );
     
     // Update code
@@ -43987,6 +44000,7 @@ module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
     wire  read$may_start;
     wire  read$busy;
     wire  read$issuing;
+    wire  [9:0] read$reserved_beats;
     reg  aligner$clock;
     reg  aligner$rst_n;
     reg  aligner$source$valid;
@@ -44093,7 +44107,8 @@ module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         .out$ready(read$out$ready),
         .may_start(read$may_start),
         .busy(read$busy),
-        .issuing(read$issuing)
+        .issuing(read$issuing),
+        .reserved_beats(read$reserved_beats)
     );
     npu_u65_512_core$dma$mem2mem$aligner aligner(
         .clock(aligner$clock),
@@ -44418,7 +44433,7 @@ endmodule // npu_u65_512_core$dma$mem2mem$aligner
 
 
 
-module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,may_start,busy,issuing);
+module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,shape$rows,shape$planes,shape$row_skip,shape$plane_skip,shape$three_d,shape$max_beats,halt,cancel,counter,cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,out$valid,out$data,out$ready,may_start,busy,issuing,reserved_beats);
     
     // Module arguments
     input wire  clock;
@@ -44452,6 +44467,7 @@ module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
     output reg  may_start;
     output reg  busy;
     output reg  issuing;
+    output reg  [9:0] reserved_beats;
     
     // Constant declarations
     localparam  depth = 10'b1000000000;
@@ -44682,6 +44698,7 @@ module npu_u65_512_core$dma$mem2mem$read(clock,rst_n,start,shape$base,shape$len,
         end
         busy = issue$busy | (reserved$q != 32'h0);
         issuing = issue$busy;
+        reserved_beats = reserved$q;
     end
     
 endmodule // npu_u65_512_core$dma$mem2mem$read
@@ -47954,6 +47971,16 @@ module npu_u65_512_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
     wire  channel$may_start;
     wire  channel$busy;
     wire  channel$issuing;
+    wire  [6:0] channel$reserved_beats;
+    reg  [1:0] reading_limits$counter;
+    reg  [127:0] reading_limits$axi_limit;
+    wire  [1:0] reading_limits$max_beats;
+    wire  [3:0] reading_limits$arcache;
+    wire  [3:0] reading_limits$awcache;
+    wire  [12:0] reading_limits$read_beats_in_flight;
+    
+    // Local signals
+    reg  read_ahead;
     
     // Sub module instances
     npu_u65_512_core$dma$ifm$region_lookup region_lookup(
@@ -47998,7 +48025,16 @@ module npu_u65_512_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
         .out$ready(out$ready),
         .may_start(channel$may_start),
         .busy(channel$busy),
-        .issuing(channel$issuing)
+        .issuing(channel$issuing),
+        .reserved_beats(channel$reserved_beats)
+    );
+    npu_u65_512_core$dma$command$limits reading_limits(
+        .counter(reading_limits$counter),
+        .axi_limit(reading_limits$axi_limit),
+        .max_beats(reading_limits$max_beats),
+        .arcache(reading_limits$arcache),
+        .awcache(reading_limits$awcache),
+        .read_beats_in_flight(reading_limits$read_beats_in_flight)
     );
     
     // Update code
@@ -48019,7 +48055,10 @@ module npu_u65_512_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
         channel$shape$max_beats = region_lookup$max_beats;
         channel$counter = region_lookup$counter;
         channel$cache = region_lookup$arcache;
-        channel$halt = halt;
+        reading_limits$counter = reads$counter;
+        reading_limits$axi_limit = axi_limit;
+        read_ahead = ((channel$reserved_beats) & 13'h1fff) + (((32'h4) & 13'h1fff) << reading_limits$max_beats) > reading_limits$read_beats_in_flight;
+        channel$halt = halt | read_ahead;
         channel$cancel = 1'b0;
         requests$ready = channel$may_start & ~halt;
         channel$start = requests$valid & requests$ready & (requests$data[(64'h2b)+:(32)] != 32'h0);
@@ -48028,6 +48067,14 @@ module npu_u65_512_core$dma$scales$0(clock,rst_n,regioncfg,basep,axi_limit,halt,
     end
     
 endmodule // npu_u65_512_core$dma$scales$0
+
+
+
+
+
+
+
+
 
 
 
@@ -48270,6 +48317,16 @@ module npu_u65_512_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
     wire  channel$may_start;
     wire  channel$busy;
     wire  channel$issuing;
+    wire  [9:0] channel$reserved_beats;
+    reg  [1:0] reading_limits$counter;
+    reg  [127:0] reading_limits$axi_limit;
+    wire  [1:0] reading_limits$max_beats;
+    wire  [3:0] reading_limits$arcache;
+    wire  [3:0] reading_limits$awcache;
+    wire  [12:0] reading_limits$read_beats_in_flight;
+    
+    // Local signals
+    reg  read_ahead;
     
     // Sub module instances
     npu_u65_512_core$dma$ifm$region_lookup region_lookup(
@@ -48314,7 +48371,16 @@ module npu_u65_512_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
         .out$ready(out$ready),
         .may_start(channel$may_start),
         .busy(channel$busy),
-        .issuing(channel$issuing)
+        .issuing(channel$issuing),
+        .reserved_beats(channel$reserved_beats)
+    );
+    npu_u65_512_core$dma$command$limits reading_limits(
+        .counter(reading_limits$counter),
+        .axi_limit(reading_limits$axi_limit),
+        .max_beats(reading_limits$max_beats),
+        .arcache(reading_limits$arcache),
+        .awcache(reading_limits$awcache),
+        .read_beats_in_flight(reading_limits$read_beats_in_flight)
     );
     
     // Update code
@@ -48335,7 +48401,10 @@ module npu_u65_512_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
         channel$shape$max_beats = region_lookup$max_beats;
         channel$counter = region_lookup$counter;
         channel$cache = region_lookup$arcache;
-        channel$halt = halt;
+        reading_limits$counter = reads$counter;
+        reading_limits$axi_limit = axi_limit;
+        read_ahead = ((channel$reserved_beats) & 13'h1fff) + (((32'h4) & 13'h1fff) << reading_limits$max_beats) > reading_limits$read_beats_in_flight;
+        channel$halt = halt | read_ahead;
         channel$cancel = 1'b0;
         requests$ready = channel$may_start & ~halt;
         channel$start = requests$valid & requests$ready & (requests$data[(64'h2b)+:(32)] != 32'h0);
@@ -48344,6 +48413,14 @@ module npu_u65_512_core$dma$weights$0(clock,rst_n,regioncfg,basep,axi_limit,halt
     end
     
 endmodule // npu_u65_512_core$dma$weights$0
+
+
+
+
+
+
+
+
 
 
 

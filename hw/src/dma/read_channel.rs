@@ -39,7 +39,8 @@ pub struct ReadChannel<const N: usize, const C: usize> {
     /// Begin a transfer (only while `may_start`).
     pub start: Signal<In, Bit>,
     pub shape: TransferShape,
-    /// Request no more bursts (a bus error).
+    /// Request no bursts while high (a bus error; a stream reader that has
+    /// read as far ahead as it may).
     pub halt: Signal<In, Bit>,
     /// Abandon the transfer: request no more bursts and discard the data of
     /// those requested; `busy` falls when the last of it has arrived.
@@ -59,6 +60,9 @@ pub struct ReadChannel<const N: usize, const C: usize> {
     pub busy: Signal<Out, Bit>,
     /// Bursts remain to be requested.
     pub issuing: Signal<Out, Bit>,
+    /// Beats requested and not yet taken by the consumer: how far ahead of
+    /// it the channel reads.
+    pub reserved_beats: Signal<Out, Bits<C>>,
     depth: Constant<Bits<C>>,
     burst_beats: Signal<Local, Bits<C>>,
     /// A burst could be requested but for the outstanding limit.
@@ -94,6 +98,7 @@ impl<const N: usize, const C: usize> Default for ReadChannel<N, C> {
             may_start: Default::default(),
             busy: Default::default(),
             issuing: Default::default(),
+            reserved_beats: Default::default(),
             depth: Constant::new((1u64 << N).into()),
             burst_beats: Default::default(),
             burst_ready: Default::default(),
@@ -199,5 +204,6 @@ impl<const N: usize, const C: usize> Logic for ReadChannel<N, C> {
         }
         self.busy.next = self.issue.busy.val() | (self.reserved.q.val() != 0);
         self.issuing.next = self.issue.busy.val();
+        self.reserved_beats.next = self.reserved.q.val();
     }
 }

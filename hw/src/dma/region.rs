@@ -8,7 +8,8 @@ use npu_arch::regs;
 use rust_hdl::prelude::*;
 
 /// An outstanding counter's AXI_LIMITn (TRM 4.2.14-17): its burst
-/// boundary and AxCACHE values (table 4-31).
+/// boundary, AxCACHE values (table 4-31) and the read beats it may have in
+/// flight.
 #[derive(LogicBlock)]
 pub struct CounterLimits {
     /// Outstanding counter 0-3.
@@ -19,8 +20,12 @@ pub struct CounterLimits {
     pub max_beats: Signal<Out, Bits<2>>,
     pub arcache: Signal<Out, Bits<4>>,
     pub awcache: Signal<Out, Bits<4>>,
+    /// Beats of its most outstanding reads (max_outstanding_read_m1 + 1),
+    /// each a burst of the most max_beats allows (4 << max_beats beats).
+    pub read_beats_in_flight: Signal<Out, Bits<13>>,
     max_beats_lsb: Constant<Bits<5>>,
     memtype_lsb: Constant<Bits<5>>,
+    reads_lsb: Constant<Bits<5>>,
     counter_select: Signal<Local, Bits<4>>,
     limit: Signal<Local, Bits<32>>,
     cache: MemtypeCache,
@@ -34,8 +39,10 @@ impl Default for CounterLimits {
             max_beats: Default::default(),
             arcache: Default::default(),
             awcache: Default::default(),
+            read_beats_in_flight: Default::default(),
             max_beats_lsb: field_lsb(&regs::AXI_LIMIT0, "max_beats"),
             memtype_lsb: field_lsb(&regs::AXI_LIMIT0, "memtype"),
+            reads_lsb: field_lsb(&regs::AXI_LIMIT0, "max_outstanding_read_m1"),
             counter_select: Default::default(),
             limit: Default::default(),
             cache: Default::default(),
@@ -54,6 +61,9 @@ impl Logic for CounterLimits {
             }
         }
         self.max_beats.next = bit_cast::<2, 32>(self.limit.val() >> self.max_beats_lsb.val());
+        self.read_beats_in_flight.next =
+            (bit_cast::<13, 8>(bit_cast::<8, 32>(self.limit.val() >> self.reads_lsb.val())) + 1)
+                << (bit_cast::<13, 2>(self.max_beats.val()) + 2);
         self.cache.memtype.next = bit_cast::<4, 32>(self.limit.val() >> self.memtype_lsb.val());
         self.arcache.next = self.cache.arcache.val();
         self.awcache.next = self.cache.awcache.val();

@@ -2,10 +2,19 @@
 //! and scale/bias channels): each [`StreamRead`] is read in order, through
 //! the region's port and limits, and delivered as lane beats; the next
 //! stream's bursts are issued while this one's data arrives.
+//!
+//! A stream reads ahead of its consumer at most the beats its counter's
+//! AXI_LIMITn lets be in flight (its outstanding reads of its burst size),
+//! though its buffer may hold more: bursts read further ahead could not be
+//! in flight, only waiting in the buffer, and on a memory that answers a
+//! port's reads in order they would hold up the IFM blocks the MAC array
+//! waits for (the conv bench's u65-512 CONV1D depth-first 1x3, 0.83 of TRM
+//! table 4-128 with the whole 8 KB read ahead, 0.87 so). With 128-byte or
+//! 256-byte bursts the buffer's 8 KB are in flight behind a DRAM.
 
 use super::read_channel::ReadChannel;
 use super::reads::ReadClient;
-use super::region::RegionSelect;
+use super::region::{CounterLimits, RegionSelect};
 use super::requests::StreamRead;
 use crate::stream::{LaneBeat, StreamIn, StreamOut};
 use rust_hdl::prelude::*;
@@ -33,6 +42,10 @@ pub struct StreamReader<const N: usize, const C: usize> {
     pub issued: Signal<Out, Bit>,
     region_lookup: RegionSelect,
     channel: ReadChannel<N, C>,
+    /// The AXI_LIMITn of the transfer being read (the channel's counter).
+    reading_limits: CounterLimits,
+    /// The channel has read as far ahead as its counter can have in flight.
+    read_ahead: Signal<Local, Bit>,
 }
 
 impl<const N: usize, const C: usize> Logic for StreamReader<N, C> {
@@ -55,7 +68,12 @@ impl<const N: usize, const C: usize> Logic for StreamReader<N, C> {
         self.channel.shape.max_beats.next = self.region_lookup.max_beats.val();
         self.channel.counter.next = self.region_lookup.counter.val();
         self.channel.cache.next = self.region_lookup.arcache.val();
-        self.channel.halt.next = self.halt.val();
+        self.reading_limits.counter.next = self.reads.counter.val();
+        self.reading_limits.axi_limit.next = self.axi_limit.val();
+        self.read_ahead.next = bit_cast::<13, C>(self.channel.reserved_beats.val())
+            + (bits::<13>(4) << self.reading_limits.max_beats.val())
+            > self.reading_limits.read_beats_in_flight.val();
+        self.channel.halt.next = self.halt.val() | self.read_ahead.val();
         self.channel.cancel.next = false;
         // A stream's reads follow the last burst of the one before; an
         // empty one is taken and reads nothing.
