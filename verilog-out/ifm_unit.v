@@ -32,6 +32,7 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
     reg  [11:0] banks$0$write_address;
     reg  [127:0] banks$0$write_data;
     reg  [15:0] banks$0$write_strobe;
+    reg  banks$0$write_clear;
     reg  [3:0] banks$0$read_enable;
     reg  [51:0] banks$0$read_address;
     wire  [511:0] banks$0$read_data;
@@ -40,6 +41,7 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
     reg  [11:0] banks$1$write_address;
     reg  [127:0] banks$1$write_data;
     reg  [15:0] banks$1$write_strobe;
+    reg  banks$1$write_clear;
     reg  [3:0] banks$1$read_enable;
     reg  [51:0] banks$1$read_address;
     wire  [511:0] banks$1$read_data;
@@ -68,6 +70,7 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
         .write_address(banks$0$write_address),
         .write_data(banks$0$write_data),
         .write_strobe(banks$0$write_strobe),
+        .write_clear(banks$0$write_clear),
         .read_enable(banks$0$read_enable),
         .read_address(banks$0$read_address),
         .read_data(banks$0$read_data)
@@ -78,6 +81,7 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
         .write_address(banks$1$write_address),
         .write_data(banks$1$write_data),
         .write_strobe(banks$1$write_strobe),
+        .write_clear(banks$1$write_clear),
         .read_enable(banks$1$read_enable),
         .read_address(banks$1$read_address),
         .read_data(banks$1$read_data)
@@ -94,6 +98,7 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
         banks$0$write_address = writes$data[(64'h0)+:(12)];
         banks$0$write_data = writes$data[(64'hc)+:(128)];
         banks$0$write_strobe = ((32'hffff) & 16'hffff);
+        banks$0$write_clear = 1'b0;
         banks$0$read_enable = unit$bank_reads$0$enable;
         banks$0$read_address = unit$bank_reads$0$address;
         unit$bank_reads$0$data = banks$0$read_data;
@@ -102,6 +107,7 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
         banks$1$write_address = writes$data[(64'h0)+:(12)];
         banks$1$write_data = writes$data[(64'hc)+:(128)];
         banks$1$write_strobe = ((32'hffff) & 16'hffff);
+        banks$1$write_clear = 1'b0;
         banks$1$read_enable = unit$bank_reads$1$enable;
         banks$1$read_address = unit$bank_reads$1$address;
         unit$bank_reads$1$data = banks$1$read_data;
@@ -110,7 +116,7 @@ module ifm_unit_core(clock,rst_n,settings,requests$valid,requests$data,requests$
 endmodule // ifm_unit_core
 
 
-module ifm_unit_core$banks$0(clock,write_enable,write_address,write_data,write_strobe,read_enable,read_address,read_data);
+module ifm_unit_core$banks$0(clock,write_enable,write_address,write_data,write_strobe,write_clear,read_enable,read_address,read_data);
     
     // Module arguments
     input wire  clock;
@@ -118,6 +124,7 @@ module ifm_unit_core$banks$0(clock,write_enable,write_address,write_data,write_s
     input wire  [11:0] write_address;
     input wire  [127:0] write_data;
     input wire  [15:0] write_strobe;
+    input wire  write_clear;
     input wire  [3:0] read_enable;
     input wire  [51:0] read_address;
     output reg  [511:0] read_data;
@@ -125,8 +132,11 @@ module ifm_unit_core$banks$0(clock,write_enable,write_address,write_data,write_s
     // Update code (custom)
     reg [127:0] lines [0:3071] /*verilator public_flat_rw*/;
     wire [127:0] strobe_mask = {{8{write_strobe[15]}}, {8{write_strobe[14]}}, {8{write_strobe[13]}}, {8{write_strobe[12]}}, {8{write_strobe[11]}}, {8{write_strobe[10]}}, {8{write_strobe[9]}}, {8{write_strobe[8]}}, {8{write_strobe[7]}}, {8{write_strobe[6]}}, {8{write_strobe[5]}}, {8{write_strobe[4]}}, {8{write_strobe[3]}}, {8{write_strobe[2]}}, {8{write_strobe[1]}}, {8{write_strobe[0]}}};
+    integer way;
     always @(posedge clock) begin
-       if (write_enable)
+       if (write_enable & write_clear)
+          for (way = 0; way < 8; way = way + 1) lines[{write_address[11:3], way[2:0]}] <= 128'h0;
+       else if (write_enable)
           lines[write_address] <= (lines[write_address] & ~strobe_mask) | (write_data & strobe_mask);
     end
     wire [13:0] low_line_0 = (read_address[0 +: 13] + 1) >> 1;

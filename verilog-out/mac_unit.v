@@ -42,6 +42,7 @@ module mac_unit_core(clock,rst_n,operands$valid,operands$data,operands$ready,sli
     reg  acc_buffer$write_enable;
     reg  [8:0] acc_buffer$write_address;
     reg  [1279:0] acc_buffer$write_data;
+    reg  acc_buffer$write_clear;
     reg  acc_buffer$rmw_read_enable;
     reg  [8:0] acc_buffer$rmw_read_address;
     wire  [1279:0] acc_buffer$rmw_read_data;
@@ -56,10 +57,10 @@ module mac_unit_core(clock,rst_n,operands$valid,operands$data,operands$ready,sli
     reg  clear_active$rst_n;
     reg  clear_active$d;
     wire  clear_active$q;
-    reg  clear_address$clock;
-    reg  clear_address$rst_n;
-    reg  [8:0] clear_address$d;
-    wire  [8:0] clear_address$q;
+    reg  clear_group$clock;
+    reg  clear_group$rst_n;
+    reg  [7:0] clear_group$d;
+    wire  [7:0] clear_group$q;
     
     // Local signals
     reg  readout_take;
@@ -92,6 +93,7 @@ module mac_unit_core(clock,rst_n,operands$valid,operands$data,operands$ready,sli
         .write_enable(acc_buffer$write_enable),
         .write_address(acc_buffer$write_address),
         .write_data(acc_buffer$write_data),
+        .write_clear(acc_buffer$write_clear),
         .rmw_read_enable(acc_buffer$rmw_read_enable),
         .rmw_read_address(acc_buffer$rmw_read_address),
         .rmw_read_data(acc_buffer$rmw_read_data),
@@ -111,24 +113,24 @@ module mac_unit_core(clock,rst_n,operands$valid,operands$data,operands$ready,sli
         .d(clear_active$d),
         .q(clear_active$q)
     );
-    mac_unit_core$adder_array$forward_address clear_address(
-        .clock(clear_address$clock),
-        .rst_n(clear_address$rst_n),
-        .d(clear_address$d),
-        .q(clear_address$q)
+    mac_unit_core$clear_group clear_group(
+        .clock(clear_group$clock),
+        .rst_n(clear_group$rst_n),
+        .d(clear_group$d),
+        .q(clear_group$q)
     );
     
     // Update code
     always @(*) begin
         result_held$clock = clock;
         clear_active$clock = clock;
-        clear_address$clock = clock;
+        clear_group$clock = clock;
         result_held$d = result_held$q;
         clear_active$d = clear_active$q;
-        clear_address$d = clear_address$q;
+        clear_group$d = clear_group$q;
         result_held$rst_n = rst_n;
         clear_active$rst_n = rst_n;
-        clear_address$rst_n = rst_n;
+        clear_group$rst_n = rst_n;
         dot_units$clock = clock;
         dot_units$rst_n = rst_n;
         adder_array$clock = clock;
@@ -144,18 +146,18 @@ module mac_unit_core(clock,rst_n,operands$valid,operands$data,operands$ready,sli
         acc_buffer$write_address = adder_array$write_address;
         acc_buffer$write_data = adder_array$write_data;
         slice_done = adder_array$slice_done;
+        acc_buffer$write_clear = clear_active$q;
         if (clear_active$q) begin
             acc_buffer$write_enable = 1'b1;
-            acc_buffer$write_address = clear_address$q;
-            acc_buffer$write_data = 32'h0;
-            clear_address$d = clear_address$q + 32'h1;
-            if (&clear_address$q) begin
+            acc_buffer$write_address = ((clear_group$q) & 9'h1ff) << 32'h1;
+            clear_group$d = clear_group$q + 32'h1;
+            if (&clear_group$q) begin
                 clear_active$d = 1'b0;
             end
         end
         if (clear) begin
             clear_active$d = 1'b1;
-            clear_address$d = 32'h0;
+            clear_group$d = 32'h0;
         end
         clearing = clear_active$q;
         readout$ready = ~result_held$q | results$ready;
@@ -178,13 +180,14 @@ module mac_unit_core(clock,rst_n,operands$valid,operands$data,operands$ready,sli
 endmodule // mac_unit_core
 
 
-module mac_unit_core$acc_buffer(clock,write_enable,write_address,write_data,rmw_read_enable,rmw_read_address,rmw_read_data,readout_read_enable,readout_read_address,readout_read_data);
+module mac_unit_core$acc_buffer(clock,write_enable,write_address,write_data,write_clear,rmw_read_enable,rmw_read_address,rmw_read_data,readout_read_enable,readout_read_address,readout_read_data);
     
     // Module arguments
     input wire  clock;
     input wire  write_enable;
     input wire  [8:0] write_address;
     input wire  [1279:0] write_data;
+    input wire  write_clear;
     input wire  rmw_read_enable;
     input wire  [8:0] rmw_read_address;
     output reg  [1279:0] rmw_read_data;
@@ -194,8 +197,11 @@ module mac_unit_core$acc_buffer(clock,write_enable,write_address,write_data,rmw_
     
     // Update code (custom)
     reg [1279:0] words [0:511] /*verilator public_flat_rw*/;
+    integer way;
     always @(posedge clock) begin
-       if (write_enable) words[write_address] <= write_data;
+       if (write_enable & write_clear)
+          for (way = 0; way < 2; way = way + 1) words[{write_address[8:1], way[0:0]}] <= 1280'h0;
+       else if (write_enable) words[write_address] <= write_data;
        if (rmw_read_enable) rmw_read_data <= words[rmw_read_address];
        if (readout_read_enable) readout_read_data <= words[readout_read_address];
     end
@@ -1756,6 +1762,23 @@ endmodule // mac_unit_core$adder_array$low_bytes
 
 
 
+module mac_unit_core$clear_group(clock,rst_n,d,q);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  [7:0] d;
+    output reg  [7:0] q;
+    
+    // Constant declarations
+    localparam  init = 8'h0;
+    
+    // Update code (custom)
+    always @(posedge clock or negedge rst_n) begin
+       if (!rst_n) q <= init;
+       else q <= d;
+    end
+endmodule // mac_unit_core$clear_group
 
 
 module mac_unit_core$dot_units(clock,rst_n,operands$valid,operands$data,operands$ready,sums$valid,sums$data,sums$ready);

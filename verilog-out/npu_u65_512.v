@@ -304,7 +304,7 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     wire  [3:0] datapath$shram_reads$1$enable;
     wire  [51:0] datapath$shram_reads$1$address;
     reg  [511:0] datapath$shram_reads$1$data;
-    reg  [152:0] datapath$lut_write;
+    reg  [153:0] datapath$lut_write;
     reg  datapath$clear;
     wire  datapath$clearing;
     wire  datapath$fault;
@@ -432,7 +432,7 @@ module npu_u65_512_core(CLK,nRESET,PORPL,PORSL,IRQ,CLKQACTIVE,CLKQREQn,CLKQACCEP
     reg  [3:0] shram$reads$1$enable;
     reg  [51:0] shram$reads$1$address;
     wire  [511:0] shram$reads$1$data;
-    wire  [152:0] shram$lut_write;
+    wire  [153:0] shram$lut_write;
     
     // Local signals
     reg  busy;
@@ -2685,7 +2685,7 @@ module npu_u65_512_core$control$run(clock,rst_n,cmd_write,queue_write,wdata,qsiz
             irq_history$d = irq_history$q | irq_mask;
             irq_raised$d = 1'b1;
         end
-        if (end_of_stream) begin
+        if (end_of_stream | stop) begin
             end_reached$d = 1'b1;
         end
         if (refused) begin
@@ -3517,7 +3517,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     output wire  [3:0] shram_reads$1$enable;
     output wire  [51:0] shram_reads$1$address;
     input wire  [511:0] shram_reads$1$data;
-    input wire  [152:0] lut_write;
+    input wire  [153:0] lut_write;
     input wire  clear;
     output reg  clearing;
     output reg  fault;
@@ -3884,7 +3884,7 @@ module npu_u65_512_core$datapath(clock,rst_n,operations$valid,operations$data,op
     reg  output_stage$parallel;
     reg  output_stage$elementwise;
     reg  output_stage$paired_elementwise;
-    reg  [152:0] output_stage$lut_write;
+    reg  [153:0] output_stage$lut_write;
     wire  output_stage$results$valid;
     wire  [577:0] output_stage$results$data;
     reg  output_stage$results$ready;
@@ -6448,6 +6448,7 @@ module npu_u65_512_core$datapath$cores$0$mac(clock,rst_n,operands$valid,operands
     reg  acc_buffer$write_enable;
     reg  [8:0] acc_buffer$write_address;
     reg  [1279:0] acc_buffer$write_data;
+    reg  acc_buffer$write_clear;
     reg  acc_buffer$rmw_read_enable;
     reg  [8:0] acc_buffer$rmw_read_address;
     wire  [1279:0] acc_buffer$rmw_read_data;
@@ -6462,10 +6463,10 @@ module npu_u65_512_core$datapath$cores$0$mac(clock,rst_n,operands$valid,operands
     reg  clear_active$rst_n;
     reg  clear_active$d;
     wire  clear_active$q;
-    reg  clear_address$clock;
-    reg  clear_address$rst_n;
-    reg  [8:0] clear_address$d;
-    wire  [8:0] clear_address$q;
+    reg  clear_group$clock;
+    reg  clear_group$rst_n;
+    reg  [7:0] clear_group$d;
+    wire  [7:0] clear_group$q;
     
     // Local signals
     reg  readout_take;
@@ -6498,6 +6499,7 @@ module npu_u65_512_core$datapath$cores$0$mac(clock,rst_n,operands$valid,operands
         .write_enable(acc_buffer$write_enable),
         .write_address(acc_buffer$write_address),
         .write_data(acc_buffer$write_data),
+        .write_clear(acc_buffer$write_clear),
         .rmw_read_enable(acc_buffer$rmw_read_enable),
         .rmw_read_address(acc_buffer$rmw_read_address),
         .rmw_read_data(acc_buffer$rmw_read_data),
@@ -6517,24 +6519,24 @@ module npu_u65_512_core$datapath$cores$0$mac(clock,rst_n,operands$valid,operands
         .d(clear_active$d),
         .q(clear_active$q)
     );
-    npu_u65_512_core$datapath$traversal$beat_walker$word clear_address(
-        .clock(clear_address$clock),
-        .rst_n(clear_address$rst_n),
-        .d(clear_address$d),
-        .q(clear_address$q)
+    npu_u65_512_core$datapath$cores$0$weight_decoder$window$lag clear_group(
+        .clock(clear_group$clock),
+        .rst_n(clear_group$rst_n),
+        .d(clear_group$d),
+        .q(clear_group$q)
     );
     
     // Update code
     always @(*) begin
         result_held$clock = clock;
         clear_active$clock = clock;
-        clear_address$clock = clock;
+        clear_group$clock = clock;
         result_held$d = result_held$q;
         clear_active$d = clear_active$q;
-        clear_address$d = clear_address$q;
+        clear_group$d = clear_group$q;
         result_held$rst_n = rst_n;
         clear_active$rst_n = rst_n;
-        clear_address$rst_n = rst_n;
+        clear_group$rst_n = rst_n;
         dot_units$clock = clock;
         dot_units$rst_n = rst_n;
         adder_array$clock = clock;
@@ -6550,18 +6552,18 @@ module npu_u65_512_core$datapath$cores$0$mac(clock,rst_n,operands$valid,operands
         acc_buffer$write_address = adder_array$write_address;
         acc_buffer$write_data = adder_array$write_data;
         slice_done = adder_array$slice_done;
+        acc_buffer$write_clear = clear_active$q;
         if (clear_active$q) begin
             acc_buffer$write_enable = 1'b1;
-            acc_buffer$write_address = clear_address$q;
-            acc_buffer$write_data = 32'h0;
-            clear_address$d = clear_address$q + 32'h1;
-            if (&clear_address$q) begin
+            acc_buffer$write_address = ((clear_group$q) & 9'h1ff) << 32'h1;
+            clear_group$d = clear_group$q + 32'h1;
+            if (&clear_group$q) begin
                 clear_active$d = 1'b0;
             end
         end
         if (clear) begin
             clear_active$d = 1'b1;
-            clear_address$d = 32'h0;
+            clear_group$d = 32'h0;
         end
         clearing = clear_active$q;
         readout$ready = ~result_held$q | results$ready;
@@ -6584,13 +6586,14 @@ module npu_u65_512_core$datapath$cores$0$mac(clock,rst_n,operands$valid,operands
 endmodule // npu_u65_512_core$datapath$cores$0$mac
 
 
-module npu_u65_512_core$datapath$cores$0$mac$acc_buffer(clock,write_enable,write_address,write_data,rmw_read_enable,rmw_read_address,rmw_read_data,readout_read_enable,readout_read_address,readout_read_data);
+module npu_u65_512_core$datapath$cores$0$mac$acc_buffer(clock,write_enable,write_address,write_data,write_clear,rmw_read_enable,rmw_read_address,rmw_read_data,readout_read_enable,readout_read_address,readout_read_data);
     
     // Module arguments
     input wire  clock;
     input wire  write_enable;
     input wire  [8:0] write_address;
     input wire  [1279:0] write_data;
+    input wire  write_clear;
     input wire  rmw_read_enable;
     input wire  [8:0] rmw_read_address;
     output reg  [1279:0] rmw_read_data;
@@ -6600,8 +6603,11 @@ module npu_u65_512_core$datapath$cores$0$mac$acc_buffer(clock,write_enable,write
     
     // Update code (custom)
     reg [1279:0] words [0:511] /*verilator public_flat_rw*/;
+    integer way;
     always @(posedge clock) begin
-       if (write_enable) words[write_address] <= write_data;
+       if (write_enable & write_clear)
+          for (way = 0; way < 2; way = way + 1) words[{write_address[8:1], way[0:0]}] <= 1280'h0;
+       else if (write_enable) words[write_address] <= write_data;
        if (rmw_read_enable) rmw_read_data <= words[rmw_read_address];
        if (readout_read_enable) readout_read_data <= words[readout_read_address];
     end
@@ -30427,7 +30433,7 @@ module npu_u65_512_core$datapath$output_stage(clock,rst_n,words$valid,words$data
     input wire  parallel;
     input wire  elementwise;
     input wire  paired_elementwise;
-    input wire  [152:0] lut_write;
+    input wire  [153:0] lut_write;
     output reg  results$valid;
     output reg  [577:0] results$data;
     input wire  results$ready;
@@ -30467,7 +30473,7 @@ module npu_u65_512_core$datapath$output_stage(clock,rst_n,words$valid,words$data
     wire  output_units$0$results$valid;
     wire  [263:0] output_units$0$results$data;
     reg  output_units$0$results$ready;
-    reg  [152:0] output_units$0$lut_write;
+    reg  [153:0] output_units$0$lut_write;
     reg  output_units$1$clock;
     reg  output_units$1$rst_n;
     reg  [179:0] output_units$1$settings;
@@ -30477,7 +30483,7 @@ module npu_u65_512_core$datapath$output_stage(clock,rst_n,words$valid,words$data
     wire  output_units$1$results$valid;
     wire  [263:0] output_units$1$results$data;
     reg  output_units$1$results$ready;
-    reg  [152:0] output_units$1$lut_write;
+    reg  [153:0] output_units$1$lut_write;
     reg  output_tags$clock;
     reg  output_tags$rst_n;
     reg  output_tags$tail$valid;
@@ -30901,7 +30907,7 @@ module npu_u65_512_core$datapath$output_stage$output_units$0(clock,rst_n,setting
     output reg  results$valid;
     output reg  [263:0] results$data;
     input wire  results$ready;
-    input wire  [152:0] lut_write;
+    input wire  [153:0] lut_write;
     
     // Stub signals
     reg  decoder$clock;
@@ -30967,7 +30973,7 @@ module npu_u65_512_core$datapath$output_stage$output_units$0(clock,rst_n,setting
     wire  [158:0] activation$values_control;
     wire  activation$valid;
     reg  activation$next_ready;
-    reg  [152:0] activation$lut_write;
+    reg  [153:0] activation$lut_write;
     reg  finisher$clock;
     reg  finisher$rst_n;
     reg  [271:0] finisher$scaled;
@@ -31431,7 +31437,7 @@ module npu_u65_512_core$datapath$output_stage$output_units$0$activation(clock,rs
     output reg  [158:0] values_control;
     output reg  valid;
     input wire  next_ready;
-    input wire  [152:0] lut_write;
+    input wire  [153:0] lut_write;
     
     // Constant declarations
     localparam  sign_35 = 35'h400000000;
@@ -31452,6 +31458,7 @@ module npu_u65_512_core$datapath$output_stage$output_units$0$activation(clock,rs
     reg  [6:0] luts$0$write_line;
     reg  [127:0] luts$0$write_data;
     reg  [15:0] luts$0$write_strobe;
+    reg  luts$0$write_clear;
     reg  luts$0$read_enable;
     reg  [6:0] luts$0$read_line;
     wire  [127:0] luts$0$read_data;
@@ -31460,6 +31467,7 @@ module npu_u65_512_core$datapath$output_stage$output_units$0$activation(clock,rs
     reg  [6:0] luts$1$write_line;
     reg  [127:0] luts$1$write_data;
     reg  [15:0] luts$1$write_strobe;
+    reg  luts$1$write_clear;
     reg  luts$1$read_enable;
     reg  [6:0] luts$1$read_line;
     wire  [127:0] luts$1$read_data;
@@ -31576,6 +31584,7 @@ module npu_u65_512_core$datapath$output_stage$output_units$0$activation(clock,rs
         .write_line(luts$0$write_line),
         .write_data(luts$0$write_data),
         .write_strobe(luts$0$write_strobe),
+        .write_clear(luts$0$write_clear),
         .read_enable(luts$0$read_enable),
         .read_line(luts$0$read_line),
         .read_data(luts$0$read_data)
@@ -31586,6 +31595,7 @@ module npu_u65_512_core$datapath$output_stage$output_units$0$activation(clock,rs
         .write_line(luts$1$write_line),
         .write_data(luts$1$write_data),
         .write_strobe(luts$1$write_strobe),
+        .write_clear(luts$1$write_clear),
         .read_enable(luts$1$read_enable),
         .read_line(luts$1$read_line),
         .read_data(luts$1$read_data)
@@ -31867,6 +31877,7 @@ module npu_u65_512_core$datapath$output_stage$output_units$0$activation(clock,rs
         luts$0$write_line = lut_write[(64'h2)+:(7)];
         luts$0$write_data = lut_write[(64'h9)+:(128)];
         luts$0$write_strobe = lut_write[(64'h89)+:(16)];
+        luts$0$write_clear = lut_write[(64'h99)+:(1)];
         luts$0$read_enable = issue & beat[(64'h75)+:(1)] & lut_select[0];
         luts$0$read_line = address[(32'h4)+:(7)];
         luts$1$clock = clock;
@@ -31874,6 +31885,7 @@ module npu_u65_512_core$datapath$output_stage$output_units$0$activation(clock,rs
         luts$1$write_line = lut_write[(64'h2)+:(7)];
         luts$1$write_data = lut_write[(64'h9)+:(128)];
         luts$1$write_strobe = lut_write[(64'h89)+:(16)];
+        luts$1$write_clear = lut_write[(64'h99)+:(1)];
         luts$1$read_enable = issue & beat[(64'h75)+:(1)] & lut_select[1];
         luts$1$read_line = address[(32'h4)+:(7)];
         if (issue) begin
@@ -32118,7 +32130,7 @@ module npu_u65_512_core$datapath$output_stage$output_units$0$activation$lane_res
 endmodule // npu_u65_512_core$datapath$output_stage$output_units$0$activation$lane_result
 
 
-module npu_u65_512_core$datapath$output_stage$output_units$0$activation$luts$0(clock,write_enable,write_line,write_data,write_strobe,read_enable,read_line,read_data);
+module npu_u65_512_core$datapath$output_stage$output_units$0$activation$luts$0(clock,write_enable,write_line,write_data,write_strobe,write_clear,read_enable,read_line,read_data);
     
     // Module arguments
     input wire  clock;
@@ -32126,15 +32138,19 @@ module npu_u65_512_core$datapath$output_stage$output_units$0$activation$luts$0(c
     input wire  [6:0] write_line;
     input wire  [127:0] write_data;
     input wire  [15:0] write_strobe;
+    input wire  write_clear;
     input wire  read_enable;
     input wire  [6:0] read_line;
     output reg  [127:0] read_data;
     
     // Update code (custom)
-    reg [127:0] lines [0:127];
+    reg [127:0] lines [0:127] /*verilator public_flat_rw*/;
     wire [127:0] strobe_mask = {{8{write_strobe[15]}}, {8{write_strobe[14]}}, {8{write_strobe[13]}}, {8{write_strobe[12]}}, {8{write_strobe[11]}}, {8{write_strobe[10]}}, {8{write_strobe[9]}}, {8{write_strobe[8]}}, {8{write_strobe[7]}}, {8{write_strobe[6]}}, {8{write_strobe[5]}}, {8{write_strobe[4]}}, {8{write_strobe[3]}}, {8{write_strobe[2]}}, {8{write_strobe[1]}}, {8{write_strobe[0]}}};
+    integer way;
     always @(posedge clock) begin
-       if (write_enable)
+       if (write_enable & write_clear)
+          for (way = 0; way < 8; way = way + 1) lines[{write_line[6:3], way[2:0]}] <= 128'h0;
+       else if (write_enable)
           lines[write_line] <= (lines[write_line] & ~strobe_mask) | (write_data & strobe_mask);
        if (read_enable) read_data <= lines[read_line];
     end
@@ -40322,9 +40338,6 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     output reg  [16:0] m1_events$reads;
     output reg  [21:0] m1_events$writes;
     
-    // Constant declarations
-    localparam  no_writes = 22'h0;
-    
     // Stub signals
     reg  command$clock;
     reg  command$rst_n;
@@ -40348,7 +40361,6 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [127:0] command$reads$data;
     reg  mem2mem$clock;
     reg  mem2mem$rst_n;
-    reg  mem2mem$aclken;
     reg  mem2mem$start;
     reg  [39:0] mem2mem$source$base;
     reg  [31:0] mem2mem$source$len;
@@ -40394,10 +40406,10 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     wire  mem2mem$client$wlast;
     reg  mem2mem$client$wready;
     wire  mem2mem$client$waiting;
-    wire  [1:0] mem2mem$client$issue_counter;
+    wire  [1:0] mem2mem$client$counter;
+    reg  mem2mem$client$aclken;
     reg  mem2mem$client$may_issue;
     wire  mem2mem$client$burst_issued;
-    wire  [1:0] mem2mem$client$response_counter;
     reg  mem2mem$client$b_valid;
     wire  mem2mem$client$limit_stall;
     reg  mem2mem$shram_ready;
@@ -40506,7 +40518,6 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     wire  scales$1$issued;
     reg  ofm$clock;
     reg  ofm$rst_n;
-    reg  ofm$aclken;
     reg  [15:0] ofm$regioncfg;
     reg  [511:0] ofm$basep;
     reg  [127:0] ofm$axi_limit;
@@ -40523,10 +40534,10 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     wire  ofm$client$wlast;
     reg  ofm$client$wready;
     wire  ofm$client$waiting;
-    wire  [1:0] ofm$client$issue_counter;
+    wire  [1:0] ofm$client$counter;
+    reg  ofm$client$aclken;
     reg  ofm$client$may_issue;
     wire  ofm$client$burst_issued;
-    wire  [1:0] ofm$client$response_counter;
     reg  ofm$client$b_valid;
     wire  ofm$client$limit_stall;
     wire  ofm$busy;
@@ -40657,10 +40668,10 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  writes$clients$0$wlast;
     wire  writes$clients$0$wready;
     reg  writes$clients$0$waiting;
-    reg  [1:0] writes$clients$0$issue_counter;
+    reg  [1:0] writes$clients$0$counter;
+    wire  writes$clients$0$aclken;
     wire  writes$clients$0$may_issue;
     reg  writes$clients$0$burst_issued;
-    reg  [1:0] writes$clients$0$response_counter;
     wire  writes$clients$0$b_valid;
     reg  writes$clients$0$limit_stall;
     reg  writes$clients$1$awvalid;
@@ -40674,10 +40685,10 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  writes$clients$1$wlast;
     wire  writes$clients$1$wready;
     reg  writes$clients$1$waiting;
-    reg  [1:0] writes$clients$1$issue_counter;
+    reg  [1:0] writes$clients$1$counter;
+    wire  writes$clients$1$aclken;
     wire  writes$clients$1$may_issue;
     reg  writes$clients$1$burst_issued;
-    reg  [1:0] writes$clients$1$response_counter;
     wire  writes$clients$1$b_valid;
     reg  writes$clients$1$limit_stall;
     reg  writes$m0$aclken;
@@ -40696,9 +40707,26 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     reg  [7:0] writes$m0$bid;
     reg  [1:0] writes$m0$bresp;
     wire  [21:0] writes$m0$events;
+    reg  writes$m1$aclken;
+    wire  writes$m1$awvalid;
+    wire  [7:0] writes$m1$awid;
+    wire  [39:0] writes$m1$awaddr;
+    wire  [7:0] writes$m1$awlen;
+    wire  [3:0] writes$m1$awcache;
+    reg  writes$m1$awready;
+    wire  writes$m1$wvalid;
+    wire  [127:0] writes$m1$wdata;
+    wire  [15:0] writes$m1$wstrb;
+    wire  writes$m1$wlast;
+    reg  writes$m1$wready;
+    reg  writes$m1$bvalid;
+    reg  [7:0] writes$m1$bid;
+    reg  [1:0] writes$m1$bresp;
+    wire  [21:0] writes$m1$events;
     wire  writes$quiet;
     wire  writes$error;
     wire  [3:0] writes$error_channel;
+    wire  writes$error_interface;
     reg  queue$clock;
     reg  queue$rst_n;
     wire  queue$head$valid;
@@ -40790,7 +40818,6 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     npu_u65_512_core$dma$mem2mem mem2mem(
         .clock(mem2mem$clock),
         .rst_n(mem2mem$rst_n),
-        .aclken(mem2mem$aclken),
         .start(mem2mem$start),
         .source$base(mem2mem$source$base),
         .source$len(mem2mem$source$len),
@@ -40836,10 +40863,10 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .client$wlast(mem2mem$client$wlast),
         .client$wready(mem2mem$client$wready),
         .client$waiting(mem2mem$client$waiting),
-        .client$issue_counter(mem2mem$client$issue_counter),
+        .client$counter(mem2mem$client$counter),
+        .client$aclken(mem2mem$client$aclken),
         .client$may_issue(mem2mem$client$may_issue),
         .client$burst_issued(mem2mem$client$burst_issued),
-        .client$response_counter(mem2mem$client$response_counter),
         .client$b_valid(mem2mem$client$b_valid),
         .client$limit_stall(mem2mem$client$limit_stall),
         .shram_ready(mem2mem$shram_ready),
@@ -40987,7 +41014,6 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     npu_u65_512_core$dma$ofm ofm(
         .clock(ofm$clock),
         .rst_n(ofm$rst_n),
-        .aclken(ofm$aclken),
         .regioncfg(ofm$regioncfg),
         .basep(ofm$basep),
         .axi_limit(ofm$axi_limit),
@@ -41007,10 +41033,10 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .client$wlast(ofm$client$wlast),
         .client$wready(ofm$client$wready),
         .client$waiting(ofm$client$waiting),
-        .client$issue_counter(ofm$client$issue_counter),
+        .client$counter(ofm$client$counter),
+        .client$aclken(ofm$client$aclken),
         .client$may_issue(ofm$client$may_issue),
         .client$burst_issued(ofm$client$burst_issued),
-        .client$response_counter(ofm$client$response_counter),
         .client$b_valid(ofm$client$b_valid),
         .client$limit_stall(ofm$client$limit_stall),
         .busy(ofm$busy),
@@ -41145,10 +41171,10 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .clients$0$wlast(writes$clients$0$wlast),
         .clients$0$wready(writes$clients$0$wready),
         .clients$0$waiting(writes$clients$0$waiting),
-        .clients$0$issue_counter(writes$clients$0$issue_counter),
+        .clients$0$counter(writes$clients$0$counter),
+        .clients$0$aclken(writes$clients$0$aclken),
         .clients$0$may_issue(writes$clients$0$may_issue),
         .clients$0$burst_issued(writes$clients$0$burst_issued),
-        .clients$0$response_counter(writes$clients$0$response_counter),
         .clients$0$b_valid(writes$clients$0$b_valid),
         .clients$0$limit_stall(writes$clients$0$limit_stall),
         .clients$1$awvalid(writes$clients$1$awvalid),
@@ -41162,10 +41188,10 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .clients$1$wlast(writes$clients$1$wlast),
         .clients$1$wready(writes$clients$1$wready),
         .clients$1$waiting(writes$clients$1$waiting),
-        .clients$1$issue_counter(writes$clients$1$issue_counter),
+        .clients$1$counter(writes$clients$1$counter),
+        .clients$1$aclken(writes$clients$1$aclken),
         .clients$1$may_issue(writes$clients$1$may_issue),
         .clients$1$burst_issued(writes$clients$1$burst_issued),
-        .clients$1$response_counter(writes$clients$1$response_counter),
         .clients$1$b_valid(writes$clients$1$b_valid),
         .clients$1$limit_stall(writes$clients$1$limit_stall),
         .m0$aclken(writes$m0$aclken),
@@ -41184,9 +41210,26 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         .m0$bid(writes$m0$bid),
         .m0$bresp(writes$m0$bresp),
         .m0$events(writes$m0$events),
+        .m1$aclken(writes$m1$aclken),
+        .m1$awvalid(writes$m1$awvalid),
+        .m1$awid(writes$m1$awid),
+        .m1$awaddr(writes$m1$awaddr),
+        .m1$awlen(writes$m1$awlen),
+        .m1$awcache(writes$m1$awcache),
+        .m1$awready(writes$m1$awready),
+        .m1$wvalid(writes$m1$wvalid),
+        .m1$wdata(writes$m1$wdata),
+        .m1$wstrb(writes$m1$wstrb),
+        .m1$wlast(writes$m1$wlast),
+        .m1$wready(writes$m1$wready),
+        .m1$bvalid(writes$m1$bvalid),
+        .m1$bid(writes$m1$bid),
+        .m1$bresp(writes$m1$bresp),
+        .m1$events(writes$m1$events),
         .quiet(writes$quiet),
         .error(writes$error),
-        .error_channel(writes$error_channel)
+        .error_channel(writes$error_channel),
+        .error_interface(writes$error_interface)
     );
     npu_u65_512_core$dma$queue queue(
         .clock(queue$clock),
@@ -41401,7 +41444,6 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         streams_busy = streams_busy | weights$1$busy | scales$1$busy;
         streams_issued = streams_issued & weights$1$issued & scales$1$issued;
         ifm$streams_issued = streams_issued;
-        ofm$aclken = m0$aclken;
         ofm$halt = stop_issue;
         ofm$writes_done = ofm_writes_done;
         ifm_busy = ifm$busy;
@@ -41447,7 +41489,6 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         writes$axi_limit$1 = axi_limit$1;
         writes$axi_limit$2 = axi_limit$2;
         writes$axi_limit$3 = axi_limit$3;
-        mem2mem$aclken = m0$aclken;
         writes$m0$aclken = m0$aclken;
         writes$m0$awready = m0$awready;
         writes$m0$wready = m0$wready;
@@ -41467,25 +41508,31 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
         m0$wstrb = writes$m0$wstrb;
         m0$wlast = writes$m0$wlast;
         m0$bready = 1'b1;
-        m1$awvalid = 1'b0;
-        m1$awid = 32'h0;
-        m1$awaddr = 32'h0;
-        m1$awlen = 32'h0;
-        m1$awsize = 32'h0;
-        m1$awburst = 32'h0;
-        m1$awcache = 32'h0;
-        m1$awprot = 32'h0;
-        m1$wvalid = 1'b0;
-        m1$wdata = 32'h0;
-        m1$wstrb = 32'h0;
-        m1$wlast = 1'b0;
+        writes$m1$aclken = m1$aclken;
+        writes$m1$awready = m1$awready;
+        writes$m1$wready = m1$wready;
+        writes$m1$bvalid = m1$bvalid;
+        writes$m1$bid = m1$bid;
+        writes$m1$bresp = m1$bresp;
+        m1$awvalid = writes$m1$awvalid;
+        m1$awid = writes$m1$awid;
+        m1$awaddr = writes$m1$awaddr;
+        m1$awlen = writes$m1$awlen;
+        m1$awsize = 32'h4;
+        m1$awburst = 32'h1;
+        m1$awcache = writes$m1$awcache;
+        m1$awprot = ((prot) & 3'h7);
+        m1$wvalid = writes$m1$wvalid;
+        m1$wdata = writes$m1$wdata;
+        m1$wstrb = writes$m1$wstrb;
+        m1$wlast = writes$m1$wlast;
         m1$bready = 1'b1;
         m0_events$enabled = m0$aclken;
         m0_events$reads = reads$m0$events;
         m0_events$writes = writes$m0$events;
         m1_events$enabled = m1$aclken;
         m1_events$reads = reads$m1$events;
-        m1_events$writes = no_writes;
+        m1_events$writes = writes$m1$events;
         if (~halted$q) begin
             if (reads$error) begin
                 halted$d = 1'b1;
@@ -41495,7 +41542,7 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
             if (writes$error) begin
                 halted$d = 1'b1;
                 fault_channel$d = writes$error_channel;
-                fault_interface$d = 1'b0;
+                fault_interface$d = writes$error_interface;
             end
         end
         bus_error = halted$q;
@@ -41617,10 +41664,10 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     always @(*) writes$clients$0$wlast = ofm$client$wlast;
     always @(*) ofm$client$wready = writes$clients$0$wready;
     always @(*) writes$clients$0$waiting = ofm$client$waiting;
-    always @(*) writes$clients$0$issue_counter = ofm$client$issue_counter;
+    always @(*) writes$clients$0$counter = ofm$client$counter;
+    always @(*) ofm$client$aclken = writes$clients$0$aclken;
     always @(*) ofm$client$may_issue = writes$clients$0$may_issue;
     always @(*) writes$clients$0$burst_issued = ofm$client$burst_issued;
-    always @(*) writes$clients$0$response_counter = ofm$client$response_counter;
     always @(*) ofm$client$b_valid = writes$clients$0$b_valid;
     always @(*) writes$clients$0$limit_stall = ofm$client$limit_stall;
     always @(*) writes$clients$1$awvalid = mem2mem$client$awvalid;
@@ -41634,10 +41681,10 @@ module npu_u65_512_core$dma(clock,rst_n,prot,basep$0,basep$1,basep$2,basep$3,bas
     always @(*) writes$clients$1$wlast = mem2mem$client$wlast;
     always @(*) mem2mem$client$wready = writes$clients$1$wready;
     always @(*) writes$clients$1$waiting = mem2mem$client$waiting;
-    always @(*) writes$clients$1$issue_counter = mem2mem$client$issue_counter;
+    always @(*) writes$clients$1$counter = mem2mem$client$counter;
+    always @(*) mem2mem$client$aclken = writes$clients$1$aclken;
     always @(*) mem2mem$client$may_issue = writes$clients$1$may_issue;
     always @(*) writes$clients$1$burst_issued = mem2mem$client$burst_issued;
-    always @(*) writes$clients$1$response_counter = mem2mem$client$response_counter;
     always @(*) mem2mem$client$b_valid = writes$clients$1$b_valid;
     always @(*) writes$clients$1$limit_stall = mem2mem$client$limit_stall;
 endmodule // npu_u65_512_core$dma
@@ -43920,12 +43967,11 @@ endmodule // npu_u65_512_core$dma$ifm$region_lookup
 
 
 
-module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$len,source$rows,source$planes,source$row_skip,source$plane_skip,source$three_d,source$max_beats,destination$base,destination$len,destination$rows,destination$planes,destination$row_skip,destination$plane_skip,destination$three_d,destination$max_beats,internal,cores,halt,read_counter,read_cache,write_counter,write_cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,client$awvalid,client$awaddr,client$awlen,client$awcache,client$awready,client$wvalid,client$wdata,client$wstrb,client$wlast,client$wready,client$waiting,client$issue_counter,client$may_issue,client$burst_issued,client$response_counter,client$b_valid,client$limit_stall,shram_ready,shram_write,shram_cores,shram_line,shram_data,shram_strobe,done,busy);
+module npu_u65_512_core$dma$mem2mem(clock,rst_n,start,source$base,source$len,source$rows,source$planes,source$row_skip,source$plane_skip,source$three_d,source$max_beats,destination$base,destination$len,destination$rows,destination$planes,destination$row_skip,destination$plane_skip,destination$three_d,destination$max_beats,internal,cores,halt,read_counter,read_cache,write_counter,write_cache,reads$request,reads$address,reads$len,reads$grant,reads$counter,reads$cache,reads$may_issue,reads$limit_stall,reads$beat,reads$data,client$awvalid,client$awaddr,client$awlen,client$awcache,client$awready,client$wvalid,client$wdata,client$wstrb,client$wlast,client$wready,client$waiting,client$counter,client$aclken,client$may_issue,client$burst_issued,client$b_valid,client$limit_stall,shram_ready,shram_write,shram_cores,shram_line,shram_data,shram_strobe,done,busy);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  aclken;
     input wire  start;
     input wire  [39:0] source$base;
     input wire  [31:0] source$len;
@@ -43971,10 +44017,10 @@ module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
     output reg  client$wlast;
     input wire  client$wready;
     output reg  client$waiting;
-    output reg  [1:0] client$issue_counter;
+    output reg  [1:0] client$counter;
+    input wire  client$aclken;
     input wire  client$may_issue;
     output reg  client$burst_issued;
-    output reg  [1:0] client$response_counter;
     input wire  client$b_valid;
     output reg  client$limit_stall;
     input wire  shram_ready;
@@ -44260,7 +44306,7 @@ module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         fill$next_beat = beat_out;
         fill$next_burst = 1'b0;
         fill$cancel = 1'b0;
-        write$aclken = aclken;
+        write$aclken = client$aclken;
         write$halt = halt;
         write$may_issue = client$may_issue;
         write$beats$valid = aligner$out$valid & ~to_shram$q;
@@ -44278,8 +44324,7 @@ module npu_u65_512_core$dma$mem2mem(clock,rst_n,aclken,start,source$base,source$
         client$wlast = write$wlast;
         write$wready = client$wready;
         client$waiting = write$awvalid;
-        client$issue_counter = write_counter_q$q;
-        client$response_counter = write_counter_q$q;
+        client$counter = write_counter_q$q;
         write$b_valid = client$b_valid;
         client$burst_issued = write$burst_issued;
         client$limit_stall = write$limit_stall;
@@ -45443,12 +45488,11 @@ endmodule // npu_u65_512_core$dma$mem2mem$write$w_beat
 
 
 
-module npu_u65_512_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,halt,writes$valid,writes$data,writes$ready,writes_done,client$awvalid,client$awaddr,client$awlen,client$awcache,client$awready,client$wvalid,client$wdata,client$wstrb,client$wlast,client$wready,client$waiting,client$issue_counter,client$may_issue,client$burst_issued,client$response_counter,client$b_valid,client$limit_stall,busy,blocks_written);
+module npu_u65_512_core$dma$ofm(clock,rst_n,regioncfg,basep,axi_limit,halt,writes$valid,writes$data,writes$ready,writes_done,client$awvalid,client$awaddr,client$awlen,client$awcache,client$awready,client$wvalid,client$wdata,client$wstrb,client$wlast,client$wready,client$waiting,client$counter,client$aclken,client$may_issue,client$burst_issued,client$b_valid,client$limit_stall,busy,blocks_written);
     
     // Module arguments
     input wire  clock;
     input wire  rst_n;
-    input wire  aclken;
     input wire  [15:0] regioncfg;
     input wire  [511:0] basep;
     input wire  [127:0] axi_limit;
@@ -45468,10 +45512,10 @@ module npu_u65_512_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
     output reg  client$wlast;
     input wire  client$wready;
     output reg  client$waiting;
-    output reg  [1:0] client$issue_counter;
+    output reg  [1:0] client$counter;
+    input wire  client$aclken;
     input wire  client$may_issue;
     output reg  client$burst_issued;
-    output reg  [1:0] client$response_counter;
     input wire  client$b_valid;
     output reg  client$limit_stall;
     output reg  busy;
@@ -46073,11 +46117,13 @@ module npu_u65_512_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
                 end
             end
         end
-        client$issue_counter = bursts$head$data[(64'h2c)+:(2)];
-        client$response_counter = held_counter$q;
+        client$counter = bursts$head$data[(64'h2c)+:(2)];
+        if (outstanding$q != 32'h0) begin
+            client$counter = held_counter$q;
+        end
         client$awcache = aw_cache$q;
         same_counter = (outstanding$q == 32'h0) | (bursts$head$data[(64'h2c)+:(2)] == held_counter$q);
-        issue = aclken & bursts$head$valid & (~aw_valid$q | client$awready) & same_counter & client$may_issue & answers$tail$ready & ~halt;
+        issue = client$aclken & bursts$head$valid & (~aw_valid$q | client$awready) & same_counter & client$may_issue & answers$tail$ready & ~halt;
         client$limit_stall = bursts$head$valid & ~client$may_issue & ~halt;
         bursts$head$ready = issue;
         answers$tail$valid = issue;
@@ -46087,7 +46133,7 @@ module npu_u65_512_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
         if (client$b_valid) begin
             blocks_written = answers$head$data;
         end
-        if (aclken & client$awready) begin
+        if (client$aclken & client$awready) begin
             aw_valid$d = 1'b0;
         end
         if (issue) begin
@@ -46097,7 +46143,7 @@ module npu_u65_512_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
             aw_cache$d = bursts$head$data[(64'h2e)+:(4)];
             held_counter$d = bursts$head$data[(64'h2c)+:(2)];
         end
-        if (aclken) begin
+        if (client$aclken) begin
             waiting_q$d = bursts$head$valid & same_counter & client$may_issue & ~halt;
         end
         client$waiting = waiting_q$q;
@@ -46109,10 +46155,10 @@ module npu_u65_512_core$dma$ofm(clock,rst_n,aclken,regioncfg,basep,axi_limit,hal
             outstanding$d = outstanding$q - 32'h1;
         end
         buffer$head$ready = 1'b0;
-        if (aclken & client$wready) begin
+        if (client$aclken & client$wready) begin
             w_valid$d = 1'b0;
         end
-        if (aclken & (~w_valid$q | client$wready)) begin
+        if (client$aclken & (~w_valid$q | client$wready)) begin
             buffer$head$ready = buffer$head$valid;
             if (buffer$head$valid) begin
                 w_valid$d = 1'b1;
@@ -48605,7 +48651,7 @@ endmodule // npu_u65_512_core$dma$weights$0
 
 
 
-module npu_u65_512_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,clients$0$awvalid,clients$0$awaddr,clients$0$awlen,clients$0$awcache,clients$0$awready,clients$0$wvalid,clients$0$wdata,clients$0$wstrb,clients$0$wlast,clients$0$wready,clients$0$waiting,clients$0$issue_counter,clients$0$may_issue,clients$0$burst_issued,clients$0$response_counter,clients$0$b_valid,clients$0$limit_stall,clients$1$awvalid,clients$1$awaddr,clients$1$awlen,clients$1$awcache,clients$1$awready,clients$1$wvalid,clients$1$wdata,clients$1$wstrb,clients$1$wlast,clients$1$wready,clients$1$waiting,clients$1$issue_counter,clients$1$may_issue,clients$1$burst_issued,clients$1$response_counter,clients$1$b_valid,clients$1$limit_stall,m0$aclken,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awcache,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$events,quiet,error,error_channel);
+module npu_u65_512_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit$2,axi_limit$3,clients$0$awvalid,clients$0$awaddr,clients$0$awlen,clients$0$awcache,clients$0$awready,clients$0$wvalid,clients$0$wdata,clients$0$wstrb,clients$0$wlast,clients$0$wready,clients$0$waiting,clients$0$counter,clients$0$aclken,clients$0$may_issue,clients$0$burst_issued,clients$0$b_valid,clients$0$limit_stall,clients$1$awvalid,clients$1$awaddr,clients$1$awlen,clients$1$awcache,clients$1$awready,clients$1$wvalid,clients$1$wdata,clients$1$wstrb,clients$1$wlast,clients$1$wready,clients$1$waiting,clients$1$counter,clients$1$aclken,clients$1$may_issue,clients$1$burst_issued,clients$1$b_valid,clients$1$limit_stall,m0$aclken,m0$awvalid,m0$awid,m0$awaddr,m0$awlen,m0$awcache,m0$awready,m0$wvalid,m0$wdata,m0$wstrb,m0$wlast,m0$wready,m0$bvalid,m0$bid,m0$bresp,m0$events,m1$aclken,m1$awvalid,m1$awid,m1$awaddr,m1$awlen,m1$awcache,m1$awready,m1$wvalid,m1$wdata,m1$wstrb,m1$wlast,m1$wready,m1$bvalid,m1$bid,m1$bresp,m1$events,quiet,error,error_channel,error_interface);
     
     // Module arguments
     input wire  clock;
@@ -48625,10 +48671,10 @@ module npu_u65_512_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
     input wire  clients$0$wlast;
     output reg  clients$0$wready;
     input wire  clients$0$waiting;
-    input wire  [1:0] clients$0$issue_counter;
+    input wire  [1:0] clients$0$counter;
+    output reg  clients$0$aclken;
     output reg  clients$0$may_issue;
     input wire  clients$0$burst_issued;
-    input wire  [1:0] clients$0$response_counter;
     output reg  clients$0$b_valid;
     input wire  clients$0$limit_stall;
     input wire  clients$1$awvalid;
@@ -48642,10 +48688,10 @@ module npu_u65_512_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
     input wire  clients$1$wlast;
     output reg  clients$1$wready;
     input wire  clients$1$waiting;
-    input wire  [1:0] clients$1$issue_counter;
+    input wire  [1:0] clients$1$counter;
+    output reg  clients$1$aclken;
     output reg  clients$1$may_issue;
     input wire  clients$1$burst_issued;
-    input wire  [1:0] clients$1$response_counter;
     output reg  clients$1$b_valid;
     input wire  clients$1$limit_stall;
     input wire  m0$aclken;
@@ -48664,39 +48710,133 @@ module npu_u65_512_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
     input wire  [7:0] m0$bid;
     input wire  [1:0] m0$bresp;
     output reg  [21:0] m0$events;
+    input wire  m1$aclken;
+    output reg  m1$awvalid;
+    output reg  [7:0] m1$awid;
+    output reg  [39:0] m1$awaddr;
+    output reg  [7:0] m1$awlen;
+    output reg  [3:0] m1$awcache;
+    input wire  m1$awready;
+    output reg  m1$wvalid;
+    output reg  [127:0] m1$wdata;
+    output reg  [15:0] m1$wstrb;
+    output reg  m1$wlast;
+    input wire  m1$wready;
+    input wire  m1$bvalid;
+    input wire  [7:0] m1$bid;
+    input wire  [1:0] m1$bresp;
+    output reg  [21:0] m1$events;
     output reg  quiet;
     output reg  error;
     output reg  [3:0] error_channel;
+    output reg  error_interface;
     
     // Constant declarations
-    localparam  ids$0 = 8'h0;
-    localparam  ids$1 = 8'h1;
-    localparam  channels$0 = 4'h8;
-    localparam  channels$1 = 4'h9;
     localparam  writes_m1_lsb = 5'b11000;
     
     // Stub signals
-    reg  order$clock;
-    reg  order$rst_n;
-    reg  order$tail$valid;
-    reg  order$tail$data;
-    wire  order$tail$ready;
-    wire  order$head$valid;
-    wire  order$head$data;
-    reg  order$head$ready;
-    wire  [2:0] order$count;
-    reg  held$clock;
-    reg  held$rst_n;
-    reg  held$d;
-    wire  held$q;
-    reg  held_client$clock;
-    reg  held_client$rst_n;
-    reg  held_client$d;
-    wire  held_client$q;
-    reg  w_ahead$clock;
-    reg  w_ahead$rst_n;
-    reg  w_ahead$d;
-    wire  w_ahead$q;
+    reg  port0$clock;
+    reg  port0$rst_n;
+    reg  port0$clients$0$active;
+    reg  port0$clients$0$awvalid;
+    reg  [39:0] port0$clients$0$awaddr;
+    reg  [7:0] port0$clients$0$awlen;
+    reg  [3:0] port0$clients$0$awcache;
+    reg  port0$clients$0$wvalid;
+    reg  [127:0] port0$clients$0$wdata;
+    reg  [15:0] port0$clients$0$wstrb;
+    reg  port0$clients$0$wlast;
+    reg  port0$clients$0$waiting;
+    reg  [1:0] port0$clients$0$counter;
+    reg  port0$clients$0$limit_stall;
+    wire  port0$clients$0$awready;
+    wire  port0$clients$0$wready;
+    wire  port0$clients$0$b_valid;
+    reg  port0$clients$1$active;
+    reg  port0$clients$1$awvalid;
+    reg  [39:0] port0$clients$1$awaddr;
+    reg  [7:0] port0$clients$1$awlen;
+    reg  [3:0] port0$clients$1$awcache;
+    reg  port0$clients$1$wvalid;
+    reg  [127:0] port0$clients$1$wdata;
+    reg  [15:0] port0$clients$1$wstrb;
+    reg  port0$clients$1$wlast;
+    reg  port0$clients$1$waiting;
+    reg  [1:0] port0$clients$1$counter;
+    reg  port0$clients$1$limit_stall;
+    wire  port0$clients$1$awready;
+    wire  port0$clients$1$wready;
+    wire  port0$clients$1$b_valid;
+    reg  port0$axi$aclken;
+    wire  port0$axi$awvalid;
+    wire  [7:0] port0$axi$awid;
+    wire  [39:0] port0$axi$awaddr;
+    wire  [7:0] port0$axi$awlen;
+    wire  [3:0] port0$axi$awcache;
+    reg  port0$axi$awready;
+    wire  port0$axi$wvalid;
+    wire  [127:0] port0$axi$wdata;
+    wire  [15:0] port0$axi$wstrb;
+    wire  port0$axi$wlast;
+    reg  port0$axi$wready;
+    reg  port0$axi$bvalid;
+    reg  [7:0] port0$axi$bid;
+    reg  [1:0] port0$axi$bresp;
+    wire  [21:0] port0$axi$events;
+    wire  [3:0] port0$completed;
+    wire  port0$error;
+    wire  [3:0] port0$error_channel;
+    reg  port1$clock;
+    reg  port1$rst_n;
+    reg  port1$clients$0$active;
+    reg  port1$clients$0$awvalid;
+    reg  [39:0] port1$clients$0$awaddr;
+    reg  [7:0] port1$clients$0$awlen;
+    reg  [3:0] port1$clients$0$awcache;
+    reg  port1$clients$0$wvalid;
+    reg  [127:0] port1$clients$0$wdata;
+    reg  [15:0] port1$clients$0$wstrb;
+    reg  port1$clients$0$wlast;
+    reg  port1$clients$0$waiting;
+    reg  [1:0] port1$clients$0$counter;
+    reg  port1$clients$0$limit_stall;
+    wire  port1$clients$0$awready;
+    wire  port1$clients$0$wready;
+    wire  port1$clients$0$b_valid;
+    reg  port1$clients$1$active;
+    reg  port1$clients$1$awvalid;
+    reg  [39:0] port1$clients$1$awaddr;
+    reg  [7:0] port1$clients$1$awlen;
+    reg  [3:0] port1$clients$1$awcache;
+    reg  port1$clients$1$wvalid;
+    reg  [127:0] port1$clients$1$wdata;
+    reg  [15:0] port1$clients$1$wstrb;
+    reg  port1$clients$1$wlast;
+    reg  port1$clients$1$waiting;
+    reg  [1:0] port1$clients$1$counter;
+    reg  port1$clients$1$limit_stall;
+    wire  port1$clients$1$awready;
+    wire  port1$clients$1$wready;
+    wire  port1$clients$1$b_valid;
+    reg  port1$axi$aclken;
+    wire  port1$axi$awvalid;
+    wire  [7:0] port1$axi$awid;
+    wire  [39:0] port1$axi$awaddr;
+    wire  [7:0] port1$axi$awlen;
+    wire  [3:0] port1$axi$awcache;
+    reg  port1$axi$awready;
+    wire  port1$axi$wvalid;
+    wire  [127:0] port1$axi$wdata;
+    wire  [15:0] port1$axi$wstrb;
+    wire  port1$axi$wlast;
+    reg  port1$axi$wready;
+    reg  port1$axi$bvalid;
+    reg  [7:0] port1$axi$bid;
+    reg  [1:0] port1$axi$bresp;
+    wire  [21:0] port1$axi$events;
+    wire  [3:0] port1$completed;
+    wire  port1$error;
+    wire  [3:0] port1$error_channel;
     reg  outstanding$0$clock;
     reg  outstanding$0$rst_n;
     reg  [6:0] outstanding$0$d;
@@ -48715,49 +48855,118 @@ module npu_u65_512_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
     wire  [6:0] outstanding$3$q;
     
     // Local signals
-    reg  pick;
-    reg  w_client;
-    reg  w_open;
-    reg  w_last_fire;
-    reg  b_client;
-    reg  b_ours;
-    reg  aw_fire;
     reg  [31:0] limit;
     reg  [3:0] room;
-    reg  limit_stall;
     reg  [3:0] completed;
     reg  [3:0] issued_first;
     reg  [3:0] issued_second;
     
     // Sub module instances
-    npu_u65_512_core$dma$writes$order order(
-        .clock(order$clock),
-        .rst_n(order$rst_n),
-        .tail$valid(order$tail$valid),
-        .tail$data(order$tail$data),
-        .tail$ready(order$tail$ready),
-        .head$valid(order$head$valid),
-        .head$data(order$head$data),
-        .head$ready(order$head$ready),
-        .count(order$count)
+    npu_u65_512_core$dma$writes$port0 port0(
+        .clock(port0$clock),
+        .rst_n(port0$rst_n),
+        .clients$0$active(port0$clients$0$active),
+        .clients$0$awvalid(port0$clients$0$awvalid),
+        .clients$0$awaddr(port0$clients$0$awaddr),
+        .clients$0$awlen(port0$clients$0$awlen),
+        .clients$0$awcache(port0$clients$0$awcache),
+        .clients$0$wvalid(port0$clients$0$wvalid),
+        .clients$0$wdata(port0$clients$0$wdata),
+        .clients$0$wstrb(port0$clients$0$wstrb),
+        .clients$0$wlast(port0$clients$0$wlast),
+        .clients$0$waiting(port0$clients$0$waiting),
+        .clients$0$counter(port0$clients$0$counter),
+        .clients$0$limit_stall(port0$clients$0$limit_stall),
+        .clients$0$awready(port0$clients$0$awready),
+        .clients$0$wready(port0$clients$0$wready),
+        .clients$0$b_valid(port0$clients$0$b_valid),
+        .clients$1$active(port0$clients$1$active),
+        .clients$1$awvalid(port0$clients$1$awvalid),
+        .clients$1$awaddr(port0$clients$1$awaddr),
+        .clients$1$awlen(port0$clients$1$awlen),
+        .clients$1$awcache(port0$clients$1$awcache),
+        .clients$1$wvalid(port0$clients$1$wvalid),
+        .clients$1$wdata(port0$clients$1$wdata),
+        .clients$1$wstrb(port0$clients$1$wstrb),
+        .clients$1$wlast(port0$clients$1$wlast),
+        .clients$1$waiting(port0$clients$1$waiting),
+        .clients$1$counter(port0$clients$1$counter),
+        .clients$1$limit_stall(port0$clients$1$limit_stall),
+        .clients$1$awready(port0$clients$1$awready),
+        .clients$1$wready(port0$clients$1$wready),
+        .clients$1$b_valid(port0$clients$1$b_valid),
+        .axi$aclken(port0$axi$aclken),
+        .axi$awvalid(port0$axi$awvalid),
+        .axi$awid(port0$axi$awid),
+        .axi$awaddr(port0$axi$awaddr),
+        .axi$awlen(port0$axi$awlen),
+        .axi$awcache(port0$axi$awcache),
+        .axi$awready(port0$axi$awready),
+        .axi$wvalid(port0$axi$wvalid),
+        .axi$wdata(port0$axi$wdata),
+        .axi$wstrb(port0$axi$wstrb),
+        .axi$wlast(port0$axi$wlast),
+        .axi$wready(port0$axi$wready),
+        .axi$bvalid(port0$axi$bvalid),
+        .axi$bid(port0$axi$bid),
+        .axi$bresp(port0$axi$bresp),
+        .axi$events(port0$axi$events),
+        .completed(port0$completed),
+        .error(port0$error),
+        .error_channel(port0$error_channel)
     );
-    npu_u65_512_core$cpm$reset_sync$stage$0 held(
-        .clock(held$clock),
-        .rst_n(held$rst_n),
-        .d(held$d),
-        .q(held$q)
-    );
-    npu_u65_512_core$cpm$reset_sync$stage$0 held_client(
-        .clock(held_client$clock),
-        .rst_n(held_client$rst_n),
-        .d(held_client$d),
-        .q(held_client$q)
-    );
-    npu_u65_512_core$cpm$reset_sync$stage$0 w_ahead(
-        .clock(w_ahead$clock),
-        .rst_n(w_ahead$rst_n),
-        .d(w_ahead$d),
-        .q(w_ahead$q)
+    npu_u65_512_core$dma$writes$port0 port1(
+        .clock(port1$clock),
+        .rst_n(port1$rst_n),
+        .clients$0$active(port1$clients$0$active),
+        .clients$0$awvalid(port1$clients$0$awvalid),
+        .clients$0$awaddr(port1$clients$0$awaddr),
+        .clients$0$awlen(port1$clients$0$awlen),
+        .clients$0$awcache(port1$clients$0$awcache),
+        .clients$0$wvalid(port1$clients$0$wvalid),
+        .clients$0$wdata(port1$clients$0$wdata),
+        .clients$0$wstrb(port1$clients$0$wstrb),
+        .clients$0$wlast(port1$clients$0$wlast),
+        .clients$0$waiting(port1$clients$0$waiting),
+        .clients$0$counter(port1$clients$0$counter),
+        .clients$0$limit_stall(port1$clients$0$limit_stall),
+        .clients$0$awready(port1$clients$0$awready),
+        .clients$0$wready(port1$clients$0$wready),
+        .clients$0$b_valid(port1$clients$0$b_valid),
+        .clients$1$active(port1$clients$1$active),
+        .clients$1$awvalid(port1$clients$1$awvalid),
+        .clients$1$awaddr(port1$clients$1$awaddr),
+        .clients$1$awlen(port1$clients$1$awlen),
+        .clients$1$awcache(port1$clients$1$awcache),
+        .clients$1$wvalid(port1$clients$1$wvalid),
+        .clients$1$wdata(port1$clients$1$wdata),
+        .clients$1$wstrb(port1$clients$1$wstrb),
+        .clients$1$wlast(port1$clients$1$wlast),
+        .clients$1$waiting(port1$clients$1$waiting),
+        .clients$1$counter(port1$clients$1$counter),
+        .clients$1$limit_stall(port1$clients$1$limit_stall),
+        .clients$1$awready(port1$clients$1$awready),
+        .clients$1$wready(port1$clients$1$wready),
+        .clients$1$b_valid(port1$clients$1$b_valid),
+        .axi$aclken(port1$axi$aclken),
+        .axi$awvalid(port1$axi$awvalid),
+        .axi$awid(port1$axi$awid),
+        .axi$awaddr(port1$axi$awaddr),
+        .axi$awlen(port1$axi$awlen),
+        .axi$awcache(port1$axi$awcache),
+        .axi$awready(port1$axi$awready),
+        .axi$wvalid(port1$axi$wvalid),
+        .axi$wdata(port1$axi$wdata),
+        .axi$wstrb(port1$axi$wstrb),
+        .axi$wlast(port1$axi$wlast),
+        .axi$wready(port1$axi$wready),
+        .axi$bvalid(port1$axi$bvalid),
+        .axi$bid(port1$axi$bid),
+        .axi$bresp(port1$axi$bresp),
+        .axi$events(port1$axi$events),
+        .completed(port1$completed),
+        .error(port1$error),
+        .error_channel(port1$error_channel)
     );
     npu_u65_512_core$datapath$cores$0$weight_decoder$pairs$w_count outstanding$0(
         .clock(outstanding$0$clock),
@@ -48786,17 +48995,10 @@ module npu_u65_512_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
     
     // Update code
     always @(*) begin
-        held$clock = clock;
-        held_client$clock = clock;
-        w_ahead$clock = clock;
-        held$d = held$q;
-        held_client$d = held_client$q;
-        w_ahead$d = w_ahead$q;
-        w_ahead$rst_n = rst_n;
-        held$rst_n = rst_n;
-        held_client$rst_n = rst_n;
-        order$clock = clock;
-        order$rst_n = rst_n;
+        port0$clock = clock;
+        port0$rst_n = rst_n;
+        port1$clock = clock;
+        port1$rst_n = rst_n;
         outstanding$0$clock = clock;
         outstanding$0$rst_n = rst_n;
         outstanding$0$d = outstanding$0$q;
@@ -48809,107 +49011,107 @@ module npu_u65_512_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
         outstanding$3$clock = clock;
         outstanding$3$rst_n = rst_n;
         outstanding$3$d = outstanding$3$q;
-        pick = (clients$1$awvalid | clients$1$waiting) & ~clients$0$awvalid & ~clients$0$waiting;
-        if (held$q) begin
-            pick = held_client$q;
+        port0$axi$aclken = m0$aclken;
+        port0$axi$awready = m0$awready;
+        port0$axi$wready = m0$wready;
+        port0$axi$bvalid = m0$bvalid;
+        port0$axi$bid = m0$bid;
+        port0$axi$bresp = m0$bresp;
+        m0$awvalid = port0$axi$awvalid;
+        m0$awid = port0$axi$awid;
+        m0$awaddr = port0$axi$awaddr;
+        m0$awlen = port0$axi$awlen;
+        m0$awcache = port0$axi$awcache;
+        m0$wvalid = port0$axi$wvalid;
+        m0$wdata = port0$axi$wdata;
+        m0$wstrb = port0$axi$wstrb;
+        m0$wlast = port0$axi$wlast;
+        m0$events = port0$axi$events;
+        port1$axi$aclken = m1$aclken;
+        port1$axi$awready = m1$awready;
+        port1$axi$wready = m1$wready;
+        port1$axi$bvalid = m1$bvalid;
+        port1$axi$bid = m1$bid;
+        port1$axi$bresp = m1$bresp;
+        m1$awvalid = port1$axi$awvalid;
+        m1$awid = port1$axi$awid;
+        m1$awaddr = port1$axi$awaddr;
+        m1$awlen = port1$axi$awlen;
+        m1$awcache = port1$axi$awcache;
+        m1$wvalid = port1$axi$wvalid;
+        m1$wdata = port1$axi$wdata;
+        m1$wstrb = port1$axi$wstrb;
+        m1$wlast = port1$axi$wlast;
+        m1$events = port1$axi$events;
+        port0$clients$0$active = ~clients$0$counter[32'h1];
+        port1$clients$0$active = clients$0$counter[32'h1];
+        port0$clients$0$awvalid = clients$0$awvalid;
+        port1$clients$0$awvalid = clients$0$awvalid;
+        port0$clients$0$awaddr = clients$0$awaddr;
+        port1$clients$0$awaddr = clients$0$awaddr;
+        port0$clients$0$awlen = clients$0$awlen;
+        port1$clients$0$awlen = clients$0$awlen;
+        port0$clients$0$awcache = clients$0$awcache;
+        port1$clients$0$awcache = clients$0$awcache;
+        port0$clients$0$wvalid = clients$0$wvalid;
+        port1$clients$0$wvalid = clients$0$wvalid;
+        port0$clients$0$wdata = clients$0$wdata;
+        port1$clients$0$wdata = clients$0$wdata;
+        port0$clients$0$wstrb = clients$0$wstrb;
+        port1$clients$0$wstrb = clients$0$wstrb;
+        port0$clients$0$wlast = clients$0$wlast;
+        port1$clients$0$wlast = clients$0$wlast;
+        port0$clients$0$waiting = clients$0$waiting;
+        port1$clients$0$waiting = clients$0$waiting;
+        port0$clients$0$counter = clients$0$counter;
+        port1$clients$0$counter = clients$0$counter;
+        port0$clients$0$limit_stall = clients$0$limit_stall;
+        port1$clients$0$limit_stall = clients$0$limit_stall;
+        clients$0$awready = port0$clients$0$awready | port1$clients$0$awready;
+        clients$0$wready = port0$clients$0$wready | port1$clients$0$wready;
+        clients$0$b_valid = port0$clients$0$b_valid | port1$clients$0$b_valid;
+        clients$0$aclken = m0$aclken;
+        if (clients$0$counter[32'h1]) begin
+            clients$0$aclken = m1$aclken;
         end
-        m0$awvalid = 1'b0;
-        m0$awid = 32'h0;
-        m0$awaddr = 32'h0;
-        m0$awlen = 32'h0;
-        m0$awcache = 32'h0;
-        m0$events[(64'h2)+:(4)] = 32'h0;
-        m0$events[(64'h6)+:(2)] = 32'h0;
-        clients$0$awready = 1'b0;
-        if (pick == (0 == 32'h1)) begin
-            m0$awvalid = clients$0$awvalid & order$tail$ready;
-            m0$awid = ids$0;
-            m0$awaddr = clients$0$awaddr;
-            m0$awlen = clients$0$awlen;
-            m0$awcache = clients$0$awcache;
-            m0$events[(64'h2)+:(4)] = channels$0;
-            m0$events[(64'h6)+:(2)] = clients$0$response_counter;
-            clients$0$awready = m0$awready & order$tail$ready;
+        port0$clients$1$active = ~clients$1$counter[32'h1];
+        port1$clients$1$active = clients$1$counter[32'h1];
+        port0$clients$1$awvalid = clients$1$awvalid;
+        port1$clients$1$awvalid = clients$1$awvalid;
+        port0$clients$1$awaddr = clients$1$awaddr;
+        port1$clients$1$awaddr = clients$1$awaddr;
+        port0$clients$1$awlen = clients$1$awlen;
+        port1$clients$1$awlen = clients$1$awlen;
+        port0$clients$1$awcache = clients$1$awcache;
+        port1$clients$1$awcache = clients$1$awcache;
+        port0$clients$1$wvalid = clients$1$wvalid;
+        port1$clients$1$wvalid = clients$1$wvalid;
+        port0$clients$1$wdata = clients$1$wdata;
+        port1$clients$1$wdata = clients$1$wdata;
+        port0$clients$1$wstrb = clients$1$wstrb;
+        port1$clients$1$wstrb = clients$1$wstrb;
+        port0$clients$1$wlast = clients$1$wlast;
+        port1$clients$1$wlast = clients$1$wlast;
+        port0$clients$1$waiting = clients$1$waiting;
+        port1$clients$1$waiting = clients$1$waiting;
+        port0$clients$1$counter = clients$1$counter;
+        port1$clients$1$counter = clients$1$counter;
+        port0$clients$1$limit_stall = clients$1$limit_stall;
+        port1$clients$1$limit_stall = clients$1$limit_stall;
+        clients$1$awready = port0$clients$1$awready | port1$clients$1$awready;
+        clients$1$wready = port0$clients$1$wready | port1$clients$1$wready;
+        clients$1$b_valid = port0$clients$1$b_valid | port1$clients$1$b_valid;
+        clients$1$aclken = m0$aclken;
+        if (clients$1$counter[32'h1]) begin
+            clients$1$aclken = m1$aclken;
         end
-        clients$1$awready = 1'b0;
-        if (pick == (1 == 32'h1)) begin
-            m0$awvalid = clients$1$awvalid & order$tail$ready;
-            m0$awid = ids$1;
-            m0$awaddr = clients$1$awaddr;
-            m0$awlen = clients$1$awlen;
-            m0$awcache = clients$1$awcache;
-            m0$events[(64'h2)+:(4)] = channels$1;
-            m0$events[(64'h6)+:(2)] = clients$1$response_counter;
-            clients$1$awready = m0$awready & order$tail$ready;
+        error = port0$error | port1$error;
+        error_channel = port1$error_channel;
+        error_interface = 1'b1;
+        if (port0$error) begin
+            error_channel = port0$error_channel;
+            error_interface = 1'b0;
         end
-        aw_fire = m0$aclken & m0$awvalid & m0$awready;
-        m0$events[(64'h0)+:(1)] = aw_fire;
-        m0$events[(64'h1)+:(1)] = m0$aclken & m0$awvalid & ~m0$awready;
-        if (m0$aclken) begin
-            held$d = m0$awvalid & ~m0$awready;
-            held_client$d = pick;
-        end
-        order$tail$data = pick;
-        w_client = order$head$data;
-        w_open = order$head$valid;
-        if (~order$head$valid) begin
-            w_client = pick;
-            w_open = m0$awvalid & ~w_ahead$q;
-        end
-        m0$wvalid = 1'b0;
-        m0$wdata = 32'h0;
-        m0$wstrb = 32'h0;
-        m0$wlast = 1'b0;
-        m0$events[(64'ha)+:(4)] = 32'h0;
-        clients$0$wready = 1'b0;
-        if (w_open & (w_client == (0 == 32'h1))) begin
-            m0$wvalid = clients$0$wvalid;
-            m0$wdata = clients$0$wdata;
-            m0$wstrb = clients$0$wstrb;
-            m0$wlast = clients$0$wlast;
-            m0$events[(64'ha)+:(4)] = channels$0;
-            clients$0$wready = m0$wready;
-        end
-        clients$1$wready = 1'b0;
-        if (w_open & (w_client == (1 == 32'h1))) begin
-            m0$wvalid = clients$1$wvalid;
-            m0$wdata = clients$1$wdata;
-            m0$wstrb = clients$1$wstrb;
-            m0$wlast = clients$1$wlast;
-            m0$events[(64'ha)+:(4)] = channels$1;
-            clients$1$wready = m0$wready;
-        end
-        m0$events[(64'h8)+:(1)] = m0$aclken & m0$wvalid & m0$wready;
-        m0$events[(64'h9)+:(1)] = m0$aclken & m0$wvalid & ~m0$wready;
-        w_last_fire = m0$aclken & m0$wvalid & m0$wready & m0$wlast;
-        order$head$ready = w_last_fire & order$head$valid;
-        order$tail$valid = aw_fire & ~w_ahead$q & ~(w_last_fire & ~order$head$valid);
-        if (w_last_fire & ~order$head$valid & ~aw_fire) begin
-            w_ahead$d = 1'b1;
-        end
-        if (aw_fire) begin
-            w_ahead$d = 1'b0;
-        end
-        b_client = m0$bid == ids$1;
-        b_ours = m0$bvalid & m0$aclken;
-        m0$events[(64'he)+:(1)] = b_ours;
-        m0$events[(64'hf)+:(4)] = channels$0;
-        m0$events[(64'h13)+:(2)] = clients$0$response_counter;
-        if (b_client) begin
-            m0$events[(64'hf)+:(4)] = channels$1;
-            m0$events[(64'h13)+:(2)] = clients$1$response_counter;
-        end
-        completed = 32'h0;
-        clients$0$b_valid = b_ours & (b_client == (0 == 32'h1));
-        if (clients$0$b_valid) begin
-            completed = ((32'h1) & 4'hf) << clients$0$response_counter;
-        end
-        clients$1$b_valid = b_ours & (b_client == (1 == 32'h1));
-        if (clients$1$b_valid) begin
-            completed = ((32'h1) & 4'hf) << clients$1$response_counter;
-        end
-        error = b_ours & m0$bresp[32'h1];
-        error_channel = m0$events[(64'hf)+:(4)];
         room = 32'h0;
         limit = axi_limit$0 >> writes_m1_lsb;
         if (outstanding$0$q <= ((limit[(32'h0)+:(5)]) & 7'h7f)) begin
@@ -48927,20 +49129,17 @@ module npu_u65_512_core$dma$writes(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit
         if (outstanding$3$q <= ((limit[(32'h0)+:(5)]) & 7'h7f)) begin
             room = (room & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        limit_stall = 1'b0;
-        clients$0$may_issue = (room & (((32'h1) & 4'hf) << clients$0$issue_counter)) != 32'h0;
-        limit_stall = limit_stall | clients$0$limit_stall;
-        clients$1$may_issue = (room & (((32'h1) & 4'hf) << clients$1$issue_counter)) != 32'h0;
-        limit_stall = limit_stall | clients$1$limit_stall;
-        m0$events[(64'h15)+:(1)] = m0$aclken & limit_stall;
+        clients$0$may_issue = (room & (((32'h1) & 4'hf) << clients$0$counter)) != 32'h0;
+        clients$1$may_issue = (room & (((32'h1) & 4'hf) << clients$1$counter)) != 32'h0;
         issued_first = 32'h0;
         if (clients$0$burst_issued) begin
-            issued_first = ((32'h1) & 4'hf) << clients$0$issue_counter;
+            issued_first = ((32'h1) & 4'hf) << clients$0$counter;
         end
         issued_second = 32'h0;
         if (clients$1$burst_issued) begin
-            issued_second = ((32'h1) & 4'hf) << clients$1$issue_counter;
+            issued_second = ((32'h1) & 4'hf) << clients$1$counter;
         end
+        completed = port0$completed | port1$completed;
         if (completed[0]) begin
             outstanding$0$d = outstanding$0$q - 32'h1;
         end
@@ -48987,7 +49186,277 @@ endmodule // npu_u65_512_core$dma$writes
 
 
 
-module npu_u65_512_core$dma$writes$order(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
+
+
+
+
+module npu_u65_512_core$dma$writes$port0(clock,rst_n,clients$0$active,clients$0$awvalid,clients$0$awaddr,clients$0$awlen,clients$0$awcache,clients$0$wvalid,clients$0$wdata,clients$0$wstrb,clients$0$wlast,clients$0$waiting,clients$0$counter,clients$0$limit_stall,clients$0$awready,clients$0$wready,clients$0$b_valid,clients$1$active,clients$1$awvalid,clients$1$awaddr,clients$1$awlen,clients$1$awcache,clients$1$wvalid,clients$1$wdata,clients$1$wstrb,clients$1$wlast,clients$1$waiting,clients$1$counter,clients$1$limit_stall,clients$1$awready,clients$1$wready,clients$1$b_valid,axi$aclken,axi$awvalid,axi$awid,axi$awaddr,axi$awlen,axi$awcache,axi$awready,axi$wvalid,axi$wdata,axi$wstrb,axi$wlast,axi$wready,axi$bvalid,axi$bid,axi$bresp,axi$events,completed,error,error_channel);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  clients$0$active;
+    input wire  clients$0$awvalid;
+    input wire  [39:0] clients$0$awaddr;
+    input wire  [7:0] clients$0$awlen;
+    input wire  [3:0] clients$0$awcache;
+    input wire  clients$0$wvalid;
+    input wire  [127:0] clients$0$wdata;
+    input wire  [15:0] clients$0$wstrb;
+    input wire  clients$0$wlast;
+    input wire  clients$0$waiting;
+    input wire  [1:0] clients$0$counter;
+    input wire  clients$0$limit_stall;
+    output reg  clients$0$awready;
+    output reg  clients$0$wready;
+    output reg  clients$0$b_valid;
+    input wire  clients$1$active;
+    input wire  clients$1$awvalid;
+    input wire  [39:0] clients$1$awaddr;
+    input wire  [7:0] clients$1$awlen;
+    input wire  [3:0] clients$1$awcache;
+    input wire  clients$1$wvalid;
+    input wire  [127:0] clients$1$wdata;
+    input wire  [15:0] clients$1$wstrb;
+    input wire  clients$1$wlast;
+    input wire  clients$1$waiting;
+    input wire  [1:0] clients$1$counter;
+    input wire  clients$1$limit_stall;
+    output reg  clients$1$awready;
+    output reg  clients$1$wready;
+    output reg  clients$1$b_valid;
+    input wire  axi$aclken;
+    output reg  axi$awvalid;
+    output reg  [7:0] axi$awid;
+    output reg  [39:0] axi$awaddr;
+    output reg  [7:0] axi$awlen;
+    output reg  [3:0] axi$awcache;
+    input wire  axi$awready;
+    output reg  axi$wvalid;
+    output reg  [127:0] axi$wdata;
+    output reg  [15:0] axi$wstrb;
+    output reg  axi$wlast;
+    input wire  axi$wready;
+    input wire  axi$bvalid;
+    input wire  [7:0] axi$bid;
+    input wire  [1:0] axi$bresp;
+    output reg  [21:0] axi$events;
+    output reg  [3:0] completed;
+    output reg  error;
+    output reg  [3:0] error_channel;
+    
+    // Constant declarations
+    localparam  ids$0 = 8'h0;
+    localparam  ids$1 = 8'h1;
+    localparam  channels$0 = 4'h8;
+    localparam  channels$1 = 4'h9;
+    
+    // Stub signals
+    reg  order$clock;
+    reg  order$rst_n;
+    reg  order$tail$valid;
+    reg  order$tail$data;
+    wire  order$tail$ready;
+    wire  order$head$valid;
+    wire  order$head$data;
+    reg  order$head$ready;
+    wire  [2:0] order$count;
+    reg  held$clock;
+    reg  held$rst_n;
+    reg  held$d;
+    wire  held$q;
+    reg  held_client$clock;
+    reg  held_client$rst_n;
+    reg  held_client$d;
+    wire  held_client$q;
+    reg  w_ahead$clock;
+    reg  w_ahead$rst_n;
+    reg  w_ahead$d;
+    wire  w_ahead$q;
+    
+    // Local signals
+    reg  [1:0] awvalid;
+    reg  [1:0] waiting;
+    reg  pick;
+    reg  w_client;
+    reg  w_open;
+    reg  w_last_fire;
+    reg  b_client;
+    reg  b_ours;
+    reg  aw_fire;
+    
+    // Sub module instances
+    npu_u65_512_core$dma$writes$port0$order order(
+        .clock(order$clock),
+        .rst_n(order$rst_n),
+        .tail$valid(order$tail$valid),
+        .tail$data(order$tail$data),
+        .tail$ready(order$tail$ready),
+        .head$valid(order$head$valid),
+        .head$data(order$head$data),
+        .head$ready(order$head$ready),
+        .count(order$count)
+    );
+    npu_u65_512_core$cpm$reset_sync$stage$0 held(
+        .clock(held$clock),
+        .rst_n(held$rst_n),
+        .d(held$d),
+        .q(held$q)
+    );
+    npu_u65_512_core$cpm$reset_sync$stage$0 held_client(
+        .clock(held_client$clock),
+        .rst_n(held_client$rst_n),
+        .d(held_client$d),
+        .q(held_client$q)
+    );
+    npu_u65_512_core$cpm$reset_sync$stage$0 w_ahead(
+        .clock(w_ahead$clock),
+        .rst_n(w_ahead$rst_n),
+        .d(w_ahead$d),
+        .q(w_ahead$q)
+    );
+    
+    // Update code
+    always @(*) begin
+        held$clock = clock;
+        held_client$clock = clock;
+        w_ahead$clock = clock;
+        held$d = held$q;
+        held_client$d = held_client$q;
+        w_ahead$d = w_ahead$q;
+        w_ahead$rst_n = rst_n;
+        held$rst_n = rst_n;
+        held_client$rst_n = rst_n;
+        order$clock = clock;
+        order$rst_n = rst_n;
+        awvalid = 32'h0;
+        waiting = 32'h0;
+        if (clients$0$active) begin
+            awvalid = (awvalid & ~(1 << (0)) | ((clients$0$awvalid) << (0)));
+            waiting = (waiting & ~(1 << (0)) | ((clients$0$waiting) << (0)));
+        end
+        if (clients$1$active) begin
+            awvalid = (awvalid & ~(1 << (1)) | ((clients$1$awvalid) << (1)));
+            waiting = (waiting & ~(1 << (1)) | ((clients$1$waiting) << (1)));
+        end
+        pick = (awvalid[32'h1] | waiting[32'h1]) & ~awvalid[32'h0] & ~waiting[32'h0];
+        if (held$q) begin
+            pick = held_client$q;
+        end
+        axi$awvalid = 1'b0;
+        axi$awid = 32'h0;
+        axi$awaddr = 32'h0;
+        axi$awlen = 32'h0;
+        axi$awcache = 32'h0;
+        axi$events[(64'h2)+:(4)] = 32'h0;
+        axi$events[(64'h6)+:(2)] = 32'h0;
+        clients$0$awready = 1'b0;
+        if (pick == (0 == 32'h1)) begin
+            axi$awvalid = awvalid[0] & order$tail$ready;
+            axi$awid = ids$0;
+            axi$awaddr = clients$0$awaddr;
+            axi$awlen = clients$0$awlen;
+            axi$awcache = clients$0$awcache;
+            axi$events[(64'h2)+:(4)] = channels$0;
+            axi$events[(64'h6)+:(2)] = clients$0$counter;
+            clients$0$awready = clients$0$active & axi$awready & order$tail$ready;
+        end
+        clients$1$awready = 1'b0;
+        if (pick == (1 == 32'h1)) begin
+            axi$awvalid = awvalid[1] & order$tail$ready;
+            axi$awid = ids$1;
+            axi$awaddr = clients$1$awaddr;
+            axi$awlen = clients$1$awlen;
+            axi$awcache = clients$1$awcache;
+            axi$events[(64'h2)+:(4)] = channels$1;
+            axi$events[(64'h6)+:(2)] = clients$1$counter;
+            clients$1$awready = clients$1$active & axi$awready & order$tail$ready;
+        end
+        aw_fire = axi$aclken & axi$awvalid & axi$awready;
+        axi$events[(64'h0)+:(1)] = aw_fire;
+        axi$events[(64'h1)+:(1)] = axi$aclken & axi$awvalid & ~axi$awready;
+        if (axi$aclken) begin
+            held$d = axi$awvalid & ~axi$awready;
+            held_client$d = pick;
+        end
+        order$tail$data = pick;
+        w_client = order$head$data;
+        w_open = order$head$valid;
+        if (~order$head$valid) begin
+            w_client = pick;
+            w_open = axi$awvalid & ~w_ahead$q;
+        end
+        axi$wvalid = 1'b0;
+        axi$wdata = 32'h0;
+        axi$wstrb = 32'h0;
+        axi$wlast = 1'b0;
+        axi$events[(64'ha)+:(4)] = 32'h0;
+        clients$0$wready = 1'b0;
+        if (w_open & (w_client == (0 == 32'h1))) begin
+            axi$wvalid = clients$0$wvalid;
+            axi$wdata = clients$0$wdata;
+            axi$wstrb = clients$0$wstrb;
+            axi$wlast = clients$0$wlast;
+            axi$events[(64'ha)+:(4)] = channels$0;
+            clients$0$wready = axi$wready;
+        end
+        clients$1$wready = 1'b0;
+        if (w_open & (w_client == (1 == 32'h1))) begin
+            axi$wvalid = clients$1$wvalid;
+            axi$wdata = clients$1$wdata;
+            axi$wstrb = clients$1$wstrb;
+            axi$wlast = clients$1$wlast;
+            axi$events[(64'ha)+:(4)] = channels$1;
+            clients$1$wready = axi$wready;
+        end
+        axi$events[(64'h8)+:(1)] = axi$aclken & axi$wvalid & axi$wready;
+        axi$events[(64'h9)+:(1)] = axi$aclken & axi$wvalid & ~axi$wready;
+        w_last_fire = axi$aclken & axi$wvalid & axi$wready & axi$wlast;
+        order$head$ready = w_last_fire & order$head$valid;
+        order$tail$valid = aw_fire & ~w_ahead$q & ~(w_last_fire & ~order$head$valid);
+        if (w_last_fire & ~order$head$valid & ~aw_fire) begin
+            w_ahead$d = 1'b1;
+        end
+        if (aw_fire) begin
+            w_ahead$d = 1'b0;
+        end
+        b_client = axi$bid == ids$1;
+        b_ours = axi$bvalid & axi$aclken;
+        axi$events[(64'he)+:(1)] = b_ours;
+        axi$events[(64'hf)+:(4)] = channels$0;
+        axi$events[(64'h13)+:(2)] = clients$0$counter;
+        if (b_client) begin
+            axi$events[(64'hf)+:(4)] = channels$1;
+            axi$events[(64'h13)+:(2)] = clients$1$counter;
+        end
+        completed = 32'h0;
+        clients$0$b_valid = b_ours & (b_client == (0 == 32'h1));
+        if (clients$0$b_valid) begin
+            completed = ((32'h1) & 4'hf) << clients$0$counter;
+        end
+        clients$1$b_valid = b_ours & (b_client == (1 == 32'h1));
+        if (clients$1$b_valid) begin
+            completed = ((32'h1) & 4'hf) << clients$1$counter;
+        end
+        error = b_ours & axi$bresp[32'h1];
+        error_channel = axi$events[(64'hf)+:(4)];
+        axi$events[(64'h15)+:(1)] = 1'b0;
+        if (clients$0$active & clients$0$limit_stall) begin
+            axi$events[(64'h15)+:(1)] = axi$aclken;
+        end
+        if (clients$1$active & clients$1$limit_stall) begin
+            axi$events[(64'h15)+:(1)] = axi$aclken;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$writes$port0
+
+
+
+
+
+
+module npu_u65_512_core$dma$writes$port0$order(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
     
     // Module arguments
     input wire  clock;
@@ -49037,7 +49506,7 @@ module npu_u65_512_core$dma$writes$order(clock,rst_n,tail$valid,tail$data,tail$r
         .d(read_pointer$d),
         .q(read_pointer$q)
     );
-    npu_u65_512_core$dma$writes$order$words words(
+    npu_u65_512_core$dma$writes$port0$order$words words(
         .clock(words$clock),
         .rst_n(words$rst_n),
         .write_enable(words$write_enable),
@@ -49075,12 +49544,12 @@ module npu_u65_512_core$dma$writes$order(clock,rst_n,tail$valid,tail$data,tail$r
         end
     end
     
-endmodule // npu_u65_512_core$dma$writes$order
+endmodule // npu_u65_512_core$dma$writes$port0$order
 
 
 
 
-module npu_u65_512_core$dma$writes$order$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
+module npu_u65_512_core$dma$writes$port0$order$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
     
     // Module arguments
     input wire  clock;
@@ -49098,7 +49567,15 @@ module npu_u65_512_core$dma$writes$order$words(clock,rst_n,write_enable,write_ad
        if (!rst_n) for (i = 0; i <= 3; i = i + 1) cells[i] <= 0;
        else if (write_enable) cells[write_address] <= write_data;
     always @(*) read_data = cells[read_address];
-endmodule // npu_u65_512_core$dma$writes$order$words
+endmodule // npu_u65_512_core$dma$writes$port0$order$words
+
+
+
+
+
+
+
+
 
 
 
@@ -59937,10 +60414,11 @@ module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
     input wire  [3:0] reads$1$enable;
     input wire  [51:0] reads$1$address;
     output reg  [511:0] reads$1$data;
-    output reg  [152:0] lut_write;
+    output reg  [153:0] lut_write;
     
     // Constant declarations
-    localparam  last_line = 12'hbff;
+    localparam  last_group = 12'hbf8;
+    localparam  clear_step = 12'h8;
     localparam  lut_line = 12'hb80;
     
     // Stub signals
@@ -59949,6 +60427,7 @@ module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
     reg  [11:0] banks$0$write_address;
     reg  [127:0] banks$0$write_data;
     reg  [15:0] banks$0$write_strobe;
+    reg  banks$0$write_clear;
     reg  [3:0] banks$0$read_enable;
     reg  [51:0] banks$0$read_address;
     wire  [511:0] banks$0$read_data;
@@ -59957,6 +60436,7 @@ module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
     reg  [11:0] banks$1$write_address;
     reg  [127:0] banks$1$write_data;
     reg  [15:0] banks$1$write_strobe;
+    reg  banks$1$write_clear;
     reg  [3:0] banks$1$read_enable;
     reg  [51:0] banks$1$read_address;
     wire  [511:0] banks$1$read_data;
@@ -59974,6 +60454,7 @@ module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
     reg  [11:0] bank_line;
     reg  [127:0] bank_data;
     reg  [15:0] bank_strobe;
+    reg  bank_clear;
     reg  [11:0] lut_offset;
     
     // Sub module instances
@@ -59983,6 +60464,7 @@ module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
         .write_address(banks$0$write_address),
         .write_data(banks$0$write_data),
         .write_strobe(banks$0$write_strobe),
+        .write_clear(banks$0$write_clear),
         .read_enable(banks$0$read_enable),
         .read_address(banks$0$read_address),
         .read_data(banks$0$read_data)
@@ -59993,6 +60475,7 @@ module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
         .write_address(banks$1$write_address),
         .write_data(banks$1$write_data),
         .write_strobe(banks$1$write_strobe),
+        .write_clear(banks$1$write_clear),
         .read_enable(banks$1$read_enable),
         .read_address(banks$1$read_address),
         .read_data(banks$1$read_data)
@@ -60019,8 +60502,8 @@ module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
         clear_active$rst_n = rst_n;
         clear_line$rst_n = rst_n;
         if (clear_active$q) begin
-            clear_line$d = clear_line$q + 32'h1;
-            if (clear_line$q == last_line) begin
+            clear_line$d = clear_line$q + clear_step;
+            if (clear_line$q == last_group) begin
                 clear_active$d = 1'b0;
             end
         end
@@ -60036,17 +60519,17 @@ module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
         bank_line = write_address;
         bank_data = write_data;
         bank_strobe = write_strobe;
+        bank_clear = clear_active$q;
         if (clear_active$q) begin
             bank_write = 32'h3;
             bank_line = clear_line$q;
-            bank_data = 32'h0;
-            bank_strobe = ((32'hffff) & 16'hffff);
         end
         banks$0$clock = clock;
         banks$0$write_enable = bank_write[0];
         banks$0$write_address = bank_line;
         banks$0$write_data = bank_data;
         banks$0$write_strobe = bank_strobe;
+        banks$0$write_clear = bank_clear;
         banks$0$read_enable = reads$0$enable;
         banks$0$read_address = reads$0$address;
         banks$1$clock = clock;
@@ -60054,6 +60537,7 @@ module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
         banks$1$write_address = bank_line;
         banks$1$write_data = bank_data;
         banks$1$write_strobe = bank_strobe;
+        banks$1$write_clear = bank_clear;
         banks$1$read_enable = reads$1$enable;
         banks$1$read_address = reads$1$address;
         lut_write[(64'h0)+:(2)] = 32'h0;
@@ -60064,6 +60548,7 @@ module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
         lut_write[(64'h2)+:(7)] = lut_offset[(32'h0)+:(7)];
         lut_write[(64'h9)+:(128)] = bank_data;
         lut_write[(64'h89)+:(16)] = bank_strobe;
+        lut_write[(64'h99)+:(1)] = bank_clear;
         reads$0$data = 32'h0;
         reads$1$data = 32'h0;
         reads$0$data = banks$0$read_data;
@@ -60073,7 +60558,7 @@ module npu_u65_512_core$shram(clock,rst_n,clear,clearing,write_enable,write_core
 endmodule // npu_u65_512_core$shram
 
 
-module npu_u65_512_core$shram$banks$0(clock,write_enable,write_address,write_data,write_strobe,read_enable,read_address,read_data);
+module npu_u65_512_core$shram$banks$0(clock,write_enable,write_address,write_data,write_strobe,write_clear,read_enable,read_address,read_data);
     
     // Module arguments
     input wire  clock;
@@ -60081,6 +60566,7 @@ module npu_u65_512_core$shram$banks$0(clock,write_enable,write_address,write_dat
     input wire  [11:0] write_address;
     input wire  [127:0] write_data;
     input wire  [15:0] write_strobe;
+    input wire  write_clear;
     input wire  [3:0] read_enable;
     input wire  [51:0] read_address;
     output reg  [511:0] read_data;
@@ -60088,8 +60574,11 @@ module npu_u65_512_core$shram$banks$0(clock,write_enable,write_address,write_dat
     // Update code (custom)
     reg [127:0] lines [0:3071] /*verilator public_flat_rw*/;
     wire [127:0] strobe_mask = {{8{write_strobe[15]}}, {8{write_strobe[14]}}, {8{write_strobe[13]}}, {8{write_strobe[12]}}, {8{write_strobe[11]}}, {8{write_strobe[10]}}, {8{write_strobe[9]}}, {8{write_strobe[8]}}, {8{write_strobe[7]}}, {8{write_strobe[6]}}, {8{write_strobe[5]}}, {8{write_strobe[4]}}, {8{write_strobe[3]}}, {8{write_strobe[2]}}, {8{write_strobe[1]}}, {8{write_strobe[0]}}};
+    integer way;
     always @(posedge clock) begin
-       if (write_enable)
+       if (write_enable & write_clear)
+          for (way = 0; way < 8; way = way + 1) lines[{write_address[11:3], way[2:0]}] <= 128'h0;
+       else if (write_enable)
           lines[write_address] <= (lines[write_address] & ~strobe_mask) | (write_data & strobe_mask);
     end
     wire [13:0] low_line_0 = (read_address[0 +: 13] + 1) >> 1;

@@ -13,7 +13,7 @@ module output_unit_core(clock,rst_n,settings,accumulators$valid,accumulators$dat
     output reg  results$valid;
     output reg  [263:0] results$data;
     input wire  results$ready;
-    input wire  [152:0] lut_write;
+    input wire  [153:0] lut_write;
     
     // Stub signals
     reg  decoder$clock;
@@ -79,7 +79,7 @@ module output_unit_core(clock,rst_n,settings,accumulators$valid,accumulators$dat
     wire  [158:0] activation$values_control;
     wire  activation$valid;
     reg  activation$next_ready;
-    reg  [152:0] activation$lut_write;
+    reg  [153:0] activation$lut_write;
     reg  finisher$clock;
     reg  finisher$rst_n;
     reg  [271:0] finisher$scaled;
@@ -543,7 +543,7 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
     output reg  [158:0] values_control;
     output reg  valid;
     input wire  next_ready;
-    input wire  [152:0] lut_write;
+    input wire  [153:0] lut_write;
     
     // Constant declarations
     localparam  sign_35 = 35'h400000000;
@@ -564,6 +564,7 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
     reg  [6:0] luts$0$write_line;
     reg  [127:0] luts$0$write_data;
     reg  [15:0] luts$0$write_strobe;
+    reg  luts$0$write_clear;
     reg  luts$0$read_enable;
     reg  [6:0] luts$0$read_line;
     wire  [127:0] luts$0$read_data;
@@ -572,6 +573,7 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
     reg  [6:0] luts$1$write_line;
     reg  [127:0] luts$1$write_data;
     reg  [15:0] luts$1$write_strobe;
+    reg  luts$1$write_clear;
     reg  luts$1$read_enable;
     reg  [6:0] luts$1$read_line;
     wire  [127:0] luts$1$read_data;
@@ -688,6 +690,7 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
         .write_line(luts$0$write_line),
         .write_data(luts$0$write_data),
         .write_strobe(luts$0$write_strobe),
+        .write_clear(luts$0$write_clear),
         .read_enable(luts$0$read_enable),
         .read_line(luts$0$read_line),
         .read_data(luts$0$read_data)
@@ -698,6 +701,7 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
         .write_line(luts$1$write_line),
         .write_data(luts$1$write_data),
         .write_strobe(luts$1$write_strobe),
+        .write_clear(luts$1$write_clear),
         .read_enable(luts$1$read_enable),
         .read_line(luts$1$read_line),
         .read_data(luts$1$read_data)
@@ -979,6 +983,7 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
         luts$0$write_line = lut_write[(64'h2)+:(7)];
         luts$0$write_data = lut_write[(64'h9)+:(128)];
         luts$0$write_strobe = lut_write[(64'h89)+:(16)];
+        luts$0$write_clear = lut_write[(64'h99)+:(1)];
         luts$0$read_enable = issue & beat[(64'h75)+:(1)] & lut_select[0];
         luts$0$read_line = address[(32'h4)+:(7)];
         luts$1$clock = clock;
@@ -986,6 +991,7 @@ module output_unit_core$activation(clock,rst_n,scaled,control,full,done,values,v
         luts$1$write_line = lut_write[(64'h2)+:(7)];
         luts$1$write_data = lut_write[(64'h9)+:(128)];
         luts$1$write_strobe = lut_write[(64'h89)+:(16)];
+        luts$1$write_clear = lut_write[(64'h99)+:(1)];
         luts$1$read_enable = issue & beat[(64'h75)+:(1)] & lut_select[1];
         luts$1$read_line = address[(32'h4)+:(7)];
         if (issue) begin
@@ -1247,7 +1253,7 @@ module output_unit_core$activation$lane_result(read,control,result);
 endmodule // output_unit_core$activation$lane_result
 
 
-module output_unit_core$activation$luts$0(clock,write_enable,write_line,write_data,write_strobe,read_enable,read_line,read_data);
+module output_unit_core$activation$luts$0(clock,write_enable,write_line,write_data,write_strobe,write_clear,read_enable,read_line,read_data);
     
     // Module arguments
     input wire  clock;
@@ -1255,15 +1261,19 @@ module output_unit_core$activation$luts$0(clock,write_enable,write_line,write_da
     input wire  [6:0] write_line;
     input wire  [127:0] write_data;
     input wire  [15:0] write_strobe;
+    input wire  write_clear;
     input wire  read_enable;
     input wire  [6:0] read_line;
     output reg  [127:0] read_data;
     
     // Update code (custom)
-    reg [127:0] lines [0:127];
+    reg [127:0] lines [0:127] /*verilator public_flat_rw*/;
     wire [127:0] strobe_mask = {{8{write_strobe[15]}}, {8{write_strobe[14]}}, {8{write_strobe[13]}}, {8{write_strobe[12]}}, {8{write_strobe[11]}}, {8{write_strobe[10]}}, {8{write_strobe[9]}}, {8{write_strobe[8]}}, {8{write_strobe[7]}}, {8{write_strobe[6]}}, {8{write_strobe[5]}}, {8{write_strobe[4]}}, {8{write_strobe[3]}}, {8{write_strobe[2]}}, {8{write_strobe[1]}}, {8{write_strobe[0]}}};
+    integer way;
     always @(posedge clock) begin
-       if (write_enable)
+       if (write_enable & write_clear)
+          for (way = 0; way < 8; way = way + 1) lines[{write_line[6:3], way[2:0]}] <= 128'h0;
+       else if (write_enable)
           lines[write_line] <= (lines[write_line] & ~strobe_mask) | (write_data & strobe_mask);
        if (read_enable) read_data <= lines[read_line];
     end
@@ -6546,7 +6556,7 @@ module output_unit(
     output wire results_valid;
     output wire [263:0] results_data;
     input wire results_ready;
-    input wire [152:0] lut_write;
+    input wire [153:0] lut_write;
 
     output_unit_core core(
         .clock(clock),

@@ -147,6 +147,27 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Command>, StreamError> {
     decode_words(&bytes_to_words(bytes)?)
 }
 
+/// True when the command that ends at byte `qread` of `stream` is
+/// NPU_OP_STOP: after a stop, QREAD is past it (TRM 4.2.7), so this tells a
+/// run stopped by NPU_OP_STOP from one that ran out of stream, which both
+/// set STATUS.cmd_end_reached (TRM 4.2.2).
+pub fn stop_ends_at(stream: &[u8], qread: usize) -> bool {
+    let Ok(words) = bytes_to_words(stream) else {
+        return false;
+    };
+    let mut i = 0;
+    while i * 4 < qread && i < words.len() {
+        let Ok((cmd, n)) = decode_one(&words, i) else {
+            return false;
+        };
+        i += n;
+        if i * 4 == qread {
+            return cmd.op == Opcode::NpuOpStop;
+        }
+    }
+    false
+}
+
 /// Decode a whole stream given as words.
 pub fn decode_words(words: &[u32]) -> Result<Vec<Command>, StreamError> {
     let mut out = Vec::with_capacity(words.len());

@@ -215,10 +215,12 @@ pub fn outcome(run: &BackendRun) -> &'static str {
         "a bus error"
     } else if field("cmd_parse_error") {
         "a parse error"
+    } else if run.stop_reached {
+        "NPU_OP_STOP"
     } else if field("cmd_end_reached") {
         "the end of the stream (no NPU_OP_STOP)"
     } else {
-        "NPU_OP_STOP"
+        "a stop without NPU_OP_STOP or the end of the stream"
     }
 }
 

@@ -316,6 +316,10 @@ pub struct BackendRun {
     pub qread: u32,
     /// The IRQ output as the NPU stopped.
     pub irq: bool,
+    /// NPU_OP_STOP stopped the NPU, rather than the end of the stream
+    /// (both set STATUS.cmd_end_reached): the command ending at QREAD is a
+    /// STOP ([`crate::cmdstream::stop_ends_at`]).
+    pub stop_reached: bool,
     /// Why the NPU stopped on an error, where the backend can say more than
     /// STATUS (the golden model names the command and the rule).
     pub fault: Option<String>,
@@ -386,18 +390,16 @@ impl BackendRun {
         };
     }
 
-    /// Stopped by NPU_OP_STOP (not by the end of the stream) with no error
-    /// in STATUS.
+    /// Stopped by NPU_OP_STOP (not by the end of the stream) with
+    /// STATUS.cmd_end_reached set and no error in STATUS, as Arm's Ethos-U
+    /// core driver requires of an inference.
     pub fn completed(&self) -> bool {
-        [
-            "state",
-            "bus_status",
-            "cmd_parse_error",
-            "cmd_end_reached",
-            "ecc_fault",
-        ]
-        .iter()
-        .all(|f| STATUS.field(f).get(self.status) == 0)
+        let field = |f: &str| STATUS.field(f).get(self.status);
+        self.stop_reached
+            && field("cmd_end_reached") == 1
+            && ["state", "bus_status", "cmd_parse_error", "ecc_fault"]
+                .iter()
+                .all(|f| field(f) == 0)
     }
 }
 
@@ -458,6 +460,7 @@ impl Backend for GoldenBackend {
             status: npu.status.register(),
             qread: npu.qread as u32,
             irq: npu.status.irq_raised,
+            stop_reached: stats.stopped,
             fault,
             ops: stats.ops.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
             cycles: None,

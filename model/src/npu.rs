@@ -99,7 +99,7 @@ pub struct Npu {
     /// completed, or past NPU_OP_STOP once stopped.
     pub qread: usize,
     /// REGIONCFG.region<k>: region k's AXI counter, hence the interface a
-    /// bus error on its reads reports (writes are on M0).
+    /// bus error on its reads and writes reports.
     pub regioncfg: [u32; NUM_REGIONS],
 }
 
@@ -163,7 +163,7 @@ impl Npu {
                 progress(i * 4, stream.len());
             }
         }
-        // TRM 4.2.2: STATUS.cmd_end_reached; the NPU stops.
+        // TRM 4.2.2: STATUS.cmd_end_reached; the NPU stops without IRQ.
         self.qread = stream.len();
         self.status.cmd_end_reached = true;
         self.status.running = false;
@@ -183,14 +183,11 @@ impl Npu {
     /// is past the DMA_START that faulted (the hardware may be further on if
     /// commands that do not wait follow it).
     fn bus_error(&mut self, channel: u32, region: usize, next_command: usize) {
-        let write = channel == faulting_channel::MEM2MEM_WRITE || channel == faulting_channel::OFM;
         self.status.bus_status = true;
         self.status.faulting_channel = channel;
-        self.status.faulting_interface = if write {
-            0
-        } else {
-            counter_port(self.regioncfg.get(region).copied().unwrap_or(0))
-        };
+        // Reads and writes alike go out on the port of the region's counter.
+        self.status.faulting_interface =
+            counter_port(self.regioncfg.get(region).copied().unwrap_or(0));
         self.status.running = false;
         self.status.irq_raised = true;
         self.qread = next_command;
@@ -239,8 +236,11 @@ impl Npu {
         match cmd.op {
             // TRM 4.6.4: NPU_OP_STOP sets STATUS |= mask<<16, stops, raises
             // IRQ; like NPU_OP_IRQ only once every earlier operation completed.
+            // It ends the command stream wherever it stands: the commands
+            // after it are not started, so STATUS.cmd_end_reached (TRM 4.2.2).
             Opcode::NpuOpStop => {
                 self.irq(cmd.param);
+                self.status.cmd_end_reached = true;
                 self.status.running = false;
                 self.state.stats.stopped = true;
                 return Ok(Flow::Stop);

@@ -920,4 +920,18 @@ fn parse_error_sets_status() {
     let stats = n.run(&0x0000_0001u32.to_le_bytes()).expect("run").clone();
     assert!(!stats.stopped);
     assert!(n.status.cmd_end_reached);
+    // So does one with it, wherever it stands (TRM 4.2.2, 4.6.4): the
+    // commands after it are not run.
+    for words in [[0x0000_0001u32, 0xffff_0000], [0xffff_0000, 0x0000_0001]] {
+        let mut n = npu("u65-256", &[]);
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let stats = n.run(&bytes).expect("run").clone();
+        assert!(stats.stopped && n.status.cmd_end_reached, "{words:x?}");
+        let irqs = if words[0] == 1 { 2 } else { 1 };
+        assert_eq!(
+            (n.status.register(), stats.irqs),
+            (0xffff_0022, irqs),
+            "{words:x?}"
+        );
+    }
 }

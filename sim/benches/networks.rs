@@ -37,6 +37,7 @@ fn main() {
             let vela = VelaModel::load(model).unwrap();
             let config = vela.config().unwrap();
             let mut rtl = RtlBackend {
+                settings: system.axi_settings(),
                 axi_configs: [system.completer(0, false), system.completer(1, false)],
                 ..RtlBackend::default()
             };

@@ -115,6 +115,7 @@ fn run_network(item: &SweepItem) -> Result<(u64, Vec<String>)> {
         item.expected.len()
     );
     let mut rtl = RtlBackend {
+        settings: item.memory.axi_settings(),
         axi_configs: [
             item.memory.completer(0, false),
             item.memory.completer(1, false),

@@ -10,7 +10,8 @@
 //! 3. QBASE0/1, QSIZE, QCONFIG, BASEP0-15, REGIONCFG, then
 //!    CMD.transition_to_running_state, keeping the Q-channel bits;
 //! 4. wait for the NPU to stop, read STATUS, clear the IRQ through
-//!    CMD.clear_irq: bus_status, cmd_parse_error and ecc_fault are errors;
+//!    CMD.clear_irq: bus_status, cmd_parse_error and ecc_fault are errors,
+//!    and so is a stop without STATUS.cmd_end_reached;
 //! 5. CMD with clock_q_enable = power_q_enable = 1 (the power release).
 //!
 //! Departures, all for a testbench: the wait reads STATUS at each new IRQ
@@ -18,8 +19,7 @@
 //! stream without NPU_OP_STOP ends with STATUS.cmd_end_reached); an IRQ with
 //! STATUS.state still running (NPU_OP_IRQ, TRM 4.6.4) is left raised and
 //! waited past, where Arm's driver would end the inference, so STATUS is
-//! returned as the NPU stopped; and STATUS.cmd_end_reached is returned
-//! rather than required. After an error the NPU is left as it is, for
+//! returned as the NPU stopped. After an error the NPU is left as it is, for
 //! inspection (Arm's driver soft-resets it; the next invocation here starts
 //! with a soft reset anyway).
 
@@ -166,21 +166,18 @@ impl AxiSettings {
         })
     }
 
-    /// What the monitor of `port` checks. Reads: REGIONCFG and QCONFIG send
-    /// them to a port's two counters (M0: AXI_LIMIT0 and 1, M1: 2 and 3), so
-    /// at most the sum of their limits is in flight, in bursts inside the
-    /// larger of their burst-split blocks. Writes: which port carries them is
-    /// the design's (this one writes on M0 only; the TRM's PMU has no AXI-1
-    /// write events, TRM 4.5.5), so either port allows the writes of all four
-    /// counters.
+    /// What the monitor of `port` checks: REGIONCFG and QCONFIG send reads
+    /// and writes to a port's two counters (M0: AXI_LIMIT0 and 1, M1: 2 and
+    /// 3), so at most the sum of their limits is in flight, in bursts
+    /// inside the larger of their burst-split blocks.
     pub fn port_limits(&self, port: AxiPort) -> AxiLimits {
         let ours = &self.axi_limits[2 * port.index()..2 * port.index() + 2];
-        let all = &self.axi_limits[..];
+        let split = ours.iter().map(AxiLimit::burst_split).max().unwrap_or(64);
         AxiLimits {
             reads: ours.iter().map(|l| l.max_outstanding_reads as usize).sum(),
-            writes: all.iter().map(|l| l.max_outstanding_writes as usize).sum(),
-            read_split: ours.iter().map(AxiLimit::burst_split).max().unwrap_or(64),
-            write_split: all.iter().map(AxiLimit::burst_split).max().unwrap_or(64),
+            writes: ours.iter().map(|l| l.max_outstanding_writes as usize).sum(),
+            read_split: split,
+            write_split: split,
         }
     }
 
@@ -291,6 +288,12 @@ impl NpuState {
             .any(|f| self.field(f) != 0)
     }
 
+    /// Stopped with STATUS.cmd_end_reached and no error: what Arm's driver
+    /// requires of an inference (its interrupt handler's STATUS check).
+    pub fn succeeded(&self) -> bool {
+        !self.running() && !self.has_error() && self.field("cmd_end_reached") != 0
+    }
+
     pub fn running(&self) -> bool {
         self.field("state") != 0
     }
@@ -325,7 +328,7 @@ pub enum DriverError {
     SoftReset(String),
     #[error("the NPU did not stop within {cycles} cycles of the start: {state}")]
     Timeout { cycles: u64, state: NpuState },
-    #[error("the NPU stopped on an error after {cycles} cycles: {state}")]
+    #[error("the NPU stopped on an error or before the end of its stream after {cycles} cycles: {state}")]
     Fault { cycles: u64, state: NpuState },
 }
 
@@ -504,7 +507,7 @@ pub fn wait_with_progress(
             if !state.running() {
                 write_cmd(tb, |cmd| regs::CMD.field("clear_irq").set(cmd, 1))?;
                 set_clock_and_power(tb, true)?;
-                if state.has_error() {
+                if !state.succeeded() {
                     return Err(DriverError::Fault { cycles, state });
                 }
                 return Ok(InvokeResult {

@@ -2,7 +2,7 @@
 //! what every APB access must return and how it changes the registers.
 
 use crate::npu::NpuTb;
-use crate::shram::{acc_buffer_contents, shram_contents};
+use crate::shram::{acc_buffer_contents, lut_copy_contents, shram_contents};
 use npu_arch::config::NpuConfig;
 use npu_arch::regs::{self, Behaviour, Register, SharedBits};
 use std::collections::HashMap;
@@ -215,6 +215,13 @@ pub fn assert_soft_reset_done(tb: &mut NpuTb, what: &str) {
     for (n, words) in acc_buffer_contents(tb).iter().enumerate() {
         if let Some(i) = words.iter().position(|&b| b != 0) {
             panic!("{what}: accumulator buffer {n} byte {i:#x} is not cleared by a soft reset");
+        }
+    }
+    let luts = lut_copy_contents(tb);
+    assert!(!luts.is_empty(), "{what}: the model has no LUT copies");
+    for (n, lines) in luts.iter().enumerate() {
+        if let Some(i) = lines.iter().position(|&b| b != 0) {
+            panic!("{what}: LUT copy {n} byte {i:#x} is not cleared by a soft reset");
         }
     }
 }

@@ -1,8 +1,10 @@
 //! The RTL as a job backend (JOBS.md): each region's image and the command
 //! stream go into the memory behind the AXI ports at base addresses of their
 //! own, the driver runs the stream, and the regions are read back. Memory
-//! exists only there: an access outside the job's regions answers DECERR,
-//! so the NPU reports it as a bus error.
+//! exists only there, and each port reaches only what REGIONCFG and QCONFIG
+//! put on it (counters 0 and 1 on M0, 2 and 3 on M1, as an SoC whose M0
+//! reaches only the SRAM): an access outside them answers DECERR, so the NPU
+//! reports it as a bus error, and a read or write on the wrong port too.
 //!
 //! With `layers` set, the run also gives the per-layer report
 //! (`npu_model::report`): its rows are the golden model's records of the
@@ -22,8 +24,9 @@ use crate::driver::{self, AxiSettings, Inference, DEFAULT_MAX_CYCLES, HOST_PPROT
 use crate::npu::{NpuTb, Waveform};
 use crate::shram::shram_contents;
 use anyhow::{bail, Context, Result};
-use npu_arch::regs::{self, FaultingChannel};
+use npu_arch::regs::{self, counter_port, FaultingChannel};
 use npu_hw::dma::OFM_WRITE_ID;
+use npu_model::cmdstream::stop_ends_at;
 use npu_model::footprint::{BlockFootprints, Span};
 use npu_model::job::{block_footprints, Backend, BackendRun, GoldenBackend, Job};
 use std::collections::BTreeMap;
@@ -192,17 +195,22 @@ impl RtlBackend {
         if let Some(seed) = self.axi_seed {
             tb.set_axi_seed(seed);
         }
-        let mut address_map: Vec<Range<u64>> = job
-            .regions
-            .iter()
-            .map(|(&k, bytes)| window(region_base(k), bytes.len()))
-            .collect();
-        address_map.push(window(COMMAND_STREAM_BASE, job.command_stream.len()));
+        let settings = &self.settings;
         for port in AxiPort::ALL {
+            let on_port = |counter: u32| counter_port(counter) as usize == port.index();
+            let mut address_map: Vec<Range<u64>> = job
+                .regions
+                .iter()
+                .filter(|(&k, _)| settings.regioncfg.get(k).is_some_and(|&c| on_port(c)))
+                .map(|(&k, bytes)| window(region_base(k), bytes.len()))
+                .collect();
+            if on_port(settings.qconfig) {
+                address_map.push(window(COMMAND_STREAM_BASE, job.command_stream.len()));
+            }
             tb.set_axi_config(
                 port,
                 CompleterConfig {
-                    address_map: Some(address_map.clone()),
+                    address_map: Some(address_map),
                     ..self.axi_configs[port.index()].clone()
                 },
             );
@@ -298,6 +306,7 @@ impl RtlBackend {
             status: state.status,
             qread: state.qread,
             irq: state.irq,
+            stop_reached: stop_ends_at(&job.command_stream, state.qread as usize),
             fault: None,
             ops: BTreeMap::new(),
             cycles: Some(cycles),

@@ -51,3 +51,9 @@ pub fn shram_contents(tb: &NpuTb) -> Vec<Vec<u8>> {
 pub fn acc_buffer_contents(tb: &NpuTb) -> Vec<Vec<u8>> {
     contents(tb, &arrays(tb, "words", "acc_buffer"))
 }
+
+/// Every output unit's copy of each core's LUT area (`npu_hw::output_unit`),
+/// line after line: for checking that it is cleared.
+pub fn lut_copy_contents(tb: &NpuTb) -> Vec<Vec<u8>> {
+    contents(tb, &arrays(tb, "lines", "luts"))
+}

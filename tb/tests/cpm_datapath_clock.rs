@@ -100,8 +100,10 @@ fn traced_run(dftcgen: bool) -> (Vec<u64>, Vec<u64>, u64) {
 fn the_datapath_clock_ticks_only_while_the_datapath_has_work() {
     let (core, datapath, end) = traced_run(false);
     assert!(!datapath.is_empty(), "the datapath's clock never ticked");
+    // The accumulator clear of the driver's soft reset and the convolution
+    // clock both; the register programming and the idle cycles only the core.
     assert!(
-        datapath.len() * 2 < core.len(),
+        datapath.len() < core.len(),
         "the datapath's clock ticked {} times in {} core cycles",
         datapath.len(),
         core.len()

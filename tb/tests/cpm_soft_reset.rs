@@ -11,7 +11,7 @@ use npu_tb::npu::NpuTb;
 use npu_tb::register_model::assert_soft_reset_done;
 use npu_tb::rtl_backend::{region_base, COMMAND_STREAM_BASE};
 use npu_tb::seed::seed;
-use npu_tb::shram::shram_contents;
+use npu_tb::shram::{lut_copy_contents, shram_contents};
 
 const SECURE_PRIVILEGED: u8 = 0b001;
 
@@ -27,23 +27,29 @@ fn prot(tb: &mut NpuTb) -> u32 {
     tb.read(regs::PROT.address, SECURE_PRIVILEGED).rdata
 }
 
-/// A 64 KB copy from region 0 to region 1 and a 4 KB copy into each core's
-/// shared buffer, ending in NPU_OP_STOP.
+/// Bytes of each core's shared buffer, and of its LUT area at its end (TRM 4.9.1).
+const SHRAM_BYTES: u32 = 48 * 1024;
+const LUT_BYTES: u32 = 2048;
+
+/// A 64 KB copy from region 0 to region 1, and 4 KB copies into the start
+/// and 2 KB into the LUT area of each core's shared buffer, ending in
+/// NPU_OP_STOP.
 fn traffic() -> Vec<u8> {
-    let copy = |dst: u16, len: u32| {
+    let copy = |dst: u16, at: u32, len: u32| {
         [
             Command::cmd0(Opcode::NpuSetDma0SrcRegion, 0),
             Command::cmd0(Opcode::NpuSetDma0DstRegion, dst),
             Command::cmd1(Opcode::NpuSetDma0Src, 0, 0),
-            Command::cmd1(Opcode::NpuSetDma0Dst, 0, 0),
+            Command::cmd1(Opcode::NpuSetDma0Dst, 0, at),
             Command::cmd1(Opcode::NpuSetDma0Len, 0, len),
             Command::cmd0(Opcode::NpuOpDmaStart, 0),
         ]
     };
     let mut commands = vec![];
     // Destination region bit 8: the shared buffer of cores 0 and 1.
-    commands.extend(copy(0x100 | 3, 4096));
-    commands.extend(copy(1, 65536));
+    commands.extend(copy(0x100 | 3, 0, 4096));
+    commands.extend(copy(0x100 | 3, SHRAM_BYTES - LUT_BYTES, LUT_BYTES));
+    commands.extend(copy(1, 0, 65536));
     commands.push(Command::cmd0(Opcode::NpuOpStop, 1));
     encode(&commands)
 }
@@ -82,9 +88,10 @@ fn a_soft_reset_during_dma_traffic_drains_resets_and_clears_the_shared_buffer() 
             tb.set_axi_config(port, latency.clone());
         }
         let _running = start_traffic(&mut tb);
-        // Until the shared-buffer copy is done and the long copy is under way.
+        // Until the shared-buffer copy is done and the long copy is under way
+        // (region 1 is on M1, `AxiSettings::default`).
         let mut cycles = 0;
-        while tb.axi_counters(AxiPort::M0).bytes_written < 4096 {
+        while tb.axi_counters(AxiPort::M1).bytes_written < 4096 {
             tb.tick();
             cycles += 1;
             assert!(cycles < 100_000, "{config}: the copy did not start");
@@ -94,6 +101,12 @@ fn a_soft_reset_during_dma_traffic_drains_resets_and_clears_the_shared_buffer() 
                 .iter()
                 .all(|bank| bank[..4096].iter().any(|&b| b != 0)),
             "{config}: the shared buffers hold the copied bytes"
+        );
+        assert!(
+            lut_copy_contents(&tb)
+                .iter()
+                .all(|lut| lut.iter().any(|&b| b != 0)),
+            "{config}: the LUT copies hold the bytes copied into the LUT areas"
         );
         assert!(!tb.axi_idle(), "{config}: transactions in flight");
         tb.write(regs::QBASE0.address, 0x1234, SECURE_PRIVILEGED);
@@ -123,6 +136,32 @@ fn a_soft_reset_during_dma_traffic_drains_resets_and_clears_the_shared_buffer() 
         tb.cycles(200);
         assert_eq!(AxiPort::ALL.map(|p| tb.axi_counters(p)), quiet);
         assert_eq!(tb.get("IRQ"), 0);
+    }
+}
+
+/// Arm's core driver soft-resets before every inference and polls
+/// reset_status: the reset (the RAM clears in parallel: each shared-buffer
+/// bank and LUT copy 8 macros wide, the accumulators 2) takes at most 512
+/// cycles on an idle NPU, on both configurations.
+#[test]
+fn a_soft_reset_of_an_idle_npu_takes_at_most_512_cycles() {
+    for config in ["u65-256", "u65-512"] {
+        let mut tb = NpuTb::new(config).unwrap();
+        let start = tb.model.cycle();
+        tb.write(regs::RESET.address, 0, SECURE_PRIVILEGED);
+        while reset_status(&mut tb) != 0 {
+            assert!(
+                tb.model.cycle() - start < 100_000,
+                "{config}: the reset hangs"
+            );
+        }
+        let cycles = tb.model.cycle() - start;
+        println!("{config}: soft reset in {cycles} cycles");
+        assert!(
+            cycles <= 512,
+            "{config}: the soft reset took {cycles} cycles"
+        );
+        assert_soft_reset_done(&mut tb, config);
     }
 }
 

@@ -107,6 +107,42 @@ fn a_stream_without_stop_ends_at_once_with_cmd_end_reached_on_both_models() {
     );
 }
 
+/// TRM 4.2.2 STATUS.cmd_end_reached: NPU_OP_STOP ends the command stream,
+/// wherever it stands (the commands after it are not started, TRM 4.6.4),
+/// so it sets the bit, as Arm's core driver requires of every inference;
+/// QREAD is past the STOP, the run completes. (Until 2026-12-02 both models
+/// set it only when the stream ran out.)
+#[test]
+fn npu_op_stop_sets_cmd_end_reached_wherever_it_stands_on_both_models() {
+    for (listing, qread) in [
+        (
+            "NPU_SET_IFM_PAD_TOP 0
+NPU_OP_STOP 65535",
+            8,
+        ),
+        (
+            "NPU_OP_STOP 1
+NPU_SET_IFM_PAD_TOP 1
+NPU_OP_IRQ 2",
+            4,
+        ),
+    ] {
+        let run = agree(&job(listing, &[]));
+        assert_eq!(
+            (
+                field(&run, "cmd_end_reached"),
+                field(&run, "state"),
+                run.qread,
+                run.irq,
+                run.completed()
+            ),
+            (1, 0, qread, true, true),
+            "{listing}: STATUS {:#x}",
+            run.status
+        );
+    }
+}
+
 #[test]
 fn an_irq_without_stop_does_not_complete_and_both_report_irq_raised() {
     let run = agree(&job("NPU_OP_IRQ 1", &[]));
@@ -225,8 +261,8 @@ fn copy(src: u32, dst: u32, len: u32) -> String {
 /// bursts before the error may have landed.
 #[test]
 fn accesses_outside_the_regions_are_bus_errors_on_both_models() {
-    // Regions 0 and 1 are read through M1 (REGIONCFG 3 and 2), region 5
-    // through M0 (1), and writes go through M0.
+    // Regions 0 and 1 are read and written through M1 (REGIONCFG 3 and 2),
+    // region 5 through M0 (1).
     let cases = [
         (
             "read past region 0",
@@ -238,7 +274,7 @@ fn accesses_outside_the_regions_are_bus_errors_on_both_models() {
             "write past region 1",
             copy(0, 960, 128),
             faulting_channel::MEM2MEM_WRITE,
-            0,
+            1,
         ),
         (
             "read of an undefined region",

@@ -9,7 +9,7 @@
 
 use npu_arch::command::{DmaRegionMode, DmaStrideMode, Opcode};
 use npu_arch::config::NpuConfig;
-use npu_arch::regs;
+use npu_arch::regs::{self, counter_port};
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::{Backend, BackendRun, GoldenBackend, Job};
 use npu_model::npu::Npu;
@@ -220,7 +220,8 @@ fn check_attributes(rtl: &RtlBackend, config: &NpuConfig, transfers: &[Transfer]
     for t in transfers {
         reads.push((mem2mem_id, read_cache(settings.regioncfg[t.src_region])));
         if !t.dst_internal {
-            writes.push(write_cache(settings.regioncfg[t.dst_region]));
+            let counter = settings.regioncfg[t.dst_region];
+            writes.push((counter_port(counter) as usize, write_cache(counter)));
         }
     }
     let tb = rtl.last.as_ref().unwrap();
@@ -229,8 +230,8 @@ fn check_attributes(rtl: &RtlBackend, config: &NpuConfig, transfers: &[Transfer]
             assert_eq!(a.prot, prot, "{what}: AxPROT of {a:?} on {port}");
             if a.write {
                 assert!(
-                    port == AxiPort::M0 && writes.contains(&a.cache),
-                    "{what}: write {a:?} on {port}; expected AWCACHE one of {writes:?} on M0"
+                    writes.contains(&(port.index(), a.cache)),
+                    "{what}: write {a:?} on {port}; expected (port, AWCACHE) one of {writes:?}"
                 );
             } else {
                 assert!(
@@ -293,7 +294,8 @@ fn check_against_golden(job: &Job, rtl: &mut RtlBackend, what: &str) -> BackendR
 /// The per-layer report of `run`: a row for each of `transfers`, timed,
 /// one at a time within the run's cycles; every byte the AXI completers
 /// served in one row or in the command stream's; a DMA's writes exactly its
-/// destination's bytes on M0 (none into the shared buffer), its reads at
+/// destination's bytes on the port of its region's counter (none into the
+/// shared buffer), its reads at
 /// least its source's (whole beats).
 fn check_report(run: &BackendRun, rtl: &RtlBackend, transfers: &[Transfer], what: &str) {
     let measured = run.measured.expect("the run's measures");
@@ -321,7 +323,11 @@ fn check_report(run: &BackendRun, rtl: &RtlBackend, transfers: &[Transfer], what
             written,
             "{what}: {layer:?}"
         );
-        assert_eq!(ports[1].written, 0, "{what}: writes are on M0");
+        if !t.dst_internal {
+            // On the port of the destination region's counter (REGIONCFG).
+            let port = counter_port(rtl.settings.regioncfg[t.dst_region]) as usize;
+            assert_eq!(ports[1 - port].written, 0, "{what}: writes on M{port}");
+        }
         assert!(
             ports[0].read + ports[1].read >= layer.bytes_read,
             "{what}: {layer:?}"

@@ -79,7 +79,7 @@ fn inject(target: Target, port: AxiPort, resp: Resp, rng: &mut StdRng) {
         golden.run(&job(), &mut |_, _| {}).unwrap()
     };
     // The counter of the channel's region puts it on `port` (REGIONCFG and
-    // QCONFIG: counters 0, 1 on M0, 2, 3 on M1); writes always use M0.
+    // QCONFIG: counters 0, 1 on M0, 2, 3 on M1), reads and writes alike.
     let counter = 2 * port.index() as u32 + rng.gen_range(0..2);
     let mut settings = AxiSettings {
         regioncfg: [rng.gen_range(0..4); 8],
@@ -103,16 +103,12 @@ fn inject(target: Target, port: AxiPort, resp: Resp, rng: &mut StdRng) {
         max_writes: None,
         bytes_per_cycle: None,
     };
-    let error_port = match target {
-        Target::Destination => AxiPort::M0,
-        _ => port,
-    };
     let mut configs = [axi.clone(), axi.clone()];
     axi.errors = vec![ErrorRange {
         range: error_range(target),
         resp,
     }];
-    configs[error_port.index()] = axi;
+    configs[port.index()] = axi;
     let mut rtl = RtlBackend {
         settings,
         axi_configs: configs,
@@ -141,7 +137,7 @@ fn inject(target: Target, port: AxiPort, resp: Resp, rng: &mut StdRng) {
     };
     // Every issued transaction completes; nothing new starts, not even on
     // a new CMD write.
-    assert_stopped_on_bus_error(tb, channel, error_port, &what);
+    assert_stopped_on_bus_error(tb, channel, port, &what);
 
     // Each byte is its initial value or the golden model's.
     assert_initial_or_result(&job(), &golden_run, tb, &what);

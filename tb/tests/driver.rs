@@ -65,7 +65,7 @@ fn programs_the_u65_defaults_and_runs_to_the_stop() {
             tb.axi_limits(port),
             AxiLimits {
                 reads: 128,
-                writes: 128,
+                writes: 64,
                 read_split: 64,
                 write_split: 64,
             }
@@ -218,12 +218,12 @@ fn inference_overrides_regioncfg_axi_limits_and_qconfig() {
     for (r, value) in expected {
         assert_eq!(reg(&mut tb, &r), value, "{}", r.name);
     }
-    // Reads: the port's two counters; writes: all four.
+    // Reads and writes: the port's two counters.
     assert_eq!(
         tb.axi_limits(AxiPort::M0),
         AxiLimits {
             reads: 65,
-            writes: 45,
+            writes: 33,
             read_split: 256,
             write_split: 256,
         }
@@ -232,9 +232,9 @@ fn inference_overrides_regioncfg_axi_limits_and_qconfig() {
         tb.axi_limits(AxiPort::M1),
         AxiLimits {
             reads: 7,
-            writes: 45,
+            writes: 12,
             read_split: 128,
-            write_split: 256,
+            write_split: 128,
         }
     );
 }

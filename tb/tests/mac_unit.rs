@@ -27,8 +27,8 @@
 
 use npu_arch::command::AccFormat;
 use npu_hw::mac_unit::{
-    AccRead, OperandBeat, ACCUMULATORS, ACC_ADDRESS_BITS, ACC_BITS, IFM_CHANNELS, LATENCY,
-    OFM_CHANNELS, OPERAND_BITS, POSITIONS,
+    AccRead, OperandBeat, ACCUMULATORS, ACC_ADDRESS_BITS, ACC_BITS, ACC_CLEAR_WAYS, IFM_CHANNELS,
+    LATENCY, OFM_CHANNELS, OPERAND_BITS, POSITIONS,
 };
 use npu_model::ops::wrap_accumulator;
 use npu_tb::block::BlockTb;
@@ -618,7 +618,8 @@ impl Bench {
     }
 
     /// Clears the AB (no beat in flight) and queues `block` while it
-    /// clears; checks that the clear takes a cycle a word.
+    /// clears; checks that the clear takes a cycle for each ACC_CLEAR_WAYS
+    /// words.
     fn clear_then(&mut self, block: &Block) {
         self.tb.model.set(self.clear, 1);
         self.tick();
@@ -636,7 +637,7 @@ impl Bench {
             self.tick();
             cycles += 1;
         }
-        if cycles != 1 << ACC_ADDRESS_BITS {
+        if cycles != (1 << ACC_ADDRESS_BITS) / ACC_CLEAR_WAYS {
             self.tb.fail(&format!("clearing for {cycles} cycles"));
         }
     }

@@ -563,6 +563,7 @@ fn write_luts(tb: &mut BlockTb, port: PortId, luts: &mut [Vec<u8>], rng: &mut St
             line: (line as u64).into(),
             data,
             strobe: strobe.into(),
+            clear: false,
         };
         tb.model
             .set_wide(port, &words::<{ <LutWrite as Synth>::BITS }>(write.into()));

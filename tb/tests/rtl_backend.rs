@@ -30,11 +30,12 @@ fn a_dma_job_runs_bit_exact_at_base_addresses_of_its_own() {
     let golden = run_job(&job, &mut GoldenBackend::default(), &mut |_, _| {}).unwrap();
     assert_eq!(report.run.regions, golden.run.regions);
     // ethosu_config_u65.h: the stream (44 bytes, three whole beats) and
-    // region 0 are read on M1; writes go on M0.
+    // region 0 are read on M1, and region 1 is written there too.
     let counters = &report.run.counters;
     assert_eq!(counters["axi_m1_bytes_read"], 256 + 48);
-    assert_eq!(counters["axi_m0_bytes_written"], 256);
-    assert!(report.summary().contains("axi_m0_bytes_written 256"));
+    assert_eq!(counters["axi_m1_bytes_written"], 256);
+    assert_eq!(counters["axi_m0_bytes_written"], 0);
+    assert!(report.summary().contains("axi_m1_bytes_written 256"));
     assert!(report.run.cycles.unwrap() > 0);
 
     let tb = backend.last.as_mut().unwrap();
@@ -134,4 +135,37 @@ fn the_backend_programs_its_axi_settings() {
     assert_eq!(reg(&regs::QCONFIG), 3);
     assert_eq!(reg(&regs::AXI_LIMIT2), 0x1F3F_0001);
     assert_eq!(tb.axi_limits(AxiPort::M1).read_split, 128);
+}
+
+/// Writes go out on the port of their region's counter (REGIONCFG, TRM
+/// 4.2.13), the user DMA's and the OFM's alike, and each port reaches only
+/// the regions REGIONCFG puts on it (the backend's per-port address maps:
+/// a write on the wrong port answers DECERR and fails the run).
+#[test]
+fn writes_go_out_on_the_port_regioncfg_gives_their_region() {
+    // dma_256 copies region 0 to region 1; add_i8 reads and writes region 1.
+    for (name, written) in [("dma_256", 256), ("add_i8", 320)] {
+        let job = Job::load(&fixture(name), None).unwrap();
+        let golden = run_job(&job, &mut GoldenBackend::default(), &mut |_, _| {}).unwrap();
+        for counter in 0..4 {
+            let mut settings = AxiSettings::default();
+            settings.regioncfg[1] = counter;
+            let mut backend = RtlBackend {
+                settings,
+                ..RtlBackend::default()
+            };
+            let report = run_job(&job, &mut backend, &mut |_, _| {}).unwrap();
+            let what = format!("{name}, region 1 on counter {counter}");
+            assert!(report.passed(), "{what}: {}", report.summary());
+            assert_eq!(report.run.regions, golden.run.regions, "{what}");
+            let port = regs::counter_port(counter);
+            let bytes = |p: u32| report.run.counters[&format!("axi_m{p}_bytes_written")];
+            assert_eq!(
+                (bytes(port), bytes(1 - port)),
+                (written, 0),
+                "{what}: bytes written on M{port} and M{}",
+                1 - port
+            );
+        }
+    }
 }

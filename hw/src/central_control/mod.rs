@@ -29,7 +29,8 @@
 //!   `kernel_draining`);
 //! - NPU_OP_STOP and NPU_OP_IRQ: once every DMA descriptor and kernel
 //!   operation has completed, OR the mask into STATUS.irq_history_mask and
-//!   raise IRQ; STOP stops.
+//!   raise IRQ; STOP stops and sets STATUS.cmd_end_reached, wherever it
+//!   stands in the stream (TRM 4.2.2: the stream ends at its STOP).
 //!
 //! A reserved opcode or format, a stream that ends inside a cmd1, a QSIZE
 //! that is not a multiple of 4, a value with bits outside its command's

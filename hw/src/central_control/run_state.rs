@@ -8,8 +8,9 @@
 //! Errors are cleared only by reset; while one is set,
 //! CMD.transition_to_running_state is ignored. A start with a QSIZE that is
 //! not a multiple of 4 stops at once with STATUS.cmd_parse_error (TRM
-//! 4.2.9). Writing QBASE or QSIZE while stopped clears
-//! STATUS.cmd_end_reached.
+//! 4.2.9). STATUS.cmd_end_reached is set when NPU_OP_STOP completes,
+//! wherever it stands in the stream, and when the stream ends without one
+//! (TRM 4.2.2); writing QBASE or QSIZE while stopped clears it.
 
 use crate::arch_constants::{field_lsb as lsb, field_mask as mask};
 use crate::widgets::ResetReg;
@@ -156,7 +157,7 @@ impl Logic for RunState {
             self.irq_history.d.next = self.irq_history.q.val() | self.irq_mask.val();
             self.irq_raised.d.next = true;
         }
-        if self.end_of_stream.val() {
+        if self.end_of_stream.val() | self.stop.val() {
             self.end_reached.d.next = true;
         }
         if self.refused.val() {

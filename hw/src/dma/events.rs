@@ -3,7 +3,7 @@
 //!
 //! Each half is derived where its handshakes live: the read half by the
 //! port's [`ReadPort`](super::ReadPort), the write half by the
-//! [`WriteRouter`](super::WriteRouter); M1 carries no writes (TRM 3.3.3).
+//! port's [`WritePort`](super::WritePort).
 //! Every handshake and stall bit is qualified with the port's ACLKEN: it
 //! describes one edge of the AXI clock. `*_channel` is the traffic type of
 //! the transfer on that AXI channel, coded as `PMCAXI_CHAN.CH_SEL` and

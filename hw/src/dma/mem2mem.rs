@@ -1,6 +1,6 @@
 //! The mem2mem channel (TRM 3.3.3): the user DMA of NPU_OP_DMA_START. Reads
 //! the source rows, re-aligns the bytes, and writes them to the destination
-//! rows in memory (through AXI M0) or in the shared buffer.
+//! rows in memory (through the AXI port of its counter) or in the shared buffer.
 
 use super::aligner::Aligner;
 use super::read_channel::ReadChannel;
@@ -20,8 +20,6 @@ use rust_hdl::prelude::*;
 pub struct Mem2Mem<const N: usize, const C: usize> {
     pub clock: Signal<In, Clock>,
     pub rst_n: Signal<In, Bit>,
-    /// ACLKENM0: the write side's clock enable.
-    pub aclken: Signal<In, Bit>,
     /// Begin a transfer (only while `busy` is low).
     pub start: Signal<In, Bit>,
     pub source: TransferShape,
@@ -125,8 +123,8 @@ impl<const N: usize, const C: usize> Logic for Mem2Mem<N, C> {
         self.fill.next_burst.next = false;
         self.fill.cancel.next = false;
 
-        // Destination: memory through AXI M0 ...
-        self.write.aclken.next = self.aclken.val();
+        // Destination: memory through the port of its counter ...
+        self.write.aclken.next = self.client.aclken.val();
         self.write.halt.next = self.halt.val();
         self.write.may_issue.next = self.client.may_issue.val();
         self.write.beats.valid.next = self.aligner.out.valid.val() & !self.to_shram.q.val();
@@ -144,8 +142,7 @@ impl<const N: usize, const C: usize> Logic for Mem2Mem<N, C> {
         self.client.wlast.next = self.write.wlast.val();
         self.write.wready.next = self.client.wready.val();
         self.client.waiting.next = self.write.awvalid.val();
-        self.client.issue_counter.next = self.write_counter_q.q.val();
-        self.client.response_counter.next = self.write_counter_q.q.val();
+        self.client.counter.next = self.write_counter_q.q.val();
         self.write.b_valid.next = self.client.b_valid.val();
         self.client.burst_issued.next = self.write.burst_issued.val();
         self.client.limit_stall.next = self.write.limit_stall.val();

@@ -10,7 +10,7 @@
 //! stream (read for the central control, [`CommandChannel`]) and mem2mem (the user DMA,
 //! [`Mem2Mem`]); the IFM, weight and scale/bias channels of the datapath are
 //! further rows of the router's table. Every write channel (OFM, mem2mem)
-//! is a [`WriteClient`] of one [`WriteRouter`] on M0. The user DMA's queue
+//! is a [`WriteClient`] of one [`WriteRouter`] on M0 and M1. The user DMA's queue
 //! holds two descriptors; the head one reaches mem2mem as the transfer it
 //! asks for ([`DescriptorTransfer`]).
 //!
@@ -18,7 +18,11 @@
 //! `QCONFIG`) selects an outstanding counter 0-3 and so the port (counters
 //! 0, 1 on M0; 2, 3 on M1) and the `AXI_LIMITn` that bounds the bursts
 //! (`max_beats`), the outstanding transactions and `AxCACHE` (TRM 4.2.13-17,
-//! table 4-31). Writes always use M0 (TRM 3.3.3). `AxPROT` is `PROT`: bit 0
+//! table 4-31), for writes as for reads: TRM 3.3.3's "write DMA channels
+//! must always use AXI port 0" is read as the Ethos-U55's rule (its M1 has
+//! no write channels), against the U65's own M1 write channels (appendix
+//! A), AXI_LIMIT2/3's write limits and AXI-1 write events, and the deployed
+//! drivers, which put the arena (the OFMs) on AXI1. `AxPROT` is `PROT`: bit 0
 //! privileged (active CPL), bit 1 non-secure (active CSL), bit 2 data.
 //!
 //! A SLVERR or DECERR response (RRESP/BRESP bit 1) on any channel records
@@ -28,8 +32,7 @@
 //!
 //! For the PMU, `m0_events`/`m1_events` ([`AxiEvents`]) carry each port's
 //! ACLKEN and two structs derived where the handshakes are: [`ReadEvents`]
-//! from the port's [`ReadPort`], [`WriteEvents`] from the [`WriteRouter`]
-//! (M1's are all zero: it carries no writes).
+//! from the port's [`ReadPort`], [`WriteEvents`] from its [`WritePort`].
 
 mod aligner;
 mod clients;
@@ -66,7 +69,7 @@ pub use requests::{OfmWrite, ShramFill, StreamRead};
 pub use stream_reader::StreamReader;
 pub use walker::{TransferShape, TransferShapeSource, TransferWalker};
 pub use write_channel::WriteChannel;
-pub use writes::{WriteClient, WriteClientPort, WritePortSignals, WriteRouter};
+pub use writes::{WriteClient, WriteClientPort, WritePort, WritePortSignals, WriteRouter};
 
 use crate::axi::AxiManagerPort;
 use crate::central_control::DmaDescriptor;
@@ -173,8 +176,6 @@ pub struct Dma {
     reads: ReadRouter,
     writes: WriteRouter,
     queue: Fifo<DmaDescriptor, 1, 2>,
-    /// M1's write events: writes always use M0 (TRM 3.3.3).
-    no_writes: Constant<WriteEvents>,
 
     /// The head descriptor as the transfer it asks for.
     head: DescriptorTransfer,
@@ -289,7 +290,6 @@ impl Dma {
                 regs::AXI_LIMIT0.field("max_outstanding_write_m1").lsb,
             ),
             queue: Default::default(),
-            no_writes: Constant::new(WriteEvents::default()),
             head: Default::default(),
             start_mem2mem: Default::default(),
             head_started: Default::default(),
@@ -439,8 +439,7 @@ impl Logic for Dma {
                 & self.scales[k].issued.val();
         }
         self.ifm.streams_issued.next = self.streams_issued.val();
-        // OFM: writes on M0.
-        self.ofm.aclken.next = self.m0.aclken.val();
+        // OFM: writes on the port of the OFM region's counter.
         self.ofm.halt.next = self.stop_issue.val();
         self.ofm.writes_done.next = self.ofm_writes_done.val();
         StreamIn::<OfmWrite>::link(&mut self.ofm_writes, &mut self.ofm.writes);
@@ -499,11 +498,11 @@ impl Logic for Dma {
         self.m0.rready.next = true;
         self.m1.rready.next = true;
 
-        // ---- Writes: every write client through one router on M0 (TRM 3.3.3) ----
+        // ---- Writes: every write client through one router, on the port
+        // of its region's counter ----
         for c in 0..4 {
             self.writes.axi_limit[c].next = self.axi_limit[c].val();
         }
-        self.mem2mem.aclken.next = self.m0.aclken.val();
         WriteClient::join(&mut self.ofm.client, &mut self.writes.clients[0]);
         WriteClient::join(&mut self.mem2mem.client, &mut self.writes.clients[1]);
         self.writes.m0.aclken.next = self.m0.aclken.val();
@@ -525,28 +524,34 @@ impl Logic for Dma {
         self.m0.wstrb.next = self.writes.m0.wstrb.val();
         self.m0.wlast.next = self.writes.m0.wlast.val();
         self.m0.bready.next = true;
-        self.m1.awvalid.next = false;
-        self.m1.awid.next = 0.into();
-        self.m1.awaddr.next = 0.into();
-        self.m1.awlen.next = 0.into();
-        self.m1.awsize.next = 0.into();
-        self.m1.awburst.next = 0.into();
-        self.m1.awcache.next = 0.into();
-        self.m1.awprot.next = 0.into();
-        self.m1.wvalid.next = false;
-        self.m1.wdata.next = 0.into();
-        self.m1.wstrb.next = 0.into();
-        self.m1.wlast.next = false;
+        self.writes.m1.aclken.next = self.m1.aclken.val();
+        self.writes.m1.awready.next = self.m1.awready.val();
+        self.writes.m1.wready.next = self.m1.wready.val();
+        self.writes.m1.bvalid.next = self.m1.bvalid.val();
+        self.writes.m1.bid.next = self.m1.bid.val();
+        self.writes.m1.bresp.next = self.m1.bresp.val();
+        self.m1.awvalid.next = self.writes.m1.awvalid.val();
+        self.m1.awid.next = self.writes.m1.awid.val();
+        self.m1.awaddr.next = self.writes.m1.awaddr.val();
+        self.m1.awlen.next = self.writes.m1.awlen.val();
+        self.m1.awsize.next = 4.into();
+        self.m1.awburst.next = 1.into();
+        self.m1.awcache.next = self.writes.m1.awcache.val();
+        self.m1.awprot.next = bit_cast::<3, 2>(self.prot.val());
+        self.m1.wvalid.next = self.writes.m1.wvalid.val();
+        self.m1.wdata.next = self.writes.m1.wdata.val();
+        self.m1.wstrb.next = self.writes.m1.wstrb.val();
+        self.m1.wlast.next = self.writes.m1.wlast.val();
         self.m1.bready.next = true;
 
         // ---- Events for the PMU: each port's read half from its ReadPort,
-        // M0's write half from the write router; M1 carries no writes ----
+        // its write half from its WritePort ----
         self.m0_events.enabled.next = self.m0.aclken.val();
         self.m0_events.reads.next = self.reads.m0.events.val();
         self.m0_events.writes.next = self.writes.m0.events.val();
         self.m1_events.enabled.next = self.m1.aclken.val();
         self.m1_events.reads.next = self.reads.m1.events.val();
-        self.m1_events.writes.next = self.no_writes.val();
+        self.m1_events.writes.next = self.writes.m1.events.val();
 
         // ---- Bus errors: the first one is recorded and halts the DMA ----
         if !self.halted.q.val() {
@@ -558,7 +563,7 @@ impl Logic for Dma {
             if self.writes.error.val() {
                 self.halted.d.next = true;
                 self.fault_channel.d.next = self.writes.error_channel.val();
-                self.fault_interface.d.next = false;
+                self.fault_interface.d.next = self.writes.error_interface.val();
             }
         }
         self.bus_error.next = self.halted.q.val();

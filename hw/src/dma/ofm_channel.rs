@@ -1,5 +1,5 @@
-//! The OFM channel (TRM 3.3.3): writes the output unit's bytes to memory
-//! through AXI M0 as bursts.
+//! The OFM channel (TRM 3.3.3): writes the output unit's bytes to memory as
+//! bursts, on the AXI port of the OFM region's counter (REGIONCFG).
 //!
 //! Each [`OfmWrite`] (up to 32 contiguous bytes) is cut into the 16-byte
 //! lines it touches, one a cycle, with byte strobes (its count and its byte
@@ -48,8 +48,6 @@ pub struct OfmBurst {
 pub struct OfmChannel {
     pub clock: Signal<In, Clock>,
     pub rst_n: Signal<In, Bit>,
-    /// ACLKENM0: AXI outputs change only on enabled cycles.
-    pub aclken: Signal<In, Bit>,
     pub regioncfg: Signal<In, Bits<16>>,
     /// BASEP0-15 and AXI_LIMIT0-3, register k in bits 32k..32k + 32.
     pub basep: Signal<In, Bits<512>>,
@@ -59,12 +57,12 @@ pub struct OfmChannel {
     pub writes: StreamIn<OfmWrite>,
     /// The datapath has no more writes for the operation: send the open line.
     pub writes_done: Signal<In, Bit>,
-    /// The writes, through the DMA's write router: the AW and W channels,
-    /// the outstanding counter of the burst to issue and whether it has
-    /// room, the counter the issued bursts' responses count down on, their
-    /// AWCACHE; `waiting`: a burst could issue but for the address
-    /// register, still busy with the last one (the write router keeps M0's
-    /// AW channel for it), as of the last cycle with ACLKEN high.
+    /// The writes, through the DMA's write router: the AW and W channels
+    /// on the port of `counter` (the bursts' in flight, or with none the
+    /// next one's) with that port's ACLKEN, their AWCACHE; `waiting`: a
+    /// burst could issue but for the address register, still busy with the
+    /// last one (the write router keeps the port's AW channel for it), as
+    /// of the last cycle with ACLKEN high.
     pub client: WriteClient,
     /// Writes remain to be issued or answered.
     pub busy: Signal<Out, Bit>,
@@ -327,15 +325,17 @@ impl Logic for OfmChannel {
             }
         }
 
-        // ---- AW: a buffered burst, on an enabled cycle; every outstanding
-        // burst counts on one counter, so a burst to another counter waits
-        // until they are answered ----
-        self.client.issue_counter.next = self.bursts.head.data.val().counter;
-        self.client.response_counter.next = self.held_counter.q.val();
+        // ---- AW: a buffered burst, on an enabled cycle of its port; every
+        // outstanding burst counts on one counter (so is on one port), so a
+        // burst to another counter waits until they are answered ----
+        self.client.counter.next = self.bursts.head.data.val().counter;
+        if self.outstanding.q.val() != 0 {
+            self.client.counter.next = self.held_counter.q.val();
+        }
         self.client.awcache.next = self.aw_cache.q.val();
         self.same_counter.next = (self.outstanding.q.val() == 0)
             | (self.bursts.head.data.val().counter == self.held_counter.q.val());
-        self.issue.next = self.aclken.val()
+        self.issue.next = self.client.aclken.val()
             & self.bursts.head.valid.val()
             & (!self.aw_valid.q.val() | self.client.awready.val())
             & self.same_counter.val()
@@ -352,7 +352,7 @@ impl Logic for OfmChannel {
         if self.client.b_valid.val() {
             self.blocks_written.next = self.answers.head.data.val();
         }
-        if self.aclken.val() & self.client.awready.val() {
+        if self.client.aclken.val() & self.client.awready.val() {
             self.aw_valid.d.next = false;
         }
         if self.issue.val() {
@@ -364,7 +364,7 @@ impl Logic for OfmChannel {
         }
         // Registered on enabled cycles: the router's choice of AW client
         // must not change while ACLKEN is low.
-        if self.aclken.val() {
+        if self.client.aclken.val() {
             self.waiting_q.d.next = self.bursts.head.valid.val()
                 & self.same_counter.val()
                 & self.client.may_issue.val()
@@ -382,10 +382,10 @@ impl Logic for OfmChannel {
         // ---- W: the buffered beats in order (the router lets them out
         // only behind their burst's address) ----
         self.buffer.head.ready.next = false;
-        if self.aclken.val() & self.client.wready.val() {
+        if self.client.aclken.val() & self.client.wready.val() {
             self.w_valid.d.next = false;
         }
-        if self.aclken.val() & (!self.w_valid.q.val() | self.client.wready.val()) {
+        if self.client.aclken.val() & (!self.w_valid.q.val() | self.client.wready.val()) {
             self.buffer.head.ready.next = self.buffer.head.valid.val();
             if self.buffer.head.valid.val() {
                 self.w_valid.d.next = true;

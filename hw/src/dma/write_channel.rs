@@ -1,4 +1,4 @@
-//! A DMA write channel on AXI M0: buffers destination beats, issues a burst's
+//! A DMA write channel: buffers destination beats, issues a burst's
 //! address once all its data is buffered, then streams the data.
 
 use super::walker::{TransferShape, TransferWalker};

@@ -30,7 +30,7 @@
 //!   accumulation; it must not read a word that beats in flight still write
 //!   (wait for `slice_done`).
 //! - `clear` and `clearing`: a `clear` pulse writes zeros to every AB word,
-//!   one a cycle, while `clearing` is high, and `operands` waits meanwhile
+//!   two a cycle, while `clearing` is high, and `operands` waits meanwhile
 //!   (TRM 3.3.4.1: at any reset all memories are cleared). It is meant for
 //!   the clock and power module's clear after a reset, beside the shared
 //!   buffer's, when no beat is in flight: a write in flight is lost.
@@ -90,6 +90,7 @@ mod ifm_unit;
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::ResetReg;
 use acc_buffer::AccBuffer;
+pub use acc_buffer::ACC_CLEAR_WAYS;
 use adder_array::AdderArray;
 use dot_products::{DotBeat, DotProducts};
 pub use ifm_unit::{IfmActs, IfmRequest, IfmSettings, IfmUnit, IfmUnitBench, LineWrite};
@@ -114,6 +115,9 @@ pub const DOT_BITS: usize = 21;
 /// Bits of an accumulator-buffer word address: 512 words, two halves of 256
 /// that the traversal alternates between OFM blocks.
 pub const ACC_ADDRESS_BITS: usize = 9;
+/// Bits of the AB clear's group counter: two words a group.
+const ACC_CLEAR_GROUP_BITS: usize = ACC_ADDRESS_BITS - 1;
+const _: () = assert!(ACC_CLEAR_WAYS == 2);
 /// Cycles from a beat taken to the cycle its write has reached the AB (the
 /// `slice_done` pulse of a `slice_end` beat).
 pub const LATENCY: usize = 2;
@@ -192,17 +196,17 @@ pub struct MacUnit {
     /// The AB's readout port holds a result not yet taken.
     result_held: ResetReg<Bit>,
     clear_active: ResetReg<Bit>,
-    clear_address: ResetReg<Bits<ACC_ADDRESS_BITS>>,
+    clear_group: ResetReg<Bits<ACC_CLEAR_GROUP_BITS>>,
     readout_take: Signal<Local, Bit>,
 }
 
 impl Logic for MacUnit {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, result_held, clear_active, clear_address);
+        dff_setup!(self, clock, result_held, clear_active, clear_group);
         self.result_held.rst_n.next = self.rst_n.val();
         self.clear_active.rst_n.next = self.rst_n.val();
-        self.clear_address.rst_n.next = self.rst_n.val();
+        self.clear_group.rst_n.next = self.rst_n.val();
         self.dot_units.clock.next = self.clock.val();
         self.dot_units.rst_n.next = self.rst_n.val();
         self.adder_array.clock.next = self.clock.val();
@@ -226,19 +230,21 @@ impl Logic for MacUnit {
         self.acc_buffer.write_data.next = self.adder_array.write_data.val();
         self.slice_done.next = self.adder_array.slice_done.val();
 
-        // Clearing: word after word, from 0 to the last.
+        // Clearing: group after group of ACC_CLEAR_WAYS (2) words, from 0
+        // to the last.
+        self.acc_buffer.write_clear.next = self.clear_active.q.val();
         if self.clear_active.q.val() {
             self.acc_buffer.write_enable.next = true;
-            self.acc_buffer.write_address.next = self.clear_address.q.val();
-            self.acc_buffer.write_data.next = 0.into();
-            self.clear_address.d.next = self.clear_address.q.val() + 1;
-            if self.clear_address.q.val().all() {
+            self.acc_buffer.write_address.next =
+                bit_cast::<ACC_ADDRESS_BITS, ACC_CLEAR_GROUP_BITS>(self.clear_group.q.val()) << 1;
+            self.clear_group.d.next = self.clear_group.q.val() + 1;
+            if self.clear_group.q.val().all() {
                 self.clear_active.d.next = false;
             }
         }
         if self.clear.val() {
             self.clear_active.d.next = true;
-            self.clear_address.d.next = 0.into();
+            self.clear_group.d.next = 0.into();
         }
         self.clearing.next = self.clear_active.q.val();
 

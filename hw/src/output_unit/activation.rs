@@ -370,6 +370,7 @@ impl Logic for Activation {
             self.luts[core].write_line.next = self.lut_write.val().line;
             self.luts[core].write_data.next = self.lut_write.val().data;
             self.luts[core].write_strobe.next = self.lut_write.val().strobe;
+            self.luts[core].write_clear.next = self.lut_write.val().clear;
             self.luts[core].read_enable.next =
                 self.issue.val() & self.beat.val().lookup & self.lut_select.val().get_bit(core);
             self.luts[core].read_line.next = self.address.val().get_bits::<7>(4);

@@ -4,9 +4,11 @@
 //! activation stage, so the LUT costs the IFM unit's read ports nothing.
 //!
 //! In the emitted Verilog it is a behavioural RAM, black-boxed by the
-//! synthesis script as a RAM macro would be (as `crate::shram::SramBank`).
+//! synthesis script as a RAM macro would be (as `crate::shram::SramBank`),
+//! public to Verilator so a testbench can check that a reset clears it.
 
-use crate::shram::{merge_line, strobe_mask_wire, LINE_BYTES, LUT_LINES};
+use crate::shram::LUT_LINES;
+use crate::shram::{clear_group_statement, merge_line, strobe_mask_wire, CLEAR_WAYS, LINE_BYTES};
 use rust_hdl::prelude::*;
 
 /// One write port with byte strobes, one registered read port.
@@ -17,6 +19,9 @@ pub struct LutRam {
     pub write_line: Signal<In, Bits<7>>,
     pub write_data: Signal<In, Bits<128>>,
     pub write_strobe: Signal<In, Bits<LINE_BYTES>>,
+    /// With `write_enable`: zero the [`CLEAR_WAYS`] lines of `write_line`'s
+    /// group instead (the copy is organised as the shared buffer's banks).
+    pub write_clear: Signal<In, Bit>,
     /// `read_data` takes line `read_line` one cycle after `read_enable`.
     pub read_enable: Signal<In, Bit>,
     pub read_line: Signal<In, Bits<7>>,
@@ -32,6 +37,7 @@ impl Default for LutRam {
             write_line: Default::default(),
             write_data: Default::default(),
             write_strobe: Default::default(),
+            write_clear: Default::default(),
             read_enable: Default::default(),
             read_line: Default::default(),
             read_data: Default::default(),
@@ -46,7 +52,12 @@ impl Logic for LutRam {
             if self.read_enable.val() {
                 self.read_data.next = self._lines[self.read_line.val().index()];
             }
-            if self.write_enable.val() {
+            if self.write_enable.val() && self.write_clear.val() {
+                let group = self.write_line.val().index() / CLEAR_WAYS * CLEAR_WAYS;
+                for line in &mut self._lines[group..group + CLEAR_WAYS] {
+                    *line = Bits::default();
+                }
+            } else if self.write_enable.val() {
                 let line = self.write_line.val().index();
                 self._lines[line] = merge_line(
                     self._lines[line],
@@ -64,15 +75,19 @@ impl Logic for LutRam {
     fn hdl(&self) -> Verilog {
         Verilog::Custom(format!(
             "\
-reg [127:0] lines [0:{last}];
+reg [127:0] lines [0:{last}] /*verilator public_flat_rw*/;
 {strobe_mask}
+integer way;
 always @(posedge clock) begin
-   if (write_enable)
+   if (write_enable & write_clear)
+      {clear}
+   else if (write_enable)
       lines[write_line] <= (lines[write_line] & ~strobe_mask) | (write_data & strobe_mask);
    if (read_enable) read_data <= lines[read_line];
 end",
             last = LUT_LINES - 1,
             strobe_mask = strobe_mask_wire(),
+            clear = clear_group_statement("lines", "write_line", 7, CLEAR_WAYS, 128),
         ))
     }
 
@@ -85,6 +100,7 @@ end",
                 "write_line".into(),
                 "write_data".into(),
                 "write_strobe".into(),
+                "write_clear".into(),
                 "read_enable".into(),
                 "read_line".into(),
             ],

@@ -22,14 +22,16 @@ pub const LUT_LINES: usize = 128;
 
 /// One write to the LUT areas: line `line` of the last 2 KB of the shared
 /// buffer of each core whose bit is set in `cores`, the bytes of `data`
-/// with their bit set in `strobe` (the output units keep a copy of the
-/// LUT area from these).
+/// with their bit set in `strobe`, or with `clear` zeros in the
+/// [`CLEAR_WAYS`] lines of `line`'s group (the output units keep a copy of
+/// the LUT area from these).
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct LutWrite {
     pub cores: Bits<2>,
     pub line: Bits<7>,
     pub data: Bits<128>,
     pub strobe: Bits<LINE_BYTES>,
+    pub clear: Bit,
 }
 
 /// Bytes in one shared-buffer line, the width of an AXI beat.
@@ -82,6 +84,34 @@ pub(crate) fn merge_line(line: Bits<128>, data: Bits<128>, strobe: Bits<LINE_BYT
     line
 }
 
+/// Lines a shared-buffer bank or LUT copy clears a cycle: each is
+/// [`CLEAR_WAYS`] RAM macros, line l in macro l mod [`CLEAR_WAYS`], and a
+/// clear writes one line of every macro at once (TRM 3.3.4.1: every RAM is
+/// cleared at a reset), so a 48 KB bank clears in 384 cycles.
+pub const CLEAR_WAYS: usize = 8;
+
+/// The Verilog statement that zeroes `ways` (a power of two) words of
+/// `array`, the group of `address`: the words whose address differs from it
+/// only in its low log2(`ways`) bits, one in each macro of a RAM
+/// interleaved across `ways` macros. `address` is `address_bits` wide;
+/// needs an `integer way;` in the module.
+pub(crate) fn clear_group_statement(
+    array: &str,
+    address: &str,
+    address_bits: usize,
+    ways: usize,
+    width: usize,
+) -> String {
+    let way_bits = ways.trailing_zeros() as usize;
+    assert!(ways.is_power_of_two() && way_bits >= 1 && way_bits < address_bits);
+    format!(
+        "for (way = 0; way < {ways}; way = way + 1) \
+{array}[{{{address}[{msb}:{way_bits}], way[{way_msb}:0]}}] <= {width}'h0;",
+        msb = address_bits - 1,
+        way_msb = way_bits - 1,
+    )
+}
+
 /// The Verilog of a RAM's `strobe_mask`: the bits of `write_data` that
 /// `write_strobe` writes.
 pub(crate) fn strobe_mask_wire() -> String {
@@ -110,6 +140,9 @@ pub struct SramBank {
     pub write_address: Signal<In, Bits<LINE_ADDRESS_BITS>>,
     pub write_data: Signal<In, Bits<128>>,
     pub write_strobe: Signal<In, Bits<LINE_BYTES>>,
+    /// With `write_enable`: zero the [`CLEAR_WAYS`] lines of
+    /// `write_address`'s group instead of writing `write_data`.
+    pub write_clear: Signal<In, Bit>,
     /// [`READ_PORTS`] read ports, packed: port i's unit address in bits
     /// 13i+12..13i of `read_address`, units u and u + 1 in bits
     /// 128i+127..128i of `read_data` one cycle after bit i of `read_enable`.
@@ -122,8 +155,10 @@ pub struct SramBank {
 impl SramBank {
     pub fn new(bytes: usize) -> Self {
         assert!(
-            bytes.is_multiple_of(LINE_BYTES) && bytes / LINE_BYTES <= 1 << LINE_ADDRESS_BITS,
-            "a shared-buffer bank of {bytes} bytes does not fit {LINE_ADDRESS_BITS}-bit line addresses"
+            bytes.is_multiple_of(LINE_BYTES * CLEAR_WAYS)
+                && bytes / LINE_BYTES <= 1 << LINE_ADDRESS_BITS,
+            "a shared-buffer bank of {bytes} bytes is not {CLEAR_WAYS} macros of \
+             {LINE_ADDRESS_BITS}-bit line addresses"
         );
         Self {
             clock: Default::default(),
@@ -131,6 +166,7 @@ impl SramBank {
             write_address: Default::default(),
             write_data: Default::default(),
             write_strobe: Default::default(),
+            write_clear: Default::default(),
             read_enable: Default::default(),
             read_address: Default::default(),
             read_data: Default::default(),
@@ -162,7 +198,12 @@ impl Logic for SramBank {
             }
             self.read_data.next = data;
             let write = self.write_address.val().index();
-            if self.write_enable.val() && write < self._lines.len() {
+            if self.write_enable.val() && self.write_clear.val() {
+                let group = write / CLEAR_WAYS * CLEAR_WAYS;
+                for line in self._lines.iter_mut().skip(group).take(CLEAR_WAYS) {
+                    *line = Bits::default();
+                }
+            } else if self.write_enable.val() && write < self._lines.len() {
                 self._lines[write] = merge_line(
                     self._lines[write],
                     self.write_data.val(),
@@ -206,13 +247,18 @@ always @(*) read_data[{d} +: 128] = odd_{p} ? {{low_{p}, high_{p}}} : {{high_{p}
             "\
 reg [127:0] lines [0:{last}] /*verilator public_flat_rw*/;
 {strobe_mask}
+integer way;
 always @(posedge clock) begin
-   if (write_enable)
+   if (write_enable & write_clear)
+      {clear}
+   else if (write_enable)
       lines[write_address] <= (lines[write_address] & ~strobe_mask) | (write_data & strobe_mask);
 end
 {reads}",
             last = lines - 1,
             strobe_mask = strobe_mask_wire(),
+            clear =
+                clear_group_statement("lines", "write_address", LINE_ADDRESS_BITS, CLEAR_WAYS, 128),
             reads = (0..READ_PORTS).map(port).collect::<String>(),
         ))
     }
@@ -226,6 +272,7 @@ end
                 "write_address".into(),
                 "write_data".into(),
                 "write_strobe".into(),
+                "write_clear".into(),
                 "read_enable".into(),
                 "read_address".into(),
             ],
@@ -238,10 +285,11 @@ end
 /// set in `write_cores` (TRM 4.6.4 NPU_SET_DMA0_DST_REGION: internal
 /// destinations name a core mask).
 ///
-/// `clear` zeroes every line of every bank, one line per cycle (TRM 3.3.4.1:
-/// after a reset no data is left for another security state); `clearing`
-/// is high until the last line is written; other writes are dropped
-/// meanwhile (the clear follows a reset, when nothing else writes).
+/// `clear` zeroes every line of every bank, [`CLEAR_WAYS`] lines a cycle
+/// (TRM 3.3.4.1: after a reset no data is left for another security
+/// state); `clearing` is high until the last group is written; other writes
+/// are dropped meanwhile (the clear follows a reset, when nothing else
+/// writes).
 ///
 /// `lut_write` repeats every bank write (the clear's too) that lands in the
 /// last 2 KB, the LUT area (TRM 4.9.1), at its line in that area, for the
@@ -262,13 +310,16 @@ pub struct Shram {
     pub reads: Vec<BankReadPorts>,
     pub lut_write: Signal<Out, LutWrite>,
     banks: Vec<SramBank>,
-    last_line: Constant<Bits<LINE_ADDRESS_BITS>>,
+    /// The first line of the last group the clear writes, and its step.
+    last_group: Constant<Bits<LINE_ADDRESS_BITS>>,
+    clear_step: Constant<Bits<LINE_ADDRESS_BITS>>,
     /// The LUT area's first line.
     lut_line: Constant<Bits<LINE_ADDRESS_BITS>>,
     bank_write: Signal<Local, Bits<2>>,
     bank_line: Signal<Local, Bits<LINE_ADDRESS_BITS>>,
     bank_data: Signal<Local, Bits<128>>,
     bank_strobe: Signal<Local, Bits<LINE_BYTES>>,
+    bank_clear: Signal<Local, Bit>,
     lut_offset: Signal<Local, Bits<LINE_ADDRESS_BITS>>,
     clear_active: ResetReg<Bit>,
     clear_line: ResetReg<Bits<LINE_ADDRESS_BITS>>,
@@ -294,12 +345,14 @@ impl Shram {
             reads: (0..READ_BANKS).map(|_| Default::default()).collect(),
             lut_write: Default::default(),
             banks: (0..cores).map(|_| SramBank::new(bytes_per_core)).collect(),
-            last_line: Constant::new(((bytes_per_core / LINE_BYTES - 1) as u64).into()),
+            last_group: Constant::new(((bytes_per_core / LINE_BYTES - CLEAR_WAYS) as u64).into()),
+            clear_step: Constant::new((CLEAR_WAYS as u64).into()),
             lut_line: Constant::new(((bytes_per_core / LINE_BYTES - LUT_LINES) as u64).into()),
             bank_write: Default::default(),
             bank_line: Default::default(),
             bank_data: Default::default(),
             bank_strobe: Default::default(),
+            bank_clear: Default::default(),
             lut_offset: Default::default(),
             clear_active: Default::default(),
             clear_line: Default::default(),
@@ -314,8 +367,8 @@ impl Logic for Shram {
         self.clear_active.rst_n.next = self.rst_n.val();
         self.clear_line.rst_n.next = self.rst_n.val();
         if self.clear_active.q.val() {
-            self.clear_line.d.next = self.clear_line.q.val() + 1;
-            if self.clear_line.q.val() == self.last_line.val() {
+            self.clear_line.d.next = self.clear_line.q.val() + self.clear_step.val();
+            if self.clear_line.q.val() == self.last_group.val() {
                 self.clear_active.d.next = false;
             }
         }
@@ -332,11 +385,10 @@ impl Logic for Shram {
         self.bank_line.next = self.write_address.val();
         self.bank_data.next = self.write_data.val();
         self.bank_strobe.next = self.write_strobe.val();
+        self.bank_clear.next = self.clear_active.q.val();
         if self.clear_active.q.val() {
             self.bank_write.next = 3.into();
             self.bank_line.next = self.clear_line.q.val();
-            self.bank_data.next = 0.into();
-            self.bank_strobe.next = bits::<LINE_BYTES>(0xffff);
         }
         for core in 0..self.banks.len() {
             self.banks[core].clock.next = self.clock.val();
@@ -344,6 +396,7 @@ impl Logic for Shram {
             self.banks[core].write_address.next = self.bank_line.val();
             self.banks[core].write_data.next = self.bank_data.val();
             self.banks[core].write_strobe.next = self.bank_strobe.val();
+            self.banks[core].write_clear.next = self.bank_clear.val();
             self.banks[core].read_enable.next = self.reads[core].enable.val();
             self.banks[core].read_address.next = self.reads[core].address.val();
         }
@@ -355,6 +408,7 @@ impl Logic for Shram {
         self.lut_write.next.line = self.lut_offset.val().get_bits::<7>(0);
         self.lut_write.next.data = self.bank_data.val();
         self.lut_write.next.strobe = self.bank_strobe.val();
+        self.lut_write.next.clear = self.bank_clear.val();
         for bank in 0..self.reads.len() {
             self.reads[bank].data.next = 0.into();
         }

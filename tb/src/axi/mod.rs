@@ -17,4 +17,4 @@ pub use memory::SparseMemory;
 pub use monitor::{AxiLimits, AxiMonitor};
 pub use ports::{beat_to_words, random_aclken_pattern, words_to_beat, AxiPort, AxiPorts};
 pub use signals::{AxiSignals, Resp, BEAT_BYTES};
-pub use systems::{PortMemory, SystemConfig, SYSTEM_CONFIGS};
+pub use systems::{MemoryMode, PortMemory, SystemConfig, SYSTEM_CONFIGS};

@@ -5,14 +5,17 @@
 //! clock scale times the 16-byte port) and the outstanding limits its
 //! timing adapters add (`max_reads`, `max_writes`).
 //!
-//! Which regions reach which port is the driver's REGIONCFG, not the
-//! memory's: the Ethos-U driver's default (`npu_tb::driver::AxiSettings`)
-//! puts regions 0 and 1 (the read-only flash and the arena) on AXI1 and
-//! regions 2-7 (the fast scratch) on AXI0, which is Vela's
-//! `Dedicated_Sram` memory mode (constants and arena on AXI1, the cache on
-//! AXI0).
+//! Which regions reach which port is the driver's REGIONCFG, and each
+//! system says where its memory mode (`vela.ini`'s `Memory_Mode`) puts
+//! Vela's regions (0 the constants, 1 the arena, which holds the OFMs, 2
+//! the fast scratch): `Dedicated_Sram` for the DRAM systems (constants and
+//! arena on AXI1, the cache on AXI0: the Ethos-U driver's default,
+//! `npu_tb::driver::AxiSettings`), `Shared_Sram` for the flash ones, whose
+//! flash is read-only (constants on AXI1, the arena and cache on AXI0).
 
 use super::CompleterConfig;
+use crate::driver::AxiSettings;
+use npu_arch::regs::REGION_COUNT;
 
 /// The memory behind one AXI port (a `vela.ini` memory: Sram, Dram or
 /// OffChipFlash).
@@ -33,13 +36,51 @@ pub struct PortMemory {
     pub max_writes: usize,
 }
 
-/// A `vela.ini` system configuration: the NPU clock and each port's memory.
+/// Where a `vela.ini` memory mode puts the constants, the arena and the
+/// cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryMode {
+    /// Constants on AXI1, arena and cache on AXI0.
+    SharedSram,
+    /// Constants and arena on AXI1, the cache on AXI0.
+    DedicatedSram,
+}
+
+impl MemoryMode {
+    pub fn name(&self) -> &'static str {
+        match self {
+            MemoryMode::SharedSram => "Shared_Sram",
+            MemoryMode::DedicatedSram => "Dedicated_Sram",
+        }
+    }
+
+    /// REGIONCFG for Vela's regions: region 0 (constants) on counter 3 of
+    /// AXI1, region 1 (the arena) on counter 2 of AXI1 or 0 of AXI0, the
+    /// others (the cache; the network's inputs and outputs, which Vela puts
+    /// in the arena) on counter 1 of AXI0. `DedicatedSram` gives the
+    /// Ethos-U driver's default.
+    pub fn regioncfg(&self) -> [u32; REGION_COUNT] {
+        let arena = match self {
+            MemoryMode::SharedSram => 0,
+            MemoryMode::DedicatedSram => 2,
+        };
+        std::array::from_fn(|k| match k {
+            0 => 3,
+            1 => arena,
+            _ => 1,
+        })
+    }
+}
+
+/// A `vela.ini` system configuration: the NPU clock, each port's memory
+/// and the memory mode its networks run in.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SystemConfig {
     pub name: &'static str,
     pub core_clock_hz: f64,
     /// AXI0 (M0) and AXI1 (M1).
     pub ports: [PortMemory; 2],
+    pub memory_mode: MemoryMode,
 }
 
 const fn memory(
@@ -84,31 +125,37 @@ pub const SYSTEM_CONFIGS: [SystemConfig; 6] = [
         name: "Ethos_U55_Deep_Embedded",
         core_clock_hz: 200e6,
         ports: [sram(8), flash(0.0625)],
+        memory_mode: MemoryMode::SharedSram,
     },
     SystemConfig {
         name: "Ethos_U55_High_End_Embedded",
         core_clock_hz: 500e6,
         ports: [sram(4), flash(0.125)],
+        memory_mode: MemoryMode::SharedSram,
     },
     SystemConfig {
         name: "Ethos_U65_Embedded",
         core_clock_hz: 500e6,
         ports: [sram(8), flash(0.0625)],
+        memory_mode: MemoryMode::SharedSram,
     },
     SystemConfig {
         name: "Ethos_U65_Mid_End",
         core_clock_hz: 500e6,
         ports: [sram(8), dram(0.46875, [12, 6])],
+        memory_mode: MemoryMode::DedicatedSram,
     },
     SystemConfig {
         name: "Ethos_U65_High_End",
         core_clock_hz: 1e9,
         ports: [sram(16), dram(0.234375, [24, 12])],
+        memory_mode: MemoryMode::DedicatedSram,
     },
     SystemConfig {
         name: "Ethos_U65_Client_Server",
         core_clock_hz: 1e9,
         ports: [sram(16), dram(0.75, [24, 12])],
+        memory_mode: MemoryMode::DedicatedSram,
     },
 ];
 
@@ -142,7 +189,16 @@ impl SystemConfig {
         }
     }
 
-    /// One line: each port's memory, latency and bandwidth.
+    /// What the driver programs on this system: REGIONCFG as its memory
+    /// mode places the regions, Arm's defaults for the rest.
+    pub fn axi_settings(&self) -> AxiSettings {
+        AxiSettings {
+            regioncfg: self.memory_mode.regioncfg(),
+            ..AxiSettings::default()
+        }
+    }
+
+    /// One line: each port's memory, latency and bandwidth, the memory mode.
     pub fn describe(&self) -> String {
         let port = |k: usize| {
             let m = self.ports[k];
@@ -154,6 +210,12 @@ impl SystemConfig {
                 16.0 * m.clock_scale
             )
         };
-        format!("{}: {}, {}", self.name, port(0), port(1))
+        format!(
+            "{}: {}, {}; {}",
+            self.name,
+            port(0),
+            port(1),
+            self.memory_mode.name()
+        )
     }
 }

@@ -67,6 +67,7 @@ impl Logic for IfmUnitBench {
             self.banks[bank].write_address.next = self.writes.data.val().line;
             self.banks[bank].write_data.next = self.writes.data.val().data;
             self.banks[bank].write_strobe.next = bits::<16>(0xffff);
+            self.banks[bank].write_clear.next = false;
             self.banks[bank].read_enable.next = self.unit.bank_reads[bank].enable.val();
             self.banks[bank].read_address.next = self.unit.bank_reads[bank].address.val();
             self.unit.bank_reads[bank].data.next = self.banks[bank].read_data.val();

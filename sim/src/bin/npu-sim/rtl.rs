@@ -132,6 +132,9 @@ impl RtlArgs {
         let backend = RtlBackend {
             waveform,
             max_cycles: self.max_cycles,
+            settings: self
+                .memory
+                .map_or_else(Default::default, SystemConfig::axi_settings),
             axi_configs,
             layers: true,
             timeline: self.timeline.clone(),
@@ -379,6 +382,7 @@ pub fn run_compare(args: &CompareArgs) -> Result<bool> {
     if let Some(system) = args.memory {
         println!("memory: {}", system.describe());
         rtl.axi_configs = [0, 1].map(|port| system.completer(port, args.memory_limits));
+        rtl.settings.regioncfg = system.memory_mode.regioncfg();
     }
     let bar = if args.quiet {
         ProgressBar::hidden()
