@@ -52,13 +52,14 @@ pub struct Tally {
 
 impl Tally {
     /// The run as a regression summary (`npu-sim fuzz --summary/--junit`).
-    pub fn summary(&self, seed: u64, count: u64, shard: Shard) -> Summary {
+    pub fn summary(&self, seed: u64, count: u64, shard: Shard, run_id: Option<&str>) -> Summary {
         Summary {
             suite: "fuzz".into(),
             run: format!("seed {seed}, {count} streams"),
             shard,
             suite_cases: count,
             results: self.results.clone(),
+            run_id: run_id.map(str::to_string),
         }
     }
 }

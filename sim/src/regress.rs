@@ -89,6 +89,10 @@ pub struct Summary {
     /// Cases in the whole suite, every shard's.
     pub suite_cases: u64,
     pub results: Vec<CaseResult>,
+    /// The regression run the shard belongs to (`--run-id`): a merge asked
+    /// for one run takes no shard of another.
+    #[serde(default)]
+    pub run_id: Option<String>,
 }
 
 impl Summary {
@@ -163,10 +167,21 @@ impl Summary {
 }
 
 /// Folds the shards' summaries of one run into the whole run's: every
-/// shard 1..N exactly once, all of the same suite and run, and together
-/// every case of the suite.
-pub fn merge(shards: Vec<Summary>) -> Result<Summary> {
+/// shard 1..N exactly once, all of the same suite and run (of regression
+/// run `run_id`, where given), and together every case of the suite.
+pub fn merge(shards: Vec<Summary>, run_id: Option<&str>) -> Result<Summary> {
     let first = shards.first().context("no summaries to merge")?;
+    if let Some(id) = run_id {
+        for summary in &shards {
+            ensure!(
+                summary.run_id.as_deref() == Some(id),
+                "shard {} of {} is of regression run {}, not of run {id}: results of another run",
+                summary.shard,
+                summary.suite,
+                summary.run_id.as_deref().unwrap_or("(none)")
+            );
+        }
+    }
     let (suite, run, suite_cases, count) = (
         first.suite.clone(),
         first.run.clone(),
@@ -213,7 +228,65 @@ pub fn merge(shards: Vec<Summary>) -> Result<Summary> {
         shard: Shard::WHOLE,
         suite_cases,
         results,
+        run_id: run_id.map(str::to_string),
     })
+}
+
+/// What test-runner JUnit reports (cargo-nextest's) hold: tests, the ones
+/// that failed or errored (with their messages), and reports that could
+/// not be read.
+#[derive(Debug, Default)]
+pub struct TestReports {
+    pub tests: usize,
+    pub failed: Vec<String>,
+    pub unreadable: Vec<String>,
+}
+
+impl TestReports {
+    /// Reads every report; one that is missing or not JUnit XML counts as
+    /// unreadable, not as passed.
+    pub fn read(paths: &[impl AsRef<Path>]) -> TestReports {
+        let mut reports = TestReports::default();
+        for path in paths {
+            let path = path.as_ref();
+            let report = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))
+                .and_then(|text| {
+                    Report::deserialize_from_str(&text)
+                        .with_context(|| format!("{}: not JUnit XML", path.display()))
+                });
+            let report = match report {
+                Ok(r) => r,
+                Err(e) => {
+                    reports.unreadable.push(format!("{e:#}"));
+                    continue;
+                }
+            };
+            for suite in &report.test_suites {
+                for case in &suite.test_cases {
+                    reports.tests += 1;
+                    if let TestCaseStatus::NonSuccess { kind, message, .. } = &case.status {
+                        let kind = match kind {
+                            NonSuccessKind::Failure => "failed",
+                            NonSuccessKind::Error => "errored",
+                        };
+                        let message = message.as_ref().map_or("", |m| m.as_str());
+                        reports.failed.push(format!(
+                            "{}: {} {} {kind}: {message}",
+                            path.display(),
+                            case.classname.as_ref().map_or("", |c| c.as_str()),
+                            case.name.as_str(),
+                        ));
+                    }
+                }
+            }
+        }
+        reports
+    }
+
+    pub fn passed(&self) -> bool {
+        self.failed.is_empty() && self.unreadable.is_empty()
+    }
 }
 
 #[cfg(test)]
@@ -226,6 +299,7 @@ mod tests {
             run: "seed 7, 5 streams".into(),
             shard,
             suite_cases: 5,
+            run_id: Some("run 1".into()),
             results: cases
                 .iter()
                 .map(|&case| CaseResult {
@@ -256,23 +330,35 @@ mod tests {
     fn merge_folds_every_shard_once_and_refuses_gaps_and_mixtures() {
         let one = summary("1/2".parse().unwrap(), &[0, 2, 4]);
         let two = summary("2/2".parse().unwrap(), &[1, 3]);
-        let merged = merge(vec![two.clone(), one.clone()]).unwrap();
+        let merged = merge(vec![two.clone(), one.clone()], Some("run 1")).unwrap();
         assert_eq!(merged.shard, Shard::WHOLE);
         assert_eq!(
             merged.results.iter().map(|r| r.case).collect::<Vec<_>>(),
             [0, 1, 2, 3, 4]
         );
         assert_eq!(merged.failures().count(), 1);
-        let err = merge(vec![one.clone()]).unwrap_err().to_string();
+        let err = merge(vec![one.clone()], None).unwrap_err().to_string();
         assert!(err.contains("missing: 2/2"), "{err}");
-        let err = merge(vec![one.clone(), one.clone()])
+        let err = merge(vec![one.clone(), one.clone()], None)
             .unwrap_err()
             .to_string();
         assert!(err.contains("twice"), "{err}");
         let mut other = two.clone();
         other.run = "seed 8, 5 streams".into();
-        let err = merge(vec![one, other]).unwrap_err().to_string();
+        let err = merge(vec![one.clone(), other], None)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("different runs"), "{err}");
+        let mut stale = two;
+        stale.run_id = Some("run 0".into());
+        let err = merge(vec![one.clone(), stale.clone()], Some("run 1"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("of regression run run 0, not of run run 1"),
+            "{err}"
+        );
+        assert!(merge(vec![one, stale], None).is_ok(), "no run asked: any");
     }
 
     #[test]

@@ -139,6 +139,7 @@ pub fn run(
     items: &[SweepItem],
     description: String,
     shard: Shard,
+    run_id: Option<&str>,
     progress: &mut dyn FnMut(&CaseResult),
 ) -> Summary {
     let mut results = Vec::new();
@@ -155,5 +156,6 @@ pub fn run(
         shard,
         suite_cases: items.len() as u64,
         results,
+        run_id: run_id.map(str::to_string),
     }
 }

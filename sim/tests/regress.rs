@@ -151,3 +151,183 @@ fn sweep_shards_run_every_network_behind_every_memory_and_report_a_mismatch() {
         merged.results.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names.len(), 8, "{names:?}");
 }
+
+/// A scratch checkout holding the regression scripts, with stand-ins for
+/// cargo and npu-sim (`sim/tests/regress_stubs`) whose outcomes the
+/// `STUB_*` variables choose: each failure a real run can have, without the
+/// hour a real one takes.
+struct Scripts {
+    root: PathBuf,
+    stubs: PathBuf,
+}
+
+impl Scripts {
+    fn new(test: &str) -> Scripts {
+        let root = scratch(&format!("scripts-{test}"));
+        let _ = std::fs::remove_dir_all(&root);
+        let workspace = npu_tb::verilator::workspace_root();
+        let to = root.join("scripts/regress");
+        std::fs::create_dir_all(&to).unwrap();
+        for name in ["build.sh", "shard.sh", "merge.sh"] {
+            std::fs::copy(workspace.join("scripts/regress").join(name), to.join(name)).unwrap();
+        }
+        Scripts {
+            root,
+            stubs: workspace.join("sim/tests/regress_stubs"),
+        }
+    }
+
+    /// Runs `script` with `args` and `env`: its success and what it printed.
+    fn run(&self, script: &str, args: &[&str], env: &[(&str, &str)]) -> (bool, String) {
+        let path = format!(
+            "{}:{}",
+            self.stubs.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let out = Command::new("bash")
+            .arg(self.root.join("scripts/regress").join(script))
+            .args(args)
+            .env("PATH", path)
+            .env("REAL_NPU_SIM", npu_sim::npu_sim_exe!())
+            .envs(env.iter().copied())
+            .current_dir(&self.root)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.success(), text)
+    }
+
+    /// A whole run of `n` shards, `env` for every step, whatever the build
+    /// did (the merge judges it): each shard's success, and the merge's.
+    fn regression(&self, n: u32, env: &[(&str, &str)]) -> (Vec<bool>, (bool, String)) {
+        self.run("build.sh", &[], env);
+        let shards = (1..=n)
+            .map(|k| {
+                self.run("shard.sh", &[&k.to_string(), &n.to_string()], env)
+                    .0
+            })
+            .collect();
+        (shards, self.run("merge.sh", &[&n.to_string()], env))
+    }
+
+    fn results(&self, name: &str) -> PathBuf {
+        self.root.join("build/regress/results").join(name)
+    }
+}
+
+#[test]
+fn a_regression_whose_parts_all_pass_merges_into_a_pass() {
+    let scripts = Scripts::new("pass");
+    let (shards, (ok, out)) = scripts.regression(2, &[("REGRESS_RUN", "run-a")]);
+    assert_eq!(shards, [true, true], "{out}");
+    assert!(ok, "{out}");
+    assert!(out.contains("run run-a passed"), "{out}");
+    assert!(out.contains("junit: 2 reports, 2 tests, 0 failed"), "{out}");
+    for merged in ["fuzz.json", "fuzz.xml", "sweep.json", "sweep.xml"] {
+        assert!(scripts.results(merged).is_file(), "{merged}: {out}");
+    }
+}
+
+#[test]
+fn every_failure_of_a_part_fails_the_merge_and_names_it() {
+    for (env, shard_passes, named) in [
+        (
+            ("STUB_FAILING_TESTS", "2"),
+            [true, false],
+            "stub::test_of_shard_2 failed",
+        ),
+        (
+            ("STUB_FAILING_FUZZ", "1"),
+            [false, true],
+            "shard 1/2: fuzz failed",
+        ),
+        (
+            ("STUB_FAILING_SWEEP", "2"),
+            [true, false],
+            "shard 2/2: sweep failed",
+        ),
+        (
+            ("STUB_NO_JUNIT", "1"),
+            [false, true],
+            "shard 1/2: tests failed: nextest wrote no JUnit report",
+        ),
+    ] {
+        let scripts = Scripts::new(env.0);
+        let (shards, (ok, out)) = scripts.regression(2, &[env]);
+        assert_eq!(shards, shard_passes, "{env:?}: {out}");
+        assert!(!ok, "{env:?}: the merge passed: {out}");
+        assert!(
+            out.contains(named),
+            "{env:?}: {named:?} missing from: {out}"
+        );
+        assert!(out.contains("FAILED ("), "{env:?}: no verdict: {out}");
+    }
+    // A shard without a JUnit report still ran its fuzz and sweep parts.
+    let scripts = Scripts::new("no-junit-parts");
+    scripts.regression(2, &[("STUB_NO_JUNIT", "1 2")]);
+    assert!(scripts.results("fuzz-1.json").is_file());
+    assert!(scripts.results("sweep-2.json").is_file());
+}
+
+#[test]
+fn a_failed_build_fails_every_shard_and_the_merge_at_once() {
+    let scripts = Scripts::new("build");
+    let (shards, (ok, out)) = scripts.regression(2, &[("STUB_BUILD_FAILS", "1")]);
+    assert_eq!(shards, [false, false], "{out}");
+    assert!(!ok, "{out}");
+    assert!(out.contains("build of run"), "{out}");
+    assert!(out.contains("failed: cargo nextest archive"), "{out}");
+    let status = std::fs::read_to_string(scripts.results("shard-1.status")).unwrap();
+    assert!(status.contains("build failed: nothing ran"), "{status}");
+}
+
+/// A rerun starts clean: the results and merged reports of an earlier run
+/// that passed never pass for a run whose shard never ran (killed at its
+/// time limit) or whose results come from another run.
+#[test]
+fn stale_or_missing_shard_results_fail_the_merge() {
+    let scripts = Scripts::new("stale");
+    let (_, (ok, out)) = scripts.regression(2, &[("REGRESS_RUN", "run-a")]);
+    assert!(ok, "{out}");
+    let old_status = std::fs::read(scripts.results("shard-2.status")).unwrap();
+
+    // Run b: the build and shard 1 run, shard 2 never does.
+    let env = [("REGRESS_RUN", "run-b")];
+    assert!(scripts.run("build.sh", &[], &env).0);
+    assert!(
+        !scripts.results("shard-2.status").exists(),
+        "build.sh clears the results"
+    );
+    assert!(scripts.run("shard.sh", &["1", "2"], &env).0);
+    let (ok, out) = scripts.run("merge.sh", &["2"], &env);
+    assert!(!ok, "{out}");
+    assert!(out.contains("shard 2/2: no"), "{out}");
+    assert!(out.contains("never ran, or did not finish"), "{out}");
+    assert!(out.contains("fuzz: no summary"), "{out}");
+    for merged in ["fuzz.json", "fuzz.xml", "sweep.json", "sweep.xml"] {
+        assert!(
+            !scripts.results(merged).exists(),
+            "{merged} of run a survived: {out}"
+        );
+    }
+
+    // Shard 2's files of run a, copied back in: of another run.
+    std::fs::write(scripts.results("shard-2.status"), old_status).unwrap();
+    let (ok, out) = scripts.run("merge.sh", &["2"], &env);
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("is of run run-a, not of this run run-b"),
+        "{out}"
+    );
+
+    // No build at all.
+    let bare = Scripts::new("bare");
+    let (ok, out) = bare.run("merge.sh", &["1"], &[]);
+    assert!(!ok && out.contains("build.sh never ran"), "{out}");
+    let (ok, out) = bare.run("shard.sh", &["1", "1"], &[]);
+    assert!(
+        !ok && out.contains("run scripts/regress/build.sh first"),
+        "{out}"
+    );
+}

@@ -14,6 +14,7 @@
 //! | - | npu-sim run on the RTL: waveform, a run that never stops, the memory knobs, Vela's memory systems | `cli_rtl::npu_sim_runs_a_job_on_the_rtl_with_a_waveform_and_reports_a_run_that_never_stops`, `cli_rtl::npu_sim_sweeps_the_memory_behind_the_ports`, `cli_rtl::npu_sim_runs_behind_vela_s_memory_systems` |
 //! | - | npu-sim tflite on the golden model: outputs, report, refusals, Vela's estimate | `npu_sim_tflite::the_demo_runs_bit_exact_and_writes_its_report`, `npu_sim_tflite::refusals_name_the_problem`, `npu_sim_tflite::repeated_flags_map_in_network_order`, `npu_sim_tflite::vela_s_per_layer_estimate_is_printed_beside_the_kernel_operations` |
 //! | - | fuzz and sweep shards and their merge | `regress::fuzz_shards_merge_into_the_unsharded_run`, `regress::sweep_shards_run_every_network_behind_every_memory_and_report_a_mismatch` |
+//! | - | the regression scripts: every failure of any part (build, tests, fuzz, sweep, a missing JUnit report, a shard that never ran, results of another run) fails the merge and names it | `regress::a_regression_whose_parts_all_pass_merges_into_a_pass`, `regress::every_failure_of_a_part_fails_the_merge_and_names_it`, `regress::a_failed_build_fails_every_shard_and_the_merge_at_once`, `regress::stale_or_missing_shard_results_fail_the_merge` |
 //! | - | a network's timeline agrees with its per-layer report | `timeline::the_timeline_of_a_network_agrees_with_its_per_layer_report` |
 
 #[path = "../cli.rs"]

@@ -13,7 +13,7 @@ use npu_model::job::{compare, run_job, Backend, BackendRun, GoldenBackend, Job};
 use npu_model::payload::{is_driver_payload, DriverAction, DriverPayload};
 use npu_model::tflite::{self, VelaModel};
 use npu_model::{report, tflite::describe_config};
-use npu_sim::regress::{self, Summary};
+use npu_sim::regress::{self, Summary, TestReports};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -100,12 +100,23 @@ enum Command {
         /// The shards' `--summary` files.
         #[arg(required = true)]
         summaries: Vec<PathBuf>,
+        /// Take only shards of this regression run (their `--run-id`).
+        #[arg(long, value_name = "ID")]
+        run_id: Option<String>,
         /// Write the merged summary as JSON.
         #[arg(long, value_name = "FILE")]
         summary: Option<PathBuf>,
         /// Write the merged results as JUnit XML.
         #[arg(long, value_name = "FILE")]
         junit: Option<PathBuf>,
+    },
+    /// Check test-runner JUnit reports (cargo-nextest's): print the tests
+    /// that failed or errored; exit non-zero on any of them or on a report
+    /// that is missing or unreadable.
+    Junit {
+        /// The reports.
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
     },
     /// Assemble a listing (as printed by `disasm` or the TRM examples, `.word` lines
     /// included) into a raw stream.
@@ -411,6 +422,7 @@ fn run(cli: Cli) -> Result<bool> {
         }
         Command::Merge {
             summaries,
+            run_id,
             summary,
             junit,
         } => {
@@ -418,13 +430,27 @@ fn run(cli: Cli) -> Result<bool> {
                 .iter()
                 .map(|p| Summary::read(p))
                 .collect::<Result<Vec<_>>>()?;
-            let merged = regress::merge(shards)?;
+            let merged = regress::merge(shards, run_id.as_deref())?;
             for failure in merged.failures() {
                 println!("FAILED {}: {}", failure.name, failure.detail);
             }
             println!("merged {} shards: {}", summaries.len(), merged.totals());
             merged.write(summary.as_deref(), junit.as_deref())?;
             Ok(merged.passed())
+        }
+        Command::Junit { reports } => {
+            let found = TestReports::read(&reports);
+            for problem in found.unreadable.iter().chain(&found.failed) {
+                println!("FAILED {problem}");
+            }
+            println!(
+                "junit: {} reports, {} tests, {} failed or errored, {} unreadable",
+                reports.len(),
+                found.tests,
+                found.failed.len(),
+                found.unreadable.len()
+            );
+            Ok(found.passed())
         }
         Command::Asm { file, output } => {
             let text = std::fs::read_to_string(&file)

@@ -270,6 +270,10 @@ struct RegressOutputs {
     /// Write the results as JUnit XML.
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
+    /// The regression run the results belong to, kept in the summary
+    /// (`npu-sim merge --run-id` takes no shard of another run).
+    #[arg(long, value_name = "ID")]
+    run_id: Option<String>,
 }
 
 /// Run random command streams on the golden model and the RTL and compare
@@ -466,7 +470,7 @@ pub fn run_fuzz(args: FuzzArgs) -> Result<bool> {
         println!("fuzz: {n} refused for {why}");
     }
     tally
-        .summary(seed, count, shard)
+        .summary(seed, count, shard, outputs.run_id.as_deref())
         .write(outputs.summary.as_deref(), outputs.junit.as_deref())?;
     Ok(tally.findings.is_empty())
 }
@@ -512,22 +516,28 @@ pub fn run_sweep(args: SweepArgs) -> Result<bool> {
         "  {:<24} {:<8} {:<28} {:>10} {:>8}  result",
         "network", "config", "memory", "cycles", "seconds"
     );
-    let summary = sweep::run(&items, description, shard, &mut |r| {
-        let item = &items[r.case as usize];
-        println!(
-            "  {:<24} {:<8} {:<28} {:>10} {:>8.1}  {}",
-            item.network,
-            item.config,
-            item.memory.name,
-            r.cycles.map_or("-".into(), |c| c.to_string()),
-            r.seconds,
-            if r.passed {
-                "ok".into()
-            } else {
-                format!("FAILED: {}", r.detail)
-            }
-        );
-    });
+    let summary = sweep::run(
+        &items,
+        description,
+        shard,
+        outputs.run_id.as_deref(),
+        &mut |r| {
+            let item = &items[r.case as usize];
+            println!(
+                "  {:<24} {:<8} {:<28} {:>10} {:>8.1}  {}",
+                item.network,
+                item.config,
+                item.memory.name,
+                r.cycles.map_or("-".into(), |c| c.to_string()),
+                r.seconds,
+                if r.passed {
+                    "ok".into()
+                } else {
+                    format!("FAILED: {}", r.detail)
+                }
+            );
+        },
+    );
     println!("sweep: {}", summary.totals());
     summary.write(outputs.summary.as_deref(), outputs.junit.as_deref())?;
     Ok(summary.passed())
