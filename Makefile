@@ -1,5 +1,5 @@
 # Ethos-U65-class NPU in rust-hdl: generate, lint, synthesise, test.
-#   make          generate the Verilog, lint it, run the demo jobs and network on the RTL
+#   make          generate the Verilog, lint it, build the C API, run the demo jobs and network on the RTL
 #   make synth    yosys synthesis of both configurations (8 minutes on 2 cores)
 #   make timing   logic depth per module against a 32x32 multiply (6 minutes)
 #   make test     run the whole test suite (RTL through Verilator, golden model)
@@ -15,31 +15,42 @@ CONFIGS := $(filter npu_%,$(MODULES))
 BLOCKS  := $(filter-out npu_%,$(MODULES))
 CARGO   ?= cargo
 
-.PHONY: all deps verilog check-verilog lint synth synth-blocks timing test runner-alone bench sim waves demo fuzz
+.PHONY: all deps verilog check-verilog lint synth synth-blocks timing test runner-alone bench sim waves demo fuzz capi
 
-all: deps verilog lint demo
+all: deps verilog lint capi demo
 
 deps:
 	@scripts/install-deps.sh
 
 verilog:
 	$(CARGO) run -q -p npu-gen -- --all --out verilog-out
-	$(CARGO) run -q -p npu-gen -- --registers docs/registers.md
+	$(CARGO) run -q -p npu-gen -- --registers docs/registers.md --c-headers capi/include
 
-# Fails when verilog-out/ or docs/registers.md differ from what `make verilog` writes.
+# Fails when verilog-out/, docs/registers.md or the C headers (capi/include)
+# differ from what `make verilog` writes.
 check-verilog:
-	@rm -rf build/fresh && mkdir -p build/fresh
+	@rm -rf build/fresh && mkdir -p build/fresh/include
 	@$(CARGO) run -q -p npu-gen -- --all --out build/fresh > /dev/null
-	@$(CARGO) run -q -p npu-gen -- --registers build/fresh/registers.md
-	@diff -r -q -x registers.md build/fresh verilog-out && diff -q build/fresh/registers.md docs/registers.md \
-		|| { echo "verilog-out/ or docs/registers.md is stale: run make verilog and commit"; exit 1; }
-	@echo "verilog-out/ and docs/registers.md are up to date"
+	@$(CARGO) run -q -p npu-gen -- --registers build/fresh/registers.md --c-headers build/fresh/include
+	@diff -r -q -x registers.md -x include build/fresh verilog-out && diff -q build/fresh/registers.md docs/registers.md \
+		&& diff -r -q build/fresh/include capi/include \
+		|| { echo "verilog-out/, docs/registers.md or capi/include is stale: run make verilog and commit"; exit 1; }
+	@echo "verilog-out/, docs/registers.md and capi/include are up to date"
 
 lint: deps
 	@for m in $(MODULES); do \
 		verilator --lint-only -Wall scripts/lint.vlt --top-module $$m verilog-out/$$m.v || exit 1; \
 		echo "lint: $$m clean (waivers with reasons in scripts/lint.vlt)"; \
 	done
+
+# The C API: libnpu.so and libnpu.a (target/release) with capi/include/npu.h
+# and npu_regs.h, and the example that runs a job folder through it.
+capi: deps
+	$(CARGO) build -q --release -p npu-capi
+	@mkdir -p build/capi
+	cc -std=c11 -O2 -Wall -Wextra -Werror -I capi/include capi/examples/run_job.c \
+		-L target/release -lnpu -Wl,-rpath,$(CURDIR)/target/release -o build/capi/run_job
+	@echo "capi: target/release/libnpu.so, target/release/libnpu.a, build/capi/run_job"
 
 # Both configurations, each module synthesised once (the configurations share
 # most of theirs) in yosys runs spread over the cores (scripts/synth.py).
@@ -76,6 +87,7 @@ bench: deps
 	$(CARGO) bench -p npu-tb --bench conv
 	$(CARGO) bench -p npu-tb --bench elementwise
 	$(CARGO) bench -p npu-tb --bench output_unit
+	$(CARGO) bench -p npu-capi --bench device
 	@# yosys cells and flops per block, from the last `make synth` (8 minutes;
 	@# run it first for figures of the current Verilog).
 	@for m in $(CONFIGS); do \

@@ -259,6 +259,7 @@ pub const STATUS: Register = reg("STATUS", 0x004, Page::Base, Behaviour::Live, 0
     ro("faulting_channel", 12, 4, "Channel of a bus abort: read 0=Cmd 1=IFM 2=Weights 3=Scale+Bias 4=Mem2Mem; write 8=OFM 9=Mem2Mem"),
     ro("faulting_interface", 11, 1, "Interface of a bus abort: 0=AXI-M0, 1=AXI-M1"),
     ro("ecc_fault", 8, 1, "ECC fault signalled on an internal RAM; cleared only by reset"),
+    ro("wd_fault", 7, 1, "Never set in this product"),
     ro("pmu_irq_raised", 6, 1, "PMU IRQ raised; cleared through CMD.clear_irq"),
     ro("cmd_end_reached", 5, 1, "End of command stream reached; cleared by writing QBASE or QSIZE while stopped"),
     ro("cmd_parse_error", 4, 1, "Command-stream parse error; cleared only by reset"),

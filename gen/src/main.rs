@@ -43,6 +43,10 @@ struct Args {
     /// Write the register reference (Markdown) to FILE.
     #[arg(long, value_name = "FILE")]
     registers: Option<PathBuf>,
+    /// Write the C headers to DIR: npu.h (the C API, from capi/src/lib.rs)
+    /// and npu_regs.h (the register map and command opcodes, from arch/).
+    #[arg(long, value_name = "DIR")]
+    c_headers: Option<PathBuf>,
 }
 
 fn main() {
@@ -88,8 +92,17 @@ fn run(args: Args) -> Result<()> {
     }
     if let Some(path) = &args.registers {
         write(path, &npu_arch::reference::markdown())?;
-    } else if configs.is_empty() && chosen.is_empty() {
-        bail!("nothing to do: give --config NAME, --config-file FILE, --all, --block NAME, --list-configs, --list-blocks or --registers FILE");
+    }
+    if let Some(dir) = &args.c_headers {
+        write(&dir.join("npu_regs.h"), &npu_arch::reference::c_header())?;
+        write(&dir.join("npu.h"), &c_api_header()?)?;
+    }
+    if args.registers.is_none()
+        && args.c_headers.is_none()
+        && configs.is_empty()
+        && chosen.is_empty()
+    {
+        bail!("nothing to do: give --config NAME, --config-file FILE, --all, --block NAME, --list-configs, --list-blocks, --registers FILE or --c-headers DIR");
     }
     for config in &configs {
         let design = npu_hw::emit::emit(config).map_err(anyhow::Error::msg)?;
@@ -118,6 +131,24 @@ fn run(args: Args) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The C API's header, cbindgen's reading of the capi crate.
+fn c_api_header() -> Result<String> {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .context("gen/ has a parent")?
+        .join("capi");
+    let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml"))
+        .map_err(|e| anyhow::anyhow!("capi/cbindgen.toml: {e}"))?;
+    let mut header = Vec::new();
+    cbindgen::Builder::new()
+        .with_crate(&crate_dir)
+        .with_config(config)
+        .generate()
+        .context("generating the C API header from capi/src/lib.rs")?
+        .write(&mut header);
+    String::from_utf8(header).context("the C API header is not UTF-8")
 }
 
 /// Writes `text` to `path` through a temporary file, so a failure leaves the old file whole.

@@ -5,11 +5,14 @@
 //! model here; the RTL backend lives in the testbench crate), and
 //! [`run_job`] writes `out/<name>.bin` and compares with the expected bytes.
 
+use crate::device::{Device, GoldenDevice};
+use crate::driver::{self, AxiSettings, DriverError, Inference};
 use crate::footprint::BlockFootprints;
 use crate::npu::{ModelError, Npu};
 use crate::payload::{is_driver_payload, DriverPayload};
 use crate::report::{Report, RunMeasures};
 use crate::state::{OpRecord, NUM_REGIONS};
+use anyhow::Context;
 use npu_arch::config::NpuConfig;
 use npu_arch::regs::STATUS;
 use serde::{Deserialize, Serialize};
@@ -87,6 +90,10 @@ pub struct Job {
     pub regions: BTreeMap<usize, Vec<u8>>,
     /// Output name -> expected bytes, where given.
     pub expected: BTreeMap<String, Vec<u8>>,
+    /// The driver payload the stream came in, when it came in one (a Vela
+    /// network's `ethos-u` operator, a COP1 `cmd.bin`): what Arm's core
+    /// driver is handed ([`Job::driver_payload`]).
+    pub payload: Option<DriverPayload>,
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, JobError> {
@@ -132,7 +139,27 @@ impl Job {
             command_stream,
             regions,
             expected: BTreeMap::new(),
+            payload: None,
         }
+    }
+
+    /// The payload Arm's core driver runs the job from: the one the stream
+    /// came in while it is still the job's stream, else one as Vela writes
+    /// it (OPTIMIZER_CONFIG with the configuration's CONFIG word and the ID
+    /// register, NOPs so that the stream starts 16-byte aligned,
+    /// COMMAND_STREAM).
+    pub fn driver_payload(&self) -> anyhow::Result<DriverPayload> {
+        let words = crate::cmdstream::bytes_to_words(&self.command_stream)?;
+        if let Some(p) = self
+            .payload
+            .as_ref()
+            .filter(|p| p.command_stream() == words)
+        {
+            return Ok(p.clone());
+        }
+        let config = self.config.config_register();
+        let id = npu_arch::regs::ID.reset_value(config, false, false);
+        Ok(DriverPayload::aligned(config, id, words))
     }
 
     /// Load and validate `dir/job.json` and the files it names.
@@ -149,15 +176,17 @@ impl Job {
             .map_err(|_| JobError::Config(config_name.to_string()))?;
         let mut command_stream = read(&job_file(dir, &spec.command_stream, "command_stream")?)?;
         // Accept a COP1 driver payload too: run its command streams.
+        let mut payload = None;
         if is_driver_payload(&command_stream) {
-            let payload = DriverPayload::parse(&command_stream).map_err(|e| {
+            let parsed = DriverPayload::parse(&command_stream).map_err(|e| {
                 JobError::Invalid(format!("command stream {}: {e}", spec.command_stream))
             })?;
-            command_stream = payload
+            command_stream = parsed
                 .command_stream()
                 .into_iter()
                 .flat_map(u32::to_le_bytes)
                 .collect();
+            payload = Some(parsed);
         }
         if command_stream.is_empty() {
             return Err(JobError::Invalid(format!(
@@ -255,6 +284,7 @@ impl Job {
             command_stream,
             regions,
             expected,
+            payload,
         })
     }
 }
@@ -415,9 +445,43 @@ pub trait Backend {
     ) -> anyhow::Result<BackendRun>;
 }
 
-/// The golden model as a backend.
+/// Base address of region `k` of a job in the NPU's address space. Each
+/// region and the command stream have a 4 GB window of their own above
+/// 64 GB, so an access past the end of a region never reaches another
+/// region, and the high words of BASEP and QBASE matter.
+pub fn region_base(k: usize) -> u64 {
+    (0x10 + k as u64) << 32
+}
+
+/// Address of a job's command stream.
+pub const COMMAND_STREAM_BASE: u64 = 0x20 << 32;
+
+impl Job {
+    /// The invocation that runs the job with its regions at
+    /// [`region_base`] and its stream at [`COMMAND_STREAM_BASE`], the
+    /// driver programming `axi`.
+    pub fn inference(&self, axi: AxiSettings) -> anyhow::Result<Inference> {
+        let size = u32::try_from(self.command_stream.len())
+            .context("the command stream is larger than QSIZE can describe")?;
+        let regions = self.regions.keys().max().map_or(0, |&k| k + 1);
+        Ok(Inference {
+            axi,
+            ..Inference::new(
+                COMMAND_STREAM_BASE,
+                size,
+                (0..regions).map(region_base).collect(),
+            )
+        })
+    }
+}
+
+/// The golden model as a backend: a [`GoldenDevice`] with the job's
+/// regions and stream in its memory, run by the driver as the RTL is.
 #[derive(Debug, Default)]
 pub struct GoldenBackend {
+    /// What the driver programs (REGIONCFG sets the interface a bus error
+    /// reports).
+    pub settings: AxiSettings,
     /// The model after the last run, for inspection.
     pub last: Option<Npu>,
 }
@@ -432,36 +496,43 @@ impl Backend for GoldenBackend {
         job: &Job,
         progress: &mut dyn FnMut(usize, usize),
     ) -> anyhow::Result<BackendRun> {
-        let mut npu = Npu::new(job.config.clone());
-        for (&i, bytes) in &job.regions {
-            npu.state.memory.set_region(i, bytes.clone())?;
+        self.last = None;
+        let mut device = GoldenDevice::new(job.config.clone());
+        for (&k, bytes) in job.regions.iter().filter(|(_, b)| !b.is_empty()) {
+            device
+                .memory_mut()
+                .map_bytes(region_base(k), bytes.clone())?;
         }
-        let result = npu
-            .run_with_progress(&job.command_stream, progress)
-            .map(|_| ());
-        let fault = match result {
-            Ok(_) => None,
-            // An error the NPU reports in STATUS is the run's result.
-            Err(e) if !npu.status.ok() => Some(e.to_string()),
+        if !job.command_stream.is_empty() {
+            device
+                .memory_mut()
+                .map_bytes(COMMAND_STREAM_BASE, job.command_stream.clone())?;
+        }
+        let inference = job.inference(self.settings.clone())?;
+        let result =
+            device.run_with_progress(progress, |device| driver::invoke(device, &inference));
+        let state = match result {
+            Ok(r) => r.state,
+            Err(DriverError::Fault { state, .. }) => state,
             Err(e) => {
-                self.last = Some(npu);
-                return Err(model_error(e));
+                self.last = Some(device.into_npu());
+                return Err(anyhow::anyhow!("golden model stopped: {e}"));
             }
         };
-        let stats = &npu.state.stats;
+        let stats = device.stats();
         let run = BackendRun {
             regions: job
                 .regions
-                .keys()
-                .map(|&i| (i, npu.state.memory.region(i).to_vec()))
+                .iter()
+                .map(|(&k, bytes)| (k, device.memory().read_vec(region_base(k), bytes.len())))
                 .collect(),
-            shram: npu.state.shram.clone(),
+            shram: device.npu().state.shram.clone(),
             shram_scratch: stats.shram_scratch.clone(),
-            status: npu.status.register(),
-            qread: npu.qread as u32,
-            irq: npu.status.irq_raised,
+            status: state.status,
+            qread: state.qread,
+            irq: state.irq,
             stop_reached: stats.stopped,
-            fault,
+            fault: device.last_error().map(|e| e.to_string()),
             ops: stats.ops.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
             cycles: None,
             pmu: BTreeMap::new(),
@@ -470,7 +541,7 @@ impl Backend for GoldenBackend {
             layers: stats.layers.clone(),
             measured: None,
         };
-        self.last = Some(npu);
+        self.last = Some(device.into_npu());
         Ok(run)
     }
 }
@@ -488,10 +559,6 @@ pub fn block_footprints(job: &Job) -> anyhow::Result<Vec<(usize, BlockFootprints
     // The operations up to a stop are all the RTL runs either.
     let _stopped = npu.run(&job.command_stream);
     Ok(npu.state.stats.footprints)
-}
-
-fn model_error(e: ModelError) -> anyhow::Error {
-    anyhow::anyhow!("golden model stopped: {e}")
 }
 
 /// One output that differs from its expected bytes.

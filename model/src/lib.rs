@@ -99,8 +99,11 @@
 //!   WEIGHT(k)/SCALE(k) streams with an OFM block depth of
 //!   `ceil((depth - k) / 2)`.
 
+pub mod address_space;
 pub mod cmdstream;
 pub mod compare;
+pub mod device;
+pub mod driver;
 pub mod fixed;
 pub mod footprint;
 pub mod job;

@@ -145,11 +145,26 @@ impl Npu {
         stream: &[u8],
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<&RunStats, ModelError> {
+        self.run_part(stream, 0, false, progress)?;
+        Ok(&self.state.stats)
+    }
+
+    /// Runs `stream` from byte `from` (0: a start, with QREAD at 0), as
+    /// [`Npu::run_with_progress`]; with `pause_at_irq`, up to and including
+    /// the next NPU_OP_IRQ: then the NPU is still running and the offset of
+    /// the command after it is returned, where a later call goes on.
+    pub fn run_part(
+        &mut self,
+        stream: &[u8],
+        from: usize,
+        pause_at_irq: bool,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Option<usize>, ModelError> {
         self.status.running = true;
-        self.qread = 0;
+        self.qread = from;
         // TRM 4.2.9: QSIZE is a multiple of 4; checked before any fetch.
         let words = bytes_to_words(stream).inspect_err(|_| self.parse_error())?;
-        let mut i = 0;
+        let mut i = from / 4;
         while i < words.len() {
             self.qread = i * 4;
             let (cmd, n) = decode_one(&words, i).inspect_err(|_| self.parse_error())?;
@@ -157,17 +172,21 @@ impl Npu {
             let heavy = cmd.op.is_kernel_op() || cmd.op == Opcode::NpuOpDmaStart;
             if self.execute(&cmd)? == Flow::Stop {
                 self.qread = i * 4;
-                return Ok(&self.state.stats);
+                return Ok(None);
             }
             if heavy {
                 progress(i * 4, stream.len());
+            }
+            if pause_at_irq && cmd.op == Opcode::NpuOpIrq {
+                self.qread = i * 4;
+                return Ok(Some(i * 4));
             }
         }
         // TRM 4.2.2: STATUS.cmd_end_reached; the NPU stops without IRQ.
         self.qread = stream.len();
         self.status.cmd_end_reached = true;
         self.status.running = false;
-        Ok(&self.state.stats)
+        Ok(None)
     }
 
     /// TRM 4.2.2: a parse error sets cmd_parse_error, stops and raises IRQ;

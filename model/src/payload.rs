@@ -161,6 +161,22 @@ impl DriverPayload {
             .collect()
     }
 
+    /// A payload as Vela writes it: OPTIMIZER_CONFIG, NOPs until the
+    /// command stream (after its action word) starts 16-byte aligned, the
+    /// COMMAND_STREAM.
+    pub fn aligned(config: u32, id: u32, stream: Vec<u32>) -> DriverPayload {
+        // The fourcc and OPTIMIZER_CONFIG's three words come first, then the
+        // NOPs and COMMAND_STREAM's own word: 3 NOPs put the stream at 32.
+        let mut actions = vec![DriverAction::OptimizerConfig {
+            data: 0,
+            config,
+            id,
+        }];
+        actions.extend(std::iter::repeat_n(DriverAction::Nop, 3));
+        actions.push(DriverAction::CommandStream(stream));
+        DriverPayload { actions }
+    }
+
     /// A payload with a configuration word, an ID word and one command stream.
     pub fn with_stream(config: u32, id: u32, stream: Vec<u32>) -> DriverPayload {
         DriverPayload {
@@ -179,6 +195,13 @@ impl DriverPayload {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_aligned_payload_starts_its_stream_at_32_bytes() {
+        let bytes = DriverPayload::aligned(0x1000_3008, 0x1006_6001, vec![0xffff_0000]).to_bytes();
+        assert_eq!(bytes.len(), 36);
+        assert_eq!(bytes[32..], 0xffff_0000u32.to_le_bytes());
+    }
 
     #[test]
     fn round_trip() {

@@ -9,6 +9,7 @@ use npu_arch::config::NpuConfig;
 use serde::Serialize;
 use std::cell::Cell;
 use std::collections::BTreeMap;
+use std::ptr::NonNull;
 
 /// Number of base-pointer regions a stream can name (TRM 4.3: region fields are 3 bits).
 pub const NUM_REGIONS: usize = 8;
@@ -102,9 +103,44 @@ pub enum Outcome {
 /// stream address is a byte offset into it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Memory {
-    regions: Vec<Vec<u8>>,
+    regions: Vec<Region>,
     /// Bytes read and written so far, for the per-operation records.
     traffic: Cell<Traffic>,
+}
+
+/// A region's bytes: its own, or a view of a device's memory (regions whose
+/// base pointers fall in one window see the same bytes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Region {
+    Owned(Vec<u8>),
+    View { ptr: NonNull<u8>, len: usize },
+}
+
+impl Default for Region {
+    fn default() -> Self {
+        Region::Owned(Vec::new())
+    }
+}
+
+impl Region {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Region::Owned(v) => v,
+            // SAFETY: `Memory::set_view`'s caller keeps the bytes valid.
+            Region::View { ptr, len } => unsafe { std::slice::from_raw_parts(ptr.as_ptr(), *len) },
+        }
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        match self {
+            Region::Owned(v) => v,
+            // SAFETY: as in `bytes`; the memory is borrowed mutably, so no
+            // other region's slice is alive.
+            Region::View { ptr, len } => unsafe {
+                std::slice::from_raw_parts_mut(ptr.as_ptr(), *len)
+            },
+        }
+    }
 }
 
 /// Bytes moved between the NPU and memory.
@@ -117,7 +153,7 @@ pub struct Traffic {
 impl Memory {
     pub fn new() -> Memory {
         Memory {
-            regions: vec![Vec::new(); NUM_REGIONS],
+            regions: vec![Region::default(); NUM_REGIONS],
             traffic: Cell::default(),
         }
     }
@@ -135,16 +171,36 @@ impl Memory {
     }
     /// Replace region `index`'s bytes.
     pub fn set_region(&mut self, index: usize, bytes: Vec<u8>) -> Result<(), OpError> {
-        let slot = self
-            .regions
-            .get_mut(index)
-            .ok_or_else(|| OpError::BadParam(format!("region {index} is not 0-7")))?;
-        *slot = bytes;
+        *self.slot(index)? = Region::Owned(bytes);
         Ok(())
     }
+
+    /// Makes region `index` the `len` bytes at `ptr`, read and written in
+    /// place: a device's memory from the region's base pointer on.
+    ///
+    /// # Safety
+    /// The bytes must be valid for reads and writes, and touched by nothing
+    /// but this memory, while the region views them (until the next
+    /// `set_region` or `set_view` of `index`, or the memory's drop).
+    pub unsafe fn set_view(
+        &mut self,
+        index: usize,
+        ptr: NonNull<u8>,
+        len: usize,
+    ) -> Result<(), OpError> {
+        *self.slot(index)? = Region::View { ptr, len };
+        Ok(())
+    }
+
+    fn slot(&mut self, index: usize) -> Result<&mut Region, OpError> {
+        self.regions
+            .get_mut(index)
+            .ok_or_else(|| OpError::BadParam(format!("region {index} is not 0-7")))
+    }
+
     /// Region `index`'s bytes (empty if never set).
     pub fn region(&self, index: usize) -> &[u8] {
-        self.regions.get(index).map_or(&[], |r| r.as_slice())
+        self.regions.get(index).map_or(&[], |r| r.bytes())
     }
 
     pub(crate) fn check(
@@ -181,7 +237,7 @@ impl Memory {
     ) -> Result<&[u8], OpError> {
         self.check(channel, what, region, start, len)?;
         self.count_read(len);
-        Ok(&self.regions[region][start as usize..start as usize + len])
+        Ok(&self.regions[region].bytes()[start as usize..start as usize + len])
     }
     /// Mutable `len` bytes at `start` of `region`, for channel `channel`.
     pub fn write(
@@ -198,7 +254,7 @@ impl Memory {
             written: t.written + len as u64,
             ..t
         });
-        Ok(&mut self.regions[region][start as usize..start as usize + len])
+        Ok(&mut self.regions[region].bytes_mut()[start as usize..start as usize + len])
     }
 }
 

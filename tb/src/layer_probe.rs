@@ -73,14 +73,25 @@ const SIGNALS: [(&str, &str, &str); 10] = [
     ("_core$control", ".core.control", "offset$q"),
 ];
 
-/// The modules and variables the probe reads in the design whose top module
-/// is `top`: what the simulation build makes readable.
+/// The modules and variables the bench reads in the design whose top
+/// module is `top`, the probe's and the AXI limits the monitors follow
+/// ([`AXI_LIMIT_SIGNALS`]): what the simulation build makes readable.
 pub fn readable_signals(top: &str) -> Vec<(String, &'static str)> {
     SIGNALS
         .iter()
+        .chain(&AXI_LIMIT_SIGNALS)
         .map(|&(module, _, var)| (format!("{top}{module}"), var))
         .collect()
 }
+
+/// AXI_LIMIT0-3 as the register file holds them: the bench's AXI monitors
+/// check what the NPU was programmed with (`NpuTb`), whoever programmed it.
+pub const AXI_LIMIT_SIGNALS: [(&str, &str, &str); 4] = [
+    ("_core", ".core", "regs$axi_limit$0"),
+    ("_core", ".core", "regs$axi_limit$1"),
+    ("_core", ".core", "regs$axi_limit$2"),
+    ("_core", ".core", "regs$axi_limit$3"),
+];
 
 /// Whose an AXI transaction is, by its ID.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,18 +4,19 @@
 
 use crate::apb::{ApbMonitor, ApbPorts, ApbRequest, ApbResponse};
 use crate::axi::{
-    Attributes, AxiCompleter, AxiLimits, AxiMonitor, AxiPort, AxiPorts, AxiSignals,
-    CompleterConfig, Counters, SparseMemory,
+    AddressSpace, Attributes, AxiCompleter, AxiLimits, AxiMonitor, AxiPort, AxiPorts, AxiSignals,
+    CompleterConfig, Counters,
 };
 use crate::blockdep::BlockdepChecker;
-use crate::layer_probe::LayerProbe;
+use crate::layer_probe::{LayerProbe, AXI_LIMIT_SIGNALS};
 use crate::q_channel::{QChannel, QChecker, QState};
 use crate::seed::seed;
 use crate::verilator::build::workspace_root;
-use crate::verilator::{DesignFiles, Model, TraceWindow};
+use crate::verilator::{DesignFiles, Model, PortId, PublicSignal, TraceWindow};
 use anyhow::{Context, Result};
 use npu_arch::config::NpuConfig;
 use npu_arch::regs;
+use npu_model::device::{Apb, Device, DeviceError};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
@@ -129,7 +130,7 @@ impl AxiBinding {
     }
 
     /// Takes the edge's handshakes into the completer and the memory.
-    fn edge(&mut self, memory: &mut SparseMemory) {
+    fn edge(&mut self, memory: &mut AddressSpace) {
         if self.enabled {
             self.completer.edge(&self.signals, memory);
         }
@@ -146,7 +147,7 @@ pub struct NpuTb {
     /// M0 and M1.
     axi: [AxiBinding; 2],
     /// The memory behind both AXI ports.
-    memory: SparseMemory,
+    memory: AddressSpace,
     /// Seed of the AXI completers' randomness, drawn when first needed.
     axi_seed: Option<u64>,
     /// The clock and power Q-channel handshakes.
@@ -156,6 +157,9 @@ pub struct NpuTb {
     /// Fails any IFM read BLOCKDEP forbids while attached ([`NpuTb::watch_blockdep`]).
     blockdep: Option<BlockdepChecker>,
     vcd: Option<PathBuf>,
+    irq: PortId,
+    /// AXI_LIMIT0-3 in the register file: the monitors check what they hold.
+    axi_limit_registers: Option<[PublicSignal; 4]>,
 }
 
 impl NpuTb {
@@ -184,14 +188,20 @@ impl NpuTb {
         let apb = ApbPorts::new(&model);
         let axi = AxiPort::ALL.map(|port| AxiBinding::new(&mut model, port));
         let q_checkers = QChannel::ALL.map(|channel| QChecker::new(&model, channel));
+        let limits: Option<Vec<PublicSignal>> = AXI_LIMIT_SIGNALS
+            .iter()
+            .map(|&(_, scope, var)| model.public_signal(scope, var))
+            .collect();
         let mut tb = Self {
+            irq: model.port("IRQ"),
+            axi_limit_registers: limits.map(|v| [v[0], v[1], v[2], v[3]]),
             model,
             config,
             apb,
             monitor: ApbMonitor::new(apb),
             pclken_pattern: vec![true],
             axi,
-            memory: SparseMemory::default(),
+            memory: AddressSpace::default(),
             axi_seed: None,
             q_checkers,
             layer_probe: None,
@@ -215,6 +225,17 @@ impl NpuTb {
         self.set("nRESET", 1);
         self.cycles(4);
         self.wait_for_reset();
+        self.follow_axi_limits();
+    }
+
+    /// The monitors' limits from what AXI_LIMIT0-3 hold now.
+    fn follow_axi_limits(&mut self) {
+        if let Some(signals) = &self.axi_limit_registers {
+            let registers = signals.map(|s| self.model.read_signal(&s) as u32);
+            for port in AxiPort::ALL {
+                self.axi[port.index()].monitor.limits = AxiLimits::programmed(port, registers);
+            }
+        }
     }
 
     /// Reads STATUS until reset_status is 0: after a reset the NPU clears
@@ -262,11 +283,11 @@ impl NpuTb {
     }
 
     /// The memory behind both AXI ports.
-    pub fn memory(&self) -> &SparseMemory {
+    pub fn memory(&self) -> &AddressSpace {
         &self.memory
     }
 
-    pub fn memory_mut(&mut self) -> &mut SparseMemory {
+    pub fn memory_mut(&mut self) -> &mut AddressSpace {
         &mut self.memory
     }
 
@@ -347,6 +368,29 @@ impl NpuTb {
         self.axi[port.index()].completer = AxiCompleter::new(config, port_seed);
     }
 
+    /// Where memory answers on `port` (`None`: everywhere), keeping the
+    /// completer's other settings and its transactions in flight: a device
+    /// whose host maps and unmaps windows as it runs answers DECERR outside
+    /// them.
+    pub fn set_address_map(&mut self, port: AxiPort, map: Option<Vec<std::ops::Range<u64>>>) {
+        self.axi[port.index()].completer.config.address_map = map;
+    }
+
+    /// Memory answers on both ports only inside the windows of the address
+    /// space, each to its last whole 16-byte beat (bursts move whole beats;
+    /// the bytes past a window's end in its last beat are the space's pages,
+    /// never the host's buffer): DECERR elsewhere.
+    pub fn answer_only_windows(&mut self) {
+        let windows: Vec<_> = self
+            .memory
+            .windows()
+            .map(|w| w.start..w.end.next_multiple_of(16))
+            .collect();
+        for port in AxiPort::ALL {
+            self.set_address_map(port, Some(windows.clone()));
+        }
+    }
+
     /// The seed of the completers [`NpuTb::set_axi_config`] makes from now
     /// on: for a test that derives it from its own seed.
     pub fn set_axi_seed(&mut self, seed: u64) {
@@ -354,11 +398,7 @@ impl NpuTb {
     }
 
     /// Transactions in flight and burst-split blocks the monitor of `port`
-    /// allows: what the driver programmed in AXI_LIMITn.
-    pub fn set_axi_limits(&mut self, port: AxiPort, limits: AxiLimits) {
-        self.axi[port.index()].monitor.limits = limits;
-    }
-
+    /// allows: what AXI_LIMITn held after the last APB write.
     pub fn axi_limits(&self, port: AxiPort) -> AxiLimits {
         self.axi[port.index()].monitor.limits
     }
@@ -509,8 +549,11 @@ impl NpuTb {
         self.apb(ApbRequest::read(addr, pprot))
     }
 
+    /// An APB write; the AXI monitors then follow AXI_LIMIT0-3 as they are.
     pub fn write(&mut self, addr: u16, data: u32, pprot: u8) -> ApbResponse {
-        self.apb(ApbRequest::write(addr, data, pprot))
+        let response = self.apb(ApbRequest::write(addr, data, pprot));
+        self.follow_axi_limits();
+        response
     }
 
     /// APB transfers the monitor has seen complete.
@@ -552,5 +595,66 @@ impl Drop for NpuTb {
         if std::thread::panicking() {
             eprintln!("{}", self.waveform_hint());
         }
+    }
+}
+
+impl Device for NpuTb {
+    fn config(&self) -> &NpuConfig {
+        &self.config
+    }
+
+    fn read(&mut self, offset: u16, pprot: u8) -> Apb {
+        let r = NpuTb::read(self, offset, pprot);
+        Apb {
+            rdata: r.rdata,
+            slverr: r.slverr,
+        }
+    }
+
+    fn write(&mut self, offset: u16, value: u32, pprot: u8) -> Result<Apb, DeviceError> {
+        let r = NpuTb::write(self, offset, value, pprot);
+        Ok(Apb {
+            rdata: r.rdata,
+            slverr: r.slverr,
+        })
+    }
+
+    fn run(&mut self, cycles: u64) -> Result<(), DeviceError> {
+        self.cycles(cycles);
+        Ok(())
+    }
+
+    fn cycle(&self) -> u64 {
+        self.model.cycle()
+    }
+
+    fn irq(&self) -> bool {
+        self.model.get(self.irq) != 0
+    }
+
+    fn quiet(&self) -> bool {
+        self.axi_idle() && self.get("CLKQACTIVE") == 0
+    }
+
+    fn hard_reset(&mut self, porpl: bool, porsl: bool) -> Result<(), DeviceError> {
+        NpuTb::hard_reset(self, porpl, porsl);
+        Ok(())
+    }
+
+    fn set_q_request(&mut self, channel: QChannel, request: bool) -> Result<(), DeviceError> {
+        NpuTb::set_q_request(self, channel, request);
+        Ok(())
+    }
+
+    fn q_state(&self, channel: QChannel) -> QState {
+        NpuTb::q_state(self, channel)
+    }
+
+    fn memory(&self) -> &AddressSpace {
+        &self.memory
+    }
+
+    fn memory_mut(&mut self) -> &mut AddressSpace {
+        &mut self.memory
     }
 }

@@ -3,80 +3,8 @@
 //! checker for the handshake that `NpuTb` runs on both channels every cycle.
 
 use crate::verilator::{Model, PortId};
-use std::fmt;
 
-/// The clock or the power Q-channel (TRM A.3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum QChannel {
-    Clock,
-    Power,
-}
-
-impl QChannel {
-    pub const ALL: [QChannel; 2] = [QChannel::Clock, QChannel::Power];
-
-    pub fn index(self) -> usize {
-        self as usize
-    }
-
-    /// The TRM's signal-name prefix.
-    pub fn prefix(self) -> &'static str {
-        match self {
-            QChannel::Clock => "CLK",
-            QChannel::Power => "PWR",
-        }
-    }
-}
-
-impl fmt::Display for QChannel {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}Q", self.prefix())
-    }
-}
-
-/// Interface states of AMBA LPI, from (QREQn, QACCEPTn, QDENY).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum QState {
-    Run,
-    Request,
-    Stopped,
-    Exit,
-    Denied,
-    Continue,
-}
-
-impl QState {
-    /// The state of the wires, or `None` for QACCEPTn low with QDENY high,
-    /// which no state has.
-    pub fn of(qreq_n: bool, qaccept_n: bool, qdeny: bool) -> Option<QState> {
-        Some(match (qreq_n, qaccept_n, qdeny) {
-            (true, true, false) => QState::Run,
-            (false, true, false) => QState::Request,
-            (false, false, false) => QState::Stopped,
-            (true, false, false) => QState::Exit,
-            (false, true, true) => QState::Denied,
-            (true, true, true) => QState::Continue,
-            _ => return None,
-        })
-    }
-
-    /// Transitions the protocol allows from this state (staying put is
-    /// always allowed).
-    fn may_become(self, next: QState) -> bool {
-        use QState::*;
-        next == self
-            || matches!(
-                (self, next),
-                (Run, Request)
-                    | (Request, Stopped)
-                    | (Request, Denied)
-                    | (Stopped, Exit)
-                    | (Exit, Run)
-                    | (Denied, Continue)
-                    | (Continue, Run)
-            )
-    }
-}
+pub use npu_model::device::{QChannel, QState};
 
 /// The wires of one Q-channel.
 #[derive(Clone, Copy, Debug)]

@@ -4,8 +4,8 @@
 use crate::npu::NpuTb;
 use crate::shram::{acc_buffer_contents, lut_copy_contents, shram_contents};
 use npu_arch::config::NpuConfig;
-use npu_arch::regs::{self, Behaviour, Register, SharedBits};
-use std::collections::HashMap;
+use npu_arch::regs::{self, Register};
+use npu_model::device::RegisterFile;
 
 /// Privileged and secure: every access is permitted (TRM 4.1).
 const HOST_PPROT: u8 = 0b001;
@@ -35,72 +35,43 @@ pub fn quiet_write(addr: u16, value: u32) -> Option<u32> {
     }
 }
 
-/// Register values as the NPU must hold them while nothing runs.
+/// Register values as the NPU must hold them while nothing runs: the
+/// golden device's register file (`npu_model::device::RegisterFile`) with
+/// STATUS and QREAD at rest, and the APB completer's PSTRB rule.
 pub struct RegisterModel {
-    config_word: u32,
-    prot: u32,
-    stored: HashMap<u16, u32>,
-    shared: HashMap<SharedBits, u32>,
-    /// STATUS.pmu_irq_raised.
-    pmu_irq: bool,
+    registers: RegisterFile,
 }
 
 impl RegisterModel {
     /// The state right after a hard reset with the given power-on levels.
     pub fn after_reset(config: &NpuConfig, porpl: bool, porsl: bool) -> Self {
-        let config_word = config.config_register();
-        let stored = regs::REGISTERS
-            .iter()
-            .map(|r| (r.address, r.reset_value(config_word, porpl, porsl)))
-            .collect();
         Self {
-            config_word,
-            prot: regs::PROT.reset_value(config_word, porpl, porsl),
-            stored,
-            shared: HashMap::new(),
-            pmu_irq: false,
-        }
-    }
-
-    fn value(&self, r: &Register) -> u32 {
-        match r.behaviour {
-            Behaviour::SetBits(s) | Behaviour::ClearBits(s) => {
-                self.shared.get(&s).copied().unwrap_or(0)
-            }
-            // Nothing runs while only registers are accessed: STATUS and QREAD
-            // stay 0 but for the PMU interrupt that PMOVSSET and PMINTSET raise.
-            Behaviour::Live if r.name == "PROT" => self.prot,
-            Behaviour::Live if r.name == "STATUS" => regs::STATUS
-                .field("pmu_irq_raised")
-                .set(0, u32::from(self.pmu_irq)),
-            _ => self.stored[&r.address],
+            registers: RegisterFile::after_reset(config, porpl, porsl),
         }
     }
 
     /// Applies one APB access and returns what the completer must answer.
     pub fn access(&mut self, addr: u16, write: Option<u32>, pprot: u8, pstrb: u8) -> Expected {
-        let Some(r) = regs::at(addr) else {
-            return Expected {
-                rdata: 0,
-                slverr: true,
-            };
+        let refused = Expected {
+            rdata: 0,
+            slverr: true,
         };
-        let permitted = regs::access_permitted(pprot, self.prot);
+        let Some(r) = regs::at(addr) else {
+            return refused;
+        };
+        let permitted = self.registers.permits(pprot);
         let Some(data) = write else {
-            let rdata = if permitted { self.value(r) } else { 0 };
+            let rdata = if permitted { self.read_value(r) } else { 0 };
             return Expected {
                 rdata,
                 slverr: false,
             };
         };
         if pstrb != 0xF {
-            return Expected {
-                rdata: 0,
-                slverr: true,
-            };
+            return refused;
         }
         if permitted {
-            self.write(r, data);
+            self.registers.write(r, data);
         }
         Expected {
             rdata: 0,
@@ -108,64 +79,11 @@ impl RegisterModel {
         }
     }
 
-    fn write(&mut self, r: &Register, data: u32) {
-        let fixed = r.fixed_bits(self.config_word);
-        let stored = (data & r.stored_mask()) | fixed;
-        match r.behaviour {
-            Behaviour::Constant | Behaviour::Live => {}
-            Behaviour::Lock => {
-                if self.stored[&r.address] == 0 || data == 0 {
-                    self.stored.insert(r.address, stored);
-                }
-            }
-            Behaviour::SetBits(s) => {
-                let bits = data & r.stored_mask();
-                let state = |s| self.shared.get(&s).copied().unwrap_or(0);
-                let (flags, enables) = (
-                    state(SharedBits::Overflow),
-                    state(SharedBits::InterruptEnable),
-                );
-                // An enabled flag set, or the interrupt of a set flag newly enabled.
-                match s {
-                    SharedBits::Overflow if bits & enables != 0 => self.pmu_irq = true,
-                    SharedBits::InterruptEnable if bits & !enables & flags != 0 => {
-                        self.pmu_irq = true
-                    }
-                    _ => {}
-                }
-                *self.shared.entry(s).or_default() |= bits;
-            }
-            Behaviour::ClearBits(s) => {
-                *self.shared.entry(s).or_default() &= !(data & r.stored_mask())
-            }
-            Behaviour::Command => {
-                if regs::CMD.field("clear_irq").get(data) != 0 {
-                    self.pmu_irq = false;
-                }
-                self.stored.insert(r.address, stored);
-            }
-            Behaviour::PmuControl => {
-                self.stored.insert(r.address, stored);
-                let mut reset = vec![];
-                if r.field("event_cnt_rst").get(data) != 0 {
-                    reset.extend(regs::PMU_EVCNTR);
-                }
-                if r.field("cycle_cnt_rst").get(data) != 0 {
-                    reset.extend([regs::PMCCNTR_LO, regs::PMCCNTR_HI]);
-                }
-                for counter in reset {
-                    self.stored.insert(counter.address, 0);
-                }
-            }
-            Behaviour::Storage | Behaviour::SoftReset | Behaviour::Counter => {
-                self.stored.insert(r.address, stored);
-            }
-        }
-    }
-
-    /// What a permitted read of `r` must return now.
+    /// What a permitted read of `r` must return now: nothing runs, so
+    /// STATUS and QREAD read 0 but for the PMU interrupt that PMOVSSET and
+    /// PMINTSET raise.
     pub fn read_value(&self, r: &Register) -> u32 {
-        self.value(r)
+        self.registers.value(r, 0, 0)
     }
 }
 

@@ -29,6 +29,7 @@ use npu_hw::dma::OFM_WRITE_ID;
 use npu_model::cmdstream::stop_ends_at;
 use npu_model::footprint::{BlockFootprints, Span};
 use npu_model::job::{block_footprints, Backend, BackendRun, GoldenBackend, Job};
+pub use npu_model::job::{region_base, COMMAND_STREAM_BASE};
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::PathBuf;
@@ -37,14 +38,6 @@ use std::path::PathBuf;
 /// bursts move whole 16-byte beats.
 fn window(base: u64, size: usize) -> Range<u64> {
     base..base + (size as u64).next_multiple_of(16)
-}
-
-/// Base address of region `k`. Each region and the command stream have a
-/// 4 GB window of their own above 64 GB, so an access past the end of a
-/// region never reaches another region, and the high words of BASEP and
-/// QBASE matter.
-pub fn region_base(k: usize) -> u64 {
-    (0x10 + k as u64) << 32
 }
 
 /// CLK cycles without a data beat on either port after which the work
@@ -82,9 +75,6 @@ fn drain(tb: &mut NpuTb, max_cycles: u64) {
         }
     }
 }
-
-/// Address of the command stream.
-pub const COMMAND_STREAM_BASE: u64 = 0x20 << 32;
 
 /// Runs jobs on the Verilated RTL, one fresh bench per job.
 pub struct RtlBackend {
@@ -221,19 +211,11 @@ impl RtlBackend {
         }
         tb.memory_mut()
             .write(COMMAND_STREAM_BASE, &job.command_stream);
-        let size = u32::try_from(job.command_stream.len())
-            .context("the command stream is larger than QSIZE can describe")?;
-        let regions = job.regions.keys().max().map_or(0, |&k| k + 1);
         Ok(Inference {
             max_cycles: self.max_cycles,
-            axi: self.settings.clone(),
             secure: self.secure,
             privileged: self.privileged,
-            ..Inference::new(
-                COMMAND_STREAM_BASE,
-                size,
-                (0..regions).map(region_base).collect(),
-            )
+            ..job.inference(self.settings.clone())?
         })
     }
 
@@ -248,7 +230,11 @@ impl RtlBackend {
     ) -> Result<BackendRun> {
         self.last = None;
         let records = if self.layers {
-            let golden = GoldenBackend::default().run(job, &mut |_, _| {});
+            let golden = GoldenBackend {
+                settings: self.settings.clone(),
+                ..GoldenBackend::default()
+            }
+            .run(job, &mut |_, _| {});
             Some(golden.context("the per-layer report takes its rows from the golden model")?)
         } else {
             None

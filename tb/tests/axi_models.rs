@@ -3,8 +3,8 @@
 //! error injection, counters, and the monitor catching each rule it checks.
 
 use npu_tb::axi::{
-    AxiCompleter, AxiLimits, AxiMonitor, AxiSignals, CompleterConfig, ErrorRange, Resp,
-    SparseMemory, BEAT_BYTES,
+    AddressSpace, AxiCompleter, AxiLimits, AxiMonitor, AxiSignals, CompleterConfig, ErrorRange,
+    Resp, BEAT_BYTES,
 };
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
@@ -166,7 +166,7 @@ fn run(
     config: CompleterConfig,
     seed: u64,
     n: usize,
-) -> (Manager, AxiCompleter, SparseMemory, Vec<Txn>) {
+) -> (Manager, AxiCompleter, AddressSpace, Vec<Txn>) {
     run_checked(config, seed, n, AxiLimits::UNLIMITED).0
 }
 
@@ -176,7 +176,7 @@ fn run_checked(
     seed: u64,
     n: usize,
     limits: AxiLimits,
-) -> ((Manager, AxiCompleter, SparseMemory, Vec<Txn>), u64) {
+) -> ((Manager, AxiCompleter, AddressSpace, Vec<Txn>), u64) {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut txns = random_txns(&mut rng, n);
     for t in txns.iter_mut() {
@@ -190,7 +190,7 @@ fn run_checked(
             ..t.clone()
         })
         .collect();
-    let mut reference = SparseMemory::default();
+    let mut reference = AddressSpace::default();
     for t in &txns {
         reference.write(t.addr, &t.data);
     }
@@ -202,7 +202,7 @@ fn run_checked(
     let mut manager = Manager::new(all.clone(), 0.7);
     let mut completer = AxiCompleter::new(config, seed);
     let mut monitor = AxiMonitor::new("M0", limits);
-    let mut memory = SparseMemory::default();
+    let mut memory = AddressSpace::default();
     let mut cycles = 0;
     for _ in 0..100_000 {
         cycles += 1;

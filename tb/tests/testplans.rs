@@ -1,5 +1,6 @@
-//! The testplans (`tb/tests/areas/<area>.rs`, and the runner's
-//! `sim/tests/areas/runner.rs`): each area's table names every test of its
+//! The testplans (`tb/tests/areas/<area>.rs`, the runner's
+//! `sim/tests/areas/runner.rs`, the C API's `capi/tests/areas/device.rs`):
+//! each area's table names every test of its
 //! blocks' modules, and nothing else, so a plan cannot fall behind its
 //! tests.
 
@@ -26,7 +27,7 @@ fn test_names(source: &str) -> BTreeSet<String> {
 fn every_area_testplan_names_exactly_its_tests() {
     let root = npu_tb::verilator::workspace_root();
     let mut areas = 0;
-    let area_files = ["tb/tests", "sim/tests"].map(|dir| {
+    let area_files = ["tb/tests", "sim/tests", "capi/tests"].map(|dir| {
         let dir = root.join(dir);
         let files = std::fs::read_dir(dir.join("areas")).unwrap();
         files.map(move |entry| (dir.clone(), entry.unwrap().path()))

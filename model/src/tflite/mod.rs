@@ -809,12 +809,10 @@ impl NpuOperator {
             .into_iter()
             .flat_map(u32::to_le_bytes)
             .collect();
-        Ok(Job::in_memory(
-            config,
-            stream,
-            regions,
-            "Vela-compiled TFLite network",
-        ))
+        Ok(Job {
+            payload: Some(self.payload.clone()),
+            ..Job::in_memory(config, stream, regions, "Vela-compiled TFLite network")
+        })
     }
 }
 

@@ -2,8 +2,8 @@
 //! back-pressure, responses interleaved and reordered across IDs, and error
 //! injection by address range.
 
-use super::memory::SparseMemory;
 use super::signals::{AxiSignals, Resp, BEAT_BYTES};
+use super::AddressSpace;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::{BTreeSet, VecDeque};
@@ -247,7 +247,7 @@ impl Default for BytesById {
     }
 }
 
-/// Serves one AXI port from a [`SparseMemory`].
+/// Serves one AXI port from an [`AddressSpace`].
 pub struct AxiCompleter {
     pub config: CompleterConfig,
     pub counters: Counters,
@@ -338,7 +338,7 @@ impl AxiCompleter {
     }
 
     /// Takes the handshakes of a clock edge and chooses the next cycle's outputs.
-    pub fn edge(&mut self, s: &AxiSignals, memory: &mut SparseMemory) {
+    pub fn edge(&mut self, s: &AxiSignals, memory: &mut AddressSpace) {
         self.counters.read_address_stalls += u64::from(s.arvalid && !s.arready);
         self.counters.write_address_stalls += u64::from(s.awvalid && !s.awready);
         self.counters.write_data_stalls += u64::from(s.wvalid && !s.wready);
@@ -423,7 +423,7 @@ impl AxiCompleter {
     }
 
     /// Writes beats whose burst address is known, in order.
-    fn apply_write_beats(&mut self, memory: &mut SparseMemory) {
+    fn apply_write_beats(&mut self, memory: &mut AddressSpace) {
         while let (Some(burst), Some(&(data, strb))) =
             (self.writes.front_mut(), self.early_beats.front())
         {
@@ -477,7 +477,7 @@ impl AxiCompleter {
         }
     }
 
-    fn choose_outputs(&mut self, memory: &SparseMemory) {
+    fn choose_outputs(&mut self, memory: &AddressSpace) {
         let p = self.config.ready_probability;
         self.readies = (
             self.rng.gen_bool(p),

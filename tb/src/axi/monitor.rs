@@ -2,6 +2,8 @@
 //! the first rule either side breaks.
 
 use super::signals::{AxiSignals, BEAT_BYTES};
+use super::AxiPort;
+use npu_arch::regs;
 use std::collections::{HashMap, VecDeque};
 
 /// What the manager's traffic on one port must respect, as the driver
@@ -27,6 +29,35 @@ impl AxiLimits {
         read_split: 4096,
         write_split: 4096,
     };
+
+    /// What port `port` may carry with AXI_LIMIT0-3 holding `registers`:
+    /// REGIONCFG and QCONFIG send reads and writes to a port's two counters
+    /// (M0: AXI_LIMIT0 and 1, M1: 2 and 3), so at most the sum of their
+    /// limits is in flight, in bursts inside the larger of their
+    /// burst-split blocks (TRM 4.2.14-17; the limit fields' bits above the
+    /// TRM ranges are ignored, as the NPU ignores them).
+    pub fn programmed(port: AxiPort, registers: [u32; 4]) -> Self {
+        let r = &regs::AXI_LIMIT0;
+        let ours = &registers[2 * port.index()..2 * port.index() + 2];
+        let field = |name: &str, v: u32| r.field(name).get(v) as usize;
+        let split = ours
+            .iter()
+            .map(|&v| 64 << field("max_beats", v).min(2))
+            .max()
+            .unwrap_or(64);
+        Self {
+            reads: ours
+                .iter()
+                .map(|&v| field("max_outstanding_read_m1", v) % 64 + 1)
+                .sum(),
+            writes: ours
+                .iter()
+                .map(|&v| field("max_outstanding_write_m1", v) % 32 + 1)
+                .sum(),
+            read_split: split,
+            write_split: split,
+        }
+    }
 }
 
 pub struct AxiMonitor {
