@@ -14,10 +14,14 @@
 //! `M1 Read`, `M1 Written`). A cell a backend has no value for is empty, as
 //! are the rates of a row without MACs (a DMA).
 //!
+//! `Elements` is what the operation writes: its OFM's elements.
+//!
 //! An operator Vela left on the CPU, which the host ran, has a row of its
-//! own in the model's order, marked `(CPU)`, with no offset, MACs, region
-//! bytes, cycles or ports (the host's time is not the NPU's). Offsets are
-//! per command stream: they start again at each `ethos-u` operator.
+//! own in the model's order, marked `(CPU)`: its first two inputs' and its
+//! first output's shapes in IFM, IFM2 and OFM (any rank) and the elements
+//! of all its outputs, with no offset, MACs, region bytes, cycles or ports
+//! (the host's time and memory are not the NPU's). Offsets are per command
+//! stream: they start again at each `ethos-u` operator.
 //!
 //! The totals row sums the rows' MACs and region bytes. With a timed
 //! backend its cycles are the whole run's, from the NPU's start to its stop
@@ -31,13 +35,14 @@ use crate::state::{OpRecord, PortBytes, Shape};
 use serde::Serialize;
 
 /// The report's columns.
-pub const COLUMNS: [&str; 16] = [
+pub const COLUMNS: [&str; 17] = [
     "Offset",
     "Operation",
     "IFM",
     "IFM2",
     "OFM",
     "Kernel",
+    "Elements",
     "MAC Count",
     "Bytes Read",
     "Bytes Written",
@@ -162,11 +167,11 @@ fn port_cells(ports: Option<[PortBytes; 2]>) -> [String; 4] {
     })
 }
 
-/// A row from its parts: the six text cells, the three untimed numbers,
+/// A row from its parts: the six text cells, the four untimed numbers,
 /// Op Cycles, the rates and the port bytes.
 fn row(
     text: [String; 6],
-    untimed: [String; 3],
+    untimed: [String; 4],
     cycles: String,
     rates: [String; 2],
     ports: [String; 4],
@@ -195,18 +200,33 @@ fn cells(l: &OpRecord, peak_macs_per_cycle: u32) -> Row {
                 .map(|[h, w]| format!("{h}x{w}"))
                 .unwrap_or_default(),
         ],
-        [l.macs, l.bytes_read, l.bytes_written].map(|n| n.to_string()),
+        [
+            optional(l.ofm.map(|[h, w, c]| h * w * c)),
+            l.macs.to_string(),
+            l.bytes_read.to_string(),
+            l.bytes_written.to_string(),
+        ],
         optional(l.cycles),
         rate_cells(rates(l.macs, l.cycles, peak_macs_per_cycle)),
         port_cells(l.ports),
     )
 }
 
-/// The row of an operator the host ran: its name, and no place in a command
-/// stream, MACs, region bytes or timing.
+/// The row of an operator the host ran: its name, shapes and elements, and
+/// no place in a command stream, MACs, region bytes or timing.
 fn host_cells(l: &OpRecord) -> Row {
     let mut cells: Row = Default::default();
     cells[1] = format!("{} (CPU)", l.kind);
+    if let Some(host) = &l.host {
+        let dims = |s: Option<&Vec<usize>>| {
+            s.map(|s| s.iter().map(usize::to_string).collect::<Vec<_>>().join("x"))
+                .unwrap_or_default()
+        };
+        cells[2] = dims(host.inputs.first());
+        cells[3] = dims(host.inputs.get(1));
+        cells[4] = dims(host.outputs.first());
+        cells[FIRST_NUMBER_COLUMN] = host.elements.to_string();
+    }
     cells
 }
 
@@ -230,7 +250,12 @@ fn total_cells(t: &Totals) -> Row {
             String::new(),
             String::new(),
         ],
-        [t.macs, t.bytes_read, t.bytes_written].map(|n| n.to_string()),
+        [
+            String::new(),
+            t.macs.to_string(),
+            t.bytes_read.to_string(),
+            t.bytes_written.to_string(),
+        ],
         optional(t.cycles),
         rate_cells(rates),
         port_cells(t.ports),
@@ -426,10 +451,10 @@ mod tests {
         let report = untimed(&layers);
         assert_eq!(
             csv(&report),
-            "Offset,Operation,IFM,IFM2,OFM,Kernel,MAC Count,Bytes Read,Bytes Written,Op Cycles,\
-             MACs/Cycle,Util% (MAC),M0 Read,M0 Written,M1 Read,M1 Written\n\
-             0x40,NPU_OP_CONV,4x4x8,,2x2x16,3x3,4608,128,64,,,,,,,\n\
-             ,TOTAL (1 operations),,,,,4608,128,64,,,,,,,\n"
+            "Offset,Operation,IFM,IFM2,OFM,Kernel,Elements,MAC Count,Bytes Read,Bytes Written,\
+             Op Cycles,MACs/Cycle,Util% (MAC),M0 Read,M0 Written,M1 Read,M1 Written\n\
+             0x40,NPU_OP_CONV,4x4x8,,2x2x16,3x3,64,4608,128,64,,,,,,,\n\
+             ,TOTAL (1 operations),,,,,,4608,128,64,,,,,,,\n"
         );
         let v: serde_json::Value = serde_json::from_str(&json(&report)).expect("JSON");
         assert_eq!(v["layers"][0]["macs"], 4608);
@@ -453,6 +478,7 @@ mod tests {
                 "4x4x8",
                 "2x2x16",
                 "3x3",
+                "64",
                 "4608",
                 "128",
                 "64"
@@ -472,10 +498,10 @@ mod tests {
         assert_eq!(
             lines[1..],
             [
-                "0x40,NPU_OP_CONV,4x4x8,,2x2x16,3x3,4608,128,64,36,128.00,50.00,96,64,144,0",
-                "0x48,NPU_OP_DMA_START,,,,,0,128,64,20,,,0,32,32,0",
-                ",(command stream),,,,,,,,,,,0,0,48,0",
-                ",TOTAL (2 operations),,,,,4608,256,128,50,92.16,36.00,96,96,224,0",
+                "0x40,NPU_OP_CONV,4x4x8,,2x2x16,3x3,64,4608,128,64,36,128.00,50.00,96,64,144,0",
+                "0x48,NPU_OP_DMA_START,,,,,,0,128,64,20,,,0,32,32,0",
+                ",(command stream),,,,,,,,,,,,0,0,48,0",
+                ",TOTAL (2 operations),,,,,,4608,256,128,50,92.16,36.00,96,96,224,0",
             ]
         );
         let v: serde_json::Value = serde_json::from_str(&json(&report)).expect("JSON");
@@ -502,7 +528,7 @@ mod tests {
         assert!(at.windows(2).all(|w| w[0] < w[1]), "{header}");
         assert_eq!(
             words(1)[5..],
-            ["4608", "128", "64", "36", "128.00", "50.00", "96", "64", "144", "0"]
+            ["64", "4608", "128", "64", "36", "128.00", "50.00", "96", "64", "144", "0"]
         );
         assert_eq!(words(3), ["(command", "stream)", "0", "0", "48", "0"]);
         // Numbers are right-aligned under their headers.

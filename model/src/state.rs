@@ -325,8 +325,23 @@ pub struct OpRecord {
     /// backend.
     pub ports: Option<[PortBytes; 2]>,
     /// An operator Vela left on the CPU, which the host ran (`kind` is its
-    /// TFLite name; no offset, cycles or ports; bytes are its tensors').
+    /// TFLite name; no offset, region bytes, cycles or ports).
     pub on_cpu: bool,
+    /// Such an operator's tensors.
+    pub host: Option<HostTensors>,
+}
+
+/// The tensors of an operator the host ran.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct HostTensors {
+    /// Shapes of its inputs and outputs, in operand order.
+    pub inputs: Vec<Vec<usize>>,
+    pub outputs: Vec<Vec<usize>>,
+    /// Elements it wrote.
+    pub elements: u64,
+    /// Bytes of its tensors it read and wrote (host memory, not the NPU's).
+    pub bytes_read: u64,
+    pub bytes_written: u64,
 }
 
 /// Bytes one AXI port read and wrote.

@@ -14,7 +14,7 @@
 //! Operators Vela cannot map (float tensors, operations the NPU lacks) stay
 //! in the model as TFLite operators, which the CPU runs with TFLite Micro's
 //! reference kernels; several `ethos-u` operators appear when such an
-//! operator sits between NPU operators. Here the host runs them ([`cpu`]),
+//! operator sits between NPU operators. Here the host runs them ([`host`]),
 //! in the model's order, between the `ethos-u` operators' runs.
 //!
 //! [`VelaModel::parse`] checks the file and finds all that; [`VelaModel::run`]
@@ -27,13 +27,13 @@ mod names;
 #[allow(clippy::all, dead_code, unused_imports)]
 mod schema_generated;
 
-mod cpu;
+pub mod host;
 
-pub use cpu::CpuOperator;
+pub use host::HostOperator;
 
 use crate::job::{describe_status, Backend, BackendRun, Job};
 use crate::payload::{DriverAction, DriverPayload};
-use crate::state::OpRecord;
+use crate::state::{HostTensors, OpRecord};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use npu_arch::config::NpuConfig;
 use npu_arch::regs;
@@ -101,7 +101,7 @@ pub struct NpuOperator {
 #[derive(Debug, Clone)]
 pub enum Step {
     Npu(NpuOperator),
-    Cpu(CpuOperator),
+    Cpu(HostOperator),
 }
 
 /// A Vela-compiled network, checked and ready to run: its `ethos-u`
@@ -245,31 +245,112 @@ impl<'a> Tensors<'a> {
     fn constant(&self, t: i32) -> Result<Option<&'a [u8]>> {
         Ok(Some(self.data(t)?).filter(|d| !d.is_empty()))
     }
+
+    /// Tensor `t` as a host kernel's operand, or an error naming a type the
+    /// host has no kernels for.
+    fn operand(&self, t: i32) -> Result<host::Operand> {
+        let info = self.describe(t)?;
+        let element = host::Element::of(&info.dtype).ok_or_else(|| {
+            anyhow!(
+                "tensor {} is {}, a type none of the host's kernels takes",
+                info.name,
+                info.dtype
+            )
+        })?;
+        let tr = self.get(t)?;
+        let quantization = tr.quantization().map_err(fb_err("quantization"))?;
+        let zero_points = quantization
+            .and_then(|q| q.zero_point().ok().flatten())
+            .map(|z| z.iter().collect())
+            .unwrap_or_default();
+        let quantized_dimension = quantization
+            .map(|q| q.quantized_dimension())
+            .transpose()
+            .map_err(fb_err("quantized_dimension"))?
+            .unwrap_or(0);
+        let constant = self.constant(t)?.map(<[u8]>::to_vec);
+        if let Some(c) = &constant {
+            ensure!(
+                c.len() == info.size,
+                "constant tensor {} has {} bytes where its shape {:?} needs {}",
+                info.name,
+                c.len(),
+                info.shape,
+                info.size
+            );
+        }
+        Ok(host::Operand {
+            index: t,
+            shape: info.shape.iter().map(|&d| d as usize).collect(),
+            element,
+            scales: info.scales,
+            zero_points,
+            quantized_dimension: usize::try_from(quantized_dimension).map_err(|_| {
+                anyhow!(
+                    "tensor {}: quantized_dimension {quantized_dimension}",
+                    info.name
+                )
+            })?,
+            constant,
+            variable: tr.is_variable().map_err(fb_err("is_variable"))?,
+            name: info.name,
+        })
+    }
 }
 
 /// An operator as the file names it.
 enum OperatorKind {
     EthosU,
-    Builtin(String),
+    /// A builtin operator's name and its operator code's version.
+    Builtin(String, i32),
     Custom(String),
 }
 
-/// GATHER's axis and batch dimensions, when the operator's options are
-/// GatherOptions (schema.fbs declares the options union as that table, so
-/// it is read only when the union's type says so).
-fn gather_options(op: fb::OperatorRef<'_>) -> Result<Option<(i32, i32)>> {
-    if op.builtin_options_type().map_err(fb_err("options type"))? != names::GATHER_OPTIONS {
-        return Ok(None);
-    }
-    op.builtin_options()
-        .map_err(fb_err("builtin options"))?
-        .map(|g| -> Result<(i32, i32)> {
-            Ok((
-                g.axis().map_err(fb_err("GATHER axis"))?,
-                g.batch_dims().map_err(fb_err("GATHER batch_dims"))?,
-            ))
+/// Operator `index`, a builtin operator Vela left on the CPU, as the host
+/// runs it; an error names the operator and what the host does not take.
+fn host_operator(
+    tensors: &Tensors<'_>,
+    index: usize,
+    name: String,
+    version: i32,
+    op: fb::OperatorRef<'_>,
+) -> Result<HostOperator> {
+    let operands = |list: Vec<i32>| -> Result<Vec<Option<host::Operand>>> {
+        list.into_iter()
+            .map(|t| (t >= 0).then(|| tensors.operand(t)).transpose())
+            .collect()
+    };
+    let read = || -> Result<host::OpDesc> {
+        let inputs = operands(indices(op.inputs().map_err(fb_err("operator inputs"))?))?;
+        let outputs = operands(indices(op.outputs().map_err(fb_err("operator outputs"))?))?
+            .into_iter()
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| anyhow!("an output is left out (-1)"))?;
+        let intermediates = operands(indices(
+            op.intermediates()
+                .map_err(fb_err("operator intermediates"))?,
+        ))?
+        .into_iter()
+        .flatten()
+        .collect();
+        let options = op
+            .builtin_options()
+            .map_err(fb_err("builtin options"))?
+            .map(fb::BuiltinOptions::try_from)
+            .transpose()
+            .map_err(fb_err("builtin options"))?;
+        Ok(host::OpDesc {
+            index,
+            name: name.clone(),
+            version,
+            inputs,
+            outputs,
+            intermediates,
+            options,
         })
-        .transpose()
+    };
+    let desc = read().with_context(|| format!("operator {index} ({name})"))?;
+    HostOperator::new(desc)
 }
 
 /// Every operator of the subgraph with its kind, in order.
@@ -292,7 +373,10 @@ fn operators<'a>(
         let kind = match code.custom_code().map_err(fb_err("custom code"))? {
             Some(ETHOS_U) => OperatorKind::EthosU,
             Some(custom) => OperatorKind::Custom(custom.to_string()),
-            None => OperatorKind::Builtin(builtin_name(code)),
+            None => OperatorKind::Builtin(
+                builtin_name(code),
+                code.version().map_err(fb_err("operator version"))?,
+            ),
         };
         ops.push((op, kind));
     }
@@ -342,7 +426,7 @@ impl VelaModel {
     }
 
     /// Parse and check a Vela-compiled model: every operator is an
-    /// `ethos-u` operator or one the host runs ([`cpu`]).
+    /// `ethos-u` operator or one the host runs ([`host`]).
     pub fn parse(bytes: &[u8]) -> Result<VelaModel> {
         ensure!(
             is_tflite(bytes),
@@ -383,7 +467,7 @@ impl VelaModel {
         for (index, (op, kind)) in operators(model, sg)?.into_iter().enumerate() {
             let operands = indices(op.inputs().map_err(fb_err("operator inputs"))?);
             let results = indices(op.outputs().map_err(fb_err("operator outputs"))?);
-            let name = match kind {
+            let (name, version) = match kind {
                 OperatorKind::EthosU => {
                     let plan = match &plan {
                         Some(plan) => plan,
@@ -396,29 +480,15 @@ impl VelaModel {
                     steps.push(Step::Npu(npu));
                     continue;
                 }
-                OperatorKind::Builtin(name) => name,
+                OperatorKind::Builtin(name, version) => (name, version),
                 OperatorKind::Custom(name) => {
-                    refused.push(format!("operator {index}: custom {name}"));
+                    refused.push(format!("operator {index}: custom operator {name}"));
                     continue;
                 }
             };
-            let ins = describe_all(operands.clone())?;
-            let outs = describe_all(results)?;
-            let constants = operands
-                .iter()
-                .map(|&t| tensors.constant(t))
-                .collect::<Result<Vec<_>>>()?;
-            let desc = cpu::OperatorDesc {
-                index,
-                name: &name,
-                inputs: &ins,
-                outputs: &outs,
-                constants: &constants,
-                gather: gather_options(op)?,
-            };
-            match CpuOperator::new(&desc) {
+            match host_operator(&tensors, index, name, version, op) {
                 Ok(cpu) => steps.push(Step::Cpu(cpu)),
-                Err(e) => refused.push(format!("operator {index}: {e:#}")),
+                Err(e) => refused.push(format!("{e:#}")),
             }
         }
         let hint = if steps.iter().any(|s| matches!(s, Step::Npu(_))) {
@@ -428,9 +498,8 @@ impl VelaModel {
         };
         ensure!(
             refused.is_empty(),
-            "{} operators are left on the CPU that neither this NPU nor the host ({}) runs{hint}: {}",
+            "{} of the operators Vela left on the CPU cannot run on the host{hint}: {}",
             refused.len(),
-            cpu::HOST_OPERATORS,
             refused.join("; ")
         );
         let model = VelaModel {
@@ -455,24 +524,27 @@ impl VelaModel {
         Ok(model)
     }
 
-    /// Every tensor an operator reads is a network input, a constant or an
-    /// earlier operator's output, and every network output is written.
+    /// Every tensor an operator reads is a network input, a constant, a
+    /// variable or an earlier operator's output, and every network output
+    /// is written.
     fn check_data_flow(&self) -> Result<()> {
         let mut known: std::collections::BTreeSet<i32> =
             self.inputs.iter().map(|t| t.index).collect();
+        known.extend(
+            self.cpu_operators()
+                .flat_map(|op| op.states().map(|(t, _)| t)),
+        );
         for step in &self.steps {
-            let (reads, writes): (Vec<(i32, &str)>, Vec<i32>) = match step {
+            let (index, reads, writes): (usize, Vec<i32>, Vec<i32>) = match step {
                 Step::Npu(op) => (
-                    op.inputs
-                        .iter()
-                        .map(|t| (t.tensor.index, t.tensor.name.as_str()))
-                        .collect(),
+                    op.index,
+                    op.inputs.iter().map(|t| t.tensor.index).collect(),
                     op.outputs.iter().map(|t| t.tensor.index).collect(),
                 ),
-                Step::Cpu(op) => (vec![(op.input, op.name.as_str())], vec![op.output]),
+                Step::Cpu(op) => (op.index, op.reads().collect(), op.outputs.clone()),
             };
-            if let Some((_, name)) = reads.iter().find(|(t, _)| !known.contains(t)) {
-                bail!("operator reads tensor {name} before any operator writes it");
+            if let Some(t) = reads.iter().find(|t| !known.contains(t)) {
+                bail!("operator {index} reads tensor {t} before any operator writes it");
             }
             known.extend(writes);
         }
@@ -491,7 +563,7 @@ impl VelaModel {
     }
 
     /// The operators the host runs, in order.
-    pub fn cpu_operators(&self) -> impl Iterator<Item = &CpuOperator> {
+    pub fn cpu_operators(&self) -> impl Iterator<Item = &HostOperator> {
         self.steps.iter().filter_map(|s| match s {
             Step::Cpu(op) => Some(op),
             Step::Npu(_) => None,
@@ -619,6 +691,9 @@ impl VelaModel {
     ) -> Result<NetworkRun> {
         self.check_config(&config)?;
         let mut values = self.input_values(inputs)?;
+        for op in self.cpu_operators() {
+            values.extend(op.states().map(|(t, bytes)| (t, bytes.to_vec())));
+        }
         let mut memory = self.initial_memory()?;
         let total: usize = self
             .npu_operators()
@@ -660,14 +735,19 @@ impl VelaModel {
                     npu_runs.push(NpuRun { job, run });
                 }
                 Step::Cpu(op) => {
-                    let input = values.get(&op.input).expect("checked at parse");
-                    let output = op.run(input);
+                    op.run(&mut values)?;
                     whole.layers.push(OpRecord {
                         kind: op.name.clone(),
                         on_cpu: true,
+                        host: Some(HostTensors {
+                            inputs: op.input_shapes.clone(),
+                            outputs: op.output_shapes.clone(),
+                            elements: op.elements,
+                            bytes_read: op.bytes_read,
+                            bytes_written: op.bytes_written,
+                        }),
                         ..OpRecord::default()
                     });
-                    values.insert(op.output, output);
                 }
             }
         }
@@ -941,6 +1021,7 @@ mod tests {
                     max: None,
                     scale: Some(vec![0.5]),
                     zero_point: Some(vec![zp]),
+                    ..Default::default()
                 })),
                 is_variable: true,
             });

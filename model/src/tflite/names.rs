@@ -240,6 +240,3 @@ pub const TENSOR_TYPES: [&str; 23] = [
     "FLOAT8_E4M3FN",
     "FLOAT8_E5M2",
 ];
-
-/// The `builtin_options_type` of GATHER's options (schema.fbs `BuiltinOptions`).
-pub const GATHER_OPTIONS: u8 = 23;
