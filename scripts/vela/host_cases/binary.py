@@ -1,10 +1,10 @@
-"""ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM and PRELU
-(model/src/tflite/host/binary.rs) in every type TFLite Micro takes: broadcasts
+"""ADD, SUB, MUL, DIV, SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, PRELU, FLOOR_DIV, FLOOR_MOD and the
+comparisons (model/src/tflite/host/binary.rs) in every type TFLite Micro takes: broadcasts
 of either input or both up to rank 6, scalars, constant inputs, fused
 activations, asymmetric zero points, outputs saturating at both ends, exact
 rounding ties, int32 overflow, float infinities and NaN, and DIV's
 undefined-behaviour corners (a zero int8 divisor, quotients far below one
-output step)."""
+output step), comparisons of int8 on different scales that meet exactly, ties and NaN."""
 
 import numpy as np
 from tflite_ref import ACT, Model, S
@@ -21,6 +21,8 @@ def values(rng, dtype, shape, scale=3.0, specials=False):
     `scale`, with infinities, NaN, signed zeros and overflowing magnitudes first when `specials`."""
     shape = tuple(shape)
     n = int(np.prod(shape))
+    if dtype == np.bool_:
+        return rng.integers(0, 2, shape).astype(np.bool_)
     if dtype == np.float32:
         v = rng.standard_normal(n) * scale
         if specials:
@@ -51,9 +53,10 @@ def options(code, act, pot):
 
 
 def binary(code, dtype, shape1, shape2, q=None, act=None, const2=False, dtype2=None, gen1=None, gen2=None,
-           pot=None, specials=False):
-    """A one-operator model `code(input1, input2)` with output shape their broadcast; `q` the three
-    (scale, zero point) pairs of a quantised case; input 2 a constant when `const2`."""
+           pot=None, specials=False, out=None):
+    """A one-operator model `code(input1, input2)` with output shape their broadcast, of type `out`
+    (default the inputs'); `q` the three (scale, zero point) pairs of a quantised case; input 2 a
+    constant when `const2`."""
     dtype2 = dtype2 or dtype
     q1, q2, qo = q or ((None, None),) * 3
 
@@ -63,7 +66,7 @@ def binary(code, dtype, shape1, shape2, q=None, act=None, const2=False, dtype2=N
         m = Model()
         ta = m.tensor(shape1, dtype, *q1)
         tb = m.tensor(shape2, dtype2, *q2, data=b if const2 else None)
-        ty = m.tensor(np.broadcast_shapes(tuple(shape1), tuple(shape2)), dtype, *qo)
+        ty = m.tensor(np.broadcast_shapes(tuple(shape1), tuple(shape2)), out or dtype, *qo)
         m.op(code, [ta, tb], [ty], *options(code, act, pot))
         m.inputs = [ta] if const2 else [ta, tb]
         m.outputs = [ty]
@@ -98,6 +101,23 @@ def int8_divisors(zero_point):
     return make
 
 
+def float_ties(rng, dtype, shape):
+    """Float32 halves in [-2, 2] (many equal pairs), NaN and infinities first."""
+    v = (rng.integers(-4, 4, tuple(shape), endpoint=True) / 2).astype(dtype)
+    v.reshape(-1)[:3] = [np.nan, np.inf, -np.inf]
+    return v
+
+
+def float_divisors(rng, dtype, shape):
+    """Float32 divisors of both signs, none zero (FLOOR_DIV fails on one), an infinity first."""
+    v = values(rng, dtype, shape, scale=2.0)
+    v[v == 0] = 0.5
+    v.reshape(-1)[:2] = [np.inf, -3.0]
+    return v
+
+
+COMPARISONS = [("equal", O.EQUAL), ("not_equal", O.NOT_EQUAL), ("less", O.LESS),
+               ("less_equal", O.LESS_EQUAL), ("greater", O.GREATER), ("greater_equal", O.GREATER_EQUAL)]
 Q8 = ((0.05, -3), (0.02, 10), (0.07, 5))
 Q16 = ((0.001, 0), (0.0005, 0), (0.0012, 0))
 I8, I16, I32, I64, F32 = np.int8, np.int16, np.int32, np.int64, np.float32
@@ -213,4 +233,24 @@ CASES = {
                                      const2=True, dtype2=I8),
     "prelu_int16_runtime_alpha": binary(O.PRELU, I16, [2, 6], [2, 6], ((0.0005, 0), (0.02, -4), (0.0005, 0)),
                                         dtype2=I8),
+    # FLOOR_DIV, FLOOR_MOD
+    "floor_div_float32_broadcast": binary(O.FLOOR_DIV, F32, [2, 3, 5], [3, 1], specials=True,
+                                          gen2=float_divisors),
+    "floor_div_float32_rank4": binary(O.FLOOR_DIV, F32, [2, 1, 3, 4], [2, 1, 4], gen2=float_divisors),
+    "floor_mod_float32_broadcast": binary(O.FLOOR_MOD, F32, [2, 3, 5], [5], specials=True),
+    "floor_mod_float32_signs_and_zeros": binary(O.FLOOR_MOD, F32, [4, 6], [4, 6], specials=True,
+                                                gen2=lambda r, d, s: np.where(np.arange(24).reshape(s) % 5 == 0,
+                                                                              0.0, values(r, d, s)).astype(d)),
+    # Comparisons: int8 on scales that make different codes meet, raw integers and floats with ties.
+    **{f"{name}_{case}": binary(code, t, s1, s2, q, out=np.bool_, gen1=g, gen2=g)
+       for name, code in COMPARISONS
+       for case, t, s1, s2, q, g in [
+           ("int8_scaled", I8, [2, 3, 4], [3, 4], ((0.5, 0), (0.25, 0), (None, None)), small(-6, 6)),
+           ("int8_zero_points_broadcast", I8, [2, 1, 3, 5], [4, 1, 1], ((0.1, -7), (0.05, 20), (None, None)),
+            None),
+           ("int32_broadcast", I32, [3, 4], [4], None, small(-2, 2)),
+           ("int64_rank5", I64, [2, 1, 3, 1, 2], [2, 3, 1, 2], None, small(-2, 2)),
+           ("float32_ties_nan", F32, [2, 3, 4], [4], None, float_ties)]},
+    **{f"{name}_bool_broadcast": binary(code, np.bool_, [3, 4], [4], out=np.bool_)
+       for name, code in COMPARISONS[:2]},
 }

@@ -1,7 +1,9 @@
 //! Binary elementwise operators with broadcasting (ADD, SUB, MUL, DIV,
-//! SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, PRELU), as TensorFlow Lite Micro's
-//! reference kernels compute them (add.cc, sub.cc, mul.cc, div.cc,
-//! squared_difference.cc, maximum_minimum.cc, prelu.cc). Every one walks
+//! SQUARED_DIFFERENCE, MAXIMUM, MINIMUM, PRELU, FLOOR_DIV, FLOOR_MOD and the
+//! comparisons), as TensorFlow Lite Micro's reference kernels compute them
+//! (add.cc, sub.cc, mul.cc, div.cc, squared_difference.cc,
+//! maximum_minimum.cc, prelu.cc, floor_div.cc, floor_mod.cc,
+//! comparisons.cc). Every one walks
 //! its operands as reference/broadcast_loop.h does ([`Walk`], which the
 //! reductions share); the quantised kernels' multipliers are worked out
 //! when the model is loaded, as their Prepare works them out.
@@ -13,7 +15,7 @@ use super::arith::{
 use super::{f32s, kernel, Element, Kernel, OpDesc, Operand, Support};
 use anyhow::{anyhow, ensure, Result};
 use std::sync::Arc;
-use Element::{F32, I16, I32, I64, I8};
+use Element::{Bool, F32, I16, I32, I64, I8};
 
 pub(super) const OPERATORS: &[Support] = &[
     Support::new("ADD", &[I8, I16, I32, F32]),
@@ -24,6 +26,16 @@ pub(super) const OPERATORS: &[Support] = &[
     Support::new("MAXIMUM", &[I8, I16, I32, I64, F32]),
     Support::new("MINIMUM", &[I8, I16, I32, I64, F32]),
     Support::new("PRELU", &[I8, I16, F32]),
+    Support::new("FLOOR_DIV", &[F32]),
+    Support::new("FLOOR_MOD", &[F32]),
+    Support::new("EQUAL", &[Bool, I8, I32, I64, F32]),
+    Support::new("NOT_EQUAL", &[Bool, I8, I32, I64, F32]),
+    // GREATER also dispatches int16, with scaling parameters its Prepare
+    // never sets (comparisons.cc): the host does not take it.
+    Support::new("LESS", &[I8, I32, I64, F32]),
+    Support::new("LESS_EQUAL", &[I8, I32, I64, F32]),
+    Support::new("GREATER", &[I8, I32, I64, F32]),
+    Support::new("GREATER_EQUAL", &[I8, I32, I64, F32]),
 ];
 
 /// The most dimensions TFLite Micro's shapes hold (RuntimeShape's
@@ -45,7 +57,8 @@ pub(super) fn build(op: &OpDesc) -> Result<Arc<dyn Kernel>> {
     if b.element != second {
         return Err(op.unsupported("input 1", b));
     }
-    if y.element != a.element {
+    let comparison = Comparison::of(name);
+    if y.element != comparison.map_or(a.element, |_| Bool) {
         return Err(op.unsupported("output", y));
     }
     for t in [a, b, y] {
@@ -72,7 +85,10 @@ pub(super) fn build(op: &OpDesc) -> Result<Arc<dyn Kernel>> {
         "SQUARED_DIFFERENCE" => squared_difference(&x),
         "MAXIMUM" => Ok(extremum(&x, true)),
         "MINIMUM" => Ok(extremum(&x, false)),
-        _ => prelu(&x),
+        "PRELU" => prelu(&x),
+        "FLOOR_DIV" => Ok(floor_div(&x)),
+        "FLOOR_MOD" => Ok(floor_mod(&x)),
+        _ => compare(&x, comparison.expect("the remaining operators compare")),
     }
 }
 
@@ -88,11 +104,21 @@ struct Binary<'a> {
 
 impl Binary<'_> {
     /// The kernel applying `f` to every pair of input elements the output
-    /// takes, in `V` (float32 as `f32`, integers as `i64`). `f` gives `None`
-    /// where TFLite Micro's kernel traps: an int32 division by zero.
+    /// takes, in `V` (float32 as `f32`, integers as `i64`).
     fn kernel<V: Value>(
         &self,
         f: impl Fn(V, V) -> Option<V> + Send + Sync + 'static,
+    ) -> Arc<dyn Kernel> {
+        self.kernel_into(f)
+    }
+
+    /// The kernel applying `f` to every pair of input elements the output
+    /// takes, from `V` into `W` (float32 as `f32`, integers and bools as
+    /// `i64`). `f` gives `None` where TFLite Micro's kernel fails: a
+    /// division by zero.
+    fn kernel_into<V: Value, W: Value>(
+        &self,
+        f: impl Fn(V, V) -> Option<W> + Send + Sync + 'static,
     ) -> Arc<dyn Kernel> {
         let walk = self.walk.clone();
         let [ea, eb, ey] = [self.a.element, self.b.element, self.y.element];
@@ -109,8 +135,8 @@ impl Binary<'_> {
             });
             ensure!(
                 !trapped,
-                "an integer division by zero (or of the most negative value by -1), which traps \
-                 TFLite Micro's kernel"
+                "a division by zero (or of the most negative int32 by -1), where TFLite Micro's \
+                 kernel fails"
             );
             Ok(())
         })
@@ -355,6 +381,82 @@ fn prelu(x: &Binary) -> Result<Arc<dyn Kernel>> {
         };
         Some(limit(out.wrapping_add(zo), range).into())
     }))
+}
+
+/// FLOOR_DIV on float32: `floor(a / b)` in double precision, rounded to
+/// single (reference floor_div.h); floor_div.cc fails on any zero divisor.
+fn floor_div(x: &Binary) -> Arc<dyn Kernel> {
+    x.kernel(|a: f32, b: f32| (b != 0.0).then(|| (f64::from(a) / f64::from(b)).floor() as f32))
+}
+
+/// FLOOR_MOD on float32: C's `fmod` (Rust's `%`), moved into the divisor's
+/// sign when it is not already there (reference floor_mod.h). A zero divisor
+/// gives NaN.
+fn floor_mod(x: &Binary) -> Arc<dyn Kernel> {
+    x.kernel(|a: f32, b: f32| {
+        let r = a % b;
+        Some(if r != 0.0 && (b < 0.0) != (r < 0.0) {
+            r + b
+        } else {
+            r
+        })
+    })
+}
+
+/// A comparison operator, into bools.
+#[derive(Debug, Clone, Copy)]
+enum Comparison {
+    Equal,
+    NotEqual,
+    Less,
+    LessEqual,
+    Greater,
+    GreaterEqual,
+}
+
+impl Comparison {
+    fn of(name: &str) -> Option<Comparison> {
+        Some(match name {
+            "EQUAL" => Comparison::Equal,
+            "NOT_EQUAL" => Comparison::NotEqual,
+            "LESS" => Comparison::Less,
+            "LESS_EQUAL" => Comparison::LessEqual,
+            "GREATER" => Comparison::Greater,
+            "GREATER_EQUAL" => Comparison::GreaterEqual,
+            _ => return None,
+        })
+    }
+
+    /// 1 where `a` and `b` compare so (C's operators: false against NaN but
+    /// for `!=`), else 0.
+    fn holds<V: PartialOrd>(self, a: V, b: V) -> i64 {
+        i64::from(match self {
+            Comparison::Equal => a == b,
+            Comparison::NotEqual => a != b,
+            Comparison::Less => a < b,
+            Comparison::LessEqual => a <= b,
+            Comparison::Greater => a > b,
+            Comparison::GreaterEqual => a >= b,
+        })
+    }
+}
+
+/// The comparisons. Int8 compares both inputs brought to a common real
+/// scale as ADD aligns them, shifted left 8 bits and multiplied by their
+/// own scales, which must be below one (comparisons.cc's Prepare,
+/// reference comparisons.h's ComparisonWithScaling); the other types
+/// compare raw values.
+fn compare(x: &Binary, comparison: Comparison) -> Result<Arc<dyn Kernel>> {
+    Ok(match x.a.element {
+        F32 => x.kernel_into(move |a: f32, b| Some(comparison.holds(a, b))),
+        I8 => {
+            let ((s1, z1), (s2, z2)) = (quantization(x.a)?, quantization(x.b)?);
+            let in1 = Aligned::new(z1, 8, f64::from(s1))?;
+            let in2 = Aligned::new(z2, 8, f64::from(s2))?;
+            x.kernel_into(move |a: i64, b| Some(comparison.holds(in1.apply(a), in2.apply(b))))
+        }
+        _ => x.kernel_into(move |a: i64, b| Some(comparison.holds(a, b))),
+    })
 }
 
 /// One input of ADD, SUB or SQUARED_DIFFERENCE on the common scale:
@@ -803,6 +905,43 @@ pub(super) mod tests {
         assert!(err.contains("division by zero"), "{err}");
         let (min, minus_one) = (bytes([i32::MIN, 1]), bytes([-1, 1]));
         assert!(run(build, &div, &[&min, &minus_one]).is_err());
+    }
+
+    #[test]
+    fn floor_div_fails_on_a_zero_divisor_and_floor_mod_takes_the_divisor_sign() {
+        let t = || tensor(&[3], F32, None, None);
+        let bytes = |v: [f32; 3]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<_>>();
+        let div = desc("FLOOR_DIV", vec![t(), t()], t(), None);
+        let (a, b) = (bytes([7.0, -7.0, 1.0]), bytes([2.0, 2.0, -0.0]));
+        assert!(run(build, &div, &[&a, &b]).is_err());
+        let b = bytes([2.0, 2.0, -3.0]);
+        assert_eq!(
+            run(build, &div, &[&a, &b]).unwrap(),
+            bytes([3.0, -4.0, -1.0])
+        );
+        let rem = desc("FLOOR_MOD", vec![t(), t()], t(), None);
+        assert_eq!(
+            run(build, &rem, &[&a, &b]).unwrap(),
+            bytes([1.0, 1.0, -2.0])
+        );
+    }
+
+    #[test]
+    fn int8_comparisons_meet_on_the_real_scale() {
+        let b = tensor(&[2], I8, Some((0.25, 0)), None);
+        let y = tensor(&[2], Bool, None, None);
+        let equal = desc(
+            "EQUAL",
+            vec![tensor(&[2], I8, Some((0.5, 0)), None), b.clone()],
+            y.clone(),
+            None,
+        );
+        let got = run(build, &equal, &[&i8s(&[1, -3]), &i8s(&[2, -5])]).unwrap();
+        assert_eq!(got, vec![1, 0]);
+        // QuantizeMultiplierSmallerThanOneExp aborts on a scale of one or more.
+        let wide = tensor(&[2], I8, Some((1.5, 0)), None);
+        let less = desc("LESS", vec![wide, b], y, None);
+        assert!(refusal(build, &less).contains("outside (0, 1)"));
     }
 
     #[test]
