@@ -32,40 +32,44 @@ def reduced_shape(shape, axes, keep):
     return [1 if d in axes else n for d, n in enumerate(shape) if keep or d not in axes]
 
 
-def reduce(code, dtype, shape, axes, keep, q=None, gen=None, specials=False):
-    """A one-operator model `code(input, axes)` with `axes` a constant int32 tensor; `q` the input's and
-    output's (scale, zero point) when quantised."""
+def reduce(code, dtype, shape, axes, keep, q=None, gen=None, specials=False, runtime_axes=False):
+    """A one-operator model `code(input, axes)` with `axes` an int32 tensor, constant unless
+    `runtime_axes` (then the second graph input); `q` the input's and output's (scale, zero point)
+    when quantised."""
     qi, qo = q or ((None, None),) * 2
 
     def make(rng):
         x = gen(rng, dtype, shape) if gen else values(rng, dtype, shape, specials)
         m = Model()
         tx = m.tensor(shape, dtype, *qi)
-        ta = m.tensor([len(axes)], np.int32, None, None, data=np.array(axes, np.int32))
+        a = np.array(axes, np.int32)
+        ta = m.tensor([len(axes)], np.int32, None, None, data=None if runtime_axes else a)
         ty = m.tensor(reduced_shape(shape, axes, keep), dtype, *qo)
         o = S.ReducerOptionsT()
         o.keepDims = keep
         m.op(code, [tx, ta], [ty], BO.ReducerOptions, o)
-        m.inputs, m.outputs = [tx], [ty]
-        return m, [x]
+        m.inputs, m.outputs = ([tx, ta], [ty]) if runtime_axes else ([tx], [ty])
+        return m, [x, a] if runtime_axes else [x]
     return make
 
 
-def arg(code, dtype, shape, axis, q=None, gen=None, specials=False):
-    """ARG_MAX or ARG_MIN of `shape` along `axis`, into int32."""
+def arg(code, dtype, shape, axis, q=None, gen=None, specials=False, runtime_axis=False):
+    """ARG_MAX or ARG_MIN of `shape` along `axis`, into int32; the axis tensor the second graph input
+    when `runtime_axis`."""
     def make(rng):
         x = gen(rng, dtype, shape) if gen else values(rng, dtype, shape, specials)
         m = Model()
         tx = m.tensor(shape, dtype, *(q or (None, None)))
-        ta = m.tensor([1], np.int32, None, None, data=np.array([axis], np.int32))
+        a = np.array([axis], np.int32)
+        ta = m.tensor([1], np.int32, None, None, data=None if runtime_axis else a)
         ty = m.tensor([n for d, n in enumerate(shape) if d != axis % len(shape)], np.int32, None, None)
         kind, cls = (BO.ArgMaxOptions, S.ArgMaxOptionsT) if code == O.ARG_MAX else (BO.ArgMinOptions,
                                                                                      S.ArgMinOptionsT)
         o = cls()
         o.outputType = S.TensorType.INT32
         m.op(code, [tx, ta], [ty], kind, o)
-        m.inputs, m.outputs = [tx], [ty]
-        return m, [x]
+        m.inputs, m.outputs = ([tx, ta], [ty]) if runtime_axis else ([tx], [ty])
+        return m, [x, a] if runtime_axis else [x]
     return make
 
 
@@ -110,6 +114,8 @@ CASES = {
     "mean_int8_negative_repeated_rank5": reduce(O.MEAN, I8, [2, 3, 2, 4, 2], [-1, 1, 4, -4], False, DIFF8),
     "mean_int16_hw_keep_dims": reduce(O.MEAN, I16, [1, 6, 6, 8], [1, 2], True, ((0.001, 0), (0.001, 0))),
     "mean_int16_requantized": reduce(O.MEAN, I16, [2, 5, 9], [0, 2], False, ((0.0004, 0), (0.0001, 0))),
+    "mean_int8_runtime_axes": reduce(O.MEAN, I8, [2, 4, 3, 5], [-1, 1], False, DIFF8, runtime_axes=True),
+    "mean_float32_runtime_axes_keep_dims": reduce(O.MEAN, F32, [2, 5, 4, 3], [2, 1], True, runtime_axes=True),
     "mean_int16_depth_1x160x3x3": reduce(O.MEAN, I16, V160, [3], True, ((0.001, 0), (0.0007, 0))),
     # SUM
     "sum_float32_keep_dims": reduce(O.SUM, F32, [3, 4, 5], [0, 2], True),
@@ -118,6 +124,8 @@ CASES = {
     "sum_int8_requantized": reduce(O.SUM, I8, [2, 6, 5], [1], False, ((0.01, 4), (0.08, -2))),
     "sum_int8_same_quantization_saturating": reduce(O.SUM, I8, [3, 4, 5], [2], True, SAME8),
     "sum_int8_negative_repeated": reduce(O.SUM, I8, [2, 3, 4, 5], [-1, 1, 3], True, ((0.02, 0), (0.3, 5))),
+    "sum_int16_runtime_axes": reduce(O.SUM, I16, [3, 4, 5], [0, -1, 0], True, ((0.001, 0), (0.004, 0)),
+                                     runtime_axes=True),
     "sum_int16": reduce(O.SUM, I16, [4, 3, 6], [0, 1], False, ((0.0001, 0), (0.002, 0))),
     "sum_int16_saturating": reduce(O.SUM, I16, [2, 8, 3], [1], True, ((0.001, 0), (0.001, 0))),
     # REDUCE_MAX, REDUCE_MIN
@@ -128,6 +136,7 @@ CASES = {
     "reduce_max_int8": reduce(O.REDUCE_MAX, I8, [2, 3, 4, 5], [3, 1], False, SAME8),
     "reduce_min_int8_keep_dims": reduce(O.REDUCE_MIN, I8, [2, 3, 4, 5], [-3, 0], True, SAME8),
     "reduce_max_int8_negative_repeated": reduce(O.REDUCE_MAX, I8, [4, 6, 3], [-1, 2, 0], False, SAME8),
+    "reduce_max_float32_runtime_axes": reduce(O.REDUCE_MAX, F32, [3, 4, 5], [1], True, runtime_axes=True),
     "reduce_min_int8_rank5": reduce(O.REDUCE_MIN, I8, [2, 2, 3, 2, 3], [1, 4], True, SAME8),
     # ARG_MAX, ARG_MIN
     **{f"{name}_float32_ties_nan": arg(code, F32, [3, 7], -1, specials=True,
@@ -140,5 +149,7 @@ CASES = {
     "arg_max_int8_ties": arg(O.ARG_MAX, I8, [2, 6, 5], 1, SAME8[0], gen=few(-3, 3)),
     "arg_min_int8_ties": arg(O.ARG_MIN, I8, [2, 6, 5], -2, SAME8[0], gen=few(-3, 3)),
     "arg_max_int8_rank6": arg(O.ARG_MAX, I8, [2, 1, 3, 2, 2, 4], 5, SAME8[0]),
+    "arg_max_int8_runtime_axis": arg(O.ARG_MAX, I8, [3, 5, 4], -1, SAME8[0], runtime_axis=True),
+    "arg_min_float32_runtime_axis": arg(O.ARG_MIN, F32, [4, 6], 0, runtime_axis=True),
     "arg_min_int8_axis0": arg(O.ARG_MIN, I8, [7, 9], 0),
 }
