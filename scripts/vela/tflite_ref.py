@@ -11,7 +11,8 @@ from ai_edge_litert.interpreter import Interpreter, OpResolverType
 from tflite_micro.python.tflite_micro import runtime
 
 TYPES = {np.int8: S.TensorType.INT8, np.uint8: S.TensorType.UINT8, np.int16: S.TensorType.INT16,
-         np.int32: S.TensorType.INT32, np.int64: S.TensorType.INT64, np.float32: S.TensorType.FLOAT32}
+         np.int32: S.TensorType.INT32, np.int64: S.TensorType.INT64, np.float32: S.TensorType.FLOAT32,
+         np.bool_: S.TensorType.BOOL}
 ACT = {None: S.ActivationFunctionType.NONE, "relu": S.ActivationFunctionType.RELU,
        "relu6": S.ActivationFunctionType.RELU6, "relu_n1_to_1": S.ActivationFunctionType.RELU_N1_TO_1}
 PAD = {"SAME": S.Padding.SAME, "VALID": S.Padding.VALID}
