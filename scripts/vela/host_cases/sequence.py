@@ -80,3 +80,72 @@ CASES = {
     "svdf_int8_int16_state": svdf(2, 5, 3, 1, 4, quant=Q16, state=I16, steps=3),
     "svdf_int8_int16_state_rank2_relu6": svdf(1, 8, 3, 2, 6, act="relu6", quant=Q16, state=I16, steps=5),
 }
+
+
+def lstm_options(time_major, cell_clip):
+    o = S.UnidirectionalSequenceLSTMOptionsT()
+    o.fusedActivationFunction = ACTS["tanh"]
+    o.cellClip = cell_clip
+    o.timeMajor = time_major
+    return S.BuiltinOptions.UnidirectionalSequenceLSTMOptions, o
+
+
+def lstm(batch, time, n_input, units, time_major=False, cell_clip=0.0, steps=2, dtype=F32, q_in=(0.05, 0),
+         q_hidden=(0.02, 0), cell_scale=2.0 ** -11, w_scale=0.01):
+    """UNIDIRECTIONAL_SEQUENCE_LSTM over `steps` invocations of `time` steps each; int8 or int16
+    activations take int8 weights, an int16 cell state on a power-of-two scale and int32 or int64
+    biases."""
+    seq = [time, batch] if time_major else [batch, time]
+
+    def make(rng):
+        m = Model()
+        if dtype == F32:
+            def weights(shape):
+                return m.tensor(shape, F32, None, None, data=rng.normal(0, 0.4, shape))
+            biases = [m.tensor([units], F32, None, None, data=rng.normal(0, 0.5, units)) for _ in range(4)]
+            hidden = variable(m, [batch, units], F32)
+            cell = variable(m, [batch, units], F32)
+            q = (None, None)
+            xs = [rng.normal(0, 1.5, seq + [n_input]).astype(F32) for _ in range(steps)]
+        else:
+            def weights(shape):
+                return m.tensor(shape, I8, w_scale, 0, data=rng.integers(-127, 128, shape))
+            bias_type = I32 if dtype == I8 else np.int64
+            biases = [m.tensor([units], bias_type, q_in[0] * w_scale, 0,
+                               data=rng.integers(-3000, 3000, units)) for _ in range(4)]
+            hidden = variable(m, [batch, units], dtype, *q_hidden)
+            cell = variable(m, [batch, units], I16, cell_scale, 0)
+            q = q_hidden
+            info = np.iinfo(dtype)
+            xs = [rng.integers(info.min, info.max, seq + [n_input], endpoint=True).astype(dtype)
+                  for _ in range(steps)]
+            if dtype == I16:
+                xs = [(x // 8).astype(dtype) for x in xs]
+        w_in = [weights([units, n_input]) for _ in range(4)]
+        w_rec = [weights([units, units]) for _ in range(4)]
+        ins, outs = [], []
+        for _ in xs:
+            i = m.tensor(seq + [n_input], dtype, *(q_in if dtype != F32 else (None, None)))
+            o = m.tensor(seq + [units], dtype, *q)
+            operands = [i, *w_in, *w_rec, -1, -1, -1, *biases, -1, -1, hidden, cell, -1, -1, -1, -1]
+            m.op(O.UNIDIRECTIONAL_SEQUENCE_LSTM, operands, [o], *lstm_options(time_major, cell_clip))
+            ins.append(i)
+            outs.append(o)
+        m.inputs, m.outputs = ins, outs
+        return m, xs
+    return make
+
+
+CASES.update({
+    "lstm_f32": lstm(2, 3, 4, 5),
+    "lstm_f32_time_major_clip": lstm(3, 2, 3, 4, time_major=True, cell_clip=0.8, steps=3),
+    "lstm_f32_one_batch": lstm(1, 5, 6, 3, steps=1),
+    "lstm_int8": lstm(2, 3, 4, 5, dtype=I8, q_in=(0.05, 3), q_hidden=(0.008, -2)),
+    "lstm_int8_time_major_clip": lstm(3, 2, 5, 4, time_major=True, cell_clip=1.5, dtype=I8, steps=3,
+                                      q_in=(0.1, -128), q_hidden=(1 / 128, 127), cell_scale=2.0 ** -10),
+    "lstm_int8_fine_cell": lstm(1, 4, 3, 6, dtype=I8, q_in=(0.02, 0), q_hidden=(0.01, 5),
+                                cell_scale=2.0 ** -15, w_scale=0.03),
+    "lstm_int16": lstm(2, 3, 4, 5, dtype=I16, q_in=(0.0005, 0), q_hidden=(1 / 32768, 0)),
+    "lstm_int16_time_major_clip": lstm(2, 3, 3, 4, time_major=True, cell_clip=0.5, dtype=I16, steps=3,
+                                       q_in=(0.001, 0), q_hidden=(0.0001, 0), cell_scale=2.0 ** -12),
+})

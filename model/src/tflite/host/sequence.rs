@@ -5,7 +5,7 @@
 //! from where the one before it stopped.
 
 use super::arith::{multiply_by_quantized_multiplier as mbqm, quantize_multiplier, Activation};
-use super::{f32s, kernel, put_f32s, Element, Kernel, OpDesc, Operand, Support};
+use super::{f32s, fb, kernel, put_f32s, Element, Kernel, OpDesc, Operand, Support};
 use anyhow::{bail, ensure, Result};
 use std::sync::Arc;
 use Element::{F32, I16, I8};

@@ -68,7 +68,7 @@ fn clamp(x: f32, low: f32, high: f32) -> f32 {
 
 /// reference_ops::Logistic: 1 above the upper cutoff, exp(x) below the
 /// lower, 1 / (1 + exp(-x)) between.
-fn logistic(x: f32) -> f32 {
+pub(in crate::tflite::host) fn logistic(x: f32) -> f32 {
     const CUTOFF_UPPER: f32 = 16.619_047;
     const CUTOFF_LOWER: f32 = -9.0;
     if x > CUTOFF_UPPER {

@@ -14,10 +14,10 @@ mod gelu;
 mod quantized;
 mod softmax;
 
-/// TFLite Micro's int16 LOGISTIC and TANH of one element, which its integer
-/// LSTM uses for the gates and the cell output.
-#[allow(unused_imports)]
-pub(super) use quantized::{logistic_int16, tanh_int16, SigmoidInput};
+/// LOGISTIC and TANH of one element, and TFLite's `CheckedLog2`, which
+/// TFLite Micro's LSTM uses for its gates and cell state.
+pub(super) use float::logistic as logistic_f32;
+pub(super) use quantized::{checked_log2, logistic_int16, tanh_int16, SigmoidInput};
 
 // The options! macro names the schema as super::fb from the submodules.
 use super::fb;

@@ -424,7 +424,7 @@ fn sigmoid_int16(p: Params, is_tanh: bool) -> Result<Function> {
 
 /// TFLite's `CheckedLog2`: log2(x) rounded, and whether x is within 1e-3
 /// of that power of two (in single precision, through ln).
-fn checked_log2(x: f32) -> (i32, bool) {
+pub(in crate::tflite::host) fn checked_log2(x: f32) -> (i32, bool) {
     let x_log2 = x.ln() * (1.0 / 2f32.ln());
     let rounded = x_log2.round();
     (rounded as i32, (x_log2 - rounded).abs() < 1e-3)
