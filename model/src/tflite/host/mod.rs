@@ -383,7 +383,10 @@ impl HostOperator {
         self.inputs
             .iter()
             .zip(&self.variables)
-            .filter_map(|(t, v)| Some((t.expect("a variable is given"), v.as_deref()?)))
+            .filter_map(|(t, v)| {
+                let bytes = v.as_deref()?;
+                Some((t.expect("a variable is given"), bytes))
+            })
     }
 
     /// Runs the kernel on `values` (tensor bytes by index): reads its
