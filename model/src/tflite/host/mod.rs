@@ -383,7 +383,7 @@ impl HostOperator {
         self.inputs
             .iter()
             .zip(&self.variables)
-            .filter_map(|(t, v)| Some((t.expect("a variable is given"), v.as_deref()?)))
+            .filter_map(|(t, v)| v.as_deref().map(|v| (t.expect("a variable is given"), v)))
     }
 
     /// Runs the kernel on `values` (tensor bytes by index): reads its
