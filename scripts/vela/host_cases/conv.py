@@ -55,7 +55,7 @@ def data(rng, m, dtype, shape, q, aligned=False):
     return m.tensor(shape, dtype, q.in_scale, q.in_zp), ints(rng, dtype, shape, lo)
 
 
-def weights(rng, m, dtype, shape, axis, per_channel, constant=True, aligned=False):
+def weights(rng, m, dtype, shape, axis, per_channel, constant=True, aligned=False, zero_point=0):
     """A filter (int8 for the integer kernels) and its scales; `aligned`: along `axis`, large positive
     weights, then large negative ones, then random ones, so that sums of large inputs overflow int32."""
     if dtype == np.float32:
@@ -68,7 +68,7 @@ def weights(rng, m, dtype, shape, axis, per_channel, constant=True, aligned=Fals
         w[0::3] = ints(rng, np.int8, w[0::3].shape, 115, 127)
         w[1::3] = ints(rng, np.int8, w[1::3].shape, -127, -115)
         w = np.ascontiguousarray(np.moveaxis(w, 0, axis))
-    t = m.tensor(shape, np.int8, scales, np.zeros(len(scales), np.int64), w if constant else None, axis)
+    t = m.tensor(shape, np.int8, scales, np.full(len(scales), zero_point, np.int64), w if constant else None, axis)
     return t, scales, w
 
 
@@ -104,11 +104,12 @@ def out_size(padding, size, filt, stride, dilation=1):
 
 def conv(rng, dtype, shape, filt, channels, stride=(1, 1), dilation=(1, 1), padding="SAME", act=None,
          q=Quant(), per_channel=True, bias_type="wide", groups=1, quantized_bias_type=None, bias_values=None,
-         aligned=False):
+         aligned=False, filter_zp=0):
     m = Model()
     n, h, w, c = shape
     x, xv = data(rng, m, dtype, shape, q, aligned)
-    f, fs, _ = weights(rng, m, dtype, [channels, *filt, c // groups], 0, per_channel, aligned=aligned)
+    f, fs, _ = weights(rng, m, dtype, [channels, *filt, c // groups], 0, per_channel, aligned=aligned,
+                       zero_point=filter_zp)
     bt = (np.float32 if dtype == np.float32 else WIDE_BIAS[dtype]) if bias_type == "wide" else bias_type
     taps = filt[0] * filt[1] * c // groups
     b = bias(rng, m, dtype, bt, channels, bias_scale(q.in_scale, fs), magnitude(dtype, taps))
@@ -167,11 +168,12 @@ def transpose_conv(rng, dtype, shape, filt, channels, out_hw, stride=(2, 2), pad
 
 
 def fully_connected(rng, dtype, in_shape, units, act=None, q=Quant(), per_channel=False, bias_type="wide",
-                    keep_num_dims=False, computed_weights=False, quantized_bias_type=None, aligned=False):
+                    keep_num_dims=False, computed_weights=False, quantized_bias_type=None, aligned=False,
+                    filter_zp=0):
     m = Model()
     depth = in_shape[-1]
     x, xv = data(rng, m, dtype, in_shape, q, aligned)
-    f, fs, wv = weights(rng, m, dtype, [units, depth], 0, per_channel, not computed_weights, aligned)
+    f, fs, wv = weights(rng, m, dtype, [units, depth], 0, per_channel, not computed_weights, aligned, filter_zp)
     bt = (np.float32 if dtype == np.float32 else WIDE_BIAS[dtype]) if bias_type == "wide" else bias_type
     b = bias(rng, m, dtype, bt, units, bias_scale(q.in_scale, fs), magnitude(dtype, depth))
     rows = int(np.prod(in_shape[:-1]))
@@ -248,6 +250,8 @@ CASES = {
         r, I8, [1, 6, 6, 2], (4, 2), 3, stride=(1, 2), q=Quant(0.02, -128, 0)),
     "conv_int8_grouped": lambda r: conv(r, I8, [1, 5, 4, 6], (3, 3), 4, groups=2, q=Quant(0.05, 1, -1)),
     "conv_int8_saturating": lambda r: conv(r, I8, [1, 4, 4, 8], (3, 3), 5, q=Quant(0.05, -5, 3, 15.0)),
+    "conv_int8_filter_zero_points_ignored": lambda r: conv(
+        r, I8, [1, 4, 4, 3], (2, 2), 3, q=Quant(0.05, 2, -2), filter_zp=9),
     "conv_int8_bias_wraps": lambda r: conv(
         r, I8, [1, 3, 3, 4], (2, 2), 4, padding="VALID",
         bias_values=[2**31 - 1, -(2**31), 2**31 - 3000, -(2**31) + 3000]),
@@ -313,6 +317,10 @@ CASES = {
         r, I8, [2, 2, 3, 10], 6, keep_num_dims=True, q=Quant(0.02, 0, 3)),
     "fully_connected_int8_rank3_flattened_saturating": lambda r: fully_connected(
         r, I8, [2, 3, 10], 5, bias_type=None, act="relu_n1_to_1", q=Quant(0.05, 1, 2, 10.0)),
+    "fully_connected_int8_per_tensor_filter_zero_point": lambda r: fully_connected(
+        r, I8, [2, 9], 5, q=Quant(0.05, -2, 4), filter_zp=-7),
+    "fully_connected_int8_per_channel_filter_zero_points_ignored": lambda r: fully_connected(
+        r, I8, [2, 9], 4, q=Quant(0.05, 3, 1), per_channel=True, filter_zp=5),
     "fully_connected_int8_computed_weights": lambda r: fully_connected(
         r, I8, [2, 12], 4, computed_weights=True, bias_type=None, q=Quant(0.05, 3, -3)),
     "fully_connected_int16_int64_bias": lambda r: fully_connected(

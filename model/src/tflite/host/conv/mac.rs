@@ -276,20 +276,33 @@ pub(super) fn channel_multipliers(
             filter.quantized_dimension
         ),
     }
-    Ok((0..channels)
+    (0..channels)
         .map(|c| {
             let scale = f64::from(scales[c % scales.len()]);
-            quantize_multiplier(f64::from(input_scale) * scale / f64::from(output_scale))
+            multiplier(
+                f64::from(input_scale) * scale / f64::from(output_scale),
+                output,
+            )
         })
-        .collect())
+        .collect()
+}
+
+/// `real` as a multiplier and shift; refused unless a finite, non-negative
+/// number, which the scaling functions take.
+fn multiplier(real: f64, output: &Operand) -> Result<(i32, i32)> {
+    ensure!(
+        real.is_finite() && real >= 0.0,
+        "output {} has an effective scale of {real}, not a finite non-negative number",
+        output.name
+    );
+    Ok(quantize_multiplier(real))
 }
 
 /// TFLite's `GetQuantizedConvolutionMultipler` without a bias: the
 /// product of the two scales in single precision, divided in double.
 pub(super) fn product_multiplier(a: &Operand, b: &Operand, output: &Operand) -> Result<(i32, i32)> {
     let product = f64::from(a.scale()? * b.scale()?);
-    ensure!(product >= 0.0, "negative scales {} and {}", a.name, b.name);
-    Ok(quantize_multiplier(product / f64::from(output.scale()?)))
+    multiplier(product / f64::from(output.scale()?), output)
 }
 
 /// How a kernel sums products: its loops, whatever the accumulator. `x`

@@ -60,7 +60,7 @@ pub(super) fn fully_connected(op: &OpDesc) -> Result<Arc<dyn Kernel>> {
         if let Some(bias) = operands.bias {
             // GetQuantizedConvolutionMultipler: the bias's scale within 2%
             // of an output step of the product of scales.
-            let product = f64::from(input.scale()?) * f64::from(filter.scale()?);
+            let product = f64::from(input.scale()? * filter.scale()?);
             let bias_scale = f64::from(bias.scales.first().copied().unwrap_or(0.0));
             ensure!(
                 (product - bias_scale).abs() / f64::from(output.scale()?) <= 0.02,

@@ -213,7 +213,7 @@ impl Products for Depthwise {
 /// filter over the output. The window slides over the output image, one
 /// position per input pixel, padded as TFLite pads a convolution from the
 /// output to the input. Input 0, the output's shape, may be computed: the
-/// kernel writes the output tensor's shape.
+/// kernel, as TFLite Micro's, takes the output tensor's shape instead.
 pub(super) fn transpose_conv(op: &OpDesc) -> Result<Arc<dyn Kernel>> {
     let o = options!(op, TransposeConvOptions);
     let stepping = Stepping::new(op, o.padding, [o.stride_h, o.stride_w], [1, 1])?;
@@ -372,10 +372,11 @@ pub(super) fn pool(op: &OpDesc, pool: Pool) -> Result<Arc<dyn Kernel>> {
             FloatMax(activation.float_range()),
         )),
         (I8 | I16, _) => {
-            // PoolingPrepare: the scales within 1e-6, the zero points equal.
+            // PoolingPrepare: the scales within 1e-6 (in double), the zero
+            // points equal.
             let (scale_in, scale_out) = (input.scale()?, output.scale()?);
             ensure!(
-                f64::from((scale_in - scale_out).abs()) <= 1e-6
+                (f64::from(scale_in) - f64::from(scale_out)).abs() <= 1e-6
                     && input.zero_point() == output.zero_point(),
                 "{name}'s output {} is quantised with scale {scale_out} and zero point {}, its \
                  input with {scale_in} and {}; they must match",
