@@ -9,6 +9,7 @@ use super::mac::{
 use super::window::{Stepping, Window};
 use super::{conv_sixteen, dims4, expect, Convolution, Sixteen};
 use anyhow::{ensure, Result};
+use std::borrow::Cow;
 use std::sync::Arc;
 use Element::{F32, I16, I32, I64, I8};
 
@@ -188,20 +189,24 @@ struct Depthwise {
 
 impl Products for Depthwise {
     fn accumulate<A: Accumulator>(&self, x: &[A::Value], w: &[A::Value], sums: &mut [A]) {
-        let (depth, multiplier) = (self.depth, self.multiplier);
-        let channels = depth * multiplier;
+        let channels = self.depth * self.multiplier;
+        // Each input channel repeated for its multiples, so that output
+        // channels and their inputs line up.
+        let x: Cow<[A::Value]> = if self.multiplier == 1 {
+            Cow::Borrowed(x)
+        } else {
+            let repeated = x
+                .iter()
+                .flat_map(|&a| std::iter::repeat(a).take(self.multiplier));
+            Cow::Owned(repeated.collect())
+        };
         self.window.walk(|position, taps| {
             let out = &mut sums[position * channels..][..channels];
             for tap in taps {
-                let xs = &x[tap.pixel * depth..][..depth];
+                let xs = &x[tap.pixel * channels..][..channels];
                 let ws = &w[tap.filter * channels..][..channels];
-                let per_input = out
-                    .chunks_exact_mut(multiplier)
-                    .zip(ws.chunks_exact(multiplier));
-                for ((sums, ws), &a) in per_input.zip(xs) {
-                    for (sum, &b) in sums.iter_mut().zip(ws) {
-                        *sum = sum.mac(a, b);
-                    }
+                for ((sum, &a), &b) in out.iter_mut().zip(xs).zip(ws) {
+                    *sum = sum.mac(a, b);
                 }
             }
         });
@@ -400,10 +405,13 @@ pub(super) fn pool(op: &OpDesc, pool: Pool) -> Result<Arc<dyn Kernel>> {
     }
 }
 
-/// How a pool reduces the values of a window's taps (`count` of them).
+/// How a pool reduces the values of a window's taps: from `first`, adding
+/// each tap's value in order, then finishing with the number of taps.
 trait Reduce: Send + Sync + 'static {
     type Value: Value;
-    fn reduce(&self, values: impl Iterator<Item = Self::Value>, count: usize) -> Self::Value;
+    fn first(&self) -> Self::Value;
+    fn add(&self, so_far: Self::Value, value: Self::Value) -> Self::Value;
+    fn finish(&self, total: Self::Value, count: usize) -> Self::Value;
 }
 
 /// The mean in float32, clamped.
@@ -412,20 +420,39 @@ struct FloatMean((f32, f32));
 impl Reduce for FloatMean {
     type Value = f32;
 
-    fn reduce(&self, values: impl Iterator<Item = f32>, count: usize) -> f32 {
-        clamp_float(values.fold(0.0, |s, v| s + v) / count as f32, self.0)
+    fn first(&self) -> f32 {
+        0.0
+    }
+
+    fn add(&self, sum: f32, v: f32) -> f32 {
+        sum + v
+    }
+
+    fn finish(&self, sum: f32, count: usize) -> f32 {
+        clamp_float(sum / count as f32, self.0)
     }
 }
 
 /// The largest value by `std::max`, which keeps the first of a NaN pair,
-/// clamped.
+/// from the lowest float, clamped.
 struct FloatMax((f32, f32));
 
 impl Reduce for FloatMax {
     type Value = f32;
 
-    fn reduce(&self, values: impl Iterator<Item = f32>, _: usize) -> f32 {
-        let max = values.fold(f32::MIN, |m, v| if m < v { v } else { m });
+    fn first(&self) -> f32 {
+        f32::MIN
+    }
+
+    fn add(&self, max: f32, v: f32) -> f32 {
+        if max < v {
+            v
+        } else {
+            max
+        }
+    }
+
+    fn finish(&self, max: f32, _: usize) -> f32 {
         clamp_float(max, self.0)
     }
 }
@@ -437,10 +464,17 @@ struct IntMean((i32, i32));
 impl Reduce for IntMean {
     type Value = i32;
 
-    fn reduce(&self, values: impl Iterator<Item = i32>, count: usize) -> i32 {
+    fn first(&self) -> i32 {
+        0
+    }
+
+    fn add(&self, sum: i32, v: i32) -> i32 {
+        sum.wrapping_add(v)
+    }
+
+    fn finish(&self, sum: i32, count: usize) -> i32 {
         // The window positions TFLite computes always hold a tap.
         let n = count.max(1) as i32;
-        let sum = values.fold(0i32, i32::wrapping_add);
         let mean = if sum > 0 {
             sum.wrapping_add(n / 2) / n
         } else {
@@ -450,14 +484,22 @@ impl Reduce for IntMean {
     }
 }
 
-/// The largest value, from the type's lowest, clamped.
+/// The largest value, from the type's lowest (`.0`), clamped.
 struct IntMax(i32, (i32, i32));
 
 impl Reduce for IntMax {
     type Value = i32;
 
-    fn reduce(&self, values: impl Iterator<Item = i32>, _: usize) -> i32 {
-        values.fold(self.0, i32::max).max(self.1 .0).min(self.1 .1)
+    fn first(&self) -> i32 {
+        self.0
+    }
+
+    fn add(&self, max: i32, v: i32) -> i32 {
+        max.max(v)
+    }
+
+    fn finish(&self, max: i32, _: usize) -> i32 {
+        max.max(self.1 .0).min(self.1 .1)
     }
 }
 
@@ -472,11 +514,17 @@ fn pool_kernel<R: Reduce>(
     kernel(name, move |io| {
         let (x, y) = io.input_output(0, 0);
         let x = R::Value::decode(element, x, 0);
-        let mut out = vec![R::Value::default(); y.len() / element.size()];
+        let mut out = vec![reducer.first(); y.len() / element.size()];
         window.walk(|position, taps| {
-            for channel in 0..channels {
-                let values = taps.iter().map(|t| x[t.pixel * channels + channel]);
-                out[position * channels + channel] = reducer.reduce(values, taps.len());
+            let totals = &mut out[position * channels..][..channels];
+            for tap in taps {
+                let values = &x[tap.pixel * channels..][..channels];
+                for (total, &v) in totals.iter_mut().zip(values) {
+                    *total = reducer.add(*total, v);
+                }
+            }
+            for total in totals {
+                *total = reducer.finish(*total, taps.len());
             }
         });
         R::Value::encode(&out, element, y);
