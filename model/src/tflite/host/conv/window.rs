@@ -61,11 +61,11 @@ impl Stepping {
             Padding::Same => (image + stride - 1) / stride,
             Padding::Valid => (image + stride - effective) / stride,
         };
-        if positions < 0 {
-            return None;
-        }
         let total = ((positions - 1) * stride + effective - image).max(0);
-        Some((positions as usize, (total / 2) as usize))
+        // Both must fit TFLite's int.
+        let int = 0..=i64::from(i32::MAX);
+        (int.contains(&positions) && int.contains(&(total / 2)))
+            .then_some((positions as usize, (total / 2) as usize))
     }
 
     /// TFLite's `ComputePaddingHeightWidth`: the window positions over an
@@ -144,36 +144,40 @@ impl Window {
     /// and its taps inside the image, rows then columns, in the order the
     /// reference kernels sum them.
     pub fn walk(&self, mut visit: impl FnMut(usize, &[Tap])) {
-        let mut taps = Vec::with_capacity(self.filter_taps());
-        let [rows, cols] = self.image.map(|n| n as i64);
+        let mut taps = Vec::new();
         let mut position = 0;
         for batch in 0..self.batches {
             for y in 0..self.positions[0] {
-                let top = (y * self.stride[0]) as i64 - self.padding[0] as i64;
+                let (top, fys) = self.inside(0, y);
                 for x in 0..self.positions[1] {
-                    let left = (x * self.stride[1]) as i64 - self.padding[1] as i64;
+                    let (left, fxs) = self.inside(1, x);
                     taps.clear();
-                    for fy in 0..self.filter[0] {
-                        let row = top + (fy * self.dilation[0]) as i64;
-                        if !(0..rows).contains(&row) {
-                            continue;
-                        }
-                        for fx in 0..self.filter[1] {
-                            let col = left + (fx * self.dilation[1]) as i64;
-                            if (0..cols).contains(&col) {
-                                taps.push(Tap {
-                                    filter: fy * self.filter[1] + fx,
-                                    pixel: (batch * self.image[0] + row as usize) * self.image[1]
-                                        + col as usize,
-                                });
-                            }
-                        }
+                    for fy in fys.clone() {
+                        let row = (top + (fy * self.dilation[0]) as i64) as usize;
+                        let first = (batch * self.image[0] + row) * self.image[1];
+                        taps.extend(fxs.clone().map(|fx| Tap {
+                            filter: fy * self.filter[1] + fx,
+                            pixel: first + (left + (fx * self.dilation[1]) as i64) as usize,
+                        }));
                     }
                     visit(position, &taps);
                     position += 1;
                 }
             }
         }
+    }
+
+    /// Along dimension `d` at position `p`: where the window starts (before
+    /// the image when negative) and the taps that fall inside the image, as
+    /// the reference kernels bound their filter loops.
+    fn inside(&self, d: usize, p: usize) -> (i64, std::ops::Range<usize>) {
+        let start = (p * self.stride[d]) as i64 - self.padding[d] as i64;
+        let dilation = self.dilation[d] as i64;
+        // The first tap at or after 0, and the first at or after the end.
+        let tap_at = |offset: i64| ((offset - start).max(0) + dilation - 1) / dilation;
+        let first = tap_at(0).min(self.filter[d] as i64) as usize;
+        let end = tap_at(self.image[d] as i64).min(self.filter[d] as i64) as usize;
+        (start, first..end.max(first))
     }
 }
 
@@ -226,5 +230,35 @@ mod tests {
             ))
         });
         assert_eq!(seen, vec![(0, vec![(2, 0), (3, 1)]), (1, vec![(2, 2)])]);
+    }
+
+    fn taps(w: &Window) -> Vec<(usize, usize)> {
+        let mut seen = Vec::new();
+        w.walk(|_, taps| seen.extend(taps.iter().map(|t| (t.filter, t.pixel))));
+        seen
+    }
+
+    #[test]
+    fn walk_bounds_taps_to_the_image() {
+        // A pool's filter far larger than its 2x2 image.
+        let huge = Window {
+            batches: 1,
+            image: [2, 2],
+            positions: [1, 1],
+            filter: [1 << 30, 3],
+            stride: [1, 1],
+            dilation: [1, 1],
+            padding: [0, 1],
+        };
+        assert_eq!(taps(&huge), vec![(1, 0), (2, 1), (4, 2), (5, 3)]);
+        // Dilation 2 from two before the image: taps 1 and 2 land on 0 and 2.
+        let dilated = Window {
+            image: [1, 5],
+            filter: [1, 3],
+            dilation: [1, 2],
+            padding: [0, 2],
+            ..huge
+        };
+        assert_eq!(taps(&dilated), vec![(1, 0), (2, 2)]);
     }
 }
