@@ -269,6 +269,9 @@ CASES = {
     "conv_float_valid_no_bias_specials": lambda r: conv(
         r, F32, [2, 5, 6, 4], (3, 3), 3, padding="VALID", bias_type=None, q=Quant(specials=True)),
     "conv_float_relu_n1_to_1": lambda r: conv(r, F32, [1, 4, 4, 2], (2, 2), 2, act="relu_n1_to_1"),
+    # Dilation 3 over a 2x2 image: a window's taps all fall in the padding, leaving the bias.
+    "conv_int8_dilated_windows_in_padding": lambda r: conv(
+        r, I8, [1, 2, 2, 3], (2, 2), 2, dilation=(3, 3), q=Quant(0.05, 4, -6)),
     # DEPTHWISE_CONV_2D
     "depthwise_int8_same_relu": lambda r: depthwise(
         r, I8, [1, 6, 7, 8], (3, 3), 1, act="relu", q=Quant(0.05, -7, 4)),
@@ -334,6 +337,7 @@ CASES = {
     "fully_connected_float_relu6": lambda r: fully_connected(r, F32, [3, 10], 4, act="relu6"),
     "fully_connected_float_keep_num_dims_no_bias_specials": lambda r: fully_connected(
         r, F32, [2, 3, 7], 5, keep_num_dims=True, bias_type=None, q=Quant(specials=True)),
+    "fully_connected_float_rank1_input": lambda r: fully_connected(r, F32, [6], 3),
     "fully_connected_float_computed_weights": lambda r: fully_connected(
         r, F32, [4, 6], 3, computed_weights=True),
     # BATCH_MATMUL
@@ -356,6 +360,7 @@ CASES = {
     "average_pool_int8_even_filter_relu_n1_to_1": lambda r: pool(
         r, AVG, I8, [1, 5, 6, 4], (4, 2), (1, 1), act="relu_n1_to_1", zp=3),
     "average_pool_int16_same_relu6": lambda r: pool(r, AVG, I16, [1, 6, 5, 4], (3, 2), (2, 2), act="relu6"),
+    "average_pool_int8_filter_beyond_image": lambda r: pool(r, AVG, I8, [1, 3, 4, 2], (5, 6), (1, 1), zp=7),
     "average_pool_float_same": lambda r: pool(r, AVG, F32, [1, 6, 7, 3], (3, 3), (2, 2), specials=True),
     "average_pool_float_valid_relu6": lambda r: pool(r, AVG, F32, [2, 5, 5, 2], (2, 2), (2, 1), "VALID",
                                                      "relu6"),
@@ -363,6 +368,7 @@ CASES = {
     "max_pool_int8_same_relu6": lambda r: pool(r, MAX, I8, [1, 7, 6, 4], (3, 3), (2, 2), act="relu6", zp=-20),
     "max_pool_int8_valid": lambda r: pool(r, MAX, I8, [2, 5, 6, 3], (2, 2), (2, 2), "VALID"),
     "max_pool_int16_same_relu": lambda r: pool(r, MAX, I16, [1, 5, 5, 3], (2, 3), (1, 2), act="relu"),
+    "max_pool_int16_global_valid": lambda r: pool(r, MAX, I16, [2, 4, 5, 3], (4, 5), (1, 1), "VALID", zp=0),
     "max_pool_float_specials": lambda r: pool(r, MAX, F32, [1, 6, 6, 2], (3, 3), (1, 1), specials=True),
     "max_pool_float_valid_relu_n1_to_1": lambda r: pool(
         r, MAX, F32, [1, 6, 5, 3], (2, 2), (2, 2), "VALID", "relu_n1_to_1"),
