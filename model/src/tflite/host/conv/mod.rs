@@ -194,3 +194,133 @@ fn conv_sixteen(quantized_bias_type: i8, zero_points: bool) -> Sixteen {
         zero_points,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::fb::{self, BuiltinOptions};
+    use super::*;
+
+    fn operand(name: &str, shape: &[usize], element: Element, scale: Option<f32>) -> Operand {
+        Operand {
+            index: 0,
+            name: name.into(),
+            shape: shape.to_vec(),
+            element,
+            scales: scale.into_iter().collect(),
+            zero_points: scale.map(|_| 0).into_iter().collect(),
+            quantized_dimension: 0,
+            constant: None,
+            variable: false,
+        }
+    }
+
+    fn refusal(
+        name: &str,
+        inputs: Vec<Operand>,
+        output: Operand,
+        options: BuiltinOptions,
+    ) -> String {
+        let op = OpDesc {
+            index: 0,
+            name: name.into(),
+            version: 1,
+            inputs: inputs.into_iter().map(Some).collect(),
+            outputs: vec![output],
+            intermediates: vec![],
+            options: Some(options),
+        };
+        format!("{:#}", build(&op).expect_err("refused"))
+    }
+
+    fn conv_options(stride: i32) -> BuiltinOptions {
+        BuiltinOptions::Conv2DOptions(Box::new(fb::Conv2DOptions {
+            stride_w: stride,
+            stride_h: stride,
+            ..Default::default()
+        }))
+    }
+
+    #[test]
+    fn refuses_what_tflite_micro_does_not_compute() {
+        let image = |element, scale| operand("x", &[1, 4, 4, 2], element, scale);
+        let filter = operand("w", &[2, 3, 3, 2], F32, None);
+        // SAME, stride 1 makes 4x4, not 3x3.
+        let small = operand("y", &[1, 3, 3, 2], F32, None);
+        let error = refusal(
+            "CONV_2D",
+            vec![image(F32, None), filter.clone()],
+            small,
+            conv_options(1),
+        );
+        assert!(
+            error.contains("3x3") && error.contains("give 4x4"),
+            "{error}"
+        );
+        let error = refusal(
+            "CONV_2D",
+            vec![image(F32, None), filter],
+            image(F32, None),
+            conv_options(0),
+        );
+        assert!(error.contains("stride 0x0"), "{error}");
+        // The 16-bit depthwise kernel reads its bias as int64.
+        let depthwise =
+            BuiltinOptions::DepthwiseConv2DOptions(Box::new(fb::DepthwiseConv2DOptions {
+                stride_w: 1,
+                stride_h: 1,
+                depth_multiplier: 1,
+                ..Default::default()
+            }));
+        let inputs = vec![
+            image(I16, Some(0.01)),
+            operand("w", &[1, 3, 3, 2], I8, Some(0.01)),
+            operand("b", &[2], I32, Some(1e-4)),
+        ];
+        let error = refusal(
+            "DEPTHWISE_CONV_2D",
+            inputs,
+            image(I16, Some(0.01)),
+            depthwise,
+        );
+        assert!(error.contains("bias b is INT32"), "{error}");
+        // An effective scale of 2^40 is beyond the int32 scaling's shift.
+        let inputs = vec![
+            image(I8, Some(1.0)),
+            operand("w", &[2, 3, 3, 2], I8, Some(1.0)),
+        ];
+        let tiny = image(I8, Some(2f32.powi(-40)));
+        let error = refusal("CONV_2D", inputs, tiny, conv_options(1));
+        assert!(error.contains("2^41"), "{error}");
+        // Pools keep the input's quantisation.
+        let pool = BuiltinOptions::Pool2DOptions(Box::new(fb::Pool2DOptions {
+            stride_w: 1,
+            stride_h: 1,
+            filter_width: 2,
+            filter_height: 2,
+            ..Default::default()
+        }));
+        let error = refusal(
+            "MAX_POOL_2D",
+            vec![image(I8, Some(0.5))],
+            image(I8, Some(0.25)),
+            pool,
+        );
+        assert!(error.contains("must match"), "{error}");
+    }
+
+    #[test]
+    fn refuses_batches_that_do_not_broadcast() {
+        let options = BuiltinOptions::BatchMatMulOptions(Box::default());
+        let inputs = vec![
+            operand("a", &[2, 3, 4], F32, None),
+            operand("b", &[3, 4, 5], F32, None),
+        ];
+        let error = refusal(
+            "BATCH_MATMUL",
+            inputs,
+            operand("y", &[3, 3, 5], F32, None),
+            options,
+        );
+        assert!(error.contains("[2] and [3] do not broadcast"), "{error}");
+    }
+}
