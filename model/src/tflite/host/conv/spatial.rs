@@ -197,7 +197,7 @@ impl Products for Depthwise {
         } else {
             let repeated = x
                 .iter()
-                .flat_map(|&a| std::iter::repeat(a).take(self.multiplier));
+                .flat_map(|&a| std::iter::repeat_n(a, self.multiplier));
             Cow::Owned(repeated.collect())
         };
         self.window.walk(|position, taps| {
