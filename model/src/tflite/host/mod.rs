@@ -383,10 +383,7 @@ impl HostOperator {
         self.inputs
             .iter()
             .zip(&self.variables)
-            .filter_map(|(t, v)| {
-                let bytes = v.as_deref()?;
-                Some((t.expect("a variable is given"), bytes))
-            })
+            .filter_map(|(t, v)| v.as_deref().map(|v| (t.expect("a variable is given"), v)))
     }
 
     /// Runs the kernel on `values` (tensor bytes by index): reads its
