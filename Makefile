@@ -84,6 +84,8 @@ bench: deps
 	$(CARGO) bench -p npu-tb --bench weight_decoder
 	$(CARGO) bench -p npu-tb --bench dma
 	$(CARGO) bench -p npu-sim --bench networks
+	$(CARGO) bench -p npu-model --bench check
+	$(CARGO) bench -p npu-sim --bench checker_slack
 	$(CARGO) bench -p npu-tb --bench conv
 	$(CARGO) bench -p npu-tb --bench elementwise
 	$(CARGO) bench -p npu-tb --bench output_unit

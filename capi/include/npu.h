@@ -42,6 +42,17 @@
 // The device is in a call already (from its own IRQ callback).
 #define NPU_ERR_BUSY 9
 
+// `npu_check_stream` refused the stream: `npu_last_error()` says where
+// and why.
+#define NPU_ERR_REFUSED 10
+
+// `npu_check_stream`'s policies: what the NPU runs inside its regions, or
+// also what a shared NPU's kernel refuses (NPU_OP_IRQ, an NPU_OP_STOP that
+// is not the last word, a stream without one).
+#define NPU_POLICY_NPU 0
+
+#define NPU_POLICY_KERNEL 1
+
 // The golden model, answering every register as the RTL does.
 #define NPU_BACKEND_GOLDEN 0
 
@@ -189,6 +200,27 @@ int32_t npu_q_state(npu_device *device, uint32_t channel, uint32_t *q_state);
 
 // `*cycle` is the CLK cycles run since the device was made.
 int32_t npu_cycle(npu_device *device, uint64_t *cycle);
+
+// Checks a command stream before it runs (docs/stream-checker.md): the
+// bytes each kernel operation and DMA may read and write in each region,
+// against `region_sizes` (8 entries, one per base-pointer region; 0 for
+// a region the stream may not touch), on `configuration` ("u65-256",
+// "u65-512"). Returns
+// `NPU_OK` when it passes and `NPU_ERR_REFUSED` when it does not, with
+// `*refused_at` (may be NULL) the refused command's byte offset and
+// `npu_last_error()` the reason. With `json` not NULL, the result (every
+// operation's ranges, or the refusal) is written there as JSON,
+// NUL-terminated, when `json_capacity` bytes hold it; `*json_size` (may be
+// NULL) is the bytes it needs, NUL included.
+int32_t npu_check_stream(const void *stream,
+                         size_t stream_size,
+                         const char *configuration,
+                         const uint64_t *region_sizes,
+                         uint32_t policy,
+                         uint64_t *refused_at,
+                         char *json,
+                         size_t json_capacity,
+                         size_t *json_size);
 
 // Why the calling thread's last call failed (a NUL-terminated string, ""
 // when none did), valid until its next failing call.

@@ -22,7 +22,9 @@
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use npu_arch::config::NpuConfig;
+use npu_arch::regs::REGION_COUNT;
 use npu_model::address_space::{AddressSpace, MapError};
+use npu_model::check::{check_stream, CheckOptions, Policy};
 use npu_model::device::{Device, DeviceError, GoldenDevice, QChannel, QState};
 use npu_tb::axi::{AxiPort, CompleterConfig, SystemConfig};
 use npu_tb::npu::{NpuTb, Waveform};
@@ -58,6 +60,16 @@ pub const NPU_ERR_SIMULATION: i32 = 7;
 pub const NPU_ERR_FAILED: i32 = 8;
 /// The device is in a call already (from its own IRQ callback).
 pub const NPU_ERR_BUSY: i32 = 9;
+
+/// `npu_check_stream` refused the stream: `npu_last_error()` says where
+/// and why.
+pub const NPU_ERR_REFUSED: i32 = 10;
+
+/// `npu_check_stream`'s policies: what the NPU runs inside its regions, or
+/// also what a shared NPU's kernel refuses (NPU_OP_IRQ, an NPU_OP_STOP that
+/// is not the last word, a stream without one).
+pub const NPU_POLICY_NPU: u32 = 0;
+pub const NPU_POLICY_KERNEL: u32 = 1;
 
 /// The golden model, answering every register as the RTL does.
 pub const NPU_BACKEND_GOLDEN: u32 = 0;
@@ -733,6 +745,94 @@ pub extern "C" fn npu_cycle(device: *mut NpuDevice, cycle: *mut u64) -> i32 {
     with_device(device, |state| {
         *out(cycle, "cycle")? = state.backend.device().cycle();
         Ok(())
+    })
+}
+
+/// Checks a command stream before it runs (docs/stream-checker.md): the
+/// bytes each kernel operation and DMA may read and write in each region,
+/// against `region_sizes` (8 entries, one per base-pointer region; 0 for
+/// a region the stream may not touch), on `configuration` ("u65-256",
+/// "u65-512"). Returns
+/// `NPU_OK` when it passes and `NPU_ERR_REFUSED` when it does not, with
+/// `*refused_at` (may be NULL) the refused command's byte offset and
+/// `npu_last_error()` the reason. With `json` not NULL, the result (every
+/// operation's ranges, or the refusal) is written there as JSON,
+/// NUL-terminated, when `json_capacity` bytes hold it; `*json_size` (may be
+/// NULL) is the bytes it needs, NUL included.
+#[no_mangle]
+pub extern "C" fn npu_check_stream(
+    stream: *const c_void,
+    stream_size: usize,
+    configuration: *const c_char,
+    region_sizes: *const u64,
+    policy: u32,
+    refused_at: *mut u64,
+    json: *mut c_char,
+    json_capacity: usize,
+    json_size: *mut usize,
+) -> i32 {
+    call(|| {
+        if stream.is_null() || region_sizes.is_null() {
+            return Err(Failure(
+                NPU_ERR_NULL,
+                "stream or region_sizes is NULL".into(),
+            ));
+        }
+        let name = text(configuration, "configuration")?
+            .ok_or_else(|| Failure(NPU_ERR_NULL, "configuration is NULL".into()))?;
+        let config =
+            NpuConfig::by_name(&name).map_err(|e| Failure(NPU_ERR_ARGUMENT, e.to_string()))?;
+        let policy = match policy {
+            NPU_POLICY_NPU => Policy::Npu,
+            NPU_POLICY_KERNEL => Policy::Kernel,
+            other => {
+                return Err(Failure(
+                    NPU_ERR_ARGUMENT,
+                    format!(
+                        "policy {other} is neither NPU_POLICY_NPU (0) nor NPU_POLICY_KERNEL (1)"
+                    ),
+                ))
+            }
+        };
+        // SAFETY: the caller promises `stream_size` bytes at `stream` and
+        // REGION_COUNT sizes at `region_sizes`.
+        let bytes = unsafe { std::slice::from_raw_parts(stream.cast::<u8>(), stream_size) };
+        let sizes = unsafe { std::slice::from_raw_parts(region_sizes, REGION_COUNT) };
+        let options = CheckOptions {
+            config,
+            region_sizes: sizes
+                .iter()
+                .enumerate()
+                .filter(|(_, &n)| n > 0)
+                .map(|(k, &n)| (k, n))
+                .collect(),
+            policy,
+        };
+        let result = check_stream(bytes, &options);
+        let text = match &result {
+            Ok(check) => serde_json::to_string(check),
+            Err(refusal) => serde_json::to_string(refusal),
+        }
+        .map_err(|e| Failure(NPU_ERR_ARGUMENT, format!("the result as JSON: {e}")))?;
+        if !json_size.is_null() {
+            *out(json_size, "json_size")? = text.len() + 1;
+        }
+        if !json.is_null() && json_capacity > text.len() {
+            // SAFETY: the caller promises `json_capacity` writable bytes.
+            let buffer =
+                unsafe { std::slice::from_raw_parts_mut(json.cast::<u8>(), json_capacity) };
+            buffer[..text.len()].copy_from_slice(text.as_bytes());
+            buffer[text.len()] = 0;
+        }
+        match result {
+            Ok(_) => Ok(()),
+            Err(refusal) => {
+                if !refused_at.is_null() {
+                    *out(refused_at, "refused_at")? = refusal.offset as u64;
+                }
+                Err(Failure(NPU_ERR_REFUSED, refusal.to_string()))
+            }
+        }
     })
 }
 

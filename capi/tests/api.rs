@@ -282,3 +282,66 @@ fn several_devices_live_side_by_side() {
     let configs: Vec<u32> = threads.into_iter().map(|t| t.join().unwrap()).collect();
     assert_eq!(configs, [0x1000_3008, 0x1000_6009]);
 }
+
+/// `npu_check_stream` on the residual_add network's stream: it passes with
+/// the driver's region sizes and gives its ranges as JSON, a region too
+/// small is refused at the command, and bad calls answer a code.
+#[test]
+fn the_stream_checker_answers_through_the_c_api() {
+    use npu_model::tflite::VelaModel;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../model/tests/fixtures/networks/residual_add/model_vela.tflite");
+    let model = VelaModel::load(&path).unwrap();
+    let op = model.npu_operators().next().unwrap();
+    let stream = op.stream_bytes();
+    let mut sizes = [0u64; 8];
+    for (k, n) in model.region_sizes(op) {
+        sizes[k] = n;
+    }
+    let config = c"u65-256";
+    let check = |sizes: &[u64; 8], policy: u32, json: &mut Vec<u8>, at: &mut u64| {
+        let mut needed = 0usize;
+        let code = npu_check_stream(
+            stream.as_ptr().cast::<c_void>(),
+            stream.len(),
+            config.as_ptr(),
+            sizes.as_ptr(),
+            policy,
+            at,
+            json.as_mut_ptr().cast(),
+            json.len(),
+            &mut needed,
+        );
+        (code, needed)
+    };
+    // A buffer too small gets nothing but the size it needs.
+    let (mut at, mut small) = (0, vec![0u8; 4]);
+    let (code, needed) = check(&sizes, NPU_POLICY_KERNEL, &mut small, &mut at);
+    assert_eq!(code, NPU_OK, "{}", last_error());
+    assert_eq!(small, [0; 4]);
+    let mut json = vec![0u8; needed];
+    check(&sizes, NPU_POLICY_KERNEL, &mut json, &mut at);
+    let text = CStr::from_bytes_with_nul(&json).unwrap().to_str().unwrap();
+    let parsed: serde_json::Value = serde_json::from_str(text).unwrap();
+    assert_eq!(parsed["operations"].as_array().unwrap().len(), 4, "{text}");
+    // The arena cut to 0x800 bytes: the ADD at 0x23c writes past it.
+    let mut cut = sizes;
+    cut[1] = 0x800;
+    let (code, _) = check(&cut, NPU_POLICY_NPU, &mut json, &mut at);
+    refused(code, NPU_ERR_REFUSED, "byte 0x800");
+    assert_eq!(at, 0x23c);
+    let (code, _) = check(&sizes, 7, &mut json, &mut at);
+    refused(code, NPU_ERR_ARGUMENT, "policy 7");
+    let code = npu_check_stream(
+        null(),
+        0,
+        config.as_ptr(),
+        sizes.as_ptr(),
+        NPU_POLICY_NPU,
+        null_mut(),
+        null_mut(),
+        0,
+        null_mut(),
+    );
+    refused(code, NPU_ERR_NULL, "stream");
+}

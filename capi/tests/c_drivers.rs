@@ -220,11 +220,7 @@ impl Backend for CDriver {
 /// configurations, bit-exact with TensorFlow Lite Micro's outputs.
 fn every_network(driver: Driver) {
     for network in bundled_networks().unwrap() {
-        let inputs: Vec<Vec<u8>> = network
-            .inputs
-            .iter()
-            .map(|p| std::fs::read(p).unwrap())
-            .collect();
+        let inputs = network.read_inputs().unwrap();
         let expected: Vec<Vec<u8>> = network
             .expected
             .iter()

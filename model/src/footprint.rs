@@ -14,8 +14,9 @@
 
 use crate::schedule::{ConvShape, IfmRect};
 use crate::tensor::FeatureMap;
-use npu_arch::command::broadcast;
+use npu_arch::command::{broadcast, Layout};
 use npu_arch::limits::BLOCKDEP_MAX;
+use std::collections::BTreeMap;
 use std::ops::Range;
 
 /// Bytes of one base-pointer region.
@@ -59,13 +60,22 @@ impl BlockFootprints {
             .map(|block| {
                 let mut written = Vec::new();
                 for b in std::iter::once(*block).chain(block.paired_block()) {
-                    let channels = (b.z..b.z + b.depth).map(|c| c * cores + b.core);
-                    written.extend(spans(
-                        ofm,
-                        b.y..b.y + b.height,
-                        b.x..b.x + b.width,
+                    let rect = |channel0, channels| IfmRect {
+                        y0: b.y,
+                        x0: b.x,
+                        height: b.height,
+                        width: b.width,
+                        channel0,
                         channels,
-                    ));
+                    };
+                    if cores == 1 {
+                        written.extend(rect_spans(ofm, &rect(b.z, b.depth)));
+                    } else {
+                        // Parallel mode: the block's channels are every `cores`th.
+                        for c in (b.z..b.z + b.depth).map(|c| c * cores + b.core) {
+                            written.extend(rect_spans(ofm, &rect(c, 1)));
+                        }
+                    }
                 }
                 merged(written)
             })
@@ -87,6 +97,154 @@ impl BlockFootprints {
             ofm_writes,
         }
     }
+}
+
+/// What one kernel operation reads and writes as a whole, per feature map:
+/// the union of its block footprints, as signed byte offsets (a negative
+/// stride can reach below a region's start). The stream checker's
+/// feature-map ranges (`crate::check`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OperationBytes {
+    pub ifm: Vec<Range<i64>>,
+    /// Empty for a unary elementwise operation or a scalar IFM2.
+    pub ifm2: Vec<Range<i64>>,
+    pub ofm: Vec<Range<i64>>,
+}
+
+impl OperationBytes {
+    /// The feature-map bytes of an operation whose traversal is `shape`.
+    pub fn new(
+        shape: &ConvShape,
+        ifm: &FeatureMap,
+        ifm2: Option<Ifm2>,
+        ofm: &FeatureMap,
+    ) -> OperationBytes {
+        // Block reads overlap by their kernel margins and abut along every
+        // axis: merge the rectangles along channels, then columns, then
+        // rows, so each byte's row is emitted about once.
+        let mut boxes: Vec<Box3> = shape
+            .block_ops()
+            .iter()
+            .map(|op| {
+                let r = op.rect;
+                [
+                    (r.y0, r.y0 + r.height),
+                    (r.x0, r.x0 + r.width),
+                    (r.channel0, r.channel0 + r.channels),
+                ]
+            })
+            .collect();
+        for axis in [2, 1, 0] {
+            boxes = merged_along(boxes, axis);
+        }
+        let mut ifm_bytes = Vec::new();
+        let mut ifm2_bytes = Vec::new();
+        for [(y0, y1), (x0, x1), (c0, c1)] in boxes {
+            let rect = IfmRect {
+                y0,
+                x0,
+                height: y1 - y0,
+                width: x1 - x0,
+                channel0: c0,
+                channels: c1 - c0,
+            };
+            runs(ifm, &rect, &mut ifm_bytes);
+            if let Some(second) = &ifm2 {
+                runs(second.map, &broadcast_rect(&rect, second), &mut ifm2_bytes);
+            }
+        }
+        let mut ofm_bytes = Vec::new();
+        let whole = IfmRect {
+            y0: 0,
+            x0: 0,
+            height: shape.ofm_height,
+            width: shape.ofm_width,
+            channel0: 0,
+            channels: shape.ofm_depth,
+        };
+        runs(ofm, &whole, &mut ofm_bytes);
+        OperationBytes {
+            ifm: joined(ifm_bytes),
+            ifm2: joined(ifm2_bytes),
+            ofm: joined(ofm_bytes),
+        }
+    }
+}
+
+/// A box of positions: (start, end) of rows, columns and channels.
+type Box3 = [(usize, usize); 3];
+
+/// `boxes` with those equal on the other two axes joined where they
+/// overlap or abut along `axis`: the same union.
+fn merged_along(boxes: Vec<Box3>, axis: usize) -> Vec<Box3> {
+    let mut by_rest: BTreeMap<Box3, Vec<Range<usize>>> = BTreeMap::new();
+    for mut b in boxes {
+        let (start, end) = std::mem::take(&mut b[axis]);
+        by_rest.entry(b).or_default().push(start..end);
+    }
+    by_rest
+        .into_iter()
+        .flat_map(|(rest, along)| {
+            joined(along).into_iter().map(move |r| {
+                let mut b = rest;
+                b[axis] = (r.start, r.end);
+                b
+            })
+        })
+        .collect()
+}
+
+/// The byte runs of `map` at `rect`, appended to `out`: one per row and
+/// contiguous stretch of positions (each tile apart), or per position
+/// where the channels do not fill a position's bytes.
+pub fn runs(map: &FeatureMap, rect: &IfmRect, out: &mut Vec<Range<i64>>) {
+    let element = map.dtype.bytes() as i64;
+    let (x0, x1) = (rect.x0, rect.x0 + rect.width);
+    let (c0, c1) = (rect.channel0, rect.channel0 + rect.channels);
+    if rect.height == 0 || x0 == x1 || c0 == c1 {
+        return;
+    }
+    // Columns left and right of the tile boundary lie in different tiles.
+    let sides = [(x0, x1.min(map.width0)), (x0.max(map.width0), x1)];
+    let run =
+        |y: usize, xs: Range<usize>, cs: Range<usize>, per_position: i64, out: &mut Vec<_>| {
+            let position_bytes = cs.len() as i64 * element;
+            if per_position == position_bytes {
+                let start = map.offset(y, xs.start, cs.start);
+                out.push(start..start.saturating_add(xs.len() as i64 * position_bytes));
+            } else {
+                for x in xs {
+                    let start = map.offset(y, x, cs.start);
+                    out.push(start..start.saturating_add(position_bytes));
+                }
+            }
+        };
+    for (xa, xb) in sides.into_iter().filter(|(a, b)| a < b) {
+        for y in rect.y0..rect.y0 + rect.height {
+            match map.layout {
+                Layout::Nhwc => run(y, xa..xb, c0..c1, map.stride_x, out),
+                Layout::Nhcwb16 => {
+                    for brick in c0 / 16..=(c1 - 1) / 16 {
+                        let cs = c0.max(brick * 16)..c1.min(brick * 16 + 16);
+                        run(y, xa..xb, cs, 16 * element, out);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Sorted, with touching or overlapping ranges joined.
+pub fn joined<T: Ord + Copy>(mut ranges: Vec<Range<T>>) -> Vec<Range<T>> {
+    ranges.sort_by_key(|r| r.start);
+    let mut out: Vec<Range<T>> = Vec::with_capacity(ranges.len());
+    for r in ranges.into_iter().filter(|r| r.start < r.end) {
+        match out.last_mut() {
+            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
 }
 
 /// The largest NPU_SET_BLOCKDEP (0-3) under which `next` reads only bytes
@@ -150,40 +308,15 @@ fn broadcast_rect(rect: &IfmRect, ifm2: &Ifm2) -> IfmRect {
 }
 
 fn rect_spans(map: &FeatureMap, rect: &IfmRect) -> Vec<Span> {
-    let channels = rect.channel0..rect.channel0 + rect.channels;
-    spans(
-        map,
-        rect.y0..rect.y0 + rect.height,
-        rect.x0..rect.x0 + rect.width,
-        channels,
-    )
-}
-
-/// The bytes of `map` at `rows` x `columns` and `channels` (ascending): one
-/// span per position and run of channels adjacent in memory.
-fn spans(
-    map: &FeatureMap,
-    rows: Range<usize>,
-    columns: Range<usize>,
-    channels: impl Iterator<Item = usize> + Clone,
-) -> Vec<Span> {
-    let element = map.dtype.bytes() as u64;
-    let mut spans: Vec<Span> = Vec::new();
-    for y in rows {
-        for x in columns.clone() {
-            for c in channels.clone() {
-                let start = map.offset(y, x, c).max(0) as u64;
-                match spans.last_mut() {
-                    Some(last) if last.bytes.end == start => last.bytes.end = start + element,
-                    _ => spans.push(Span {
-                        region: map.region,
-                        bytes: start..start + element,
-                    }),
-                }
-            }
-        }
-    }
-    spans
+    let mut bytes = Vec::new();
+    runs(map, rect, &mut bytes);
+    bytes
+        .into_iter()
+        .map(|r| Span {
+            region: map.region,
+            bytes: r.start.max(0) as u64..r.end.max(0) as u64,
+        })
+        .collect()
 }
 
 /// Sorted, with touching or overlapping spans of a region joined.

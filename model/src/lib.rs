@@ -100,6 +100,7 @@
 //!   `ceil((depth - k) / 2)`.
 
 pub mod address_space;
+pub mod check;
 pub mod cmdstream;
 pub mod compare;
 pub mod device;

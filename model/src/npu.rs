@@ -2,6 +2,7 @@
 //! operation state ([`crate::state`]); STOP/IRQ, user DMA and the dispatch of
 //! kernel operations (TRM 4.6).
 
+use crate::check::{Access, OperationAccess, Role};
 use crate::cmdstream::{bytes_to_words, decode_one, Command, StreamError};
 use crate::ops;
 use crate::state::{NpuState, OpError, OpRecord, Outcome, RunStats, NUM_REGIONS};
@@ -9,6 +10,7 @@ use npu_arch::command::{CmdKind, DmaRegionMode, DmaStrideMode, Opcode};
 use npu_arch::command::{DMA_CHANNELS, DMA_CORE_MASK_MAX, DMA_DESCRIPTORS};
 use npu_arch::config::NpuConfig;
 use npu_arch::regs::{self, counter_port, faulting_channel, DRIVER_REGIONCFG};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// An error while running a stream.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -128,6 +130,39 @@ impl Npu {
     /// `stats.footprints`, for a BLOCKDEP checker.
     pub fn record_footprints(&mut self) {
         self.state.footprints = true;
+    }
+
+    /// The stream checker's mode (`crate::check`): regions of `sizes`
+    /// bytes that hold nothing; kernel operations checked against their
+    /// rules, not computed; each operation's accesses recorded, no data
+    /// moved; reads of registers the stream never set tracked.
+    pub fn check_accesses(&mut self, sizes: &BTreeMap<usize, u64>) -> Result<(), OpError> {
+        for (&region, &size) in sizes {
+            let size = usize::try_from(size).map_err(|_| {
+                OpError::BadParam(format!(
+                    "region {region}: {size} bytes do not fit an address"
+                ))
+            })?;
+            self.state.memory.set_unbacked(region, size)?;
+        }
+        self.state.rules_only = true;
+        self.state.accesses = true;
+        self.state.unset_reads = Some(Default::default());
+        Ok(())
+    }
+
+    /// The registers read since the last call that the stream never set.
+    pub fn take_unset_reads(&mut self) -> BTreeSet<Opcode> {
+        self.state
+            .unset_reads
+            .as_ref()
+            .map(|r| r.take())
+            .unwrap_or_default()
+    }
+
+    /// The accesses recorded so far (`Npu::check_accesses`).
+    pub fn take_accesses(&mut self) -> Vec<OperationAccess> {
+        std::mem::take(&mut self.state.stats.accesses)
     }
 
     /// Run a byte stream until NPU_OP_STOP or its end (TRM 4.6). Equivalent
@@ -274,7 +309,7 @@ impl Npu {
                     )));
                 }
                 let before = self.state.memory.traffic();
-                let bytes = self.dma_start()?;
+                let bytes = self.dma_start(cmd.offset)?;
                 let after = self.state.memory.traffic();
                 self.state.stats.layers.push(OpRecord {
                     offset: cmd.offset,
@@ -312,7 +347,10 @@ impl Npu {
                 record.bytes_written = after.written - before.written;
                 self.state.stats.layers.push(record);
             }
-            op => self.state.regs[op as usize] = value,
+            op => {
+                self.state.regs[op as usize] = value;
+                self.state.given[op as usize] = true;
+            }
         }
         Ok(Flow::Continue)
     }
@@ -335,7 +373,7 @@ impl Npu {
     /// The descriptor is checked first, as the hardware does when it decodes
     /// the command (errors are parse errors): an external source, regions
     /// 0-7, stride modes 0-2, a core mask of 1-3. Returns the bytes moved.
-    fn dma_start(&mut self) -> Result<u64, OpError> {
+    fn dma_start(&mut self, offset: usize) -> Result<u64, OpError> {
         let src_region = self.state.field(Opcode::NpuSetDma0SrcRegion, "region") as usize;
         let src_mode = self.state.field(Opcode::NpuSetDma0SrcRegion, "region_mode") as u32;
         let src_stride = self.state.field(Opcode::NpuSetDma0SrcRegion, "stride_mode") as u32;
@@ -388,16 +426,73 @@ impl Npu {
         } else {
             1
         };
-        let skip0 = self.state.field(Opcode::NpuSetDma0Skip0, "addr");
-        let skip1 = self.state.field(Opcode::NpuSetDma0Skip1, "addr");
+        // A 1D transfer reads no skips, a 2D one no plane skip.
+        let skip0 = if ndim >= 2 {
+            self.state.field(Opcode::NpuSetDma0Skip0, "addr")
+        } else {
+            0
+        };
+        let skip1 = if ndim >= 3 {
+            self.state.field(Opcode::NpuSetDma0Skip1, "addr")
+        } else {
+            0
+        };
         let rows = size0 * size1;
         if len == 0 || rows == 0 {
             return Ok(0);
         }
+        // Start offset of each row on one side: row r of plane p starts at
+        // base + p*(LEN*SIZE0 + SKIP1) + r*(LEN + SKIP0) on a 3D side, base +
+        // r*(LEN + SKIP0) on a 2D side, and rows are packed on a 1D side.
+        // (Arm's U65 command-stream generator programs SKIP0 = row stride -
+        // LEN and SKIP1 = plane stride - LEN*SIZE0.)
+        let steps = |m: DmaStrideMode| -> (i64, i64) {
+            let (len, size0) = (len as i64, size0 as i64);
+            match dims(m) {
+                1 => (len, len * size0),
+                2 => (
+                    len.saturating_add(skip0),
+                    len.saturating_add(skip0).saturating_mul(size0),
+                ),
+                _ => (
+                    len.saturating_add(skip0),
+                    (len * size0).saturating_add(skip1),
+                ),
+            }
+        };
+        let row_start = |base: i64, m: DmaStrideMode, p: i64, r: i64| {
+            let (row, plane) = steps(m);
+            base.saturating_add(p.saturating_mul(plane))
+                .saturating_add(r.saturating_mul(row))
+        };
+        let src_base = self.state.field(Opcode::NpuSetDma0Src, "addr");
+        let dst_base = self.state.field(Opcode::NpuSetDma0Dst, "addr");
         // Rows never overlap (skips are unsigned), so a transfer larger than
         // its source region cannot be in range; refuse it before allocating.
-        let src_size = self.state.memory.region(src_region).len() as u64;
+        let src_size = self.state.memory.region_len(src_region) as u64;
         let total = len.saturating_mul(rows);
+        if self.state.accesses && total > src_size {
+            // The checker's verdict refuses it; what it may touch lies
+            // between each side's first row and the end of its last.
+            let span = |base: i64, m: DmaStrideMode| {
+                let last = row_start(base, m, size1 as i64 - 1, size0 as i64 - 1);
+                std::iter::once(base..last.saturating_add(len as i64)).collect()
+            };
+            let mut accesses = vec![Access::read(
+                Role::DmaSource,
+                src_region,
+                span(src_base, src_stride),
+            )];
+            if !internal {
+                accesses.push(Access::write(
+                    Role::DmaDestination,
+                    dst_region,
+                    span(dst_base, dst_stride),
+                ));
+            }
+            self.record_dma(offset, accesses);
+            return Ok(total);
+        }
         if total > src_size {
             let start = self.state.field(Opcode::NpuSetDma0Src, "addr");
             return Err(OpError::OutOfRange {
@@ -409,59 +504,44 @@ impl Npu {
                 size: src_size as usize,
             });
         }
-        // Start offset of each row on one side: row r of plane p starts at
-        // base + p*(LEN*SIZE0 + SKIP1) + r*(LEN + SKIP0) on a 3D side, base +
-        // r*(LEN + SKIP0) on a 2D side, and rows are packed on a 1D side.
-        // (Arm's U65 command-stream generator programs SKIP0 = row stride -
-        // LEN and SKIP1 = plane stride - LEN*SIZE0.)
         let row_starts = |base: i64, m: DmaStrideMode| -> Vec<i64> {
-            let len = len as i64;
-            let size0 = size0 as i64;
-            let (row, plane) = match dims(m) {
-                1 => (len, len * size0),
-                2 => (
-                    len.saturating_add(skip0),
-                    len.saturating_add(skip0).saturating_mul(size0),
-                ),
-                _ => (
-                    len.saturating_add(skip0),
-                    (len * size0).saturating_add(skip1),
-                ),
-            };
             let mut v = Vec::with_capacity(rows as usize);
             for p in 0..size1 as i64 {
-                for r in 0..size0 {
-                    v.push(
-                        base.saturating_add(p.saturating_mul(plane))
-                            .saturating_add(r.saturating_mul(row)),
-                    );
+                for r in 0..size0 as i64 {
+                    v.push(row_start(base, m, p, r));
                 }
             }
             v
         };
-        let src = row_starts(self.state.field(Opcode::NpuSetDma0Src, "addr"), src_stride);
-        let dst = row_starts(self.state.field(Opcode::NpuSetDma0Dst, "addr"), dst_stride);
-        let mut data = Vec::with_capacity((len * rows) as usize);
-        for &s in &src {
-            data.extend_from_slice(self.state.memory.read(
-                faulting_channel::MEM2MEM_READ,
-                "DMA source",
-                src_region,
-                s,
-                len as usize,
-            )?);
+        let src = row_starts(src_base, src_stride);
+        let dst = row_starts(dst_base, dst_stride);
+        // The checker's mode moves nothing and bounds the rows in its verdict.
+        let mut data = Vec::new();
+        if !self.state.accesses {
+            data.reserve((len * rows) as usize);
+            for &s in &src {
+                data.extend_from_slice(self.state.memory.read(
+                    faulting_channel::MEM2MEM_READ,
+                    "DMA source",
+                    src_region,
+                    s,
+                    len as usize,
+                )?);
+            }
         }
         if internal {
             self.check_shram_rows(dst_region, &dst, len as i64)?;
         } else {
-            for &d in &dst {
-                self.state.memory.check(
-                    faulting_channel::MEM2MEM_WRITE,
-                    "DMA destination",
-                    dst_region,
-                    d,
-                    len as usize,
-                )?;
+            if !self.state.accesses {
+                for &d in &dst {
+                    self.state.memory.check(
+                        faulting_channel::MEM2MEM_WRITE,
+                        "DMA destination",
+                        dst_region,
+                        d,
+                        len as usize,
+                    )?;
+                }
             }
             let (read, written) = (
                 Extent::of_rows(src_region, &src, len),
@@ -478,6 +558,21 @@ impl Npu {
                     ),
                 });
             }
+        }
+        self.state.stats.dma_ops += 1;
+        self.state.stats.dma_bytes += len * rows;
+        if self.state.accesses {
+            let rows_of = |starts: &[i64]| starts.iter().map(|&s| s..s + len as i64).collect();
+            let mut accesses = vec![Access::read(Role::DmaSource, src_region, rows_of(&src))];
+            if !internal {
+                accesses.push(Access::write(
+                    Role::DmaDestination,
+                    dst_region,
+                    rows_of(&dst),
+                ));
+            }
+            self.record_dma(offset, accesses);
+            return Ok(len * rows);
         }
         let chunks = data.chunks_exact(len as usize);
         if internal {
@@ -502,13 +597,20 @@ impl Npu {
                     .copy_from_slice(chunk);
             }
         }
-        self.state.stats.dma_ops += 1;
-        self.state.stats.dma_bytes += len * rows;
         Ok(len * rows)
     }
 
     /// Every row fits the shared buffer of each core in `mask` (the job
     /// runner refuses a stream that writes past its end).
+    /// Records the accesses of the DMA at `offset` (the checker's mode).
+    fn record_dma(&mut self, offset: usize, accesses: Vec<Access>) {
+        self.state.stats.accesses.push(OperationAccess {
+            offset,
+            operation: Opcode::NpuOpDmaStart.name().to_string(),
+            accesses,
+        });
+    }
+
     fn check_shram_rows(&self, mask: usize, rows: &[i64], len: i64) -> Result<(), OpError> {
         for (core, buf) in self.state.shram.iter().enumerate() {
             if mask & (1 << core) == 0 {

@@ -5,9 +5,10 @@
 //! it against the rules of TRM 4.8.2, reads its inputs from the base-pointer
 //! regions, computes with exact integer arithmetic and writes the OFM.
 
+use crate::check::{Access, OperationAccess, Role};
 use crate::cmdstream::Command;
 use crate::fixed;
-use crate::footprint::{BlockFootprints, Ifm2};
+use crate::footprint::{BlockFootprints, Ifm2, OperationBytes};
 use crate::schedule::ConvShape;
 use crate::state::{NpuState, OpError, OpRecord, LUT_BYTES};
 use crate::tensor::{DType, FeatureMap};
@@ -68,7 +69,15 @@ pub(crate) fn run_kernel(npu: &mut NpuState, command: &Command) -> Result<OpReco
     let op = Op::decode(npu, kind)?;
     op.validate()?;
     op.validate_on(npu)?;
-    let record = op.record(npu, name)?;
+    let record = op.record(npu, name.clone())?;
+    if npu.accesses {
+        let accesses = op.accesses(npu)?;
+        npu.stats.accesses.push(OperationAccess {
+            offset: command.offset,
+            operation: name,
+            accesses,
+        });
+    }
     if npu.records_footprints() {
         let blocks = op.footprints(npu)?;
         npu.record_blocks(command.offset, blocks)?;
@@ -273,10 +282,18 @@ struct Op {
 impl Op {
     fn decode(npu: &NpuState, kind: KernelKind) -> Result<Op, OpError> {
         let f = |op, name| npu.field(op, name);
+        // An elementwise operation has no kernel window (TRM 4.8.2 table
+        // 4-124): its kernel, stride and padding registers are not read.
+        let window = |op, name| match kind {
+            KernelKind::Elementwise(_) => 0,
+            _ => npu.field(op, name),
+        };
         let ks = Opcode::NpuSetKernelStride;
         // TRM 4.6.4 NPU_SET_KERNEL_STRIDE: stride = (msb << 1 | lsb) + 1.
-        let stride_x = ((f(ks, "stride_x_msb") << 1) | f(ks, "stride_x_lsb")) as usize + 1;
-        let stride_y = ((f(ks, "stride_y_msb") << 1) | f(ks, "stride_y_lsb")) as usize + 1;
+        let stride_x =
+            ((window(ks, "stride_x_msb") << 1) | window(ks, "stride_x_lsb")) as usize + 1;
+        let stride_y =
+            ((window(ks, "stride_y_msb") << 1) | window(ks, "stride_y_lsb")) as usize + 1;
         let act = Opcode::NpuSetActivation;
         let activation = ActivationFunction::from_bits(f(act, "activation_function") as u32)
             .ok_or_else(|| {
@@ -313,18 +330,18 @@ impl Op {
             ifm_depth: f(Opcode::NpuSetIfmDepthM1, "depth_m1") as usize + 1,
             stride_x,
             stride_y,
-            dil_x: f(ks, "dilation_x") as usize + 1,
-            dil_y: f(ks, "dilation_y") as usize + 1,
-            dkw: f(Opcode::NpuSetKernelWidthM1, "width_m1") as usize + 1,
-            dkh: f(Opcode::NpuSetKernelHeightM1, "height_m1") as usize + 1,
-            pad_top: f(Opcode::NpuSetIfmPadTop, "pad") as usize,
-            pad_left: f(Opcode::NpuSetIfmPadLeft, "pad") as usize,
-            pad_bottom: f(Opcode::NpuSetIfmPadBottom, "pad") as usize,
-            pad_right: f(Opcode::NpuSetIfmPadRight, "pad") as usize,
+            dil_x: window(ks, "dilation_x") as usize + 1,
+            dil_y: window(ks, "dilation_y") as usize + 1,
+            dkw: window(Opcode::NpuSetKernelWidthM1, "width_m1") as usize + 1,
+            dkh: window(Opcode::NpuSetKernelHeightM1, "height_m1") as usize + 1,
+            pad_top: window(Opcode::NpuSetIfmPadTop, "pad") as usize,
+            pad_left: window(Opcode::NpuSetIfmPadLeft, "pad") as usize,
+            pad_bottom: window(Opcode::NpuSetIfmPadBottom, "pad") as usize,
+            pad_right: window(Opcode::NpuSetIfmPadRight, "pad") as usize,
             upscale,
-            weight_order: WeightOrderBit::from_bits(f(ks, "weight_order") as u32)
+            weight_order: WeightOrderBit::from_bits(window(ks, "weight_order") as u32)
                 .unwrap_or(WeightOrderBit::DepthFirst),
-            decomposition: KernelDecomposition::from_bits(f(ks, "decomposition") as u32)
+            decomposition: KernelDecomposition::from_bits(window(ks, "decomposition") as u32)
                 .unwrap_or(KernelDecomposition::D8x8),
             acc,
             round,
@@ -802,21 +819,73 @@ impl Op {
     }
 
     /// What each block operation reads and writes (TRM 4.9).
-    fn footprints(&self, npu: &NpuState) -> Result<BlockFootprints, OpError> {
-        let ifm2 = match self.kind {
+    /// The IFM2 an elementwise operation reads from memory (none for a
+    /// unary mode or a scalar).
+    fn ifm2_map(&self, npu: &NpuState) -> Result<Option<FeatureMap>, OpError> {
+        Ok(match self.kind {
             KernelKind::Elementwise(mode) => self.elementwise_inputs(npu, mode)?.ifm2_map,
             _ => None,
-        };
+        })
+    }
+
+    fn footprints(&self, npu: &NpuState) -> Result<BlockFootprints, OpError> {
+        let ifm2 = self.ifm2_map(npu)?;
         Ok(BlockFootprints::new(
             &self.traversal_shape(npu)?,
             &self.ifm,
-            ifm2.as_ref().map(|map| Ifm2 {
-                map,
-                broadcast: npu.reg(Opcode::NpuSetIfm2Broadcast) as u16,
-            }),
+            ifm2.as_ref().map(|map| ifm2_of(map, npu)),
             &self.ofm,
             npu.field(Opcode::NpuSetBlockdep, "blockdep") as usize,
         ))
+    }
+
+    /// The bytes the operation reads and writes (`crate::check`): its
+    /// feature maps' (the union of its block footprints), and each core's
+    /// weight stream (convolutions) and scale stream (per-channel scaling)
+    /// by base and length, as the DMA fetches them.
+    fn accesses(&self, npu: &NpuState) -> Result<Vec<Access>, OpError> {
+        let ifm2 = self.ifm2_map(npu)?;
+        let bytes = OperationBytes::new(
+            &self.traversal_shape(npu)?,
+            &self.ifm,
+            ifm2.as_ref().map(|map| ifm2_of(map, npu)),
+            &self.ofm,
+        );
+        let mut out = vec![Access::read(Role::Ifm, self.ifm.region, bytes.ifm)];
+        if let Some(map) = &ifm2 {
+            out.push(Access::read(Role::Ifm2, map.region, bytes.ifm2));
+        }
+        out.push(Access::write(Role::Ofm, self.ofm.region, bytes.ofm));
+        let streams = if self.parallel { npu.shram.len() } else { 1 };
+        let stream = |region_op, (base_op, len_op): (Opcode, Opcode), role| {
+            let region = npu.field(region_op, "region") as usize;
+            let base = npu.field(base_op, "addr");
+            let len = npu.field(len_op, "length");
+            Access::read(
+                role,
+                region,
+                std::iter::once(base..base.saturating_add(len)).collect(),
+            )
+        };
+        if matches!(self.kind, KernelKind::Conv | KernelKind::Depthwise) {
+            for core in 0..streams.min(self.oc) {
+                out.push(stream(
+                    Opcode::NpuSetWeightRegion,
+                    weight_stream_ops(core),
+                    Role::Weights { core },
+                ));
+            }
+        }
+        if self.uses_channel_scales() {
+            for core in 0..streams.min(self.oc) {
+                out.push(stream(
+                    Opcode::NpuSetScaleRegion,
+                    scale_stream_ops(core),
+                    Role::Scales { core },
+                ));
+            }
+        }
+        Ok(out)
     }
 
     fn core_of(&self, channel: usize, cores: usize) -> usize {
@@ -1097,6 +1166,15 @@ fn scale_stream_ops(core: usize) -> (Opcode, Opcode) {
     }
 }
 
+/// Core `core`'s NPU_SET_WEIGHT*_BASE and NPU_SET_WEIGHT*_LENGTH.
+fn weight_stream_ops(core: usize) -> (Opcode, Opcode) {
+    if core == 0 {
+        (Opcode::NpuSetWeightBase, Opcode::NpuSetWeightLength)
+    } else {
+        (Opcode::NpuSetWeight1Base, Opcode::NpuSetWeight1Length)
+    }
+}
+
 /// Scale/bias records for `n` channels from one stream (its length
 /// checked by [`Op::validate_on`]).
 fn load_scales(npu: &NpuState, core: usize, n: usize) -> Result<Vec<ScaleRecord>, OpError> {
@@ -1165,11 +1243,7 @@ fn load_weights(
     let per_oc = kh * kw * ifm_depth;
     let mut ohwi = vec![0i16; op.oc * per_oc];
     for core in 0..cores.min(op.oc) {
-        let (base_op, len_op) = if core == 0 {
-            (Opcode::NpuSetWeightBase, Opcode::NpuSetWeightLength)
-        } else {
-            (Opcode::NpuSetWeight1Base, Opcode::NpuSetWeight1Length)
-        };
+        let (base_op, len_op) = weight_stream_ops(core);
         let order = WeightOrder {
             ofm_depth: core_share(op.oc, cores, core),
             ifm_depth,
@@ -1776,5 +1850,13 @@ impl Op {
             }
         }
         store_fm(npu, &self.ofm.clone(), h, w, c, &out)
+    }
+}
+
+/// `map` as the footprints take an IFM2: with its broadcast setting.
+fn ifm2_of<'a>(map: &'a FeatureMap, npu: &NpuState) -> Ifm2<'a> {
+    Ifm2 {
+        map,
+        broadcast: npu.reg(Opcode::NpuSetIfm2Broadcast) as u16,
     }
 }

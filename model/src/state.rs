@@ -2,13 +2,14 @@
 //! each core's shared buffer and the run's statistics; and what an operation
 //! leaves behind (its record) or why it cannot run.
 
+use crate::check::OperationAccess;
 use crate::footprint::{largest_safe_blockdep, BlockFootprints};
 use crate::tensor::FeatureMap;
 use npu_arch::command::{Opcode, COMMANDS};
 use npu_arch::config::NpuConfig;
 use serde::Serialize;
-use std::cell::Cell;
-use std::collections::BTreeMap;
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, BTreeSet};
 use std::ptr::NonNull;
 
 /// Number of base-pointer regions a stream can name (TRM 4.3: region fields are 3 bits).
@@ -113,7 +114,13 @@ pub struct Memory {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Region {
     Owned(Vec<u8>),
-    View { ptr: NonNull<u8>, len: usize },
+    View {
+        ptr: NonNull<u8>,
+        len: usize,
+    },
+    /// A size without bytes: the stream checker's regions, which nothing
+    /// reads or writes.
+    Unbacked(usize),
 }
 
 impl Default for Region {
@@ -128,6 +135,14 @@ impl Region {
             Region::Owned(v) => v,
             // SAFETY: `Memory::set_view`'s caller keeps the bytes valid.
             Region::View { ptr, len } => unsafe { std::slice::from_raw_parts(ptr.as_ptr(), *len) },
+            Region::Unbacked(_) => &[],
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Region::Unbacked(len) => *len,
+            other => other.bytes().len(),
         }
     }
 
@@ -139,6 +154,7 @@ impl Region {
             Region::View { ptr, len } => unsafe {
                 std::slice::from_raw_parts_mut(ptr.as_ptr(), *len)
             },
+            Region::Unbacked(_) => &mut [],
         }
     }
 }
@@ -192,6 +208,19 @@ impl Memory {
         Ok(())
     }
 
+    /// Makes region `index` `len` bytes long without bytes of its own: an
+    /// access is checked against the size, and a read or write of it is an
+    /// error (the stream checker's regions).
+    pub fn set_unbacked(&mut self, index: usize, len: usize) -> Result<(), OpError> {
+        *self.slot(index)? = Region::Unbacked(len);
+        Ok(())
+    }
+
+    /// Region `index`'s size in bytes.
+    pub fn region_len(&self, index: usize) -> usize {
+        self.regions.get(index).map_or(0, Region::len)
+    }
+
     fn slot(&mut self, index: usize) -> Result<&mut Region, OpError> {
         self.regions
             .get_mut(index)
@@ -211,7 +240,7 @@ impl Memory {
         start: i64,
         len: usize,
     ) -> Result<(), OpError> {
-        let size = self.region(region).len();
+        let size = self.region_len(region);
         let end = start.saturating_add(len as i64);
         if region >= NUM_REGIONS || start < 0 || end > size as i64 {
             return Err(OpError::OutOfRange {
@@ -236,6 +265,7 @@ impl Memory {
         len: usize,
     ) -> Result<&[u8], OpError> {
         self.check(channel, what, region, start, len)?;
+        self.backed(region)?;
         self.count_read(len);
         Ok(&self.regions[region].bytes()[start as usize..start as usize + len])
     }
@@ -249,12 +279,24 @@ impl Memory {
         len: usize,
     ) -> Result<&mut [u8], OpError> {
         self.check(channel, what, region, start, len)?;
+        self.backed(region)?;
         let t = self.traffic.get();
         self.traffic.set(Traffic {
             written: t.written + len as u64,
             ..t
         });
         Ok(&mut self.regions[region].bytes_mut()[start as usize..start as usize + len])
+    }
+}
+
+impl Memory {
+    fn backed(&self, region: usize) -> Result<(), OpError> {
+        match self.regions[region] {
+            Region::Unbacked(_) => Err(OpError::Unsupported(format!(
+                "region {region} has a size but no bytes (a stream check reads and writes nothing)"
+            ))),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -289,6 +331,9 @@ pub struct RunStats {
     /// and write (TRM 4.9), when the run records them
     /// (`Npu::record_footprints`).
     pub footprints: Vec<(usize, BlockFootprints)>,
+    /// Each kernel operation and DMA that passed its rules, with the bytes
+    /// it reads and writes, when the run records them (`crate::check`).
+    pub accesses: Vec<OperationAccess>,
 }
 
 /// A feature map's height, width and depth.
@@ -373,6 +418,14 @@ pub struct NpuState {
     pub(crate) rules_only: bool,
     /// Give each kernel operation's record its block footprints.
     pub(crate) footprints: bool,
+    /// Record each operation's accesses in `stats.accesses`, and move no
+    /// data (the stream checker's run).
+    pub(crate) accesses: bool,
+    /// Which NPU_SET_* commands the stream has given, by opcode.
+    pub(crate) given: Vec<bool>,
+    /// When tracked: the NPU_SET_* commands an operation read that the
+    /// stream never gave (`crate::check`).
+    pub(crate) unset_reads: Option<RefCell<BTreeSet<Opcode>>>,
     /// An NPU_OP_KERNEL_WAIT 0 came after the last kernel operation: the
     /// next one starts after it has ended, whatever its BLOCKDEP.
     pub(crate) kernels_drained: bool,
@@ -389,6 +442,9 @@ impl NpuState {
             regs: vec![0; COMMANDS.len()],
             rules_only: false,
             footprints: false,
+            accesses: false,
+            given: vec![false; COMMANDS.len()],
+            unset_reads: None,
             kernels_drained: false,
             config,
         }
@@ -436,6 +492,11 @@ impl NpuState {
     /// The value last set by an NPU_SET_* command (its value space, see
     /// `npu_arch::command`), 0 if never set.
     pub fn reg(&self, op: Opcode) -> u64 {
+        if let Some(unset) = &self.unset_reads {
+            if !self.given[op as usize] {
+                unset.borrow_mut().insert(op);
+            }
+        }
         self.regs[op as usize]
     }
 

@@ -243,20 +243,69 @@ fn u65_512_network_refuses_the_other_configuration() {
     );
 }
 
+/// The real third-party networks of `../shared/real-networks` (skipped
+/// with a message where absent).
+fn real_networks() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/real-networks");
+    let Ok(entries) = std::fs::read_dir(&root) else {
+        println!("skipped: no real networks at {}", root.display());
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|d| d.join("model.tflite").is_file())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// A model Vela never compiled runs wholly on the host, bit-exact with
+/// TensorFlow Lite Micro on the same file: every bundled network's source
+/// model (`expected*.bin` is TFLite Micro on `model.tflite`) and every
+/// real network's upstream model.
 #[test]
-fn uncompiled_model_names_the_cpu_operators() {
-    let err = VelaModel::load(&fixture("demo").join("model.tflite")).expect_err("not compiled");
-    let msg = format!("{err:#}");
-    for op in [
-        "CONV_2D",
-        "DEPTHWISE_CONV_2D",
-        "ADD",
-        "LOGISTIC",
-        "FULLY_CONNECTED",
-    ] {
-        assert!(msg.contains(op), "{op} not named in: {msg}");
+fn uncompiled_models_run_wholly_on_the_host() {
+    // A model's folder, its inputs and TFLite Micro's outputs.
+    type Case = (PathBuf, Vec<Vec<u8>>, Vec<Vec<u8>>);
+    let mut cases: Vec<Case> = Vec::new();
+    for entry in std::fs::read_dir(fixture("")).expect("fixtures/networks exists") {
+        let dir = entry.expect("entry").path();
+        if dir.join("model.tflite").is_file() {
+            let (inputs, expected) = (tensor_files(&dir, "input"), tensor_files(&dir, "expected"));
+            cases.push((dir, inputs, expected));
+        }
     }
-    assert!(msg.contains("left on the CPU"), "{msg}");
+    for dir in real_networks() {
+        let (inputs, expected) = (
+            vec![read(&dir.join("input.bin"))],
+            vec![read(&dir.join("tflm_expected_output.bin"))],
+        );
+        cases.push((dir, inputs, expected));
+    }
+    cases.sort();
+    assert!(cases.len() >= 14, "{} models", cases.len());
+    for (dir, inputs, expected) in &cases {
+        let name = dir.file_name().unwrap_or_default().to_string_lossy();
+        let model =
+            VelaModel::load(&dir.join("model.tflite")).unwrap_or_else(|e| panic!("{name}: {e:#}"));
+        assert_eq!(model.npu_operators().count(), 0, "{name}");
+        let start = std::time::Instant::now();
+        let run = model
+            .run(
+                NpuConfig::u65_256(),
+                inputs,
+                &mut GoldenBackend::default(),
+                &mut |_, _| {},
+            )
+            .unwrap_or_else(|e| panic!("{name}: {e:#}"));
+        assert_eq!(run.outputs, *expected, "{name}: outputs");
+        println!(
+            "ok {name}: {} operators on the host in {:.0} ms",
+            model.cpu_operators().count(),
+            start.elapsed().as_secs_f64() * 1e3
+        );
+    }
 }
 
 #[test]

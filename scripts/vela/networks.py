@@ -47,6 +47,8 @@ class Net:
 
     def __init__(self, rng):
         self.m, self.rng = Model(), rng
+        # Network inputs whose values are fixed (an output shape), by tensor.
+        self.fixed_inputs = {}
 
     def act(self, shape, scale, zp, spread):
         return (self.m.tensor(shape, np.int8, scale, zp), scale, zp, list(shape), spread)
@@ -204,6 +206,58 @@ class Net:
         m.op(O.UNIDIRECTIONAL_SEQUENCE_LSTM, inputs, [y[0]], S.BuiltinOptions.UnidirectionalSequenceLSTMOptions, o)
         m.ops[-1].intermediates = intermediates
         return y
+
+    def mean_depth(self, x):
+        """MEAN over the channels, keeping the dimension: Vela leaves a reduction over depth on the CPU unless
+        height, width or depth is 1."""
+        _, h, w, c = x[3]
+        axes = self.m.tensor([1], np.int32, None, None, np.array([-1], np.int32))
+        y = self.act([1, h, w, 1], x[1], x[2], x[4] / np.sqrt(c) * 2)
+        o = S.ReducerOptionsT()
+        o.keepDims = True
+        self.m.op(O.MEAN, [x[0], axes], [y[0]], S.BuiltinOptions.ReducerOptions, o)
+        return y
+
+    def transpose_conv(self, x, cout, k=3, stride=3):
+        """TRANSPOSE_CONV (SAME padding) whose output shape is a network input, not a constant; Vela leaves
+        a stride other than 1 or 2 on the CPU."""
+        _, h, w, cin = x[3]
+        out = [1, h * stride, w * stride, cout]
+        shape = self.m.tensor([4], np.int32, None, None)
+        self.m.inputs.append(shape)
+        self.fixed_inputs[shape] = np.array(out, np.int32)
+        acc_spread = np.sqrt(k * k * cin / (stride * stride)) * x[4] * 73
+        w_scale = 0.01 * self.rng.uniform(0.8, 1.2, cout)
+        w = self.rng.integers(-127, 128, [cout, k, k, cin], dtype=np.int8)
+        wt = self.m.tensor([cout, k, k, cin], np.int8, w_scale, np.zeros(cout, int), w, 0)
+        bias = self.rng.integers(-2000, 2001, cout, dtype=np.int32)
+        bt = self.m.tensor([cout], np.int32, x[1] * w_scale, np.zeros(cout, int), bias)
+        y = self.act(out, x[1] * 0.01 * acc_spread / 40, 4, 40.0)
+        o = S.TransposeConvOptionsT()
+        o.padding, o.strideH, o.strideW = S.Padding.SAME, stride, stride
+        self.m.op(O.TRANSPOSE_CONV, [shape, wt, x[0], bt], [y[0]], S.BuiltinOptions.TransposeConvOptions, o,
+                  version=3)
+        return y
+
+    def float_head(self, shape, units):
+        """A float32 network input through a float32 FULLY_CONNECTED and SOFTMAX to a float32 output: Vela
+        leaves float operators on the CPU."""
+        m = self.m
+        xf = m.tensor(shape, np.float32, None, None)
+        m.inputs.append(xf)
+        n = int(np.prod(shape))
+        wt = m.tensor([units, n], np.float32, None, None,
+                      self.rng.normal(0, 1 / np.sqrt(n), [units, n]).astype(np.float32))
+        bt = m.tensor([units], np.float32, None, None, self.rng.normal(0, 0.1, units).astype(np.float32))
+        h = m.tensor([1, units], np.float32, None, None)
+        o = S.FullyConnectedOptionsT()
+        o.fusedActivationFunction = ACT["relu"]
+        m.op(O.FULLY_CONNECTED, [xf, wt, bt], [h], S.BuiltinOptions.FullyConnectedOptions, o)
+        y = m.tensor([1, units], np.float32, None, None)
+        so = S.SoftmaxOptionsT()
+        so.beta = 1.0
+        m.op(O.SOFTMAX, [h], [y], S.BuiltinOptions.SoftmaxOptions, so)
+        m.outputs.append(y)
 
     def gather(self, x, indices, axis):
         """GATHER of x's slices `indices` along `axis` (left on the CPU by Vela)."""
@@ -388,6 +442,29 @@ def lstm_int16(rng):
     return n, "u65-256"
 
 
+def cpu_parts(rng):
+    """Host and NPU parts interleaved, several inputs and outputs and a tensor shared between them: a
+    convolution whose output is both a network output (through average pooling on the NPU) and the input
+    of a MEAN over depth on the CPU, a convolution of that mean, and a float32 FULLY_CONNECTED and SOFTMAX
+    head on a second input, all on the CPU."""
+    n = Net(rng)
+    a = n.conv(n.input([1, 12, 12, 8]), 8, act="relu")
+    n.output(n.pool(a, O.AVERAGE_POOL_2D, k=3))
+    n.output(n.conv(n.mean_depth(a), 4))
+    n.float_head([1, 24], 6)
+    return n, "u65-256"
+
+
+def transpose_conv_cpu(rng):
+    """A stride-3 TRANSPOSE_CONV whose output shape is a network input, between two convolutions: Vela
+    leaves it on the CPU, so the network is two ethos-u operators with it between."""
+    n = Net(rng)
+    y = n.conv(n.input([1, 6, 6, 8]), 8, act="relu")
+    y = n.transpose_conv(y, 6)
+    n.output(n.conv(y, 4, k=1))
+    return n, "u65-512"
+
+
 def mobilenet_v1_vww(rng):
     """MLCommons Tiny's visual wake words person detector: MobileNetV1 at width 0.25 on a 96x96 RGB
     image (a 3x3 stride-2 convolution to 8 channels, 13 depthwise-separable blocks, ReLU6 throughout),
@@ -405,9 +482,11 @@ NETWORKS = {"demo": demo, "residual_add": residual, "conv_dw_u65_512": u65_512, 
             "two_inputs_two_outputs": two_inputs_two_outputs, "mobilenet_v2_sized": mobilenet,
             "ds_cnn_kws": ds_cnn_kws, "resnet8_cifar": resnet8_cifar, "fc_autoencoder": fc_autoencoder,
             "mobilenet_v1_vww": mobilenet_v1_vww, "float_io": float_io, "channel_gather": channel_gather,
-            "lstm_int16": lstm_int16, "add_chain": add_chain}
+            "lstm_int16": lstm_int16, "add_chain": add_chain, "cpu_parts": cpu_parts,
+            "transpose_conv_cpu": transpose_conv_cpu}
 # The operators Vela leaves on the CPU in each network that has any (npu-sim runs them on the host).
-ON_CPU = {"float_io": ["QUANTIZE", "DEQUANTIZE"], "channel_gather": ["GATHER"]}
+ON_CPU = {"float_io": ["QUANTIZE", "DEQUANTIZE"], "channel_gather": ["GATHER"],
+          "cpu_parts": ["FULLY_CONNECTED", "SOFTMAX", "MEAN"], "transpose_conv_cpu": ["TRANSPOSE_CONV"]}
 
 
 OPERATOR_NAMES = {v: k for k, v in vars(S.BuiltinOperator).items() if not k.startswith("_")}
@@ -446,7 +525,8 @@ def main():
         shutil.rmtree(OUT / name, ignore_errors=True)
         rng = np.random.default_rng([args.seed, *name.encode()])
         net, config = NETWORKS[name](rng)
-        xs = [network_input(rng, net.m.tensors[t]) for t in net.m.inputs]
+        xs = [net.fixed_inputs[t] if t in net.fixed_inputs else network_input(rng, net.m.tensors[t])
+              for t in net.m.inputs]
         expected = micro_reference(net, xs)
         source = net.m.to_bytes()
         compiled = compile_bytes(source, config)

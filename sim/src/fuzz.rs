@@ -45,6 +45,12 @@ pub struct Tally {
     pub refused: BTreeMap<&'static str, u64>,
     /// Kernel operations run by both models in the cases that agreed.
     pub kernel_ops: u64,
+    /// The cases that agreed by the stream checker's verdict: passed, or
+    /// the rule it refused them for.
+    pub checker: BTreeMap<&'static str, u64>,
+    /// Bytes the bounds watcher saw the RTL touch, every one inside the
+    /// checker's ranges.
+    pub watched_bytes: u64,
     pub findings: Vec<Finding>,
     /// Every case run, in order.
     pub results: Vec<CaseResult>,
@@ -79,10 +85,15 @@ pub fn run(
         let started = Instant::now();
         let case = Generator::case(seed, index);
         let (passed, detail) = match judge(&case) {
-            Verdict::Agree(how, kernel_ops) => {
-                *tally.agreed.entry(how).or_default() += 1;
-                tally.kernel_ops += kernel_ops as u64;
-                (true, format!("agreed, stopped by {how}"))
+            Verdict::Agree(a) => {
+                *tally.agreed.entry(a.how).or_default() += 1;
+                tally.kernel_ops += a.kernel_ops as u64;
+                let checker = a
+                    .refused_by_checker
+                    .map_or("passed", |kind| kind.describe());
+                *tally.checker.entry(checker).or_default() += 1;
+                tally.watched_bytes += a.watched_bytes;
+                (true, format!("agreed, stopped by {}", a.how))
             }
             Verdict::Refused(why) => {
                 *tally.refused.entry(why).or_default() += 1;

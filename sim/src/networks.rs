@@ -20,6 +20,13 @@ pub struct BundledNetwork {
     pub expected: Vec<PathBuf>,
 }
 
+impl BundledNetwork {
+    /// Its input files' bytes, in input order.
+    pub fn read_inputs(&self) -> std::io::Result<Vec<Vec<u8>>> {
+        self.inputs.iter().map(std::fs::read).collect()
+    }
+}
+
 /// `dir/<stem>.bin` if it exists, else `dir/<stem>0.bin`, `dir/<stem>1.bin`, ...
 fn numbered_files(dir: &Path, stem: &str) -> Vec<PathBuf> {
     let single = dir.join(format!("{stem}.bin"));

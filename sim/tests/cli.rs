@@ -108,3 +108,61 @@ fn compare_names_wrong_arguments() {
     let (ok, out) = npu_sim(&[Path::new("compare"), &network]);
     assert!(!ok && out.contains("give its inputs with --input"), "{out}");
 }
+
+#[test]
+fn check_gives_a_network_s_ranges_and_refuses_what_reaches_outside() {
+    let model = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../model/tests/fixtures/networks/residual_add/model_vela.tflite");
+    let check = |extra: &[&str]| {
+        let mut args: Vec<&Path> = vec![Path::new("check"), &model];
+        args.extend(extra.iter().map(Path::new));
+        npu_sim(&args)
+    };
+    let (ok, out) = check(&[]);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("0x023c NPU_OP_ELEMENTWISE ADD") && out.contains("PASSED"),
+        "{out}"
+    );
+    // Region 1 (the arena) cut to 0x800 bytes: the ADD's OFM is outside.
+    let (ok, out) = check(&["--region-size", "1=0x800"]);
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("REFUSED: command at byte 0x23c") && out.contains("byte 0x800"),
+        "{out}"
+    );
+    let (ok, json) = check(&["--json"]);
+    assert!(ok, "{json}");
+    let parsed: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    let ops = parsed[0]["passed"]["operations"]
+        .as_array()
+        .expect("operations");
+    assert_eq!(ops.len(), 4, "{json}");
+    assert_eq!(ops[3]["accesses"][2]["role"], "ofm", "{json}");
+    // Bad arguments name the problem.
+    let (ok, out) = check(&["--region-size", "9=16"]);
+    assert!(!ok && out.contains("a region is 0-7"), "{out}");
+    let (ok, out) = npu_sim(&[Path::new("check"), Path::new("/nonexistent.bin")]);
+    assert!(!ok && out.contains("reading /nonexistent.bin"), "{out}");
+}
+
+#[test]
+fn check_with_the_kernel_policy_refuses_an_irq() {
+    // NPU_OP_IRQ, NPU_OP_STOP.
+    let words: [u32; 2] = [0x0000_0001, 0xffff_0000];
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let stream = temp("irq.bin", &bytes);
+    let (ok, out) = npu_sim(&[Path::new("check"), &stream]);
+    assert!(ok, "{out}");
+    let (ok, out) = npu_sim(&[
+        Path::new("check"),
+        &stream,
+        Path::new("--policy"),
+        Path::new("kernel"),
+    ]);
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("the kernel policy refuses NPU_OP_IRQ"),
+        "{out}"
+    );
+}

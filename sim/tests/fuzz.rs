@@ -20,8 +20,8 @@ fn random_streams_agree_on_the_golden_model_and_the_rtl() {
     let save = std::env::temp_dir().join("npu-fuzz-ci");
     let tally = run(seed, CI_STREAMS, Shard::WHOLE, Some(&save), &mut |_, _| {}).unwrap();
     println!(
-        "agreed {:?}, refused {:?}, {} kernel operations",
-        tally.agreed, tally.refused, tally.kernel_ops
+        "agreed {:?}, refused {:?}, {} kernel operations; stream checker {:?}, {} bytes watched",
+        tally.agreed, tally.refused, tally.kernel_ops, tally.checker, tally.watched_bytes
     );
     for f in &tally.findings {
         println!("DISAGREEMENT {f}");
@@ -44,6 +44,14 @@ fn random_streams_agree_on_the_golden_model_and_the_rtl() {
         tally.kernel_ops * 8 > CI_STREAMS,
         "only {} kernel operations ran",
         tally.kernel_ops
+    );
+    // The bounds watcher held every run (a byte outside is a disagreement),
+    // and the checker passes streams of both kinds.
+    assert!(tally.watched_bytes > 0, "the bounds watcher saw no traffic");
+    assert!(
+        tally.checker.contains_key("passed"),
+        "the stream checker passed none: {:?}",
+        tally.checker
     );
     let ran: u64 = tally.agreed.values().sum();
     assert!(

@@ -8,9 +8,9 @@
 //! expects (`npu_arch::command::DMA_KERNELS_AHEAD`). `tanh_softmax` has an
 //! int8 softmax (its exponentials summed by an int32 REDUCE_SUM);
 //! `mobilenet_v2_sized` has MobileNetV2's feature-map sizes and its final
-//! 7x7x1280 MEAN (about 350,000 NPU cycles). `float_io` and `channel_gather`
-//! have operators Vela left on the CPU, which the host runs between the
-//! `ethos-u` operators' runs.
+//! 7x7x1280 MEAN (about 350,000 NPU cycles). `float_io`, `channel_gather`,
+//! `cpu_parts` and `transpose_conv_cpu` have operators Vela left on the CPU,
+//! which the host runs between the `ethos-u` operators' runs.
 
 use npu_model::job::GoldenBackend;
 use npu_model::state::OpRecord;
@@ -248,6 +248,41 @@ fn a_gather_between_two_ethos_u_operators_runs_bit_exact_on_the_rtl() {
     // Rows in the model's order: each ethos-u operator's convolution, the host's GATHER between.
     let kinds: Vec<&str> = golden.iter().map(|g| g.kind.as_str()).collect();
     assert_eq!(kinds, ["NPU_OP_CONV", "GATHER", "NPU_OP_CONV"]);
+}
+
+/// Host and NPU parts interleaved: two inputs, three outputs, a tensor the
+/// NPU writes that the host's MEAN and the NPU's pooling both read, and a
+/// float32 head wholly on the host.
+#[test]
+fn host_and_npu_parts_in_any_order_run_bit_exact_on_the_rtl() {
+    let (text, golden) = runs_bit_exact(
+        "cpu_parts",
+        &["input0.bin", "input1.bin"],
+        &["expected0.bin", "expected1.bin", "expected2.bin"],
+    );
+    let host: Vec<&str> = golden
+        .iter()
+        .filter(|g| g.on_cpu)
+        .map(|g| g.kind.as_str())
+        .collect();
+    assert_eq!(host, ["FULLY_CONNECTED", "SOFTMAX", "MEAN"]);
+    for row in ["MEAN (CPU)", "SOFTMAX (CPU)", "3 on the host"] {
+        assert!(text.contains(row), "{row} missing from: {text}");
+    }
+}
+
+/// A TRANSPOSE_CONV whose output shape is a network input runs on the host
+/// between two ethos-u operators.
+#[test]
+fn a_transpose_conv_on_the_host_runs_bit_exact_on_the_rtl() {
+    let (text, golden) = runs_bit_exact(
+        "transpose_conv_cpu",
+        &["input0.bin", "input1.bin"],
+        &["expected.bin"],
+    );
+    assert!(text.contains("2 ethos-u operators"), "{text}");
+    let kinds: Vec<&str> = golden.iter().map(|g| g.kind.as_str()).collect();
+    assert_eq!(kinds, ["NPU_OP_CONV", "TRANSPOSE_CONV", "NPU_OP_CONV"]);
 }
 
 #[test]

@@ -183,21 +183,25 @@ pub struct BlockdepChecker {
 }
 
 /// The write bursts of one port, paired with their data (AXI4 keeps W in
-/// AW order) for the bytes their strobes write.
+/// AW order) for the bytes their strobes write; the BLOCKDEP checker keeps
+/// them until their responses.
 #[derive(Default)]
-struct PortWrites {
+pub(crate) struct PortWrites {
     /// Accepted addresses awaiting data: (ID, address, size).
     addresses: VecDeque<(u8, u64, u8)>,
     /// The strobes of the burst whose data is arriving, and of complete
     /// bursts awaiting their address.
     beats: Vec<u16>,
     data: VecDeque<Vec<u16>>,
+    /// Bursts with both address and data, not yet taken: (ID, bytes).
+    paired: VecDeque<(u8, Vec<Range<u64>>)>,
     /// Bytes each burst writes, awaiting its response, by ID, oldest first.
     unanswered: HashMap<u8, VecDeque<Vec<Range<u64>>>>,
 }
 
 impl PortWrites {
-    fn edge(&mut self, s: &AxiSignals) {
+    /// Takes one clock edge's handshakes.
+    pub(crate) fn edge(&mut self, s: &AxiSignals) {
         if s.aw_fire() {
             self.addresses.push_back((s.awid, s.awaddr, s.awsize));
         }
@@ -210,7 +214,19 @@ impl PortWrites {
         while !self.addresses.is_empty() && !self.data.is_empty() {
             let (id, address, size) = self.addresses.pop_front().expect("checked");
             let strobes = self.data.pop_front().expect("checked");
-            let bytes = strobed_bytes(address, size, &strobes);
+            self.paired
+                .push_back((id, strobed_bytes(address, size, &strobes)));
+        }
+    }
+
+    /// The bytes of the next burst whose address and data are both in.
+    pub(crate) fn completed(&mut self) -> Option<Vec<Range<u64>>> {
+        self.paired.pop_front().map(|(_, bytes)| bytes)
+    }
+
+    /// Moves the paired bursts to await their responses.
+    fn await_responses(&mut self) {
+        while let Some((id, bytes)) = self.paired.pop_front() {
             self.unanswered.entry(id).or_default().push_back(bytes);
         }
     }
@@ -274,6 +290,7 @@ impl BlockdepChecker {
         }
         let writes = &mut self.writes[port];
         writes.edge(s);
+        writes.await_responses();
         if s.b_fire() {
             let bytes = writes.answered(s.bid).ok_or_else(|| {
                 format!("BLOCKDEP checker: a write response on M{port} before its burst's data")
@@ -338,7 +355,7 @@ impl BlockdepChecker {
 }
 
 /// The bytes an incrementing burst covers.
-fn burst(address: u64, len: u8, size: u8) -> Range<u64> {
+pub(crate) fn burst(address: u64, len: u8, size: u8) -> Range<u64> {
     let step = 1u64 << size;
     let first = address & !(step - 1);
     address..first + (u64::from(len) + 1) * step

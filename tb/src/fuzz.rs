@@ -28,7 +28,7 @@
 use crate::axi::CompleterConfig;
 use crate::conv_jobs::{point_fm, set_blockdep, ConvKind, ConvSpec, FmRole};
 use crate::elementwise_jobs::ElementwiseSpec;
-use crate::rtl_backend::RtlBackend;
+use crate::rtl_backend::{job_check_options, RtlBackend};
 use anyhow::Result;
 use npu_arch::command::{
     encode_word, CmdKind, DmaRegionMode, DmaStrideMode, Opcode, PoolingMode, COMMANDS, FORMAT_CMD0,
@@ -37,6 +37,7 @@ use npu_arch::command::{
 use npu_arch::config::NpuConfig;
 use npu_arch::limits::BLOCKDEP_MAX;
 use npu_arch::regs::REGION_COUNT;
+use npu_model::check::{check_stream, RefusalKind};
 use npu_model::cmdstream::{disassemble_words, Command};
 use npu_model::compare::{difference, outcome, summary};
 use npu_model::job::{Backend, BackendRun, GoldenBackend, Job, JobError};
@@ -587,16 +588,30 @@ impl Generator {
 /// How a case ended on the two models.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
-    /// Both ran it and agree; how it ended (see [`outcome`]), and the
-    /// kernel operations they ran.
-    Agree(&'static str, usize),
+    /// Both ran it and agree.
+    Agree(Agreement),
     /// The job runner refused it before running (on both models alike), for
     /// this kind of reason.
     Refused(&'static str),
     Disagree(String),
 }
 
-/// Runs a case on both models and compares.
+/// A case both models ran alike.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Agreement {
+    /// How the runs ended (see [`outcome`]).
+    pub how: &'static str,
+    pub kernel_ops: usize,
+    /// The stream checker's verdict on the stream: `None` where it passes,
+    /// else the rule it breaks (the bounds watcher then held the RTL to
+    /// the operations before the refused command).
+    pub refused_by_checker: Option<RefusalKind>,
+    /// Bytes the RTL read and wrote, every one inside the checker's ranges.
+    pub watched_bytes: u64,
+}
+
+/// Runs a case on both models and compares; the RTL runs under the bounds
+/// watcher.
 pub fn judge(case: &Case) -> Verdict {
     let job = case.job();
     if let Err(JobError::Refused(ModelError::Command { error, .. })) = job.check() {
@@ -612,12 +627,19 @@ pub fn judge(case: &Case) -> Verdict {
         axi_seed: Some(case.axi_seed),
         ..RtlBackend::default()
     };
-    let rtl = run_caught(&mut rtl, &job);
-    match (golden, rtl) {
-        (Ok(g), Ok(r)) => difference(&g, &r).map_or(
-            Verdict::Agree(outcome(&g), g.ops.values().sum()),
-            Verdict::Disagree,
-        ),
+    let rtl_run = run_caught(&mut rtl, &job);
+    match (golden, rtl_run) {
+        (Ok(g), Ok(r)) => match difference(&g, &r) {
+            Some(d) => Verdict::Disagree(d),
+            None => Verdict::Agree(Agreement {
+                how: outcome(&g),
+                kernel_ops: g.ops.values().sum(),
+                refused_by_checker: check_stream(&job.command_stream, &job_check_options(&job))
+                    .err()
+                    .map(|r| r.kind),
+                watched_bytes: rtl.bounds.as_ref().map_or(0, |b| b.touched()),
+            }),
+        },
         (g, r) => Verdict::Disagree(format!(
             "golden: {}; rtl: {}",
             g.map_or_else(|e| e, |r| summary(&r)),

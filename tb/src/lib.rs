@@ -8,6 +8,7 @@ pub mod axi;
 pub mod bench_filter;
 pub mod block;
 pub mod blockdep;
+pub mod bounds;
 pub mod conv_jobs;
 pub mod driver;
 pub mod elementwise_jobs;

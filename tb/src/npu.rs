@@ -8,6 +8,7 @@ use crate::axi::{
     CompleterConfig, Counters,
 };
 use crate::blockdep::BlockdepChecker;
+use crate::bounds::BoundsWatcher;
 use crate::layer_probe::{LayerProbe, AXI_LIMIT_SIGNALS};
 use crate::q_channel::{QChannel, QChecker, QState};
 use crate::seed::seed;
@@ -79,6 +80,18 @@ impl Waveform {
 
 /// One AXI manager port bound to its memory completer and protocol monitor.
 /// Both act only on CLK edges with the port's ACLKEN high.
+/// The first error `edge` gives for this clock edge's handshakes on the
+/// enabled ports.
+fn first_failure(
+    axi: &[AxiBinding],
+    mut edge: impl FnMut(usize, &AxiSignals) -> Result<(), String>,
+) -> Option<String> {
+    axi.iter()
+        .enumerate()
+        .filter(|(_, a)| a.enabled)
+        .find_map(|(port, a)| edge(port, &a.signals).err())
+}
+
 struct AxiBinding {
     wires: AxiPorts,
     completer: AxiCompleter,
@@ -156,6 +169,7 @@ pub struct NpuTb {
     layer_probe: Option<LayerProbe>,
     /// Fails any IFM read BLOCKDEP forbids while attached ([`NpuTb::watch_blockdep`]).
     blockdep: Option<BlockdepChecker>,
+    bounds: Option<BoundsWatcher>,
     vcd: Option<PathBuf>,
     irq: PortId,
     /// AXI_LIMIT0-3 in the register file: the monitors check what they hold.
@@ -206,6 +220,7 @@ impl NpuTb {
             q_checkers,
             layer_probe: None,
             blockdep: None,
+            bounds: None,
             vcd: waveform.map(|w| w.path),
         };
         tb.hard_reset(false, false);
@@ -331,6 +346,17 @@ impl NpuTb {
         self.blockdep = None;
     }
 
+    /// Checks every following AXI access against the stream checker's
+    /// ranges ([`BoundsWatcher`]) until [`NpuTb::take_bounds_watcher`].
+    pub fn watch_bounds(&mut self, watcher: BoundsWatcher) {
+        self.bounds = Some(watcher);
+    }
+
+    /// Detaches the bounds watcher, with what it saw.
+    pub fn take_bounds_watcher(&mut self) -> Option<BoundsWatcher> {
+        self.bounds.take()
+    }
+
     pub fn take_layer_probe(&mut self) -> Option<LayerProbe> {
         self.layer_probe.take()
     }
@@ -422,17 +448,17 @@ impl NpuTb {
                 self.fail(&e);
             }
         }
-        if let Some(checker) = &mut self.blockdep {
-            let cycle = self.model.cycle();
-            let failed = self
-                .axi
-                .iter()
-                .enumerate()
-                .filter(|(_, a)| a.enabled)
-                .find_map(|(port, a)| checker.edge(port, &a.signals, cycle).err());
-            if let Some(e) = failed {
-                self.fail(&e);
-            }
+        let cycle = self.model.cycle();
+        let failed = [
+            self.blockdep
+                .as_mut()
+                .and_then(|c| first_failure(&self.axi, |p, s| c.edge(p, s, cycle))),
+            self.bounds
+                .as_mut()
+                .and_then(|w| first_failure(&self.axi, |p, s| w.edge(p, s, cycle))),
+        ];
+        if let Some(e) = failed.into_iter().flatten().next() {
+            self.fail(&e);
         }
         if let Some(probe) = &mut self.layer_probe {
             let by_id = self

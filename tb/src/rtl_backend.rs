@@ -19,6 +19,7 @@
 
 use crate::axi::{AxiPort, CompleterConfig};
 use crate::blockdep::BlockdepChecker;
+use crate::bounds::{BoundsWatcher, SlackTally};
 use crate::driver::DriverError;
 use crate::driver::{self, AxiSettings, Inference, DEFAULT_MAX_CYCLES, HOST_PPROT};
 use crate::npu::{NpuTb, Waveform};
@@ -26,6 +27,7 @@ use crate::shram::shram_contents;
 use anyhow::{bail, Context, Result};
 use npu_arch::regs::{self, counter_port, FaultingChannel};
 use npu_hw::dma::OFM_WRITE_ID;
+use npu_model::check::{accesses_before_refusal, CheckOptions, Policy};
 use npu_model::cmdstream::stop_ends_at;
 use npu_model::footprint::{BlockFootprints, Span};
 use npu_model::job::{block_footprints, Backend, BackendRun, GoldenBackend, Job};
@@ -109,6 +111,15 @@ pub struct RtlBackend {
     pub runs: usize,
     /// Check every IFM read against NPU_SET_BLOCKDEP ([`BlockdepChecker`]).
     pub check_blockdep: bool,
+    /// Check every AXI access against the stream checker's ranges for the
+    /// job's regions ([`BoundsWatcher`]; for a stream the checker refuses,
+    /// the ranges of the operations before the refused command).
+    pub check_bounds: bool,
+    /// The last run's bounds watcher: what the checker allowed and the run
+    /// touched.
+    pub bounds: Option<BoundsWatcher>,
+    /// The checker's slack over every run so far ([`BoundsWatcher::slack`]).
+    pub slack: SlackTally,
 }
 
 /// `path` for run `k`: itself for the first, `NAME.k.EXT` after.
@@ -140,6 +151,9 @@ impl Default for RtlBackend {
             timeline: None,
             runs: 0,
             check_blockdep: true,
+            check_bounds: true,
+            bounds: None,
+            slack: SlackTally::default(),
         }
     }
 }
@@ -243,6 +257,10 @@ impl RtlBackend {
         if self.check_blockdep {
             tb.watch_blockdep(blockdep_checker(job, &block_footprints(job)?));
         }
+        self.bounds = None;
+        if self.check_bounds {
+            tb.watch_bounds(bounds_watcher(job, &inference.base_addresses));
+        }
         if records.is_some() {
             tb.watch_layers()?;
             if self.timeline.is_some() {
@@ -252,6 +270,10 @@ impl RtlBackend {
         let result = driver::invoke_async(&mut tb, &inference)
             .and_then(|running| driver::wait_with_progress(&mut tb, running, progress));
         drain(&mut tb, self.max_cycles);
+        self.bounds = tb.take_bounds_watcher();
+        if let Some(watcher) = &self.bounds {
+            self.slack.add(watcher);
+        }
         let idle = tb.axi_idle();
         let quiet = tb.get("CLKQACTIVE") == 0;
         let run = self.last.insert(tb);
@@ -317,6 +339,36 @@ impl RtlBackend {
             rtl_run.layers = layers;
         }
         Ok(rtl_run)
+    }
+}
+
+/// The bounds watcher of a run of `job`: the stream checker's ranges for
+/// its regions' sizes, at the AXI addresses of the driver's
+/// `base_addresses`. For a stream the checker refuses, what the NPU may
+/// touch before it stops ([`accesses_before_refusal`]).
+pub fn bounds_watcher(job: &Job, base_addresses: &[u64]) -> BoundsWatcher {
+    let (check, _) = accesses_before_refusal(&job.command_stream, &job_check_options(job));
+    // A region the driver programs no base pointer for keeps its reset
+    // value, 0.
+    let address = |region: usize, offset: i64| {
+        let base = base_addresses.get(region).copied().unwrap_or(0);
+        base.wrapping_add(offset as u64)
+    };
+    let stream = COMMAND_STREAM_BASE..COMMAND_STREAM_BASE + job.command_stream.len() as u64;
+    BoundsWatcher::new(&check, &address, stream)
+}
+
+/// The stream checker's options for `job`: its configuration and its
+/// regions' sizes.
+pub fn job_check_options(job: &Job) -> CheckOptions {
+    CheckOptions {
+        config: job.config.clone(),
+        region_sizes: job
+            .regions
+            .iter()
+            .map(|(&k, bytes)| (k, bytes.len() as u64))
+            .collect(),
+        policy: Policy::Npu,
     }
 }
 

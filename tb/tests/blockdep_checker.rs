@@ -55,18 +55,7 @@ fn read(c: &mut BlockdepChecker, address: u64) -> Result<(), String> {
 
 /// A one-beat OFM write of `address` with `strobe`, answered.
 fn write(c: &mut BlockdepChecker, address: u64, strobe: u16) {
-    let beat = AxiSignals {
-        awvalid: true,
-        awready: true,
-        awid: OFM_ID,
-        awaddr: address,
-        awsize: 4,
-        wvalid: true,
-        wready: true,
-        wstrb: strobe,
-        wlast: true,
-        ..AxiSignals::default()
-    };
+    let beat = AxiSignals::one_beat_write(OFM_ID, address, strobe);
     let response = AxiSignals {
         bvalid: true,
         bready: true,

@@ -31,6 +31,7 @@ pub mod host;
 
 pub use host::HostOperator;
 
+use crate::check;
 use crate::job::{describe_status, Backend, BackendRun, Job};
 use crate::payload::{DriverAction, DriverPayload};
 use crate::state::{HostTensors, OpRecord};
@@ -554,6 +555,36 @@ impl VelaModel {
         Ok(())
     }
 
+    /// Each `ethos-u` operator's command stream checked
+    /// ([`check::check_stream`]) with the regions the driver gives it.
+    pub fn check(
+        &self,
+        config: &NpuConfig,
+        policy: check::Policy,
+    ) -> Result<Vec<check::StreamCheck>> {
+        self.npu_operators()
+            .map(|op| {
+                let options = check::CheckOptions {
+                    config: config.clone(),
+                    region_sizes: self.region_sizes(op),
+                    policy,
+                };
+                check::check_stream(&op.stream_bytes(), &options)
+                    .with_context(|| format!("operator {} ({ETHOS_U})", op.index))
+            })
+            .collect()
+    }
+
+    /// The regions the driver gives `op`, by size: the read-only tensor,
+    /// the arena and the fast scratch.
+    pub fn region_sizes(&self, op: &NpuOperator) -> BTreeMap<usize, u64> {
+        BTreeMap::from([
+            (READ_ONLY_REGION, op.read_only.len() as u64),
+            (ARENA_REGION, self.arena_size as u64),
+            (FAST_SCRATCH_REGION, self.fast_scratch_size as u64),
+        ])
+    }
+
     /// The `ethos-u` operators, in order.
     pub fn npu_operators(&self) -> impl Iterator<Item = &NpuOperator> {
         self.steps.iter().filter_map(|s| match s {
@@ -702,6 +733,7 @@ impl VelaModel {
         let mut done = 0;
         let mut whole = BackendRun::default();
         let mut npu_runs = Vec::new();
+        let mut host_time = std::time::Duration::ZERO;
         for step in &self.steps {
             match step {
                 Step::Npu(op) => {
@@ -735,7 +767,9 @@ impl VelaModel {
                     npu_runs.push(NpuRun { job, run });
                 }
                 Step::Cpu(op) => {
+                    let start = std::time::Instant::now();
                     op.run(&mut values)?;
+                    host_time += start.elapsed();
                     whole.layers.push(OpRecord {
                         kind: op.name.clone(),
                         on_cpu: true,
@@ -760,6 +794,7 @@ impl VelaModel {
             run: whole,
             npu_runs,
             outputs,
+            host_time,
         })
     }
 }
@@ -788,6 +823,15 @@ impl Scratch {
 }
 
 impl NpuOperator {
+    /// Its command stream as little-endian bytes.
+    pub fn stream_bytes(&self) -> Vec<u8> {
+        self.payload
+            .command_stream()
+            .into_iter()
+            .flat_map(u32::to_le_bytes)
+            .collect()
+    }
+
     /// The `ethos-u` operator `index` with `operands` and `results`, its
     /// arena tensors placed by `plan`.
     fn parse(
@@ -947,6 +991,8 @@ pub struct NetworkRun {
     pub npu_runs: Vec<NpuRun>,
     /// One per network output, in order.
     pub outputs: Vec<Vec<u8>>,
+    /// Wall time the host's operators took.
+    pub host_time: std::time::Duration,
 }
 
 /// One `ethos-u` operator's job, as the network laid it out, and its run.
@@ -1076,6 +1122,34 @@ mod tests {
         bytes.truncate(bytes.len() - 1);
         let err = VelaModel::parse(&bytes).expect_err("cut short");
         assert!(format!("{err:#}").contains("outside the file"), "{err:#}");
+    }
+
+    /// An operator the host does not run is refused when the model loads:
+    /// the message names the operator, its index and the type.
+    #[test]
+    fn refusals_name_the_operator_its_index_and_the_type() {
+        const DEMO: &[u8] = include_bytes!("../../tests/fixtures/networks/demo/model.tflite");
+        let refusal = |ty: fb::TensorType| {
+            let mut model = owned(DEMO);
+            let sg = &mut model.subgraphs.as_mut().expect("subgraphs")[0];
+            let input = sg.inputs.as_ref().expect("inputs")[0] as usize;
+            sg.tensors.as_mut().expect("tensors")[input].type_ = ty;
+            format!(
+                "{:#}",
+                VelaModel::parse(&serialise(&model)).expect_err("refused")
+            )
+        };
+        let msg = refusal(fb::TensorType::Int32);
+        assert!(
+            msg.contains("1 of the operators") && msg.contains("operator 0 (CONV_2D): input 0"),
+            "{msg}"
+        );
+        assert!(msg.contains("is INT32; the host's CONV_2D takes"), "{msg}");
+        let msg = refusal(fb::TensorType::Float16);
+        assert!(
+            msg.contains("operator 0 (CONV_2D)") && msg.contains("FLOAT16"),
+            "{msg}"
+        );
     }
 
     #[test]

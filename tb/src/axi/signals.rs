@@ -52,6 +52,23 @@ pub struct AxiSignals {
 }
 
 impl AxiSignals {
+    /// A write burst of one 16-byte beat to `address` with `strobe`,
+    /// address and data handshaking on the same edge (for checker tests).
+    pub fn one_beat_write(id: u8, address: u64, strobe: u16) -> AxiSignals {
+        AxiSignals {
+            awvalid: true,
+            awready: true,
+            awid: id,
+            awaddr: address,
+            awsize: 4,
+            wvalid: true,
+            wready: true,
+            wstrb: strobe,
+            wlast: true,
+            ..AxiSignals::default()
+        }
+    }
+
     pub fn aw_fire(&self) -> bool {
         self.awvalid && self.awready
     }

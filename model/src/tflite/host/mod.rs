@@ -344,11 +344,7 @@ impl HostOperator {
                 .find(|s| s.name == op.name)
                 .map(|s| (f, s))
         }) else {
-            bail!(
-                "{} is none of the host's operators ({})",
-                op.name,
-                supported().map(|s| s.name).collect::<Vec<_>>().join(", ")
-            );
+            bail!("the host has no kernel for {}", op.name);
         };
         let key = op.input(support.key_input)?;
         if !support.types.contains(&key.element) {

@@ -2,6 +2,7 @@
 //! or the RTL, and disassemble or assemble command streams.
 
 #[cfg(feature = "rtl")]
+mod check;
 mod rtl;
 
 use anyhow::{bail, ensure, Context, Result};
@@ -83,6 +84,12 @@ enum Command {
         /// Stream file.
         file: PathBuf,
     },
+    /// Check a command stream before it runs: the byte ranges each kernel
+    /// operation and DMA may read and write in each region, their union, and
+    /// a verdict against the regions' sizes; refuse (exit non-zero) a stream
+    /// that reaches outside them, uses registers it never set, or that the
+    /// NPU would refuse, naming the command and the first byte outside.
+    Check(check::CheckArgs),
     /// Run random command streams on the golden model and the RTL and compare
     /// them; shrink and print every disagreement.
     #[cfg(feature = "rtl")]
@@ -246,6 +253,8 @@ fn run_tflite(args: &TfliteArgs, backend: &mut dyn Backend, waveform_hint: &str)
         Some(name) => NpuConfig::by_name(name).map_err(|_| {
             anyhow::anyhow!("{name}: unknown configuration (known: u65-256, u65-512)")
         })?,
+        // A model without ethos-u operators runs wholly on the host.
+        None if vela.config_word().is_none() => NpuConfig::u65_256(),
         None => vela.config()?,
     };
     let names: Vec<&str> = vela.outputs.iter().map(|t| t.name.as_str()).collect();
@@ -275,7 +284,10 @@ fn run_tflite(args: &TfliteArgs, backend: &mut dyn Backend, waveform_hint: &str)
         "{}: {}, {} ethos-u operators ({} bytes of command stream), {} on the host{}, running on {}",
         network.display(),
         vela.config_word()
-            .map_or_else(|| "no ethos-u operator".into(), |w| format!("compiled for {}", describe_config(w))),
+            .map_or_else(
+                || "no ethos-u operator: every operator runs on the host".into(),
+                |w| format!("compiled for {}", describe_config(w))
+            ),
         streams.len(),
         streams.iter().sum::<usize>(),
         vela.cpu_operators().count(),
@@ -380,6 +392,7 @@ fn run(cli: Cli) -> Result<bool> {
         Command::Fuzz(args) => rtl::run_fuzz(args),
         #[cfg(feature = "rtl")]
         Command::Sweep(args) => rtl::run_sweep(args),
+        Command::Check(args) => check::run(&args),
         Command::Disasm { file } => {
             let bytes =
                 std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;

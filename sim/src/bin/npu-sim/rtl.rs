@@ -469,6 +469,13 @@ pub fn run_fuzz(args: FuzzArgs) -> Result<bool> {
     for (why, n) in &tally.refused {
         println!("fuzz: {n} refused for {why}");
     }
+    for (verdict, n) in &tally.checker {
+        println!("fuzz: stream checker: {n} of the streams that agreed: {verdict}");
+    }
+    println!(
+        "fuzz: the bounds watcher saw {} bytes of RTL traffic, none outside the checker's ranges",
+        tally.watched_bytes
+    );
     tally
         .summary(seed, count, shard, outputs.run_id.as_deref())
         .write(outputs.summary.as_deref(), outputs.junit.as_deref())?;
