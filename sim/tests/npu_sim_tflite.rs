@@ -95,9 +95,9 @@ fn refusals_name_the_problem() {
     let cases: [(&str, &str, Vec<&str>, &[&str]); 4] = [
         (
             "demo",
-            "model.tflite",
-            vec!["--output", out],
-            &["left on the CPU", "CONV_2D", "FULLY_CONNECTED"],
+            "model_vela.tflite",
+            vec!["--output", out, "--input", wrong.to_str().unwrap()],
+            &["the network has 1 inputs but 2 were given"],
         ),
         (
             "conv_dw_u65_512",
