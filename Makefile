@@ -77,7 +77,9 @@ runner-alone:
 	@rm -rf build/runner-alone && mkdir -p build && cp -r model/tests/fixtures/jobs/conv_3x3_i8_df build/runner-alone
 	@$(CARGO) run -q -p npu-sim --no-default-features -- run build/runner-alone -q > build/runner-alone.log \
 		|| { cat build/runner-alone.log; exit 1; }
-	@echo "runner-alone: npu-sim builds and runs without its rtl feature, rust-hdl or the hardware crates"
+	@$(CARGO) run -q -p npu-sim --no-default-features -- check model/tests/fixtures/networks/residual_add/model_vela.tflite \
+		> build/runner-alone-check.log || { cat build/runner-alone-check.log; exit 1; }
+	@echo "runner-alone: npu-sim builds, runs a job and checks a stream without its rtl feature, rust-hdl or the hardware crates"
 
 bench: deps
 	$(CARGO) bench -p npu-tb --bench harness

@@ -31,3 +31,9 @@ pub const LUT_SLOT_MAX_32BIT: u64 = 4;
 
 /// TRM 4.6.4 NPU_SET_BLOCKDEP: the block offset k is 0-3.
 pub const BLOCKDEP_MAX: u64 = 3;
+
+/// Kernel operations that may still run when a later command starts: the
+/// one in the datapath and the one queued behind it. Vela's command
+/// streams rely on it (its `max_outstanding_kernels`): a user DMA needs no
+/// NPU_OP_KERNEL_WAIT against an older operation.
+pub const OUTSTANDING_KERNELS_MAX: usize = 2;

@@ -5,10 +5,11 @@
 use crate::check::{Access, OperationAccess, Role};
 use crate::cmdstream::{bytes_to_words, decode_one, Command, StreamError};
 use crate::ops;
-use crate::state::{NpuState, OpError, OpRecord, Outcome, RunStats, NUM_REGIONS};
+use crate::state::{NpuState, OpError, OpRecord, Outcome, RunStats, LUT_BYTES, NUM_REGIONS};
 use npu_arch::command::{CmdKind, DmaRegionMode, DmaStrideMode, Opcode};
 use npu_arch::command::{DMA_CHANNELS, DMA_CORE_MASK_MAX, DMA_DESCRIPTORS};
 use npu_arch::config::NpuConfig;
+use npu_arch::limits::OUTSTANDING_KERNELS_MAX;
 use npu_arch::regs::{self, counter_port, faulting_channel, DRIVER_REGIONCFG};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -329,7 +330,11 @@ impl Npu {
                     )));
                 }
             }
-            Opcode::NpuOpKernelWait => self.state.kernels_drained |= cmd.param == 0,
+            Opcode::NpuOpKernelWait => {
+                self.state.kernels_drained |= cmd.param == 0;
+                let running = &mut self.state.kernels_in_flight;
+                running.drain(..running.len().saturating_sub(cmd.param as usize));
+            }
             Opcode::NpuOpPmuMask => {}
             Opcode::NpuOpConv
             | Opcode::NpuOpDepthwise
@@ -337,6 +342,18 @@ impl Npu {
             | Opcode::NpuOpElementwise => {
                 let (before, macs) = (self.state.memory.traffic(), self.state.stats.macs);
                 let ib_end = self.state.field(Opcode::NpuSetIfmIbEnd, "ib_end_kb") as usize * 1024;
+                let mut uses = vec![0..ib_end as i64];
+                // NPU_SET_ACTIVATION 16-23: a LUT in the last 2 KB (TRM 4.6.4).
+                let activation = self
+                    .state
+                    .field(Opcode::NpuSetActivation, "activation_function");
+                if (16..=23).contains(&activation) {
+                    let size = self.state.shram[0].len() as i64;
+                    uses.push(size - LUT_BYTES as i64..size);
+                }
+                let running = &mut self.state.kernels_in_flight;
+                running.push((cmd.offset, uses));
+                running.drain(..running.len().saturating_sub(OUTSTANDING_KERNELS_MAX));
                 self.state.stats.shram_scratch.push(0..ib_end);
                 let mut record = ops::run_kernel(&mut self.state, cmd)?;
                 *self.state.stats.ops.entry(cmd.op.name()).or_default() += 1;
@@ -531,6 +548,27 @@ impl Npu {
         }
         if internal {
             self.check_shram_rows(dst_region, &dst, len as i64)?;
+            // TRM 4.6.3: the shared buffer holds a running operation's
+            // inputs (its input buffer, its LUT); writing them under the
+            // operation leaves them unknown.
+            for (op, uses) in &self.state.kernels_in_flight {
+                let hit = dst.iter().find_map(|&d| {
+                    let row = d..d + len as i64;
+                    uses.iter()
+                        .find(|u| u.start < row.end && row.start < u.end)
+                        .map(|u| (row.start.max(u.start), row.end.min(u.end)))
+                });
+                if let Some((a, b)) = hit {
+                    return Err(OpError::Unpredictable {
+                        rule: "TRM 4.6.3",
+                        detail: format!(
+                            "a user DMA writes shared-buffer bytes [{a:#x}, {b:#x}) that the \
+                             kernel operation at {op:#x} may still be using (no \
+                             NPU_OP_KERNEL_WAIT between them)"
+                        ),
+                    });
+                }
+            }
         } else {
             if !self.state.accesses {
                 for &d in &dst {

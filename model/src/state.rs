@@ -429,6 +429,12 @@ pub struct NpuState {
     /// An NPU_OP_KERNEL_WAIT 0 came after the last kernel operation: the
     /// next one starts after it has ended, whatever its BLOCKDEP.
     pub(crate) kernels_drained: bool,
+    /// The kernel operations that may still run (the last
+    /// `OUTSTANDING_KERNELS_MAX`; none after an NPU_OP_KERNEL_WAIT 0, the
+    /// last n after NPU_OP_KERNEL_WAIT n): each
+    /// one's offset and the shared-buffer bytes it uses (its input buffer,
+    /// and the LUT area when its activation is a LUT).
+    pub(crate) kernels_in_flight: Vec<(usize, Vec<std::ops::Range<i64>>)>,
 }
 
 impl NpuState {
@@ -446,6 +452,7 @@ impl NpuState {
             given: vec![false; COMMANDS.len()],
             unset_reads: None,
             kernels_drained: false,
+            kernels_in_flight: Vec::new(),
             config,
         }
     }

@@ -427,3 +427,28 @@ fn a_refused_stream_gives_what_the_npu_may_touch_before_it_stops() {
     assert_eq!(names, ["NPU_OP_CONV", "NPU_OP_DMA_START", "NPU_OP_CONV"]);
     assert_eq!(refusal.kind, RefusalKind::Rules);
 }
+
+#[test]
+fn a_dma_into_the_shared_buffer_under_a_running_operation_is_refused() {
+    // Right after the first convolution, 16 bytes into core 0's input
+    // buffer (the convolution's IFM_IB_END is 10 KB).
+    let into_shram = [
+        "NPU_SET_DMA0_SRC_REGION 0",
+        "NPU_SET_DMA0_DST_REGION 257",
+        "NPU_SET_DMA0_SRC 0 0x0",
+        "NPU_SET_DMA0_DST 0 0x100",
+        "NPU_SET_DMA0_LEN 0 0x10",
+        "NPU_OP_DMA_START 0",
+    ];
+    let after_conv = |extra: &[&str]| {
+        let mut commands = extra.to_vec();
+        commands.extend(into_shram);
+        base().before("NPU_SET_DMA0_SRC_REGION", &commands)
+    };
+    after_conv(&[]).refused(
+        RefusalKind::Rules,
+        &["TRM 4.6.3", "[0x100, 0x110)", "kernel operation at 0x124"],
+    );
+    // Once the operation has ended, the DMA is defined.
+    after_conv(&["NPU_OP_KERNEL_WAIT 0"]).passes();
+}

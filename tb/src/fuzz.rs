@@ -413,6 +413,11 @@ impl Generator {
         };
         self.last_ofm = Some(ofm);
         self.regions.extend(regions);
+        // The random items' view of the registers no longer holds for what
+        // the operation set (its LUT's DMA descriptor among them).
+        for c in &commands {
+            self.state.remove(&c.op);
+        }
         let mut commands = commands;
         if commands.last().map(|c| c.op) == Some(Opcode::NpuOpStop) {
             commands.pop();
@@ -563,8 +568,10 @@ impl Generator {
         let mut items = Vec::new();
         for (op, value) in settings {
             // As Vela, skip a value the stream already set; now and then
-            // skip a changed one too, so a stale value is used.
-            let stale = self.rng.gen_bool(0.03);
+            // skip a changed one too, so a stale value a random item set is
+            // used (never a kernel operation's: its LUT DMA writes the
+            // shared buffer, UNPREDICTABLE beside the operation).
+            let stale = self.rng.gen_bool(0.03) && self.state.contains_key(&op);
             if self.state.get(&op) != Some(&value) && !stale {
                 self.state.insert(op, value);
                 items.push(command(op, value));

@@ -79,3 +79,29 @@ fn a_saved_case_loads_as_a_job_and_its_listing_assembles_to_its_stream() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A user DMA into the shared buffer while a kernel operation may still
+/// use it is UNPREDICTABLE (TRM 4.6.3), and the runner refuses it. The
+/// campaign of seed 57057 met it in case 50036 (saved, shrunk, in
+/// `fixtures/fuzz_57057_50036`): a random DMA whose destination stayed the
+/// internal one of the operation's LUT DMA, and the RTL's result differed.
+/// (The generator now keeps its DMAs out of the shared buffer there too.)
+#[test]
+fn a_user_dma_into_the_shared_buffer_beside_an_operation_is_refused() {
+    use npu_model::job::JobError;
+    use npu_model::npu::ModelError;
+    use npu_model::state::OpError;
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fuzz_57057_50036");
+    let job = Job::load(&dir, None).unwrap();
+    match job.check() {
+        Err(JobError::Refused(ModelError::Command {
+            error: OpError::Unpredictable { rule, detail },
+            ..
+        })) => {
+            assert_eq!(rule, "TRM 4.6.3");
+            assert!(detail.contains("kernel operation at 0x178"), "{detail}");
+        }
+        other => panic!("not refused as UNPREDICTABLE: {other:?}"),
+    }
+}

@@ -1,8 +1,8 @@
 //! `npu-sim`: run jobs and Vela-compiled TFLite networks on the golden model
 //! or the RTL, and disassemble or assemble command streams.
 
-#[cfg(feature = "rtl")]
 mod check;
+#[cfg(feature = "rtl")]
 mod rtl;
 
 use anyhow::{bail, ensure, Context, Result};
