@@ -4,6 +4,7 @@
 
 use crate::check::{Access, OperationAccess, Role};
 use crate::cmdstream::{bytes_to_words, decode_one, Command, StreamError};
+use crate::coverage::{self, End};
 use crate::ops;
 use crate::state::{NpuState, OpError, OpRecord, Outcome, RunStats, NUM_REGIONS};
 use npu_arch::command::{CmdKind, DmaRegionMode, DmaStrideMode, Opcode};
@@ -218,6 +219,7 @@ impl Npu {
             }
         }
         // TRM 4.2.2: STATUS.cmd_end_reached; the NPU stops without IRQ.
+        self.record_end(End::EndOfStream);
         self.qread = stream.len();
         self.status.cmd_end_reached = true;
         self.status.running = false;
@@ -227,6 +229,7 @@ impl Npu {
     /// TRM 4.2.2: a parse error sets cmd_parse_error, stops and raises IRQ;
     /// QREAD stays at the refused command.
     fn parse_error(&mut self) {
+        self.record_end(End::ParseError);
         self.status.cmd_parse_error = true;
         self.status.running = false;
         self.status.irq_raised = true;
@@ -237,6 +240,7 @@ impl Npu {
     /// is past the DMA_START that faulted (the hardware may be further on if
     /// commands that do not wait follow it).
     fn bus_error(&mut self, channel: u32, region: usize, next_command: usize) {
+        self.record_end(End::BusError);
         self.status.bus_status = true;
         self.status.faulting_channel = channel;
         // Reads and writes alike go out on the port of the region's counter.
@@ -293,6 +297,7 @@ impl Npu {
             // It ends the command stream wherever it stands: the commands
             // after it are not started, so STATUS.cmd_end_reached (TRM 4.2.2).
             Opcode::NpuOpStop => {
+                self.record_end(End::Stop);
                 self.irq(cmd.param);
                 self.status.cmd_end_reached = true;
                 self.status.running = false;
@@ -353,6 +358,13 @@ impl Npu {
             }
         }
         Ok(Flow::Continue)
+    }
+
+    /// Counts how the run ended in the coverage (not in a rules check).
+    fn record_end(&self, end: End) {
+        if !self.state.rules_only {
+            coverage::end(&self.state.config, end);
+        }
     }
 
     /// NPU_OP_IRQ and NPU_OP_STOP (TRM 4.6.4).
@@ -438,6 +450,16 @@ impl Npu {
             0
         };
         let rows = size0 * size1;
+        if !self.state.rules_only {
+            let dma = coverage::Dma {
+                src: src_stride,
+                dst: dst_stride,
+                core_mask: internal.then_some(dst_region),
+                rows,
+                len,
+            };
+            coverage::dma(&self.state.config, &dma);
+        }
         if len == 0 || rows == 0 {
             return Ok(0);
         }
