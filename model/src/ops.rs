@@ -97,7 +97,7 @@ pub(crate) fn run_kernel(npu: &mut NpuState, command: &Command) -> Result<OpReco
 }
 
 /// TRM 4.8.2 table 4-124: the IFM and OFM types elementwise mode `m` takes.
-pub(crate) fn elementwise_types_allowed(m: ElementwiseMode, i: DType, o: DType) -> bool {
+pub fn elementwise_types_allowed(m: ElementwiseMode, i: DType, o: DType) -> bool {
     use ElementwiseMode as E;
     match m {
         E::Mul | E::Add | E::Sub => true,

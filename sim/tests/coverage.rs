@@ -6,8 +6,8 @@ use npu_sim::coverage::run;
 use npu_tb::seed::SEED_ENV;
 
 /// Jobs of each random generator and fuzz cases CI collects over.
-const CI_JOBS: u64 = 60;
-const CI_FUZZ: u64 = 1000;
+const CI_JOBS: u64 = 150;
+const CI_FUZZ: u64 = 20_000;
 /// CI's fixed seed; NPU_SEED replaces it.
 const CI_SEED: u64 = 2026;
 
