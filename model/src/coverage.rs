@@ -46,7 +46,8 @@ pub(crate) struct Dma {
 #[derive(Clone, Copy)]
 pub(crate) enum End {
     Stop,
-    EndOfStream,
+    /// The end of the stream, without NPU_OP_STOP.
+    Drained,
     ParseError,
     BusError,
 }
@@ -682,7 +683,7 @@ pub const POINTS: &[Point] = &[
         classify: Classify::End(|e| {
             one(match e {
                 End::Stop => "NPU_OP_STOP",
-                End::EndOfStream => "end of stream",
+                End::Drained => "end of stream",
                 End::ParseError => "parse error",
                 End::BusError => "bus error",
             })
@@ -887,7 +888,7 @@ impl fmt::Display for Report {
             };
             write!(f, "{point:<20} {label:<28}")?;
             for c in &configs {
-                let n = counts.get(&(point, &bin, c)).copied().unwrap_or(0);
+                let n = counts.get(&(point, bin, c)).copied().unwrap_or(0);
                 write!(f, " {n:>9}")?;
             }
             writeln!(f)?;

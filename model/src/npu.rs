@@ -219,7 +219,7 @@ impl Npu {
             }
         }
         // TRM 4.2.2: STATUS.cmd_end_reached; the NPU stops without IRQ.
-        self.record_end(End::EndOfStream);
+        self.record_end(End::Drained);
         self.qread = stream.len();
         self.status.cmd_end_reached = true;
         self.status.running = false;

@@ -69,10 +69,10 @@ pub(crate) fn run_kernel(npu: &mut NpuState, command: &Command) -> Result<OpReco
     let op = Op::decode(npu, kind)?;
     op.validate()?;
     op.validate_on(npu)?;
+    let record = op.record(npu, name.clone())?;
     if !npu.rules_only() {
         crate::coverage::kernel(&op, npu);
     }
-    let record = op.record(npu, name.clone())?;
     if npu.accesses {
         let accesses = op.accesses(npu)?;
         npu.stats.accesses.push(OperationAccess {

@@ -301,7 +301,7 @@ pub struct FuzzArgs {
 #[derive(Args)]
 pub struct CoverageArgs {
     /// Fuzz cases to run (on the golden model only).
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, default_value_t = 20_000)]
     fuzz: u64,
     /// Jobs of each random job generator.
     #[arg(long, default_value_t = 150)]
