@@ -300,7 +300,7 @@ impl Job {
         let mut npu = self.golden_model().map_err(JobError::Invalid)?;
         // Each kernel operation's BLOCKDEP against its footprints (TRM 4.9).
         npu.record_footprints();
-        match npu.run(&self.command_stream) {
+        match crate::coverage::without(|| npu.run(&self.command_stream).map(|_| ())) {
             Err(e @ ModelError::Command { .. }) if e.refused_by_runner() => {
                 Err(JobError::Refused(e))
             }

@@ -14,6 +14,8 @@
 //! - [`tflite`]: Vela-compiled TensorFlow Lite networks, laid out as the
 //!   Ethos-U driver does and run on any [`job::Backend`].
 //! - [`report`]: the per-layer report of a run.
+//! - [`coverage`]: functional coverage of the programmers' model, collected
+//!   as the model runs.
 //!
 //! # Semantics the TRM leaves open, as the model (and so the RTL) implements them
 //!
@@ -103,6 +105,7 @@ pub mod address_space;
 pub mod check;
 pub mod cmdstream;
 pub mod compare;
+pub mod coverage;
 pub mod device;
 pub mod driver;
 pub mod fixed;

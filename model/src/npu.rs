@@ -4,6 +4,7 @@
 
 use crate::check::{Access, OperationAccess, Role};
 use crate::cmdstream::{bytes_to_words, decode_one, Command, StreamError};
+use crate::coverage::{self, End};
 use crate::ops;
 use crate::state::{NpuState, OpError, OpRecord, Outcome, RunStats, LUT_BYTES, NUM_REGIONS};
 use npu_arch::command::{CmdKind, DmaRegionMode, DmaStrideMode, Opcode};
@@ -219,6 +220,7 @@ impl Npu {
             }
         }
         // TRM 4.2.2: STATUS.cmd_end_reached; the NPU stops without IRQ.
+        self.record_end(End::Drained);
         self.qread = stream.len();
         self.status.cmd_end_reached = true;
         self.status.running = false;
@@ -228,6 +230,7 @@ impl Npu {
     /// TRM 4.2.2: a parse error sets cmd_parse_error, stops and raises IRQ;
     /// QREAD stays at the refused command.
     fn parse_error(&mut self) {
+        self.record_end(End::ParseError);
         self.status.cmd_parse_error = true;
         self.status.running = false;
         self.status.irq_raised = true;
@@ -238,6 +241,7 @@ impl Npu {
     /// is past the DMA_START that faulted (the hardware may be further on if
     /// commands that do not wait follow it).
     fn bus_error(&mut self, channel: u32, region: usize, next_command: usize) {
+        self.record_end(End::BusError);
         self.status.bus_status = true;
         self.status.faulting_channel = channel;
         // Reads and writes alike go out on the port of the region's counter.
@@ -294,6 +298,7 @@ impl Npu {
             // It ends the command stream wherever it stands: the commands
             // after it are not started, so STATUS.cmd_end_reached (TRM 4.2.2).
             Opcode::NpuOpStop => {
+                self.record_end(End::Stop);
                 self.irq(cmd.param);
                 self.status.cmd_end_reached = true;
                 self.status.running = false;
@@ -342,7 +347,7 @@ impl Npu {
             | Opcode::NpuOpElementwise => {
                 let (before, macs) = (self.state.memory.traffic(), self.state.stats.macs);
                 let ib_end = self.state.field(Opcode::NpuSetIfmIbEnd, "ib_end_kb") as usize * 1024;
-                let mut uses = vec![0..ib_end as i64];
+                let mut uses: Vec<_> = std::iter::once(0..ib_end as i64).collect();
                 // NPU_SET_ACTIVATION 16-23: a LUT in the last 2 KB (TRM 4.6.4).
                 let activation = self
                     .state
@@ -370,6 +375,13 @@ impl Npu {
             }
         }
         Ok(Flow::Continue)
+    }
+
+    /// Counts how the run ended in the coverage (not in a rules check).
+    fn record_end(&self, end: End) {
+        if !self.state.rules_only {
+            coverage::end(&self.state.config, end);
+        }
     }
 
     /// NPU_OP_IRQ and NPU_OP_STOP (TRM 4.6.4).
@@ -455,6 +467,16 @@ impl Npu {
             0
         };
         let rows = size0 * size1;
+        if !self.state.rules_only {
+            let dma = coverage::Dma {
+                src: src_stride,
+                dst: dst_stride,
+                core_mask: internal.then_some(dst_region),
+                rows,
+                len,
+            };
+            coverage::dma(&self.state.config, &dma);
+        }
         if len == 0 || rows == 0 {
             return Ok(0);
         }

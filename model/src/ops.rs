@@ -70,6 +70,9 @@ pub(crate) fn run_kernel(npu: &mut NpuState, command: &Command) -> Result<OpReco
     op.validate()?;
     op.validate_on(npu)?;
     let record = op.record(npu, name.clone())?;
+    if !npu.rules_only() {
+        crate::coverage::kernel(&op, npu);
+    }
     if npu.accesses {
         let accesses = op.accesses(npu)?;
         npu.stats.accesses.push(OperationAccess {
@@ -91,6 +94,19 @@ pub(crate) fn run_kernel(npu: &mut NpuState, command: &Command) -> Result<OpReco
         KernelKind::Elementwise(mode) => op.run_elementwise(npu, mode),
     }?;
     Ok(record)
+}
+
+/// TRM 4.8.2 table 4-124: the IFM and OFM types elementwise mode `m` takes.
+pub fn elementwise_types_allowed(m: ElementwiseMode, i: DType, o: DType) -> bool {
+    use ElementwiseMode as E;
+    match m {
+        E::Mul | E::Add | E::Sub => true,
+        E::Min | E::Max | E::Lrelu | E::Abs => i == o && i.bits <= 16,
+        // Table 4-124 lists {int8, uint8, int32} OFMs for SHR, but Vela's
+        // int16 softmax ends with an int32 -> int16 SHR, so int16 is allowed.
+        E::Shr => i == DType::I32 && (o.bits == 8 || o == DType::I16 || o == DType::I32),
+        E::Clz | E::Shl => i == DType::I32 && o == DType::I32,
+    }
 }
 
 // ---------------------------------------------------------------- decoding
@@ -246,37 +262,37 @@ impl ScaleRecord {
 }
 
 /// Everything an operation needs, decoded from the NPU_SET_* state.
-struct Op {
-    kind: KernelKind,
-    ifm: FeatureMap,
-    ofm: FeatureMap,
+pub(crate) struct Op {
+    pub(crate) kind: KernelKind,
+    pub(crate) ifm: FeatureMap,
+    pub(crate) ofm: FeatureMap,
     /// OFM height, width, depth.
-    oh: usize,
-    ow: usize,
-    oc: usize,
-    ifm_depth: usize,
-    stride_x: usize,
-    stride_y: usize,
-    dil_x: usize,
-    dil_y: usize,
+    pub(crate) oh: usize,
+    pub(crate) ow: usize,
+    pub(crate) oc: usize,
+    pub(crate) ifm_depth: usize,
+    pub(crate) stride_x: usize,
+    pub(crate) stride_y: usize,
+    pub(crate) dil_x: usize,
+    pub(crate) dil_y: usize,
     /// Dilated kernel size.
-    dkw: usize,
-    dkh: usize,
-    pad_top: usize,
-    pad_left: usize,
-    pad_bottom: usize,
-    pad_right: usize,
-    upscale: UpscaleMode,
-    weight_order: WeightOrderBit,
-    decomposition: KernelDecomposition,
-    acc: AccFormat,
-    round: RoundMode,
-    ofm_scale_mode: OfmScaleMode,
-    activation: ActivationFunction,
-    clip: ActivationClipRange,
-    act_min: u16,
-    act_max: u16,
-    parallel: bool,
+    pub(crate) dkw: usize,
+    pub(crate) dkh: usize,
+    pub(crate) pad_top: usize,
+    pub(crate) pad_left: usize,
+    pub(crate) pad_bottom: usize,
+    pub(crate) pad_right: usize,
+    pub(crate) upscale: UpscaleMode,
+    pub(crate) weight_order: WeightOrderBit,
+    pub(crate) decomposition: KernelDecomposition,
+    pub(crate) acc: AccFormat,
+    pub(crate) round: RoundMode,
+    pub(crate) ofm_scale_mode: OfmScaleMode,
+    pub(crate) activation: ActivationFunction,
+    pub(crate) clip: ActivationClipRange,
+    pub(crate) act_min: u16,
+    pub(crate) act_max: u16,
+    pub(crate) parallel: bool,
 }
 
 impl Op {
@@ -354,19 +370,19 @@ impl Op {
         })
     }
 
-    fn kernel_w(&self) -> usize {
+    pub(crate) fn kernel_w(&self) -> usize {
         (self.dkw - 1) / self.dil_x + 1
     }
-    fn kernel_h(&self) -> usize {
+    pub(crate) fn kernel_h(&self) -> usize {
         (self.dkh - 1) / self.dil_y + 1
     }
-    fn has_padding(&self) -> bool {
+    pub(crate) fn has_padding(&self) -> bool {
         self.pad_top + self.pad_left + self.pad_bottom + self.pad_right > 0
     }
 
     /// Height and width of the (upscaled) IFM the operation reads: the rows
     /// and columns the kernel windows cover minus the padding.
-    fn ifm_extent(&self) -> Result<(usize, usize), OpError> {
+    pub(crate) fn ifm_extent(&self) -> Result<(usize, usize), OpError> {
         let h = ((self.oh - 1) * self.stride_y + self.dkh) as i64
             - (self.pad_top + self.pad_bottom) as i64;
         let w = ((self.ow - 1) * self.stride_x + self.dkw) as i64
@@ -594,7 +610,7 @@ impl Op {
     /// The operation reads per-channel scale/bias records: convolutions,
     /// and average pools without padding and REDUCE_SUM (TRM 4.8.2 tables
     /// 4-122, 4-125), unless NPU_SET_OFM_PRECISION selects the global scale.
-    fn uses_channel_scales(&self) -> bool {
+    pub(crate) fn uses_channel_scales(&self) -> bool {
         self.ofm_scale_mode == OfmScaleMode::PerChannel
             && match self.kind {
                 KernelKind::Conv | KernelKind::Depthwise => true,
@@ -640,15 +656,7 @@ impl Op {
     fn validate_elementwise(&self, m: ElementwiseMode) -> Result<(), OpError> {
         use ElementwiseMode as E;
         let (i, o) = (self.ifm.dtype, self.ofm.dtype);
-        let ok = match m {
-            E::Mul | E::Add | E::Sub => true,
-            E::Min | E::Max | E::Lrelu | E::Abs => i == o && i.bits <= 16,
-            // Table 4-124 lists {int8, uint8, int32} OFMs for SHR, but Vela's
-            // int16 softmax ends with an int32 -> int16 SHR, so int16 is allowed.
-            E::Shr => i == DType::I32 && (o.bits == 8 || o == DType::I16 || o == DType::I32),
-            E::Clz | E::Shl => i == DType::I32 && o == DType::I32,
-        };
-        if !ok {
+        if !elementwise_types_allowed(m, i, o) {
             return Err(forbidden(
                 "TRM 4.8.2 table 4-124 (elementwise precision)",
                 format!("{m:?} with IFM {i}, OFM {o}"),
@@ -696,13 +704,13 @@ impl Op {
         Ok(())
     }
 
-    fn lut_slot(&self) -> Option<usize> {
+    pub(crate) fn lut_slot(&self) -> Option<usize> {
         let v = self.activation.bits();
         (16..=23).contains(&v).then(|| (v - 16) as usize)
     }
 
     /// The type named by ACTIVATION\[15:12\] (None = OFM precision).
-    fn clip_dtype(&self) -> Option<DType> {
+    pub(crate) fn clip_dtype(&self) -> Option<DType> {
         match self.clip {
             ActivationClipRange::OfmPrecision => None,
             ActivationClipRange::ForceUint8 => Some(DType::U8),
@@ -712,7 +720,7 @@ impl Op {
     }
 
     /// The range values are clipped to before the activation function.
-    fn lut_dtype(&self) -> DType {
+    pub(crate) fn lut_dtype(&self) -> DType {
         self.clip_dtype().unwrap_or(self.ofm.dtype)
     }
 
@@ -921,8 +929,8 @@ pub struct OutStage {
     activation: ActivationFunction,
     /// Fraction bits of a tanh/sigmoid result.
     frac_bits: u32,
-    clip: DType,
-    clamp: Option<(i64, i64)>,
+    pub(crate) clip: DType,
+    pub(crate) clamp: Option<(i64, i64)>,
     /// Each core's 2 KB LUT area when a LUT is used.
     luts: Vec<Vec<u8>>,
     slot: usize,
@@ -1618,11 +1626,11 @@ fn ifm2_extent(bc: u16, h: usize, w: usize, c: usize) -> (usize, usize, usize) {
 /// What [`Op::elementwise_inputs`] decodes: IFM2 in memory (none for a
 /// unary mode or a scalar), the scalar less IFM2's zero point, and the
 /// ADD/SUB input scaling.
-struct ElementwiseInputs {
-    ifm2_map: Option<FeatureMap>,
+pub(crate) struct ElementwiseInputs {
+    pub(crate) ifm2_map: Option<FeatureMap>,
     scalar: i64,
-    scale_mode: IfmScaleMode,
-    input_round: RoundMode,
+    pub(crate) scale_mode: IfmScaleMode,
+    pub(crate) input_round: RoundMode,
 }
 
 /// The global OFM scale of a pooling or elementwise result (NPU_SET_OFM_SCALE
@@ -1729,7 +1737,7 @@ impl Op {
     /// and checked against TRM 4.8.2 table 4-124 and NPU_SET_IFM2_*: when
     /// it is dispatched (`validate_on`, so `Npu::check_rules` refuses what
     /// a run refuses) and when it runs.
-    fn elementwise_inputs(
+    pub(crate) fn elementwise_inputs(
         &self,
         npu: &NpuState,
         mode: ElementwiseMode,

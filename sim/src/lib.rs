@@ -7,6 +7,8 @@
 pub mod regress;
 
 #[cfg(feature = "rtl")]
+pub mod coverage;
+#[cfg(feature = "rtl")]
 pub mod fuzz;
 #[cfg(feature = "rtl")]
 pub mod networks;

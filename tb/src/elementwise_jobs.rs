@@ -175,6 +175,20 @@ impl ElementwiseSpec {
             M::Shr => (DType::I32, any[rng.gen_range(0..4)]),
             M::Clz | M::Shl => (DType::I32, DType::I32),
         };
+        Self::random_of(rng, mode, ifm_type, ofm_type, None)
+    }
+
+    /// A random valid `mode` operation from `ifm_type` to `ofm_type` (a
+    /// pair TRM 4.8.2 table 4-124 allows), on u65-512 if `u65_512` says so,
+    /// else a fifth of the time.
+    pub fn random_of(
+        rng: &mut StdRng,
+        mode: ElementwiseMode,
+        ifm_type: DType,
+        ofm_type: DType,
+        u65_512: Option<bool>,
+    ) -> ElementwiseSpec {
+        use ElementwiseMode as M;
         let unary = mode.unary();
         let wide = ifm_type.bits == 32 || ofm_type.bits == 32;
         let ofm = [
@@ -284,7 +298,7 @@ impl ElementwiseSpec {
             ],
             ifm2_ib_start: 0,
             ib_end: 0,
-            u65_512: rng.gen_bool(0.2),
+            u65_512: u65_512.unwrap_or_else(|| rng.gen_bool(0.2)),
             parallel: false,
             regions: [
                 rng.gen_range(0..8),

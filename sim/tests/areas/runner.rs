@@ -16,12 +16,15 @@
 //! | - | npu-sim tflite on the golden model: outputs, report, refusals, Vela's estimate | `npu_sim_tflite::the_demo_runs_bit_exact_and_writes_its_report`, `npu_sim_tflite::refusals_name_the_problem`, `npu_sim_tflite::repeated_flags_map_in_network_order`, `npu_sim_tflite::vela_s_per_layer_estimate_is_printed_beside_the_kernel_operations` |
 //! | - | fuzz and sweep shards and their merge | `regress::fuzz_shards_merge_into_the_unsharded_run`, `regress::sweep_shards_run_every_network_behind_every_memory_and_report_a_mismatch` |
 //! | - | the regression scripts: every failure of any part (build, tests, fuzz, sweep, a missing JUnit report, a shard that never ran, results of another run) fails the merge and names it | `regress::a_regression_whose_parts_all_pass_merges_into_a_pass`, `regress::every_failure_of_a_part_fails_the_merge_and_names_it`, `regress::a_failed_build_fails_every_shard_and_the_merge_at_once`, `regress::stale_or_missing_shard_results_fail_the_merge` |
+//! | TRM 4.6.4, 4.8.2 | functional coverage of the programmers' model on the golden model: every class of every setting on both configurations, holes only where waived | `coverage::every_class_of_the_programmers_model_is_hit_on_both_configurations` |
 //! | - | a network's timeline agrees with its per-layer report | `timeline::the_timeline_of_a_network_agrees_with_its_per_layer_report` |
 
 #[path = "../cli.rs"]
 mod cli;
 #[path = "../cli_rtl.rs"]
 mod cli_rtl;
+#[path = "../coverage.rs"]
+mod coverage;
 #[path = "../fuzz.rs"]
 mod fuzz;
 #[path = "../networks_compare.rs"]

@@ -94,6 +94,12 @@ enum Command {
     /// them; shrink and print every disagreement.
     #[cfg(feature = "rtl")]
     Fuzz(rtl::FuzzArgs),
+    /// Functional coverage of the programmers' model on the golden model:
+    /// every class of every setting, per configuration, over the bundled
+    /// jobs and networks, the random job generators and fuzz cases; the
+    /// table, the holes, the seed.
+    #[cfg(feature = "rtl")]
+    Coverage(rtl::CoverageArgs),
     /// Run networks on the RTL behind memory systems: every Vela output
     /// (`model_vela*.tflite`, one per configuration) of every network folder
     /// behind every memory asked, each compared with the folder's expected
@@ -390,6 +396,8 @@ fn run(cli: Cli) -> Result<bool> {
         Command::Compare(args) => rtl::run_compare(&args),
         #[cfg(feature = "rtl")]
         Command::Fuzz(args) => rtl::run_fuzz(args),
+        #[cfg(feature = "rtl")]
+        Command::Coverage(args) => rtl::run_coverage(args),
         #[cfg(feature = "rtl")]
         Command::Sweep(args) => rtl::run_sweep(args),
         Command::Check(args) => check::run(&args),

@@ -1,5 +1,5 @@
 //! The commands and options that need the RTL (the `rtl` feature): the RTL
-//! backend's options, `compare`, `fuzz` and `sweep`.
+//! backend's options, `compare`, `fuzz`, `sweep` and `coverage`.
 
 use crate::read_file;
 use anyhow::{bail, ensure, Context, Result};
@@ -9,10 +9,10 @@ use npu_arch::config::NpuConfig;
 use npu_model::compare::first_divergence;
 use npu_model::job::{GoldenBackend, Job};
 use npu_model::tflite::VelaModel;
-use npu_sim::fuzz;
 use npu_sim::networks::networks_in;
 use npu_sim::regress::Shard;
 use npu_sim::sweep;
+use npu_sim::{coverage, fuzz};
 use npu_tb::axi::{describe_ports, CompleterConfig, SystemConfig};
 use npu_tb::conv_jobs::MemorySystem;
 use npu_tb::driver::DEFAULT_MAX_CYCLES;
@@ -296,6 +296,25 @@ pub struct FuzzArgs {
     quiet: bool,
 }
 
+/// The golden model's functional coverage of the programmers' model over
+/// the bundled jobs and networks, the random job generators and fuzz cases.
+#[derive(Args)]
+pub struct CoverageArgs {
+    /// Fuzz cases to run (on the golden model only).
+    #[arg(long, default_value_t = 20_000)]
+    fuzz: u64,
+    /// Jobs of each random job generator.
+    #[arg(long, default_value_t = 150)]
+    jobs: u64,
+    /// Seed of the generators and the fuzzer (default: NPU_SEED, else a
+    /// fresh one; printed).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Write every bin with its hits as JSON.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+}
+
 /// Run networks on the RTL behind memory systems: every Vela output
 /// (`model_vela*.tflite`, one per configuration) of every network folder
 /// behind every memory asked, each compared with the folder's expected
@@ -480,6 +499,48 @@ pub fn run_fuzz(args: FuzzArgs) -> Result<bool> {
         .summary(seed, count, shard, outputs.run_id.as_deref())
         .write(outputs.summary.as_deref(), outputs.junit.as_deref())?;
     Ok(tally.findings.is_empty())
+}
+
+/// `npu-sim coverage`: true when no bin is a hole.
+pub fn run_coverage(args: CoverageArgs) -> Result<bool> {
+    let CoverageArgs {
+        fuzz,
+        jobs,
+        seed,
+        json,
+    } = args;
+    let seed = match seed {
+        Some(s) => s,
+        None => npu_tb::seed::seed(),
+    };
+    println!("coverage: seed {seed} (re-run with --seed {seed} --jobs {jobs} --fuzz {fuzz})");
+    let collection = coverage::run(seed, jobs, fuzz)?;
+    for (what, n) in &collection.runs {
+        println!("coverage: {n} {what}");
+    }
+    println!(
+        "coverage: {} fuzz cases refused before running, as the fuzzer's judge does",
+        collection.fuzz_refused
+    );
+    let report = collection.all().report();
+    print!("{report}");
+    let holes = report.holes().count();
+    println!(
+        "coverage: {} holes without the fuzz cases, {holes} with them",
+        collection.bundled.report().holes().count()
+    );
+    if let Some(path) = json {
+        let value = serde_json::json!({
+            "seed": seed,
+            "jobs": jobs,
+            "fuzz": fuzz,
+            "runs": collection.runs,
+            "bins": report.bins,
+        });
+        std::fs::write(&path, serde_json::to_string_pretty(&value)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(holes == 0)
 }
 
 /// `npu-sim sweep`: true when every run passed.
