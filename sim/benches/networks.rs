@@ -11,6 +11,9 @@
 //! `scripts/vela/estimates.py`) and their ratio. Issue 31's target: every
 //! network at or under 1.0x Vela's estimate, 0.8x the goal.
 //!
+//! `cargo bench -p npu-sim --bench networks -- NAME...` runs only the
+//! networks whose names contain an argument.
+//!
 //! For a network with operators Vela left on the CPU, `host` is the share
 //! of the run's wall time the host's kernels took (issue 56's target: under
 //! 1 %).
@@ -18,6 +21,7 @@
 use npu_model::tflite::VelaModel;
 use npu_sim::networks::bundled_networks;
 use npu_tb::axi::SystemConfig;
+use npu_tb::bench_filter::wanted;
 use npu_tb::rtl_backend::RtlBackend;
 
 fn main() {
@@ -27,7 +31,8 @@ fn main() {
         "  {:<24} {:<8} {:>10} {:>10} {:>6} {:>8}",
         "network", "config", "RTL", "Vela", "ratio", "host"
     );
-    for network in bundled_networks().expect("the bundled networks") {
+    let networks = bundled_networks().expect("the bundled networks");
+    for network in networks.into_iter().filter(|n| wanted(&n.name)) {
         let estimate: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(network.dir.join("vela_estimate.json")).unwrap(),
         )
