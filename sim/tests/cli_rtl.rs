@@ -158,7 +158,9 @@ fn npu_sim_writes_an_fst_by_flag_name_or_environment_and_refuses_bad_waveform_pa
     assert_eq!(fst(&from_env).start_time, 0);
 
     let unwritable = Path::new("/nonexistent-npu-dir/run.fst");
-    let refusals: [(Vec<&str>, &[(&str, &Path)], &str); 5] = [
+    // Arguments, environment, what the error says.
+    type Refusal<'a> = (Vec<&'a str>, &'a [(&'a str, &'a Path)], &'a str);
+    let refusals: [Refusal; 5] = [
         (
             vec!["--fst", "run.vcd"],
             &[],
