@@ -127,10 +127,11 @@ demo: deps
 fuzz: deps
 	$(CARGO) run -q --release -p npu-sim -- fuzz --count $(or $(COUNT),10000) $(if $(SEED),--seed $(SEED))
 
-# Run a job folder: make sim JOB=path/to/job [MODEL=golden|rtl] [VCD=out.vcd]
+# Run a job folder: make sim JOB=path/to/job [MODEL=golden|rtl] [VCD=out.vcd | FST=out.fst]
 sim:
-	$(CARGO) run -q --release -p npu-sim -- run $(JOB) --model $(or $(MODEL),golden) $(if $(VCD),--vcd $(VCD))
+	$(CARGO) run -q --release -p npu-sim -- run $(JOB) --model $(or $(MODEL),golden) $(if $(VCD),--vcd $(VCD)) $(if $(FST),--fst $(FST))
 
-# A job's waveform on the RTL: make waves JOB=path/to/job [VCD=build/waves.vcd]
+# A job's waveform on the RTL: make waves JOB=path/to/job [VCD=build/waves.vcd | FST=f.fst]
+# (a VCD whose name ends .fst is an FST too)
 waves: deps
-	$(CARGO) run -q --release -p npu-sim -- run $(JOB) --model rtl --vcd $(or $(VCD),build/waves.vcd)
+	$(CARGO) run -q --release -p npu-sim -- run $(JOB) --model rtl $(if $(FST),--fst $(FST),--vcd $(or $(VCD),build/waves.vcd))

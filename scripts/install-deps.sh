@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Installs Verilator and yosys from Debian when either is missing.
+# Installs Verilator, yosys and zlib's headers (the FST waveform writer
+# compresses with zlib) from Debian when any is missing.
 set -euo pipefail
 missing=()
 command -v verilator >/dev/null || missing+=(verilator)
 command -v yosys >/dev/null || missing+=(yosys)
 command -v python3 >/dev/null || missing+=(python3)
+[ -f /usr/include/zlib.h ] || missing+=(zlib1g-dev)
 [ ${#missing[@]} -eq 0 ] && exit 0
 sudo=""
 if [ "$(id -u)" -ne 0 ]; then

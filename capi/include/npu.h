@@ -107,8 +107,9 @@ typedef struct {
   // M0's and M1's memory when `memory_preset` is NULL (zeros: an ideal
   // memory).
   npu_port_memory ports[2];
-  // RTL: a VCD of the run to write, or NULL; the cycles dumped are
-  // `vcd_start` to `vcd_end` (0 and 0: every cycle).
+  // RTL: a waveform of the run to write, or NULL: an FST when the name
+  // ends `.fst`, else a VCD; the cycles dumped are `vcd_start` to
+  // `vcd_end` (0 and 0: every cycle), in either format.
   const char *vcd_path;
   uint64_t vcd_start;
   uint64_t vcd_end;
@@ -131,7 +132,7 @@ int32_t npu_device_config_init(npu_device_config *config);
 // answers DECERR until windows are mapped (`npu_map`, `npu_alloc`).
 int32_t npu_device_create(const npu_device_config *config, npu_device **device);
 
-// Frees the device (a VCD it writes is closed). NULL or a handle that is
+// Frees the device (a waveform it writes is closed). NULL or a handle that is
 // not live does nothing.
 void npu_device_destroy(npu_device *device);
 

@@ -119,8 +119,9 @@ pub struct NpuDeviceConfig {
     /// M0's and M1's memory when `memory_preset` is NULL (zeros: an ideal
     /// memory).
     pub ports: [NpuPortMemory; 2],
-    /// RTL: a VCD of the run to write, or NULL; the cycles dumped are
-    /// `vcd_start` to `vcd_end` (0 and 0: every cycle).
+    /// RTL: a waveform of the run to write, or NULL: an FST when the name
+    /// ends `.fst`, else a VCD; the cycles dumped are `vcd_start` to
+    /// `vcd_end` (0 and 0: every cycle), in either format.
     pub vcd_path: *const c_char,
     pub vcd_start: u64,
     pub vcd_end: u64,
@@ -452,17 +453,16 @@ pub extern "C" fn npu_device_create(
                         port_memory(&config.ports[1])?,
                     ],
                 };
-                let waveform = text(config.vcd_path, "vcd_path")?.map(|path| Waveform {
-                    path: PathBuf::from(path),
-                    window: if (config.vcd_start, config.vcd_end) == (0, 0) {
-                        TraceWindow::ALL
-                    } else {
-                        TraceWindow {
-                            start: config.vcd_start,
-                            end: config.vcd_end,
-                        }
-                    },
-                });
+                let window = if (config.vcd_start, config.vcd_end) == (0, 0) {
+                    TraceWindow::ALL
+                } else {
+                    TraceWindow {
+                        start: config.vcd_start,
+                        end: config.vcd_end,
+                    }
+                };
+                let waveform = text(config.vcd_path, "vcd_path")?
+                    .map(|path| Waveform::new(PathBuf::from(path), window));
                 let mut tb = NpuTb::with_waveform(&npu.name, waveform)
                     .map_err(|e| Failure(NPU_ERR_BACKEND, format!("the RTL backend: {e:#}")))?;
                 for (port, memory) in AxiPort::ALL.into_iter().zip(memories) {
@@ -496,7 +496,7 @@ pub extern "C" fn npu_device_create(
     })
 }
 
-/// Frees the device (a VCD it writes is closed). NULL or a handle that is
+/// Frees the device (a waveform it writes is closed). NULL or a handle that is
 /// not live does nothing.
 #[no_mangle]
 pub extern "C" fn npu_device_destroy(device: *mut NpuDevice) {

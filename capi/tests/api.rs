@@ -172,6 +172,44 @@ extern "C" fn count_edges(user: *mut c_void, level: i32) {
     edges[level as usize] += 1;
 }
 
+/// An RTL device writes an FST when its waveform's name ends `.fst`, of the
+/// window asked, closed by `npu_device_destroy`; a path it cannot write is
+/// refused at `npu_device_create` with the reason.
+#[test]
+fn an_rtl_device_writes_an_fst_of_its_window_and_refuses_an_unwritable_path() {
+    let path = std::env::temp_dir().join(format!("npu-capi-{}.fst", std::process::id()));
+    let name = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    let device = create(&NpuDeviceConfig {
+        backend: NPU_BACKEND_RTL,
+        vcd_path: name.as_ptr(),
+        vcd_start: 10,
+        vcd_end: 60,
+        ..default_config()
+    });
+    assert_eq!(npu_run(device, 100), NPU_OK);
+    let mut cycle = 0;
+    assert_eq!(npu_cycle(device, &mut cycle), NPU_OK);
+    assert!(cycle > 60, "{cycle}");
+    npu_device_destroy(device);
+    let file = npu_tb::fst::read(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((file.start_time, file.end_time), (20, 119));
+    assert!(file.names.contains(&"npu_u65_256/PSEL".to_string()));
+    std::fs::remove_file(&path).unwrap();
+
+    let mut device = null_mut();
+    let config = NpuDeviceConfig {
+        backend: NPU_BACKEND_RTL,
+        vcd_path: c"/nonexistent-npu-dir/w.fst".as_ptr(),
+        ..default_config()
+    };
+    refused(
+        npu_device_create(&config, &mut device),
+        NPU_ERR_BACKEND,
+        "cannot write the FST file /nonexistent-npu-dir/w.fst: No such file",
+    );
+    assert!(device.is_null());
+}
+
 /// A device with `backend`, `stream` in a host buffer at 0x1000, started
 /// through CMD.
 fn started(backend: u32, stream: &mut [u32], edges: &mut [u32; 2]) -> *mut NpuDevice {

@@ -1,7 +1,8 @@
 //! `npu-sim run --model rtl` as a user runs it: a job on the RTL with a
-//! waveform, a run that never stops, the memory-system knobs and Vela's
+//! waveform (VCD or FST, by flag, name or environment), a run that never stops, the memory-system knobs and Vela's
 //! memory systems.
 
+use npu_tb::fst;
 use npu_tb::verilator::build::workspace_root;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -27,10 +28,19 @@ fn job_copy(name: &str, test: &str) -> PathBuf {
 }
 
 fn npu_sim(args: &[&str], dir: &Path) -> (bool, String) {
+    npu_sim_with_env(args, dir, &[])
+}
+
+/// As [`npu_sim`] with environment variables set (and `NPU_VCD`, `NPU_FST`
+/// cleared unless set here).
+fn npu_sim_with_env(args: &[&str], dir: &Path, env: &[(&str, &Path)]) -> (bool, String) {
     let out = Command::new(npu_sim::npu_sim_exe!())
         .arg("run")
         .arg(dir)
         .args(args)
+        .env_remove("NPU_VCD")
+        .env_remove("NPU_FST")
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     let text =
@@ -87,7 +97,7 @@ fn npu_sim_runs_a_job_on_the_rtl_with_a_waveform_and_reports_a_run_that_never_st
     assert!(!ok, "{text}");
     for word in [
         "error:",
-        "rtl backend (add --vcd FILE for a waveform)",
+        "rtl backend (add --vcd FILE or --fst FILE for a waveform)",
         "did not stop within 5 cycles",
         "STATUS",
         "QREAD",
@@ -105,6 +115,90 @@ fn npu_sim_runs_a_job_on_the_rtl_with_a_waveform_and_reports_a_run_that_never_st
 /// The CLI's memory-system knobs: a slower memory makes the same job take
 /// longer and still pass; a setting for one port leaves the other alone; the
 /// golden model, which has no timing, refuses them.
+#[test]
+fn npu_sim_writes_an_fst_by_flag_name_or_environment_and_refuses_bad_waveform_paths() {
+    let dir = job_copy("dma_256", "npu-sim-fst");
+    let rtl = ["--model", "rtl", "-q"];
+    let fst = |path: &Path| {
+        let file = fst::read(path).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            file.names.contains(&"npu_u65_256/ARVALIDM0".to_string()),
+            "no AXI signals in {}",
+            path.display()
+        );
+        file
+    };
+
+    // --fst whatever the name, in a window; --vcd of a name ending .fst; NPU_FST.
+    let explicit = dir.join("run.wave");
+    let window = [
+        &rtl[..],
+        &[
+            "--fst",
+            explicit.to_str().unwrap(),
+            "--fst-window",
+            "10:300",
+        ],
+    ];
+    let (ok, text) = npu_sim(&window.concat(), &dir);
+    assert!(ok, "{text}");
+    let file = fst(&explicit);
+    assert_eq!(file.start_time, 20);
+    assert!(file.end_time <= 599, "{file:?}");
+    let by_name = dir.join("by-name.fst");
+    let (ok, text) = npu_sim(
+        &[&rtl[..], &["--vcd", by_name.to_str().unwrap()]].concat(),
+        &dir,
+    );
+    assert!(ok, "{text}");
+    fst(&by_name);
+    let from_env = dir.join("env.fst");
+    let (ok, text) = npu_sim_with_env(&rtl, &dir, &[("NPU_FST", &from_env)]);
+    assert!(ok, "{text}");
+    assert_eq!(fst(&from_env).start_time, 0);
+
+    let unwritable = Path::new("/nonexistent-npu-dir/run.fst");
+    // Arguments, environment, what the error says.
+    type Refusal<'a> = (Vec<&'a str>, &'a [(&'a str, &'a Path)], &'a str);
+    let refusals: [Refusal; 5] = [
+        (
+            vec!["--fst", "run.vcd"],
+            &[],
+            "run.vcd names a VCD, not an FST",
+        ),
+        (
+            vec!["--vcd", "a.vcd", "--fst", "b.fst"],
+            &[],
+            "cannot be used with",
+        ),
+        (
+            vec!["--fst", unwritable.to_str().unwrap()],
+            &[],
+            "cannot write the FST file /nonexistent-npu-dir/run.fst: No such file",
+        ),
+        (
+            vec![],
+            &[("NPU_FST", Path::new("env.vcd"))],
+            "env.vcd names a VCD",
+        ),
+        (
+            vec![],
+            &[("NPU_FST", &from_env), ("NPU_VCD", &from_env)],
+            "set NPU_VCD or NPU_FST, not both",
+        ),
+    ];
+    for (args, env, wanted) in refusals {
+        let (ok, text) = npu_sim_with_env(&[&rtl[..], &args].concat(), &dir, env);
+        assert!(!ok, "{args:?} {env:?}: {text}");
+        assert!(
+            text.contains(wanted),
+            "{args:?} {env:?}: {wanted} missing from: {text}"
+        );
+        assert!(!text.contains("panicked"), "{text}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn npu_sim_sweeps_the_memory_behind_the_ports() {
     let dir = job_copy("dma_4000_512", "npu-sim-memory");

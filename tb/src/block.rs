@@ -94,7 +94,7 @@ impl BlockTb {
         // simulation.
         let waveform = Waveform::from_env()?;
         let model = match &waveform {
-            Some(w) => Model::with_vcd(&design, "clock", &w.path, w.window)?,
+            Some(w) => Model::with_trace(&design, "clock", &w.path, w.window, w.format)?,
             None => Model::new(&design, "clock")?,
         };
         Ok(Self {

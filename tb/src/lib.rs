@@ -12,6 +12,7 @@ pub mod bounds;
 pub mod conv_jobs;
 pub mod driver;
 pub mod elementwise_jobs;
+pub mod fst;
 pub mod fuzz;
 pub mod layer_probe;
 pub mod npu;

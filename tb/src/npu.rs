@@ -13,7 +13,7 @@ use crate::layer_probe::{LayerProbe, AXI_LIMIT_SIGNALS};
 use crate::q_channel::{QChannel, QChecker, QState};
 use crate::seed::seed;
 use crate::verilator::build::workspace_root;
-use crate::verilator::{DesignFiles, Model, PortId, PublicSignal, TraceWindow};
+use crate::verilator::{DesignFiles, Model, PortId, PublicSignal, TraceWindow, WaveFormat};
 use anyhow::{Context, Result};
 use npu_arch::config::NpuConfig;
 use npu_arch::regs;
@@ -21,10 +21,15 @@ use npu_model::device::{Apb, Device, DeviceError};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-/// Environment variable naming a VCD file to write for every NPU built.
+/// Environment variable naming a VCD file to write for every NPU built
+/// (an FST when the name ends `.fst`).
 pub const VCD_ENV: &str = "NPU_VCD";
 /// Environment variable limiting the VCD to cycles `START:END`.
 pub const VCD_WINDOW_ENV: &str = "NPU_VCD_WINDOW";
+/// Environment variable naming an FST file to write for every NPU built.
+pub const FST_ENV: &str = "NPU_FST";
+/// Environment variable limiting the FST to cycles `START:END`.
+pub const FST_WINDOW_ENV: &str = "NPU_FST_WINDOW";
 
 /// STATUS reads while waiting for a reset to finish, and cycles between them:
 /// well beyond the largest shared buffer's clear.
@@ -55,26 +60,59 @@ const IDLE_INPUTS: &[(&str, u64)] = &[
     ("nMBISTRESET", 1),
 ];
 
-/// A VCD file to write and the cycles to dump into it.
+/// A waveform file to write, its format and the cycles to dump into it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Waveform {
     pub path: PathBuf,
     pub window: TraceWindow,
+    pub format: WaveFormat,
 }
 
 impl Waveform {
-    /// The waveform `NPU_VCD` and `NPU_VCD_WINDOW` ask for, if any.
+    /// A waveform in the format `path` names: FST for a name ending `.fst`,
+    /// else VCD.
+    pub fn new(path: PathBuf, window: TraceWindow) -> Self {
+        let format = WaveFormat::of_path(&path);
+        Self {
+            path,
+            window,
+            format,
+        }
+    }
+
+    /// An FST whatever `path`'s name ends with, except `.vcd`: a name that
+    /// asks for the other format is refused.
+    pub fn fst(path: PathBuf, window: TraceWindow) -> Result<Self> {
+        if path
+            .extension()
+            .is_some_and(|ext| ext.eq_ignore_ascii_case("vcd"))
+        {
+            anyhow::bail!(
+                "{} names a VCD, not an FST: give it the extension .fst (or write a VCD)",
+                path.display()
+            );
+        }
+        Ok(Self {
+            path,
+            window,
+            format: WaveFormat::Fst,
+        })
+    }
+
+    /// The waveform `NPU_VCD` or `NPU_FST` and its window (`NPU_VCD_WINDOW`,
+    /// `NPU_FST_WINDOW`) ask for, if any.
     pub fn from_env() -> Result<Option<Self>> {
-        let Some(path) = std::env::var_os(VCD_ENV).map(PathBuf::from) else {
-            return Ok(None);
+        let window = |name: &str| match std::env::var(name) {
+            Ok(w) => TraceWindow::parse(&w).map_err(|e| anyhow::anyhow!("{name}: {e}")),
+            Err(_) => Ok(TraceWindow::ALL),
         };
-        let window = match std::env::var(VCD_WINDOW_ENV) {
-            Ok(w) => {
-                TraceWindow::parse(&w).map_err(|e| anyhow::anyhow!("{VCD_WINDOW_ENV}: {e}"))?
-            }
-            Err(_) => TraceWindow::ALL,
-        };
-        Ok(Some(Self { path, window }))
+        let path = |name: &str| std::env::var_os(name).map(PathBuf::from);
+        match (path(VCD_ENV), path(FST_ENV)) {
+            (None, None) => Ok(None),
+            (Some(_), Some(_)) => anyhow::bail!("set {VCD_ENV} or {FST_ENV}, not both"),
+            (Some(vcd), None) => Ok(Some(Self::new(vcd, window(VCD_WINDOW_ENV)?))),
+            (None, Some(fst)) => Self::fst(fst, window(FST_WINDOW_ENV)?).map(Some),
+        }
     }
 }
 
@@ -170,7 +208,8 @@ pub struct NpuTb {
     /// Fails any IFM read BLOCKDEP forbids while attached ([`NpuTb::watch_blockdep`]).
     blockdep: Option<BlockdepChecker>,
     bounds: Option<BoundsWatcher>,
-    vcd: Option<PathBuf>,
+    /// The waveform being written.
+    waveform: Option<PathBuf>,
     irq: PortId,
     /// AXI_LIMIT0-3 in the register file: the monitors check what they hold.
     axi_limit_registers: Option<[PublicSignal; 4]>,
@@ -179,7 +218,7 @@ pub struct NpuTb {
 impl NpuTb {
     /// Builds the configuration's committed Verilog (`verilog-out/`) and
     /// applies a hard reset with PORPL = PORSL = 0. Writes the waveform that
-    /// `NPU_VCD` names, if any.
+    /// `NPU_VCD` or `NPU_FST` names, if any.
     pub fn new(config: &str) -> Result<Self> {
         Self::with_waveform(config, Waveform::from_env()?)
     }
@@ -192,7 +231,7 @@ impl NpuTb {
             format!("loading the design of {}; run `make verilog`", config.name)
         })?;
         let mut model = match &waveform {
-            Some(w) => Model::with_vcd(&design, "CLK", &w.path, w.window)?,
+            Some(w) => Model::with_trace(&design, "CLK", &w.path, w.window, w.format)?,
             None => Model::new(&design, "CLK")?,
         };
         for &(name, value) in IDLE_INPUTS {
@@ -221,7 +260,7 @@ impl NpuTb {
             layer_probe: None,
             blockdep: None,
             bounds: None,
-            vcd: waveform.map(|w| w.path),
+            waveform: waveform.map(|w| w.path),
         };
         tb.hard_reset(false, false);
         Ok(tb)
@@ -594,7 +633,7 @@ impl NpuTb {
     }
 
     fn waveform_hint(&self) -> String {
-        match &self.vcd {
+        match &self.waveform {
             Some(path) => format!("waveform: {}", path.display()),
             None => {
                 let test = std::thread::current().name().unwrap_or("TEST").to_string();
@@ -608,7 +647,7 @@ impl NpuTb {
                     .unwrap_or_else(|| "TESTS".into());
                 format!(
                     "for a waveform: {VCD_ENV}=/tmp/npu.vcd cargo test -p npu-tb --test {binary} -- --exact {test} \
-                     (limit it with {VCD_WINDOW_ENV}=START:END cycles)"
+                     (limit it with {VCD_WINDOW_ENV}=START:END cycles; {FST_ENV}=/tmp/npu.fst for a smaller FST)"
                 )
             }
         }

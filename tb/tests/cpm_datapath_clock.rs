@@ -69,13 +69,7 @@ fn traced_run(dftcgen: bool) -> (Vec<u64>, Vec<u64>, u64) {
         "npu-datapath-clock-{}-{dftcgen}.vcd",
         std::process::id()
     ));
-    let waveform = Waveform {
-        path: path.clone(),
-        window: TraceWindow {
-            start: 0,
-            end: u64::MAX,
-        },
-    };
+    let waveform = Waveform::new(path.clone(), TraceWindow::ALL);
     let mut tb = NpuTb::with_waveform("u65-256", Some(waveform)).unwrap();
     tb.set("DFTCGEN", u64::from(dftcgen));
     let start = tb.model.cycle();

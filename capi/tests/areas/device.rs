@@ -10,6 +10,7 @@
 //! | TRM | feature | tests |
 //! | --- | --- | --- |
 //! | 4.1, 4.2 | the C ABI refuses bad calls with a code and a message, never a crash: NULL pointers, dead handles, offsets, mappings, backends | `api::bad_calls_answer_a_code_and_a_message` |
+//! | - | an RTL device's waveform: an FST by its name's extension, of its window; an unwritable path refused with the reason | `api::an_rtl_device_writes_an_fst_of_its_window_and_refuses_an_unwritable_path` |
 //! | 4.6, 4.9 | the stream checker through the C API: ranges as JSON, a refusal at its command, bad calls | `api::the_stream_checker_answers_through_the_c_api` |
 //! | 4.2.2, 4.2.3, 3.3.4 | through the API on both backends: a stream started by CMD, the IRQ's edges to a callback, Q-channel requests, a hard reset; devices side by side | `api::a_device_tells_its_irq_edges_and_answers_q_channel_requests`, `api::several_devices_live_side_by_side` |
 //! | 4.2-4.5 | the golden device answers every register as the RTL after the same random sequences of writes, reads, soft resets and runs | `differential::random_register_sequences_read_the_same_on_both_backends` |

@@ -8,5 +8,5 @@ pub mod build;
 mod isolate;
 mod model;
 
-pub use build::{build, workspace_root, BuildError, DesignFiles, Trace};
+pub use build::{build, workspace_root, BuildError, DesignFiles, Trace, WaveFormat};
 pub use model::{Model, PortId, PublicArray, PublicSignal, TraceWindow};

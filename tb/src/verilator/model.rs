@@ -1,6 +1,6 @@
 //! A loaded Verilated model and its ports.
 
-use super::build::{storage_bytes, BuildError, DesignFiles, ManifestPort, Trace};
+use super::build::{storage_bytes, BuildError, DesignFiles, ManifestPort, Trace, WaveFormat};
 use libloading::Library;
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
@@ -35,10 +35,10 @@ struct Api {
     port: PortFn,
     public_var: PublicVarFn,
     /// In a library built with [`Trace::On`].
-    vcd: Option<VcdApi>,
+    trace: Option<TraceApi>,
 }
 
-struct VcdApi {
+struct TraceApi {
     open: TraceOpenFn,
     dump: TraceDumpFn,
     flush: TraceFlushFn,
@@ -64,9 +64,9 @@ fn load_api(path: &Path, trace: Trace) -> Result<Arc<Api>, String> {
             eval: *lib.get::<EvalFn>(b"npu_sim_eval").map_err(err)?,
             port: *lib.get::<PortFn>(b"npu_sim_port").map_err(err)?,
             public_var: *lib.get::<PublicVarFn>(b"npu_sim_public_var").map_err(err)?,
-            vcd: match trace {
+            trace: match trace {
                 Trace::Off => None,
-                Trace::On => Some(VcdApi {
+                Trace::On(_) => Some(TraceApi {
                     open: *lib.get::<TraceOpenFn>(b"npu_sim_trace_open").map_err(err)?,
                     dump: *lib.get::<TraceDumpFn>(b"npu_sim_trace_dump").map_err(err)?,
                     flush: *lib
@@ -92,7 +92,7 @@ struct Port {
     bytes: usize,
 }
 
-/// Cycles of a run to dump into the VCD: `[start, end)`.
+/// Cycles of a run to dump into the waveform: `[start, end)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TraceWindow {
     pub start: u64,
@@ -151,25 +151,34 @@ impl Model {
         Self::instantiate(design, clock, Trace::Off)
     }
 
-    /// As [`Model::new`] from the library built with tracing, writing a VCD
-    /// of the cycles in `window` to `path`.
-    pub fn with_vcd(
+    /// As [`Model::new`] from the library built with tracing in `format`,
+    /// writing a waveform of the cycles in `window` to `path`.
+    pub fn with_trace(
         design: &DesignFiles,
         clock: &str,
         path: &Path,
         window: TraceWindow,
+        format: WaveFormat,
     ) -> Result<Self, BuildError> {
-        let mut model = Self::instantiate(design, clock, Trace::On)?;
-        let vcd = model
+        let failed = |source| BuildError::Waveform {
+            format,
+            path: path.to_path_buf(),
+            source,
+        };
+        // Verilator's writers say only whether the file opened (the FST
+        // writer not even that): creating it here first names the reason.
+        std::fs::File::create(path).map_err(failed)?;
+        let mut model = Self::instantiate(design, clock, Trace::On(format))?;
+        let trace = model
             .api
-            .vcd
+            .trace
             .as_ref()
             .expect("a library built with Trace::On");
         let c_path = CString::new(path.as_os_str().as_encoded_bytes())
-            .map_err(|_| BuildError::Vcd(path.to_path_buf()))?;
+            .map_err(|e| failed(std::io::Error::new(std::io::ErrorKind::InvalidInput, e)))?;
         // SAFETY: sim is live; the path outlives the call.
-        if unsafe { (vcd.open)(model.sim, c_path.as_ptr()) } != 0 {
-            return Err(BuildError::Vcd(path.to_path_buf()));
+        if unsafe { (trace.open)(model.sim, c_path.as_ptr()) } != 0 {
+            return Err(failed(std::io::Error::other("the writer did not open it")));
         }
         model.trace = Some(window);
         Ok(model)
@@ -334,10 +343,10 @@ impl Model {
 
     #[inline]
     fn dump(&mut self, time: u64) {
-        if let (Some(w), Some(vcd)) = (self.trace, &self.api.vcd) {
+        if let (Some(w), Some(trace)) = (self.trace, &self.api.trace) {
             if (w.start..w.end).contains(&self.cycle) {
                 // SAFETY: sim is a live model with an open trace.
-                unsafe { (vcd.dump)(self.sim, time) }
+                unsafe { (trace.dump)(self.sim, time) }
             }
         }
     }
@@ -347,11 +356,11 @@ impl Model {
         self.cycle
     }
 
-    /// Writes buffered VCD data to the file.
+    /// Writes buffered waveform data to the file.
     pub fn flush_trace(&mut self) {
-        if let Some(vcd) = &self.api.vcd {
+        if let Some(trace) = &self.api.trace {
             // SAFETY: sim is live.
-            unsafe { (vcd.flush)(self.sim) }
+            unsafe { (trace.flush)(self.sim) }
         }
     }
 
@@ -533,7 +542,7 @@ pub struct PublicArray {
 
 impl Drop for Model {
     fn drop(&mut self) {
-        // SAFETY: sim was made by `new` and is freed once; this closes any VCD.
+        // SAFETY: sim was made by `new` and is freed once; this closes any waveform.
         unsafe { (self.api.free)(self.sim) }
     }
 }

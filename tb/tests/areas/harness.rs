@@ -16,7 +16,7 @@
 //! | TRM 4.2.13 | jobs on the RTL: base addresses, back-pressure, ACLKEN, memory systems, each port's own address map, writes on the port of their region | `rtl_backend::a_dma_job_runs_bit_exact_at_base_addresses_of_its_own`, `rtl_backend::vela_dma_jobs_pass_under_back_pressure_and_a_half_rate_aclken`, `rtl_backend::a_run_that_never_stops_is_a_clear_error`, `rtl_backend::the_backend_programs_its_axi_settings`, `rtl_backend::writes_go_out_on_the_port_regioncfg_gives_their_region` |
 //! | - | the Verilator configuration takes effect | `verilator_build::every_combinational_block_is_read_and_every_isolation_splits_a_block`, `verilator_build::only_the_ifm_unit_and_the_weight_decoder_are_left_whole` |
 //! | - | every area's testplan lists exactly its tests | `testplans::every_area_testplan_names_exactly_its_tests` |
-//! | - | VCD windows | `waveform::vcd_holds_the_apb_signals_and_the_register_file_in_the_window`, `waveform::trace_windows_parse` |
+//! | - | waveforms, VCD and FST: windows, a job's run, the format a name asks for, unwritable paths | `waveform::vcd_holds_the_apb_signals_and_the_register_file_in_the_window`, `waveform::fst_holds_the_apb_signals_and_the_register_file_in_the_window`, `waveform::a_job_s_fst_spans_its_run_or_its_window`, `waveform::waveforms_that_cannot_be_written_or_name_the_other_format_are_refused`, `waveform::trace_windows_parse` |
 
 #[path = "../axi_binding.rs"]
 mod axi_binding;

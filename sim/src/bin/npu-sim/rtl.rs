@@ -26,12 +26,17 @@ use std::path::PathBuf;
 /// The RTL backend's options (`npu-sim run` and `tflite`).
 #[derive(Args)]
 pub struct RtlArgs {
-    /// Write a VCD waveform of the run (RTL only; default: the file NPU_VCD names).
+    /// Write a waveform of the run (RTL only; default: the file NPU_VCD or
+    /// NPU_FST names): a VCD, or an FST when the name ends .fst.
     /// A network's later ethos-u operators write NAME.1.vcd, NAME.2.vcd, ...
-    #[arg(long)]
+    #[arg(long, group = "waveform")]
     vcd: Option<PathBuf>,
-    /// Dump only CLK cycles START:END into the VCD (a VCD of every cycle is large).
-    #[arg(long, value_name = "START:END", requires = "vcd", value_parser = parse_window)]
+    /// Write an FST waveform of the run (RTL only), GTKWave's compressed
+    /// format, whatever the name ends with but .vcd.
+    #[arg(long, group = "waveform")]
+    fst: Option<PathBuf>,
+    /// Dump only CLK cycles START:END into the waveform (a VCD of every cycle is large).
+    #[arg(long, visible_alias = "fst-window", value_name = "START:END", requires = "waveform", value_parser = parse_window)]
     vcd_window: Option<TraceWindow>,
     /// Write the run's timeline as a Chrome trace (RTL only; Perfetto's UI or
     /// chrome://tracing opens it): a track per kernel operation, DMA and DMA
@@ -75,8 +80,8 @@ pub struct RtlArgs {
 impl RtlArgs {
     /// Refuses the RTL options on the golden model, which has no timing.
     pub fn refuse_on_golden(&self) -> Result<()> {
-        if self.vcd.is_some() {
-            bail!("--vcd needs --model rtl: the golden model has no waveforms");
+        if self.vcd.is_some() || self.fst.is_some() {
+            bail!("--vcd and --fst need --model rtl: the golden model has no waveforms");
         }
         if self.timeline.is_some() {
             bail!("--timeline needs --model rtl: the golden model has no timing");
@@ -94,15 +99,14 @@ impl RtlArgs {
     /// The RTL backend these options ask for; with it, the hint a failed
     /// run prints (how to get a waveform of an RTL run that had none).
     pub fn backend(&self) -> Result<(RtlBackend, &'static str)> {
-        let waveform = match &self.vcd {
-            Some(path) => Some(Waveform {
-                path: path.clone(),
-                window: self.vcd_window.unwrap_or(TraceWindow::ALL),
-            }),
-            None => Waveform::from_env()?,
+        let window = self.vcd_window.unwrap_or(TraceWindow::ALL);
+        let waveform = match (&self.vcd, &self.fst) {
+            (Some(path), _) => Some(Waveform::new(path.clone(), window)),
+            (None, Some(path)) => Some(Waveform::fst(path.clone(), window)?),
+            (None, None) => Waveform::from_env()?,
         };
         let hint = if waveform.is_none() {
-            " (add --vcd FILE for a waveform)"
+            " (add --vcd FILE or --fst FILE for a waveform)"
         } else {
             ""
         };
