@@ -199,6 +199,11 @@ impl Npu {
     ) -> Result<Option<usize>, ModelError> {
         self.status.running = true;
         self.qread = from;
+        if from == 0 {
+            // A start follows a stop or the end of a stream, by which every
+            // operation has completed (TRM 4.6.4 NPU_OP_STOP).
+            self.state.kernels_in_flight.clear();
+        }
         // TRM 4.2.9: QSIZE is a multiple of 4; checked before any fetch.
         let words = bytes_to_words(stream).inspect_err(|_| self.parse_error())?;
         let mut i = from / 4;
