@@ -111,6 +111,58 @@ JOBS = [
 ]
 
 
+APB = [
+    job(
+        "apb4",
+        "apb_completer",
+        "APB4 requester assumed (PCLKEN free, PROT held), register file free",
+        "apb_completer_formal",
+        "formal/apb_completer_apb4.v",
+        "prove",
+        20,
+        [
+            mutant(
+                "PREADY raised without PSEL",
+                "pready_access",
+                "setup = pclken & psel & ~ready$q;",
+                "setup = pclken & ~ready$q;",
+            ),
+            mutant(
+                "PSLVERR not cleared after the access",
+                "pslverr_access",
+                "            error$d = 1'b0;",
+                "            error$d = error$q;",
+            ),
+            mutant(
+                "write without the PPROT check",
+                "refused_write",
+                "registers$write = complete & pwrite & permitted & (pstrb == 32'hf);",
+                "registers$write = complete & pwrite & (pstrb == 32'hf);",
+            ),
+            mutant(
+                "read without the PPROT check",
+                "refused_read",
+                "if (~pwrite & permitted) begin",
+                "if (~pwrite) begin",
+            ),
+            mutant(
+                "read data toggles while idle",
+                "prdata_stable",
+                "        rdata$d = rdata$q;",
+                "        rdata$d = rdata$q ^ {31'h0, pclken & ~psel};",
+            ),
+            mutant(
+                "setup sampled without PCLKEN",
+                "outputs_hold",
+                "setup = pclken & psel & ~ready$q;",
+                "setup = psel & ~ready$q;",
+            ),
+        ],
+    ),
+]
+JOBS += APB
+
+
 def tool_env():
     env = dict(os.environ)
     env["PATH"] = VENV + os.pathsep + env.get("PATH", "")
