@@ -15,7 +15,7 @@ CONFIGS := $(filter npu_%,$(MODULES))
 BLOCKS  := $(filter-out npu_%,$(MODULES))
 CARGO   ?= cargo
 
-.PHONY: all deps verilog check-verilog lint synth synth-blocks timing test runner-alone bench sim waves demo fuzz capi
+.PHONY: all deps verilog check-verilog lint synth synth-blocks timing formal formal-selftest test runner-alone bench sim waves demo fuzz capi
 
 all: deps verilog lint capi demo
 
@@ -42,6 +42,17 @@ lint: deps
 		verilator --lint-only -Wall scripts/lint.vlt --top-module $$m verilog-out/$$m.v || exit 1; \
 		echo "lint: $$m clean (waivers with reasons in scripts/lint.vlt)"; \
 	done
+
+# Formal proofs (SymbiYosys, scripts/formal/run.py) on blocks of verilog-out/:
+# the toolchain goes to build/formal-venv (scripts/formal/setup.sh); not part
+# of `make test`. formal-selftest checks each property fails on a broken copy.
+formal:
+	@scripts/formal/setup.sh
+	@python3 scripts/formal/run.py
+
+formal-selftest:
+	@scripts/formal/setup.sh
+	@python3 scripts/formal/run.py --selftest
 
 # The C API: libnpu.so and libnpu.a (target/release) with capi/include/npu.h
 # and npu_regs.h, and the example that runs a job folder through it.

@@ -3,6 +3,7 @@
 //! lints and synthesises every emitted file) and the bench harness
 //! (`npu_tb::block`) share, so no list of blocks is kept by hand elsewhere.
 
+use crate::apb::ApbCompleter;
 use crate::datapath::traversal::Traversal;
 use crate::datapath::IfmFetch;
 use crate::emit::{emit_block, BlockDesign, PortNames};
@@ -79,6 +80,12 @@ pub const BLOCKS: &[BlockEntry] = &[
         about: "OFM writer: output-unit results of one position and up to 8 channels in, \
                 OFM writes at their feature-map addresses out",
         build: || Box::new(OfmWriter::default()),
+    },
+    BlockEntry {
+        name: "apb_completer",
+        about: "APB4 completer (TRM A.5, 4.1): PCLKEN sampling, PPROT access rule, PSLVERR; \
+                the register bus to the register file as ports (registers_addr, ...)",
+        build: || Box::new(ApbCompleter::default()),
     },
 ];
 
