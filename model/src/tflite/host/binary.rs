@@ -12,8 +12,8 @@ use super::arith::{
     doubling_high_mul, multiply_by_quantized_multiplier as rescale, multiply_greater_than_one,
     multiply_smaller_than_one, quantize_multiplier, rounding_divide_by_pot, type_range, Activation,
 };
-use super::{f32s, kernel, Element, Kernel, OpDesc, Operand, Support};
-use anyhow::{anyhow, ensure, Result};
+use super::{f32s, kernel, Element, Kernel, OpDesc, Operand, Support, MAX_RANK};
+use anyhow::{ensure, Result};
 use std::sync::Arc;
 use Element::{Bool, F32, I16, I32, I64, I8};
 
@@ -38,16 +38,8 @@ pub(super) const OPERATORS: &[Support] = &[
     Support::new("GREATER_EQUAL", &[I8, I32, I64, F32]),
 ];
 
-/// The most dimensions TFLite Micro's shapes hold (RuntimeShape's
-/// kMaxSmallSize).
-const MAX_RANK: usize = 6;
-
 pub(super) fn build(op: &OpDesc) -> Result<Arc<dyn Kernel>> {
-    let name = OPERATORS
-        .iter()
-        .map(|s| s.name)
-        .find(|&n| n == op.name)
-        .ok_or_else(|| anyhow!("{} is not a binary operator", op.name))?;
+    let name = op.name_in(OPERATORS, "a binary operator")?;
     let (a, b, y) = (op.input(0)?, op.input(1)?, op.output(0)?);
     // PRELU's alpha is int8 for both quantised inputs (prelu_common.cc).
     let second = match (name, a.element) {

@@ -38,6 +38,10 @@ use anyhow::{anyhow, bail, Context, Result};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+/// The most dimensions TFLite Micro's shapes hold (RuntimeShape's
+/// kMaxSmallSize).
+pub const MAX_RANK: usize = 6;
+
 /// An operator the host runs, and the element types it takes.
 #[derive(Debug, Clone, Copy)]
 pub struct Support {
@@ -178,6 +182,16 @@ impl OpDesc {
         self.outputs
             .get(i)
             .ok_or_else(|| anyhow!("{} has no output {i}", self.name))
+    }
+
+    /// Its name as `operators` (a family's table) lists it, for a kernel to
+    /// keep; an error naming `family` when the table lacks it.
+    pub fn name_in(&self, operators: &[Support], family: &str) -> Result<&'static str> {
+        operators
+            .iter()
+            .map(|s| s.name)
+            .find(|&n| n == self.name)
+            .ok_or_else(|| anyhow!("{} is not {family}", self.name))
     }
 
     /// An error naming a type the host's kernel for this operator does not

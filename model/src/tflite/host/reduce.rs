@@ -11,8 +11,8 @@
 
 use super::arith::{multiply_by_quantized_multiplier as rescale, type_range};
 use super::binary::{multiplier, quantization, Value, Walk};
-use super::{kernel, Element, Io, Kernel, OpDesc, Operand, Support};
-use anyhow::{anyhow, ensure, Result};
+use super::{kernel, Element, Io, Kernel, OpDesc, Operand, Support, MAX_RANK};
+use anyhow::{ensure, Result};
 use std::sync::Arc;
 use Element::{F32, I16, I32, I8};
 
@@ -25,16 +25,8 @@ pub(super) const OPERATORS: &[Support] = &[
     Support::new("ARG_MIN", &[I8, F32]),
 ];
 
-/// The most dimensions TFLite Micro's shapes hold (ARG_MAX and ARG_MIN
-/// take a RuntimeShape).
-const MAX_RANK: usize = 6;
-
 pub(super) fn build(op: &OpDesc) -> Result<Arc<dyn Kernel>> {
-    let name = OPERATORS
-        .iter()
-        .map(|s| s.name)
-        .find(|&n| n == op.name)
-        .ok_or_else(|| anyhow!("{} is not a reduction", op.name))?;
+    let name = op.name_in(OPERATORS, "a reduction")?;
     let (input, axes, output) = (op.input(0)?, op.input(1)?, op.output(0)?);
     ensure!(
         axes.element == I32,

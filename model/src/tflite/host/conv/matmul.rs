@@ -24,12 +24,7 @@ pub(super) fn fully_connected(op: &OpDesc) -> Result<Arc<dyn Kernel>> {
         o.weights_format
     );
     let activation = Activation::of(op, o.fused_activation_function)?;
-    let operands = Convolution {
-        input: op.input(0)?,
-        filter: op.input(1)?,
-        bias: op.optional_input(2),
-        output: op.output(0)?,
-    };
+    let operands = Convolution::of(op, 0, 1, 2)?;
     let (input, filter, output) = (operands.input, operands.filter, operands.output);
     for (what, t) in [("input", input), ("filter", filter), ("output", output)] {
         nonempty(op, what, t)?;

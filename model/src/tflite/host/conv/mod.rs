@@ -104,7 +104,18 @@ struct Convolution<'a> {
     output: &'a Operand,
 }
 
-impl Convolution<'_> {
+impl<'a> Convolution<'a> {
+    /// The operands of `op`: its inputs `input` and `filter`, the optional
+    /// `bias`, and output 0.
+    fn of(op: &'a OpDesc, input: usize, filter: usize, bias: usize) -> Result<Convolution<'a>> {
+        Ok(Convolution {
+            input: op.input(input)?,
+            filter: op.input(filter)?,
+            bias: op.optional_input(bias),
+            output: op.output(0)?,
+        })
+    }
+
     /// The output stage TFLite Micro's kernel for these element types uses
     /// with `channels` output channels, and the zero point its integer
     /// kernel subtracts from the input. `multipliers` gives one multiplier

@@ -24,12 +24,7 @@ pub(super) fn conv(op: &OpDesc) -> Result<Arc<dyn Kernel>> {
         [o.dilation_hfactor, o.dilation_wfactor],
     )?;
     let activation = Activation::of(op, o.fused_activation_function)?;
-    let operands = Convolution {
-        input: op.input(0)?,
-        filter: op.input(1)?,
-        bias: op.optional_input(2),
-        output: op.output(0)?,
-    };
+    let operands = Convolution::of(op, 0, 1, 2)?;
     let [batches, rows, cols, depth] = dims4(op, "input", operands.input)?;
     let [channels, filter_rows, filter_cols, filter_depth] = dims4(op, "filter", operands.filter)?;
     let [out_batches, out_rows, out_cols, out_depth] = dims4(op, "output", operands.output)?;
@@ -122,12 +117,7 @@ pub(super) fn depthwise(op: &OpDesc) -> Result<Arc<dyn Kernel>> {
         [o.dilation_hfactor, o.dilation_wfactor],
     )?;
     let activation = Activation::of(op, o.fused_activation_function)?;
-    let operands = Convolution {
-        input: op.input(0)?,
-        filter: op.input(1)?,
-        bias: op.optional_input(2),
-        output: op.output(0)?,
-    };
+    let operands = Convolution::of(op, 0, 1, 2)?;
     let [batches, rows, cols, depth] = dims4(op, "input", operands.input)?;
     let [one, filter_rows, filter_cols, channels] = dims4(op, "filter", operands.filter)?;
     let [out_batches, out_rows, out_cols, out_depth] = dims4(op, "output", operands.output)?;
@@ -223,12 +213,7 @@ pub(super) fn transpose_conv(op: &OpDesc) -> Result<Arc<dyn Kernel>> {
     let o = options!(op, TransposeConvOptions);
     let stepping = Stepping::new(op, o.padding, [o.stride_h, o.stride_w], [1, 1])?;
     let activation = Activation::of(op, o.fused_activation_function)?;
-    let operands = Convolution {
-        input: op.input(2)?,
-        filter: op.input(1)?,
-        bias: op.optional_input(3),
-        output: op.output(0)?,
-    };
+    let operands = Convolution::of(op, 2, 1, 3)?;
     let [batches, rows, cols, depth] = dims4(op, "input", operands.input)?;
     let [channels, filter_rows, filter_cols, filter_depth] = dims4(op, "filter", operands.filter)?;
     let [out_batches, out_rows, out_cols, out_depth] = dims4(op, "output", operands.output)?;

@@ -22,7 +22,7 @@ pub(super) use quantized::{checked_log2, logistic_int16, tanh_int16, SigmoidInpu
 // The options! macro names the schema as super::fb from the submodules.
 use super::fb;
 use super::{kernel, Element, Kernel, OpDesc, Operand, Support};
-use anyhow::{anyhow, bail, ensure, Result};
+use anyhow::{bail, ensure, Result};
 use std::sync::Arc;
 use Element::{F32, I16, I8};
 
@@ -54,11 +54,7 @@ pub(super) const OPERATORS: &[Support] = &[
 ];
 
 pub(super) fn build(op: &OpDesc) -> Result<Arc<dyn Kernel>> {
-    let name = OPERATORS
-        .iter()
-        .find(|s| s.name == op.name)
-        .map(|s| s.name)
-        .ok_or_else(|| anyhow!("{} is not an elementwise operator", op.name))?;
+    let name = op.name_in(OPERATORS, "an elementwise operator")?;
     ensure!(
         op.inputs.len() == 1 && op.outputs.len() == 1,
         "{name} has {} inputs and {} outputs; it takes one of each",

@@ -8,7 +8,7 @@ use super::{
     at_most_rank, constant_ints, fixed_movement, int_input, movement, output_shape, same_element,
     Ends, Fill, Move, Planned, StridedCopy,
 };
-use crate::tflite::host::{Kernel, OpDesc};
+use crate::tflite::host::{Kernel, OpDesc, MAX_RANK};
 use anyhow::{ensure, Result};
 use std::sync::Arc;
 
@@ -307,13 +307,13 @@ pub(super) fn tile(op: &OpDesc) -> Result<Arc<dyn Kernel>> {
 
 /// REVERSE_V2 (reverse.cc): int32 axes, read when the kernel runs unless
 /// constant, which TFLite Micro takes only contiguous once sorted, of an
-/// input of up to 6 dimensions.
+/// input of up to `MAX_RANK` dimensions.
 pub(super) fn reverse(op: &OpDesc) -> Result<Arc<dyn Kernel>> {
     let input = op.input(0)?;
     let output = op.output(0)?;
     same_element(op, input, output)?;
     output_shape(output, &input.shape)?;
-    at_most_rank(input, 6, "input")?;
+    at_most_rank(input, MAX_RANK, "input")?;
     int_input(op, 1, &[I32])?;
     let axes_input = op.input(1)?;
     ensure!(
