@@ -457,6 +457,18 @@ field_enum!(
     ActivationFunction { None = 0, Tanh = 3, Sigmoid = 4, Lut0 = 16, Lut1 = 17, Lut2 = 18,
         Lut3 = 19, Lut4 = 20, Lut5 = 21, Lut6 = 22, Lut7 = 23 }
 );
+
+impl ActivationFunction {
+    /// The LUT slot a LUT function reads (0-7), none for the others.
+    pub const fn lut_slot(self) -> Option<usize> {
+        let v = self.bits();
+        if v >= ActivationFunction::Lut0.bits() && v <= ActivationFunction::Lut7.bits() {
+            Some((v - ActivationFunction::Lut0.bits()) as usize)
+        } else {
+            None
+        }
+    }
+}
 field_enum!(
     /// NPU_SET_ACTIVATION bits 12-15: range the result is clipped to before the LUT.
     ActivationClipRange { OfmPrecision = 0, ForceUint8 = 2, ForceInt8 = 3, ForceInt16 = 5 }

@@ -7,7 +7,7 @@ use crate::cmdstream::{bytes_to_words, decode_one, Command, StreamError};
 use crate::coverage::{self, End};
 use crate::ops;
 use crate::state::{NpuState, OpError, OpRecord, Outcome, RunStats, LUT_BYTES, NUM_REGIONS};
-use npu_arch::command::{CmdKind, DmaRegionMode, DmaStrideMode, Opcode};
+use npu_arch::command::{ActivationFunction, CmdKind, DmaRegionMode, DmaStrideMode, Opcode};
 use npu_arch::command::{DMA_CHANNELS, DMA_CORE_MASK_MAX, DMA_DESCRIPTORS};
 use npu_arch::config::NpuConfig;
 use npu_arch::limits::OUTSTANDING_KERNELS_MAX;
@@ -353,11 +353,14 @@ impl Npu {
                 let (before, macs) = (self.state.memory.traffic(), self.state.stats.macs);
                 let ib_end = self.state.field(Opcode::NpuSetIfmIbEnd, "ib_end_kb") as usize * 1024;
                 let mut uses: Vec<_> = std::iter::once(0..ib_end as i64).collect();
-                // NPU_SET_ACTIVATION 16-23: a LUT in the last 2 KB (TRM 4.6.4).
+                // A LUT function reads the last 2 KB (TRM 4.6.4 NPU_SET_ACTIVATION).
                 let activation = self
                     .state
                     .field(Opcode::NpuSetActivation, "activation_function");
-                if (16..=23).contains(&activation) {
+                if ActivationFunction::from_bits(activation as u32)
+                    .and_then(ActivationFunction::lut_slot)
+                    .is_some()
+                {
                     let size = self.state.shram[0].len() as i64;
                     uses.push(size - LUT_BYTES as i64..size);
                 }
