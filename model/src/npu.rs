@@ -541,13 +541,12 @@ impl Npu {
             return Ok(total);
         }
         if total > src_size {
-            let start = self.state.field(Opcode::NpuSetDma0Src, "addr");
             return Err(OpError::OutOfRange {
                 what: format!("DMA source ({rows} rows of {len} bytes)"),
                 channel: faulting_channel::MEM2MEM_READ,
                 region: src_region,
-                start,
-                end: start.saturating_add(total as i64),
+                start: src_base,
+                end: src_base.saturating_add(total as i64),
                 size: src_size as usize,
             });
         }
