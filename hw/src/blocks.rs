@@ -4,6 +4,7 @@
 //! (`npu_tb::block`) share, so no list of blocks is kept by hand elsewhere.
 
 use crate::apb::ApbCompleter;
+use crate::cpm::QChannel;
 use crate::datapath::traversal::Traversal;
 use crate::datapath::IfmFetch;
 use crate::emit::{emit_block, BlockDesign, PortNames};
@@ -86,6 +87,12 @@ pub const BLOCKS: &[BlockEntry] = &[
         about: "APB4 completer (TRM A.5, 4.1): PCLKEN sampling, PPROT access rule, PSLVERR; \
                 the register bus to the register file as ports (registers_addr, ...)",
         build: || Box::new(ApbCompleter::default()),
+    },
+    BlockEntry {
+        name: "q_channel",
+        about: "Q-channel completer (TRM 3.3.4.2, 3.3.4.3; AMBA LPI): QREQn synchronised, \
+                accepted when `allow` is high, denied otherwise; the clock and power channels' block",
+        build: || Box::new(QChannel::default()),
     },
 ];
 

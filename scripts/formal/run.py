@@ -17,7 +17,7 @@ to depth N": the induction did not close).
 Each property must fail on a deliberately broken copy: a mutant replaces one
 piece of the generated Verilog (the text must occur exactly once, so a change
 to the generated code stops the self-test instead of testing nothing) and the
-self-test expects that property's assertion to fail in BMC.
+self-test expects that property's assertion to be among those failing first in BMC.
 
 Solvers run under `nice -n 10`, one at a time (the machine is shared).
 """
@@ -163,6 +163,97 @@ APB = [
 JOBS += APB
 
 
+# The state's exits from Q_STOPPED and Q_DENIED, as generated.
+STOPPED_EXIT, DENIED_EXIT = (
+    f"QState${state}:\n                begin\n                    if (qreq_n_sync$dout) begin"
+    for state in ("Stopped", "Denied")
+)
+
+QCHANNEL = [
+    job(
+        "lpi",
+        "q_channel",
+        "LPI controller assumed, allow and active free (the clock and the power channel)",
+        "q_channel_formal",
+        "formal/q_channel_lpi.v",
+        "prove",
+        20,
+        [
+            mutant(
+                "accepted without allow",
+                "accept_allowed",
+                "if (allow) begin",
+                "if (1'b1) begin",
+            ),
+            mutant(
+                "denied also while stopped",
+                "exclusive",
+                "port$qdeny = state$q == QState$Denied;",
+                "port$qdeny = state$q != QState$Run;",
+            ),
+            mutant(
+                "accepted without a request",
+                "accept_on_request",
+                "if (~qreq_n_sync$dout) begin",
+                "if (~qreq_n_sync$dout | allow) begin",
+            ),
+            mutant(
+                "denied without a request",
+                "deny_on_request",
+                "if (~qreq_n_sync$dout) begin",
+                "if (~qreq_n_sync$dout | ~allow) begin",
+            ),
+            mutant(
+                "denied although allowed",
+                "deny_refused",
+                "state$d = QState$Stopped;",
+                "state$d = QState$Denied;",
+            ),
+            mutant(
+                "stopped left before the release",
+                "exit_on_release",
+                STOPPED_EXIT,
+                STOPPED_EXIT.replace("if (qreq_n_sync$dout)", "if (1'b1)"),
+            ),
+            mutant(
+                "stopped never left",
+                "release_answered",
+                STOPPED_EXIT,
+                STOPPED_EXIT.replace("if (qreq_n_sync$dout)", "if (1'b0)"),
+            ),
+            mutant(
+                "denial withdrawn before the release",
+                "continue_on_release",
+                DENIED_EXIT,
+                DENIED_EXIT.replace("if (qreq_n_sync$dout)", "if (1'b1)"),
+            ),
+            mutant(
+                "QREQn not synchronised on its second stage",
+                "request_answered",
+                "stage$1$d = stage$0$q;",
+                "stage$1$d = stage$1$q;",
+            ),
+            mutant(
+                "stopped reported while denied",
+                "stopped_is_accepted",
+                "stopped = state$q == QState$Stopped;",
+                "stopped = state$q != QState$Run;",
+            ),
+            mutant(
+                "QACTIVE held low",
+                "qactive_follows",
+                "port$qactive = active;",
+                "port$qactive = 1'b0;",
+            ),
+        ],
+        # The unused fourth state (2'b11) is a dead end that k-induction
+        # cannot exclude without an invariant inside the block; IC3/PDR can.
+        engine="abc pdr",
+    ),
+]
+JOBS += QCHANNEL
+
+
 def tool_env():
     env = dict(os.environ)
     env["PATH"] = VENV + os.pathsep + env.get("PATH", "")
@@ -215,9 +306,11 @@ def run_sby(name, files, top, mode, depth, engine="smtbmc yices"):
     m = re.search(r"DONE \((\w+)", log)
     status = m.group(1) if m else "ERROR"
     detail = ""
-    f = re.search(r"failed assertion (\S+) .* step (\d+)", log)
-    if f:
-        detail = f"{f.group(1)} at step {f.group(2)}"
+    failed = re.findall(r"failed assertion (\S+) .* step (\d+)", log)
+    if failed:
+        # Every assertion that fails at the first failing step.
+        names = ", ".join(dict.fromkeys(name for name, _ in failed))
+        detail = f"{names} at step {failed[0][1]}"
     if status == "ERROR":
         errs = [l for l in log.splitlines() if "ERROR" in l]
         detail = errs[0] if errs else "see " + os.path.join(d, "sby.log")
@@ -278,7 +371,9 @@ def selftest(jobs):
                 out.write(text.replace(m["old"], m["new"]))
             files = [broken if f == target else f for f in j["files"]]
             status, detail, secs = run_sby(name, files, j["top"], "bmc", j["depth"])
-            caught = status == "FAIL" and detail.split(" at ")[0].endswith(m["assertion"])
+            caught = status == "FAIL" and any(
+                name.endswith("." + m["assertion"]) for name in detail.split(" at ")[0].split(", ")
+            )
             ok &= caught
             result = f"fails as expected ({detail})" if caught else f"NOT CAUGHT: {status} {detail}"
             rows.append((j["prop"], j["block"], m["name"], m["assertion"], result, f"{secs:.0f} s"))
