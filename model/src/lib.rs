@@ -109,6 +109,7 @@ pub mod coverage;
 pub mod device;
 pub mod driver;
 pub mod fixed;
+pub mod floor;
 pub mod footprint;
 pub mod job;
 pub mod job_folder;

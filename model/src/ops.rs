@@ -8,6 +8,7 @@
 use crate::check::{Access, OperationAccess, Role};
 use crate::cmdstream::Command;
 use crate::fixed;
+use crate::floor::{RateClass, RateFacts};
 use crate::footprint::{BlockFootprints, Ifm2, OperationBytes};
 use crate::schedule::ConvShape;
 use crate::state::{NpuState, OpError, OpRecord, LUT_BYTES};
@@ -760,8 +761,28 @@ impl Op {
             ofm: Some(ofm),
             ofm_layout: Some(self.ofm.clone()),
             kernel,
+            rate_facts: Some(self.rate_facts(npu)),
             ..OpRecord::default()
         })
+    }
+
+    /// What its floor depends on ([`crate::floor`]).
+    fn rate_facts(&self, npu: &NpuState) -> RateFacts {
+        let class = match self.kind {
+            KernelKind::Conv => RateClass::Conv,
+            KernelKind::Depthwise => RateClass::Depthwise,
+            KernelKind::Pool(_) => RateClass::Pool,
+            KernelKind::Elementwise(mode) => RateClass::Elementwise(mode),
+        };
+        let ifm_scale = npu.field(Opcode::NpuSetIfmPrecision, "scale_mode");
+        RateFacts {
+            class,
+            ifm_bits: self.ifm.dtype.bits,
+            ofm_bits: self.ofm.dtype.bits,
+            advanced: ifm_scale != i64::from(IfmScaleMode::Opa16Opb16.bits()),
+            lookup: self.activation != ActivationFunction::None,
+            blockdep: npu.field(Opcode::NpuSetBlockdep, "blockdep") as u32,
+        }
     }
 
     /// The order of the weights and the block walk (TRM 4.7.5, 4.9):

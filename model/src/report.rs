@@ -11,8 +11,11 @@
 //! from the operation's start to its end; `MACs/Cycle`; `Util% (MAC)`, MAC
 //! Count / (Op Cycles x the configuration's peak MACs per cycle) x 100; and
 //! the bytes each AXI port moved for the operation (`M0 Read`, `M0 Written`,
-//! `M1 Read`, `M1 Written`). A cell a backend has no value for is empty, as
-//! are the rates of a row without MACs (a DMA).
+//! `M1 Read`, `M1 Written`), and beside Op Cycles the operation's `Floor`
+//! on that backend's memory (`crate::floor`: the least cycles any
+//! implementation of the TRM's rules could take) and `Cycles/Floor`. A cell
+//! a backend has no value for is empty, as are the rates of a row without
+//! MACs (a DMA).
 //!
 //! `Elements` is what the operation writes: its OFM's elements.
 //!
@@ -29,13 +32,14 @@
 //! not the sum of the rows' Op Cycles, since DMAs run beside kernel
 //! operations. Its port bytes are everything the ports moved in the run,
 //! including the command-stream reads, which belong to no operation and have
-//! a row of their own.
+//! a row of their own. Its floor sums the kernel operations' floors and the
+//! DMAs' forced waits (a DMA's transfer may run beside a kernel operation).
 
 use crate::state::{OpRecord, PortBytes, Shape};
 use serde::Serialize;
 
 /// The report's columns.
-pub const COLUMNS: [&str; 17] = [
+pub const COLUMNS: [&str; 19] = [
     "Offset",
     "Operation",
     "IFM",
@@ -47,6 +51,8 @@ pub const COLUMNS: [&str; 17] = [
     "Bytes Read",
     "Bytes Written",
     "Op Cycles",
+    "Floor",
+    "Cycles/Floor",
     "MACs/Cycle",
     "Util% (MAC)",
     "M0 Read",
@@ -124,6 +130,9 @@ pub struct Totals {
     pub ports: Option<[PortBytes; 2]>,
     /// The command-stream reads among them.
     pub command_stream: Option<[PortBytes; 2]>,
+    /// The kernel operations' floors and the DMAs' forced waits (a DMA's
+    /// transfer may run beside a kernel operation), summed.
+    pub floor: Option<u64>,
 }
 
 pub fn totals(report: &Report) -> Totals {
@@ -141,6 +150,17 @@ pub fn totals(report: &Report) -> Totals {
         util_mac: rates.map(|r| r.1),
         ports: report.measured.map(|m| m.ports),
         command_stream: report.measured.map(|m| m.command_stream),
+        floor: layers
+            .iter()
+            .filter_map(|l| {
+                let f = l.floor?;
+                Some(if l.rate_facts.is_some() {
+                    f.cycles
+                } else {
+                    f.latency
+                })
+            })
+            .reduce(|a, b| a + b),
     }
 }
 
@@ -167,19 +187,27 @@ fn port_cells(ports: Option<[PortBytes; 2]>) -> [String; 4] {
     })
 }
 
+/// Op Cycles, Floor and Cycles/Floor.
+fn timed_cells(cycles: Option<u64>, floor: Option<u64>) -> [String; 3] {
+    let ratio = cycles
+        .zip(floor.filter(|&f| f > 0))
+        .map(|(c, f)| format!("{:.2}", c as f64 / f as f64));
+    [optional(cycles), optional(floor), ratio.unwrap_or_default()]
+}
+
 /// A row from its parts: the six text cells, the four untimed numbers,
-/// Op Cycles, the rates and the port bytes.
+/// Op Cycles with its floor, the rates and the port bytes.
 fn row(
     text: [String; 6],
     untimed: [String; 4],
-    cycles: String,
+    timed: [String; 3],
     rates: [String; 2],
     ports: [String; 4],
 ) -> Row {
     let mut cells = text
         .into_iter()
         .chain(untimed)
-        .chain([cycles])
+        .chain(timed)
         .chain(rates)
         .chain(ports);
     std::array::from_fn(|_| cells.next().expect("one cell per column"))
@@ -206,7 +234,7 @@ fn cells(l: &OpRecord, peak_macs_per_cycle: u32) -> Row {
             l.bytes_read.to_string(),
             l.bytes_written.to_string(),
         ],
-        optional(l.cycles),
+        timed_cells(l.cycles, l.floor.map(|f| f.cycles)),
         rate_cells(rates(l.macs, l.cycles, peak_macs_per_cycle)),
         port_cells(l.ports),
     )
@@ -256,7 +284,7 @@ fn total_cells(t: &Totals) -> Row {
             t.bytes_read.to_string(),
             t.bytes_written.to_string(),
         ],
-        optional(t.cycles),
+        timed_cells(t.cycles, t.floor),
         rate_cells(rates),
         port_cells(t.ports),
     )
@@ -356,6 +384,7 @@ pub fn write(path: &std::path::Path, report: &Report) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::floor::{Floor, RateClass, RateFacts};
 
     const PEAK: u32 = 256;
 
@@ -390,6 +419,20 @@ mod tests {
     fn timed() -> (Vec<OpRecord>, RunMeasures) {
         let conv = OpRecord {
             ports: Some(ports((96, 64), (144, 0))),
+            floor: Some(Floor {
+                cycles: 24,
+                compute: 18,
+                transfer: 10,
+                latency: 6,
+            }),
+            rate_facts: Some(RateFacts {
+                class: RateClass::Conv,
+                ifm_bits: 8,
+                ofm_bits: 8,
+                advanced: false,
+                lookup: false,
+                blockdep: 0,
+            }),
             ..layer("NPU_OP_CONV", 4608, Some(36))
         };
         let dma = OpRecord {
@@ -398,6 +441,12 @@ mod tests {
             ifm: None,
             kernel: None,
             ports: Some(ports((0, 32), (32, 0))),
+            floor: Some(Floor {
+                cycles: 14,
+                compute: 0,
+                transfer: 4,
+                latency: 10,
+            }),
             ..layer("NPU_OP_DMA_START", 0, Some(20))
         };
         let measured = RunMeasures {
@@ -452,9 +501,10 @@ mod tests {
         assert_eq!(
             csv(&report),
             "Offset,Operation,IFM,IFM2,OFM,Kernel,Elements,MAC Count,Bytes Read,Bytes Written,\
-             Op Cycles,MACs/Cycle,Util% (MAC),M0 Read,M0 Written,M1 Read,M1 Written\n\
-             0x40,NPU_OP_CONV,4x4x8,,2x2x16,3x3,64,4608,128,64,,,,,,,\n\
-             ,TOTAL (1 operations),,,,,,4608,128,64,,,,,,,\n"
+             Op Cycles,Floor,Cycles/Floor,MACs/Cycle,Util% (MAC),M0 Read,M0 Written,M1 Read,\
+             M1 Written\n\
+             0x40,NPU_OP_CONV,4x4x8,,2x2x16,3x3,64,4608,128,64,,,,,,,,,\n\
+             ,TOTAL (1 operations),,,,,,4608,128,64,,,,,,,,,\n"
         );
         let v: serde_json::Value = serde_json::from_str(&json(&report)).expect("JSON");
         assert_eq!(v["layers"][0]["macs"], 4608);
@@ -498,10 +548,11 @@ mod tests {
         assert_eq!(
             lines[1..],
             [
-                "0x40,NPU_OP_CONV,4x4x8,,2x2x16,3x3,64,4608,128,64,36,128.00,50.00,96,64,144,0",
-                "0x48,NPU_OP_DMA_START,,,,,,0,128,64,20,,,0,32,32,0",
-                ",(command stream),,,,,,,,,,,,0,0,48,0",
-                ",TOTAL (2 operations),,,,,,4608,256,128,50,92.16,36.00,96,96,224,0",
+                "0x40,NPU_OP_CONV,4x4x8,,2x2x16,3x3,64,4608,128,64,36,24,1.50,128.00,50.00,96,64,144,0",
+                "0x48,NPU_OP_DMA_START,,,,,,0,128,64,20,14,1.43,,,0,32,32,0",
+                ",(command stream),,,,,,,,,,,,,,0,0,48,0",
+                // The floor: the convolution's, and the DMA's forced waits.
+                ",TOTAL (2 operations),,,,,,4608,256,128,50,34,1.47,92.16,36.00,96,96,224,0",
             ]
         );
         let v: serde_json::Value = serde_json::from_str(&json(&report)).expect("JSON");
@@ -513,6 +564,8 @@ mod tests {
         assert!(v["layers"][1]["util_mac"].is_null());
         assert_eq!(v["layers"][1]["ports"][0]["written"], 32);
         assert_eq!(v["totals"]["cycles"], 50);
+        assert_eq!(v["totals"]["floor"], 34);
+        assert_eq!(v["layers"][0]["floor"]["compute"], 18);
         assert_eq!(v["totals"]["ports"][1]["read"], 224);
         assert_eq!(v["totals"]["command_stream"][1]["read"], 48);
         let table = table(&report);
@@ -528,7 +581,10 @@ mod tests {
         assert!(at.windows(2).all(|w| w[0] < w[1]), "{header}");
         assert_eq!(
             words(1)[5..],
-            ["64", "4608", "128", "64", "36", "128.00", "50.00", "96", "64", "144", "0"]
+            [
+                "64", "4608", "128", "64", "36", "24", "1.50", "128.00", "50.00", "96", "64",
+                "144", "0"
+            ]
         );
         assert_eq!(words(3), ["(command", "stream)", "0", "0", "48", "0"]);
         // Numbers are right-aligned under their headers.
@@ -600,7 +656,8 @@ pub fn read_vela_layers(text: &str) -> Result<Vec<VelaLayer>, String> {
 
 /// The report's kernel operations beside Vela's rows (`vela`, from
 /// [`read_vela_layers`]), matched in stream order, with each one's cycles,
-/// Vela's and their ratio, and the sums; when the two counts differ (Vela
+/// Vela's and their ratio, the floor and its ratio where the backend gives
+/// one, and the sums; when the two counts differ (Vela
 /// lowered an operator into several NPU operations it lists as one row)
 /// only the sums are compared, and the table says so.
 pub fn beside_vela(report: &Report, vela: &[VelaLayer]) -> String {
@@ -615,17 +672,23 @@ pub fn beside_vela(report: &Report, vela: &[VelaLayer]) -> String {
     };
     let vela_total: u64 = vela.iter().map(|v| v.op_cycles).sum();
     let ours_total: Option<u64> = kernels.iter().map(|k| k.cycles).sum();
+    let floor_total: Option<u64> = kernels.iter().map(|k| k.floor.map(|f| f.cycles)).sum();
+    let floor = |floor: Option<u64>, cycles: Option<u64>| match floor {
+        Some(f) => format!("  floor {f:>10}  ratio {}", ratio(cycles, f)),
+        None => String::new(),
+    };
     let mut out = String::from("beside Vela's per-layer estimate:\n");
     if kernels.len() == vela.len() {
         for (k, v) in kernels.iter().zip(vela) {
             out += &format!(
-                "  {:#06x} {:<28} {:>10}  Vela {:<24} {:>10}  ratio {}\n",
+                "  {:#06x} {:<28} {:>10}  Vela {:<24} {:>10}  ratio {}{}\n",
                 k.offset,
                 k.kind,
                 k.cycles.map_or(String::new(), |c| c.to_string()),
                 format!("{} ({})", v.lowered, v.name),
                 v.op_cycles,
-                ratio(k.cycles, v.op_cycles)
+                ratio(k.cycles, v.op_cycles),
+                floor(k.floor.map(|f| f.cycles), k.cycles)
             );
         }
     } else {
@@ -637,10 +700,11 @@ pub fn beside_vela(report: &Report, vela: &[VelaLayer]) -> String {
         );
     }
     out += &format!(
-        "  kernel operations {:>10}  Vela {:>10}  ratio {}\n",
+        "  kernel operations {:>10}  Vela {:>10}  ratio {}{}\n",
         ours_total.map_or(String::new(), |c| c.to_string()),
         vela_total,
-        ratio(ours_total, vela_total)
+        ratio(ours_total, vela_total),
+        floor(floor_total, ours_total)
     );
     out
 }

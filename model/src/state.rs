@@ -3,6 +3,7 @@
 //! leaves behind (its record) or why it cannot run.
 
 use crate::check::OperationAccess;
+use crate::floor::{Floor, RateFacts};
 use crate::footprint::{largest_safe_blockdep, BlockFootprints};
 use crate::tensor::FeatureMap;
 use npu_arch::command::{Opcode, COMMANDS};
@@ -369,6 +370,12 @@ pub struct OpRecord {
     /// Bytes each AXI port (M0, M1) moved for the operation, from a timed
     /// backend.
     pub ports: Option<[PortBytes; 2]>,
+    /// The least cycles the operation could take on the timed backend's
+    /// memory ([`crate::floor`]).
+    pub floor: Option<Floor>,
+    /// A kernel operation's settings its floor depends on.
+    #[serde(skip)]
+    pub rate_facts: Option<RateFacts>,
     /// An operator Vela left on the CPU, which the host ran (`kind` is its
     /// TFLite name; no offset, region bytes, cycles or ports).
     pub on_cpu: bool,

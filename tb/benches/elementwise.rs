@@ -14,6 +14,7 @@
 
 use npu_arch::command::{ElementwiseMode as M, IfmScaleMode};
 use npu_model::compare::{difference, outcome};
+use npu_model::floor::elementwise_rate;
 use npu_model::job::{BackendRun, Job};
 use npu_model::tensor::DType;
 use npu_tb::bench_filter::wanted;
@@ -24,7 +25,8 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 
 /// A column of a table: its operation and the figures for u65-256 and
-/// u65-512 (true: memory-bound).
+/// u65-512 (true: memory-bound), from `npu_model::floor`'s copy of the
+/// tables.
 struct Column {
     name: &'static str,
     spec: ElementwiseSpec,
@@ -33,13 +35,7 @@ struct Column {
 
 const OFM: [usize; 3] = [16, 16, 64];
 
-fn column(
-    name: &'static str,
-    mode: M,
-    types: (DType, DType),
-    advanced: bool,
-    figures: [(f64, bool); 2],
-) -> Column {
+fn column(name: &'static str, mode: M, types: (DType, DType), advanced: bool) -> Column {
     let mut spec = ElementwiseSpec::new(mode, types.0, types.1, OFM);
     if advanced {
         spec.scale_mode = IfmScaleMode::Opa32;
@@ -48,152 +44,47 @@ fn column(
     Column {
         name,
         spec,
-        figures,
+        figures: elementwise_rate(mode, types.0.bits, types.1.bits, advanced),
     }
 }
 
 fn tables() -> Vec<(&'static str, Vec<Column>)> {
-    let free = |f| (f, false);
-    let bound = |f| (f, true);
     let small = |t: DType| -> Vec<Column> {
-        let eight = t.bits == 8;
-        vec![
-            column(
-                "LReLU",
-                M::Lrelu,
-                (t, t),
-                false,
-                [free(4.0), if eight { free(8.0) } else { bound(4.0) }],
-            ),
-            column(
-                "ABS",
-                M::Abs,
-                (t, t),
-                false,
-                [free(4.0), if eight { free(8.0) } else { bound(4.0) }],
-            ),
-            column(
-                "MIN",
-                M::Min,
-                (t, t),
-                false,
-                [
-                    if eight { free(4.0) } else { bound(2.67) },
-                    bound(if eight { 5.33 } else { 2.67 }),
-                ],
-            ),
-            column(
-                "MAX",
-                M::Max,
-                (t, t),
-                false,
-                [
-                    if eight { free(4.0) } else { bound(2.67) },
-                    bound(if eight { 5.33 } else { 2.67 }),
-                ],
-            ),
-            column(
-                "MUL",
-                M::Mul,
-                (t, t),
-                false,
-                [free(2.67), if eight { free(5.33) } else { bound(2.67) }],
-            ),
-            column(
-                "simple ADD",
-                M::Add,
-                (t, t),
-                false,
-                [free(2.0), if eight { free(4.0) } else { bound(2.67) }],
-            ),
-            column(
-                "simple SUB",
-                M::Sub,
-                (t, t),
-                false,
-                [free(2.0), if eight { free(4.0) } else { bound(2.67) }],
-            ),
-            column(
-                "advanced ADD",
-                M::Add,
-                (t, t),
-                true,
-                [free(1.33), free(2.67)],
-            ),
-            column(
-                "advanced SUB",
-                M::Sub,
-                (t, t),
-                true,
-                [free(1.33), free(2.67)],
-            ),
+        [
+            ("LReLU", M::Lrelu, false),
+            ("ABS", M::Abs, false),
+            ("MIN", M::Min, false),
+            ("MAX", M::Max, false),
+            ("MUL", M::Mul, false),
+            ("simple ADD", M::Add, false),
+            ("simple SUB", M::Sub, false),
+            ("advanced ADD", M::Add, true),
+            ("advanced SUB", M::Sub, true),
         ]
+        .into_iter()
+        .map(|(name, mode, advanced)| column(name, mode, (t, t), advanced))
+        .collect()
     };
     let i32_ = DType::I32;
+    let wide = [
+        ("MUL 8 to 32-bit", M::Mul, DType::I8),
+        ("ADD 8 to 32-bit", M::Add, DType::I8),
+        ("MUL 16 to 32-bit", M::Mul, DType::I16),
+        ("ADD 16 to 32-bit", M::Add, DType::I16),
+        ("MUL 32-bit", M::Mul, i32_),
+        ("ADD 32-bit", M::Add, i32_),
+        ("CLZ", M::Clz, i32_),
+        ("SHL", M::Shl, i32_),
+        ("SHR", M::Shr, i32_),
+    ];
     vec![
         ("Table 4-130: 8-bit activations", small(DType::I8)),
         ("Table 4-131: 16-bit activations", small(DType::I16)),
         (
             "Table 4-132: 32-bit activations",
-            vec![
-                column(
-                    "MUL 8 to 32-bit",
-                    M::Mul,
-                    (DType::I8, i32_),
-                    false,
-                    [free(2.0), bound(2.67)],
-                ),
-                column(
-                    "ADD 8 to 32-bit",
-                    M::Add,
-                    (DType::I8, i32_),
-                    false,
-                    [free(2.0), bound(2.67)],
-                ),
-                column(
-                    "MUL 16 to 32-bit",
-                    M::Mul,
-                    (DType::I16, i32_),
-                    false,
-                    [free(2.0), bound(2.0)],
-                ),
-                column(
-                    "ADD 16 to 32-bit",
-                    M::Add,
-                    (DType::I16, i32_),
-                    false,
-                    [free(2.0), bound(2.0)],
-                ),
-                column(
-                    "MUL 32-bit",
-                    M::Mul,
-                    (i32_, i32_),
-                    false,
-                    [free(0.89), bound(1.33)],
-                ),
-                column(
-                    "ADD 32-bit",
-                    M::Add,
-                    (i32_, i32_),
-                    false,
-                    [free(0.89), bound(1.33)],
-                ),
-                column("CLZ", M::Clz, (i32_, i32_), false, [free(1.6), bound(2.0)]),
-                column(
-                    "SHL",
-                    M::Shl,
-                    (i32_, i32_),
-                    false,
-                    [free(0.89), bound(1.33)],
-                ),
-                column(
-                    "SHR",
-                    M::Shr,
-                    (i32_, i32_),
-                    false,
-                    [free(0.89), bound(1.33)],
-                ),
-            ],
+            wide.into_iter()
+                .map(|(name, mode, ifm)| column(name, mode, (ifm, i32_), false))
+                .collect(),
         ),
     ]
 }

@@ -29,9 +29,11 @@ use npu_arch::regs::{self, counter_port, FaultingChannel};
 use npu_hw::dma::OFM_WRITE_ID;
 use npu_model::check::{accesses_before_refusal, CheckOptions, Policy};
 use npu_model::cmdstream::stop_ends_at;
+use npu_model::floor::{floors, MemoryTiming, PortTiming};
 use npu_model::footprint::{BlockFootprints, Span};
 use npu_model::job::{block_footprints, Backend, BackendRun, GoldenBackend, Job};
 pub use npu_model::job::{region_base, COMMAND_STREAM_BASE};
+use npu_model::state::OpRecord;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::PathBuf;
@@ -333,12 +335,51 @@ impl RtlBackend {
                 std::fs::write(&path, serde_json::to_string(&trace)?)
                     .with_context(|| format!("writing the timeline {}", path.display()))?;
             }
+            fill_floors(
+                &mut layers,
+                job,
+                &self.settings,
+                &self.axi_configs,
+                &inference,
+            );
             let completers = AxiPort::ALL.map(|port| run.axi_completer(port));
             rtl_run.measured = Some(probe.measures(completers, run.model.cycle()));
             rtl_run.macs = layers.iter().map(|l| l.macs).sum();
             rtl_run.layers = layers;
         }
         Ok(rtl_run)
+    }
+}
+
+/// Each row's floor on the memory behind the ports (`npu_model::floor`),
+/// from the stream checker's accesses at the driver's base addresses.
+fn fill_floors(
+    layers: &mut [OpRecord],
+    job: &Job,
+    settings: &AxiSettings,
+    axi_configs: &[CompleterConfig; 2],
+    inference: &Inference,
+) {
+    let (check, _) = accesses_before_refusal(&job.command_stream, &job_check_options(job));
+    let ports = axi_configs.each_ref().map(|c| PortTiming {
+        read_latency: c.read_latency,
+        write_latency: c.write_latency,
+        bytes_per_cycle: c.bytes_per_cycle,
+    });
+    let memory = MemoryTiming::new(ports, settings.regioncfg, settings.qconfig);
+    let address = |region: usize, offset: i64| {
+        let base = inference.base_addresses.get(region).copied().unwrap_or(0);
+        base.wrapping_add(offset as u64)
+    };
+    let floors = floors(
+        layers,
+        &check.operations,
+        &memory,
+        job.config.cores,
+        &address,
+    );
+    for (layer, floor) in layers.iter_mut().zip(floors) {
+        layer.floor = floor;
     }
 }
 
