@@ -7,6 +7,7 @@
 //! ("The floor").
 
 use crate::check::OperationAccess;
+use crate::footprint::joined;
 use crate::state::OpRecord;
 use npu_arch::command::ElementwiseMode;
 use npu_arch::regs::{counter_port, REGION_COUNT};
@@ -174,7 +175,7 @@ impl Traffic {
             );
         }
         for side in t.read.iter_mut().chain(t.written.iter_mut()) {
-            *side = union(std::mem::take(side));
+            *side = joined(std::mem::take(side));
         }
         t
     }
@@ -223,19 +224,6 @@ impl Traffic {
             .map(|p| memory.ports[p].write_latency)
             .min()
     }
-}
-
-fn union(mut ranges: Vec<Range<u64>>) -> Vec<Range<u64>> {
-    ranges.retain(|r| r.start < r.end);
-    ranges.sort_by_key(|r| r.start);
-    let mut out: Vec<Range<u64>> = Vec::new();
-    for r in ranges {
-        match out.last_mut() {
-            Some(last) if r.start <= last.end => last.end = last.end.max(r.end),
-            _ => out.push(r),
-        }
-    }
-    out
 }
 
 /// The rate bound of a kernel operation with `macs` MACs and `elements`
@@ -308,8 +296,8 @@ pub fn floors(
                     + traffic.read_latency(memory, |p| depends[p]).unwrap_or(0);
             }
         }
-        if traffic.write_latency(memory).is_some() {
-            last_writer = Some(out.len());
+        if let Some(wait) = traffic.write_latency(memory) {
+            last_writer = Some((out.len(), wait));
         }
         let transfer = traffic.cycles(memory);
         out.push(Some(Floor {
@@ -322,15 +310,8 @@ pub fn floors(
             previous_kernel = Some(traffic);
         }
     }
-    if let Some(i) = last_writer {
-        let op = operations
-            .iter()
-            .find(|o| o.offset == layers[i].offset)
-            .expect("a row with a floor has accesses");
-        let wait = Traffic::of(op, memory, address)
-            .write_latency(memory)
-            .unwrap_or(0);
-        let floor = out[i].as_mut().expect("a row with a floor");
+    if let Some((i, wait)) = last_writer {
+        let floor = out[i].as_mut().expect("the last writer has a floor");
         floor.latency += wait;
         floor.cycles += wait;
     }

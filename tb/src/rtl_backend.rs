@@ -27,13 +27,12 @@ use crate::shram::shram_contents;
 use anyhow::{bail, Context, Result};
 use npu_arch::regs::{self, counter_port, FaultingChannel};
 use npu_hw::dma::OFM_WRITE_ID;
-use npu_model::check::{accesses_before_refusal, CheckOptions, Policy};
+use npu_model::check::{accesses_before_refusal, CheckOptions, Policy, StreamCheck};
 use npu_model::cmdstream::stop_ends_at;
 use npu_model::floor::{floors, MemoryTiming, PortTiming};
 use npu_model::footprint::{BlockFootprints, Span};
 use npu_model::job::{block_footprints, Backend, BackendRun, GoldenBackend, Job};
 pub use npu_model::job::{region_base, COMMAND_STREAM_BASE};
-use npu_model::state::OpRecord;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::PathBuf;
@@ -260,8 +259,11 @@ impl RtlBackend {
             tb.watch_blockdep(blockdep_checker(job, &block_footprints(job)?));
         }
         self.bounds = None;
-        if self.check_bounds {
-            tb.watch_bounds(bounds_watcher(job, &inference.base_addresses));
+        // What the stream may touch, for the bounds watcher and the floors.
+        let check = (self.check_bounds || records.is_some())
+            .then(|| accesses_before_refusal(&job.command_stream, &job_check_options(job)).0);
+        if let (true, Some(check)) = (self.check_bounds, &check) {
+            tb.watch_bounds(bounds_watcher(job, check, &inference.base_addresses));
         }
         if records.is_some() {
             tb.watch_layers()?;
@@ -335,13 +337,19 @@ impl RtlBackend {
                 std::fs::write(&path, serde_json::to_string(&trace)?)
                     .with_context(|| format!("writing the timeline {}", path.display()))?;
             }
-            fill_floors(
-                &mut layers,
-                job,
-                &self.settings,
-                &self.axi_configs,
-                &inference,
+            let check = check.as_ref().expect("taken for the per-layer report");
+            let memory = memory_timing(&self.settings, &self.axi_configs);
+            let address = |region, offset| bus_address(&inference.base_addresses, region, offset);
+            let floors = floors(
+                &layers,
+                &check.operations,
+                &memory,
+                job.config.cores,
+                &address,
             );
+            for (layer, floor) in layers.iter_mut().zip(floors) {
+                layer.floor = floor;
+            }
             let completers = AxiPort::ALL.map(|port| run.axi_completer(port));
             rtl_run.measured = Some(probe.measures(completers, run.model.cycle()));
             rtl_run.macs = layers.iter().map(|l| l.macs).sum();
@@ -351,52 +359,31 @@ impl RtlBackend {
     }
 }
 
-/// Each row's floor on the memory behind the ports (`npu_model::floor`),
-/// from the stream checker's accesses at the driver's base addresses.
-fn fill_floors(
-    layers: &mut [OpRecord],
-    job: &Job,
-    settings: &AxiSettings,
-    axi_configs: &[CompleterConfig; 2],
-    inference: &Inference,
-) {
-    let (check, _) = accesses_before_refusal(&job.command_stream, &job_check_options(job));
+/// The memory behind the ports as the floors see it (`npu_model::floor`).
+fn memory_timing(settings: &AxiSettings, axi_configs: &[CompleterConfig; 2]) -> MemoryTiming {
     let ports = axi_configs.each_ref().map(|c| PortTiming {
         read_latency: c.read_latency,
         write_latency: c.write_latency,
         bytes_per_cycle: c.bytes_per_cycle,
     });
-    let memory = MemoryTiming::new(ports, settings.regioncfg, settings.qconfig);
-    let address = |region: usize, offset: i64| {
-        let base = inference.base_addresses.get(region).copied().unwrap_or(0);
-        base.wrapping_add(offset as u64)
-    };
-    let floors = floors(
-        layers,
-        &check.operations,
-        &memory,
-        job.config.cores,
-        &address,
-    );
-    for (layer, floor) in layers.iter_mut().zip(floors) {
-        layer.floor = floor;
-    }
+    MemoryTiming::new(ports, settings.regioncfg, settings.qconfig)
+}
+
+/// A region's byte at its AXI address: a region the driver programs no
+/// base pointer for keeps its reset value, 0.
+fn bus_address(base_addresses: &[u64], region: usize, offset: i64) -> u64 {
+    let base = base_addresses.get(region).copied().unwrap_or(0);
+    base.wrapping_add(offset as u64)
 }
 
 /// The bounds watcher of a run of `job`: the stream checker's ranges for
 /// its regions' sizes, at the AXI addresses of the driver's
 /// `base_addresses`. For a stream the checker refuses, what the NPU may
-/// touch before it stops ([`accesses_before_refusal`]).
-pub fn bounds_watcher(job: &Job, base_addresses: &[u64]) -> BoundsWatcher {
-    let (check, _) = accesses_before_refusal(&job.command_stream, &job_check_options(job));
-    // A region the driver programs no base pointer for keeps its reset
-    // value, 0.
-    let address = |region: usize, offset: i64| {
-        let base = base_addresses.get(region).copied().unwrap_or(0);
-        base.wrapping_add(offset as u64)
-    };
+/// touch before it stops (`check`, from [`accesses_before_refusal`]).
+pub fn bounds_watcher(job: &Job, check: &StreamCheck, base_addresses: &[u64]) -> BoundsWatcher {
+    let address = |region, offset| bus_address(base_addresses, region, offset);
     let stream = COMMAND_STREAM_BASE..COMMAND_STREAM_BASE + job.command_stream.len() as u64;
-    BoundsWatcher::new(&check, &address, stream)
+    BoundsWatcher::new(check, &address, stream)
 }
 
 /// The stream checker's options for `job`: its configuration and its
