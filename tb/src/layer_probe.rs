@@ -75,11 +75,13 @@ const SIGNALS: [(&str, &str, &str); 10] = [
 
 /// The modules and variables the bench reads in the design whose top
 /// module is `top`, the probe's and the AXI limits the monitors follow
-/// ([`AXI_LIMIT_SIGNALS`]): what the simulation build makes readable.
+/// ([`AXI_LIMIT_SIGNALS`], [`COUNTER_SIGNALS`]): what the simulation build
+/// makes readable.
 pub fn readable_signals(top: &str) -> Vec<(String, &'static str)> {
     SIGNALS
         .iter()
         .chain(&AXI_LIMIT_SIGNALS)
+        .chain(&COUNTER_SIGNALS)
         .map(|&(module, _, var)| (format!("{top}{module}"), var))
         .collect()
 }
@@ -91,6 +93,13 @@ pub const AXI_LIMIT_SIGNALS: [(&str, &str, &str); 4] = [
     ("_core", ".core", "regs$axi_limit$1"),
     ("_core", ".core", "regs$axi_limit$2"),
     ("_core", ".core", "regs$axi_limit$3"),
+];
+
+/// REGIONCFG and QCONFIG as the register file holds them: the counters the
+/// monitors add the limits of.
+pub const COUNTER_SIGNALS: [(&str, &str, &str); 2] = [
+    ("_core", ".core", "regs$regioncfg"),
+    ("_core", ".core", "regs$qconfig"),
 ];
 
 /// Whose an AXI transaction is, by its ID.

@@ -5,11 +5,11 @@
 use crate::apb::{ApbMonitor, ApbPorts, ApbRequest, ApbResponse};
 use crate::axi::{
     AddressSpace, Attributes, AxiCompleter, AxiLimits, AxiMonitor, AxiPort, AxiPorts, AxiSignals,
-    CompleterConfig, Counters,
+    CompleterConfig, Counters, CountersInUse,
 };
 use crate::blockdep::BlockdepChecker;
 use crate::bounds::BoundsWatcher;
-use crate::layer_probe::{LayerProbe, AXI_LIMIT_SIGNALS};
+use crate::layer_probe::{LayerProbe, AXI_LIMIT_SIGNALS, COUNTER_SIGNALS};
 use crate::q_channel::{QChannel, QChecker, QState};
 use crate::seed::seed;
 use crate::verilator::build::workspace_root;
@@ -212,7 +212,10 @@ pub struct NpuTb {
     waveform: Option<PathBuf>,
     irq: PortId,
     /// AXI_LIMIT0-3 in the register file: the monitors check what they hold.
-    axi_limit_registers: Option<[PublicSignal; 4]>,
+    /// AXI_LIMIT0-3, REGIONCFG and QCONFIG, and per port the counters they
+    /// named since the port was last quiet.
+    axi_limit_registers: Option<[PublicSignal; 6]>,
+    counters_used: [CountersInUse; 2],
 }
 
 impl NpuTb {
@@ -243,11 +246,13 @@ impl NpuTb {
         let q_checkers = QChannel::ALL.map(|channel| QChecker::new(&model, channel));
         let limits: Option<Vec<PublicSignal>> = AXI_LIMIT_SIGNALS
             .iter()
+            .chain(&COUNTER_SIGNALS)
             .map(|&(_, scope, var)| model.public_signal(scope, var))
             .collect();
         let mut tb = Self {
             irq: model.port("IRQ"),
-            axi_limit_registers: limits.map(|v| [v[0], v[1], v[2], v[3]]),
+            axi_limit_registers: limits.map(|v| [v[0], v[1], v[2], v[3], v[4], v[5]]),
+            counters_used: Default::default(),
             model,
             config,
             apb,
@@ -282,12 +287,20 @@ impl NpuTb {
         self.follow_axi_limits();
     }
 
-    /// The monitors' limits from what AXI_LIMIT0-3 hold now.
+    /// The monitors' limits from what AXI_LIMIT0-3 hold now, on the
+    /// counters REGIONCFG and QCONFIG name now and, while a port has traffic
+    /// in flight, those they named since it was last quiet.
     fn follow_axi_limits(&mut self) {
         if let Some(signals) = &self.axi_limit_registers {
-            let registers = signals.map(|s| self.model.read_signal(&s) as u32);
+            let [l0, l1, l2, l3, regioncfg, qconfig] =
+                signals.map(|s| self.model.read_signal(&s) as u32);
+            let named = CountersInUse::programmed(regioncfg, qconfig);
             for port in AxiPort::ALL {
-                self.axi[port.index()].monitor.limits = AxiLimits::programmed(port, registers);
+                let monitor = &mut self.axi[port.index()].monitor;
+                let used = &mut self.counters_used[port.index()];
+                let quiet = monitor.reads_outstanding() == 0 && monitor.writes_outstanding() == 0;
+                *used = if quiet { named } else { used.union(named) };
+                monitor.limits = AxiLimits::programmed(port, [l0, l1, l2, l3], *used);
             }
         }
     }

@@ -3,8 +3,8 @@
 //! error injection, counters, and the monitor catching each rule it checks.
 
 use npu_tb::axi::{
-    AddressSpace, AxiCompleter, AxiLimits, AxiMonitor, AxiSignals, CompleterConfig, ErrorRange,
-    Resp, BEAT_BYTES,
+    AddressSpace, AxiCompleter, AxiLimits, AxiMonitor, AxiPort, AxiSignals, CompleterConfig,
+    CountersInUse, ErrorRange, Resp, BEAT_BYTES,
 };
 use npu_tb::seed::seed;
 use rand::rngs::StdRng;
@@ -218,6 +218,34 @@ fn run_checked(
     }
     assert!(manager.done(n, n), "transactions did not complete");
     ((manager, completer, memory, all), cycles)
+}
+
+/// The monitor's limits on a port are the sums of AXI_LIMITn's over the
+/// counters REGIONCFG and QCONFIG send traffic to (TRM 4.2.8, 4.2.13-17):
+/// a counter no region names adds nothing, the command stream's adds reads.
+#[test]
+fn monitor_limits_add_the_counters_in_use() {
+    let limit = |reads: u32, writes: u32, max_beats: u32| {
+        ((writes - 1) << 24) | ((reads - 1) << 16) | max_beats
+    };
+    let registers = [
+        limit(4, 2, 0),
+        limit(8, 3, 1),
+        limit(16, 5, 0),
+        limit(32, 7, 2),
+    ];
+    // Regions 0-3 on counter 1, 4-7 on counter 2; the command stream on 3.
+    let regioncfg = 0b10_10_10_10_01_01_01_01;
+    let used = CountersInUse::programmed(regioncfg, 3);
+    assert_eq!(used.writes, [false, true, true, false]);
+    assert_eq!(used.reads, [false, true, true, true]);
+    let m0 = AxiLimits::programmed(AxiPort::M0, registers, used);
+    assert_eq!((m0.reads, m0.writes, m0.write_split), (8, 3, 128));
+    let m1 = AxiLimits::programmed(AxiPort::M1, registers, used);
+    assert_eq!((m1.reads, m1.writes, m1.read_split), (16 + 32, 5, 256));
+    let both = used.union(CountersInUse::programmed(0, 0));
+    let m0 = AxiLimits::programmed(AxiPort::M0, registers, both);
+    assert_eq!((m0.reads, m0.writes), (4 + 8, 2 + 3));
 }
 
 /// The memory-system limits `npu-sim --mem-outstanding/--mem-bandwidth` set:

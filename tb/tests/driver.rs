@@ -60,12 +60,13 @@ fn programs_the_u65_defaults_and_runs_to_the_stop() {
     for (r, value) in expected {
         assert_eq!(reg(&mut tb, &r), value, "{}", r.name);
     }
-    for port in AxiPort::ALL {
+    // M0 carries counter 1 (regions 2-7), M1 counters 2 and 3.
+    for (port, counters) in [(AxiPort::M0, 1), (AxiPort::M1, 2)] {
         assert_eq!(
             tb.axi_limits(port),
             AxiLimits {
-                reads: 128,
-                writes: 64,
+                reads: 64 * counters,
+                writes: 32 * counters,
                 read_split: 64,
                 write_split: 64,
             }

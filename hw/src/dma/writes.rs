@@ -353,7 +353,11 @@ pub struct WriteRouter {
     port0: WritePort,
     port1: WritePort,
     limit: Signal<Local, Bits<32>>,
+    limit_m1: Signal<Local, Bits<7>>,
     room: Signal<Local, Bits<4>>,
+    /// Counters with one write left, and those with room for client 1.
+    last_slot: Signal<Local, Bits<4>>,
+    room_second: Signal<Local, Bits<4>>,
     completed: Signal<Local, Bits<4>>,
     issued_first: Signal<Local, Bits<4>>,
     issued_second: Signal<Local, Bits<4>>,
@@ -379,7 +383,10 @@ impl WriteRouter {
             port0: WritePort::new(clients),
             port1: WritePort::new(clients),
             limit: Default::default(),
+            limit_m1: Default::default(),
             room: Default::default(),
+            last_slot: Default::default(),
+            room_second: Default::default(),
             completed: Default::default(),
             issued_first: Default::default(),
             issued_second: Default::default(),
@@ -483,22 +490,29 @@ impl Logic for WriteRouter {
         // ---- Outstanding writes per counter: room while count <= limit - 1
         // (the field's bits above the TRM range 0-31 are ignored) ----
         self.room.next = 0.into();
+        self.last_slot.next = 0.into();
         for c in 0..4 {
             self.limit.next = self.axi_limit[c].val() >> self.writes_m1_lsb.val();
-            if self.outstanding[c].q.val() <= bit_cast::<7, 5>(self.limit.val().get_bits::<5>(0)) {
+            self.limit_m1.next = bit_cast::<7, 5>(self.limit.val().get_bits::<5>(0));
+            if self.outstanding[c].q.val() <= self.limit_m1.val() {
                 self.room.next = self.room.val().replace_bit(c, true);
             }
+            if self.outstanding[c].q.val() == self.limit_m1.val() {
+                self.last_slot.next = self.last_slot.val().replace_bit(c, true);
+            }
         }
-        for i in 0..CLIENTS {
-            self.clients[i].may_issue.next =
-                (self.room.val() & (bits::<4>(1) << self.clients[i].counter.val())) != 0;
-        }
-        // Both clients may issue on one cycle, on the same counter; a
-        // counter is on one port, whose one response a cycle answers it.
+        // Both clients may issue on one cycle on one counter, but its last
+        // slot goes to client 0 alone (TRM 4.2.14: the limit is the counter's).
         self.issued_first.next = 0.into();
         if self.clients[0].burst_issued.val() {
             self.issued_first.next = bits::<4>(1) << self.clients[0].counter.val();
         }
+        self.room_second.next = self.room.val() & !(self.issued_first.val() & self.last_slot.val());
+        self.clients[0].may_issue.next =
+            (self.room.val() & (bits::<4>(1) << self.clients[0].counter.val())) != 0;
+        self.clients[1].may_issue.next =
+            (self.room_second.val() & (bits::<4>(1) << self.clients[1].counter.val())) != 0;
+        // A counter is on one port, whose one response a cycle answers it.
         self.issued_second.next = 0.into();
         if self.clients[1].burst_issued.val() {
             self.issued_second.next = bits::<4>(1) << self.clients[1].counter.val();

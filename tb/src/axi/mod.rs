@@ -12,7 +12,7 @@ mod systems;
 pub use completer::{
     describe_ports, Attributes, AxiCompleter, BytesById, CompleterConfig, Counters, ErrorRange,
 };
-pub use monitor::{AxiLimits, AxiMonitor};
+pub use monitor::{AxiLimits, AxiMonitor, CountersInUse};
 pub use npu_model::address_space::AddressSpace;
 pub use ports::{beat_to_words, random_aclken_pattern, words_to_beat, AxiPort, AxiPorts};
 pub use signals::{AxiSignals, Resp, BEAT_BYTES};

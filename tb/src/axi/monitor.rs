@@ -30,32 +30,63 @@ impl AxiLimits {
         write_split: 4096,
     };
 
-    /// What port `port` may carry with AXI_LIMIT0-3 holding `registers`:
-    /// REGIONCFG and QCONFIG send reads and writes to a port's two counters
-    /// (M0: AXI_LIMIT0 and 1, M1: 2 and 3), so at most the sum of their
-    /// limits is in flight, in bursts inside the larger of their
-    /// burst-split blocks (TRM 4.2.14-17; the limit fields' bits above the
+    /// What port `port` may carry with AXI_LIMIT0-3 holding `registers`
+    /// and traffic on the counters `used`: REGIONCFG and QCONFIG send reads
+    /// and writes to a port's two counters (M0: AXI_LIMIT0 and 1, M1: 2 and
+    /// 3), each with its own limit, so at most the sum of the limits of
+    /// those in use is in flight, in bursts inside the larger of their
+    /// burst-split blocks (TRM 4.2.13-17; the limit fields' bits above the
     /// TRM ranges are ignored, as the NPU ignores them).
-    pub fn programmed(port: AxiPort, registers: [u32; 4]) -> Self {
+    pub fn programmed(port: AxiPort, registers: [u32; 4], used: CountersInUse) -> Self {
         let r = &regs::AXI_LIMIT0;
-        let ours = &registers[2 * port.index()..2 * port.index() + 2];
         let field = |name: &str, v: u32| r.field(name).get(v) as usize;
-        let split = ours
-            .iter()
-            .map(|&v| 64 << field("max_beats", v).min(2))
+        let ours = || (2 * port.index()..2 * port.index() + 2).map(|c| (c, registers[c]));
+        let split = ours()
+            .map(|(_, v)| 64 << field("max_beats", v).min(2))
             .max()
             .unwrap_or(64);
+        let sum = |in_use: [bool; 4], name: &str, range: usize| {
+            ours()
+                .filter(|&(c, _)| in_use[c])
+                .map(|(_, v)| field(name, v) % range + 1)
+                .sum()
+        };
         Self {
-            reads: ours
-                .iter()
-                .map(|&v| field("max_outstanding_read_m1", v) % 64 + 1)
-                .sum(),
-            writes: ours
-                .iter()
-                .map(|&v| field("max_outstanding_write_m1", v) % 32 + 1)
-                .sum(),
+            reads: sum(used.reads, "max_outstanding_read_m1", 64),
+            writes: sum(used.writes, "max_outstanding_write_m1", 32),
             read_split: split,
             write_split: split,
+        }
+    }
+}
+
+/// The outstanding counters (0-3) reads and writes may go to: those of the
+/// regions REGIONCFG names, and for reads QCONFIG's, the command stream's
+/// (TRM 4.2.8, 4.2.13).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CountersInUse {
+    pub reads: [bool; 4],
+    pub writes: [bool; 4],
+}
+
+impl CountersInUse {
+    pub fn programmed(regioncfg: u32, qconfig: u32) -> Self {
+        let mut used = Self::default();
+        for region in 0..regs::REGION_COUNT as u32 {
+            let counter = ((regioncfg >> (2 * region)) & 3) as usize;
+            used.reads[counter] = true;
+            used.writes[counter] = true;
+        }
+        used.reads[(qconfig & 3) as usize] = true;
+        used
+    }
+
+    /// The counters either uses.
+    pub fn union(self, other: Self) -> Self {
+        let either = |a: [bool; 4], b: [bool; 4]| std::array::from_fn(|c| a[c] | b[c]);
+        Self {
+            reads: either(self.reads, other.reads),
+            writes: either(self.writes, other.writes),
         }
     }
 }
