@@ -7,10 +7,12 @@ use crate::apb::ApbCompleter;
 use crate::cpm::QChannel;
 use crate::datapath::traversal::Traversal;
 use crate::datapath::IfmFetch;
+use crate::dma::{read_router, write_router, TransferWalker};
 use crate::emit::{emit_block, BlockDesign, PortNames};
 use crate::mac_unit::{IfmUnitBench, MacUnit};
 use crate::output_unit::{OfmWriter, OutputUnit, ScaleRecords, ScaleSets};
 use crate::weight_decoder::{WeightDecoder, WeightGroups};
+use npu_arch::config::NpuConfig;
 use rust_hdl::prelude::*;
 
 /// One block of the table.
@@ -93,6 +95,30 @@ pub const BLOCKS: &[BlockEntry] = &[
         about: "Q-channel completer (TRM 3.3.4.2, 3.3.4.3; AMBA LPI): QREQn synchronised, \
                 accepted when `allow` is high, denied otherwise; the clock and power channels' block",
         build: || Box::new(QChannel::default()),
+    },
+    BlockEntry {
+        name: "read_router_u65_256",
+        about: "DMA read router of u65-256 (TRM 3.3.3, 4.2.14): its six read clients' bursts \
+                on the AR channels of M0 and M1, read beats back by RID, AXI_LIMITn read limits",
+        build: || Box::new(read_router(&NpuConfig::u65_256())),
+    },
+    BlockEntry {
+        name: "read_router_u65_512",
+        about: "DMA read router of u65-512: as read_router_u65_256 with core 1's weight and \
+                scale/bias streams, eight read clients",
+        build: || Box::new(read_router(&NpuConfig::u65_512())),
+    },
+    BlockEntry {
+        name: "write_router",
+        about: "DMA write router (both configurations): the OFM and user-DMA writes on the AW, \
+                W and B channels of M0 and M1, W in address order, AXI_LIMITn write limits",
+        build: || Box::new(write_router()),
+    },
+    BlockEntry {
+        name: "transfer_walker",
+        about: "DMA transfer walker: one side of a transfer as AXI bursts split at the \
+                AXI_LIMITn.max_beats boundary (64, 128 or 256 bytes)",
+        build: || Box::new(TransferWalker::default()),
     },
 ];
 

@@ -253,6 +253,50 @@ QCHANNEL = [
 ]
 JOBS += QCHANNEL
 
+AXI = [
+    job(
+        "axi4",
+        "transfer_walker",
+        "start only while idle, len/rows/planes >= 1; next_burst, next_beat, cancel free",
+        "transfer_walker_formal",
+        "formal/transfer_walker_bursts.v",
+        "bmc",
+        40,
+        [
+            mutant(
+                "a beat more on bursts from a 256-byte boundary",
+                "burst_beats",
+                "burst_beats_m1$d = (((burst_end_offset",
+                "burst_beats_m1$d = (current$q[7:0] == 8'h0) + (((burst_end_offset",
+            ),
+            mutant(
+                "256-byte window 128 bytes longer in a page's last 256 bytes",
+                "burst_4kb",
+                "boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff);",
+                "boundary_bytes = ((32'h100) & 9'h1ff) - ((current$q & 32'hff) & 9'h1ff)"
+                " + {current$q[11:8] == 4'hf, 7'h0};",
+            ),
+            mutant(
+                "burst's last byte placed a line further on",
+                "burst_window",
+                "burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes - 32'h1;",
+                "burst_end_offset = ((current$q & 32'hff) & 9'h1ff) + burst_bytes + 32'hf;",
+            ),
+            mutant(
+                "presented burst replaced before it is taken",
+                "presented_stable",
+                "advance_burst = active$q & (~presented$q | burst_taken);",
+                "advance_burst = active$q;",
+            ),
+        ],
+        # k-induction does not close: a walker state no start reaches (a
+        # zero row length) can be held for any number of cycles by a burst
+        # not taken; IC3/PDR on its 40-bit address arithmetic ran past
+        # 5 minutes without converging.
+    ),
+]
+JOBS += AXI
+
 
 def tool_env():
     env = dict(os.environ)

@@ -84,6 +84,55 @@ use rust_hdl::prelude::*;
 pub const MEM2MEM_WRITE_ID: u8 = 1;
 pub const OFM_WRITE_ID: u8 = 0;
 
+/// The DMA's read router: its clients (ARID, faulting channel) in priority
+/// order, the command stream, the IFM, each core's weight and scale/bias
+/// streams (core 0's, then core 1's), the user DMA (`Dma::update` joins
+/// them in this order). Also emitted on its own for the AXI proofs.
+pub fn read_router(config: &NpuConfig) -> ReadRouter {
+    let mut clients = vec![
+        (
+            *config.read_ids.command.start(),
+            FaultingChannel::CommandRead as u32,
+        ),
+        (
+            *config.read_ids.ifm.start(),
+            FaultingChannel::IfmRead as u32,
+        ),
+    ];
+    for core in 0..config.cores as usize {
+        clients.push((
+            *config.read_ids.weight[core].start(),
+            FaultingChannel::WeightRead as u32,
+        ));
+        clients.push((
+            *config.read_ids.scale[core].start(),
+            FaultingChannel::ScaleBiasRead as u32,
+        ));
+    }
+    clients.push((
+        *config.read_ids.mem2mem.start(),
+        FaultingChannel::Mem2MemRead as u32,
+    ));
+    ReadRouter::new(
+        &clients,
+        regs::AXI_LIMIT0.field("max_outstanding_read_m1").lsb,
+    )
+}
+
+/// The DMA's write router: the OFM channel, then the user DMA, as on the
+/// read side (a user DMA beside a kernel operation, Vela's weight
+/// prefetch, otherwise holds the operation's OFM writes back for as long
+/// as it has bursts to write). Also emitted on its own for the AXI proofs.
+pub fn write_router() -> WriteRouter {
+    WriteRouter::new(
+        &[
+            (OFM_WRITE_ID, FaultingChannel::OfmWrite as u32),
+            (MEM2MEM_WRITE_ID, FaultingChannel::Mem2MemWrite as u32),
+        ],
+        regs::AXI_LIMIT0.field("max_outstanding_write_m1").lsb,
+    )
+}
+
 #[derive(LogicBlock)]
 pub struct Dma {
     pub clock: Signal<In, Clock>,
@@ -194,33 +243,6 @@ pub struct Dma {
 impl Dma {
     pub fn new(config: &NpuConfig) -> Self {
         let cores = config.cores as usize;
-        // The read clients (ARID, faulting channel): the command stream, the
-        // IFM, each core's weight and scale/bias streams, the user DMA
-        // (`update` joins them in this order).
-        let mut read_clients = vec![
-            (
-                *config.read_ids.command.start(),
-                FaultingChannel::CommandRead as u32,
-            ),
-            (
-                *config.read_ids.ifm.start(),
-                FaultingChannel::IfmRead as u32,
-            ),
-        ];
-        for core in 0..cores {
-            read_clients.push((
-                *config.read_ids.weight[core].start(),
-                FaultingChannel::WeightRead as u32,
-            ));
-            read_clients.push((
-                *config.read_ids.scale[core].start(),
-                FaultingChannel::ScaleBiasRead as u32,
-            ));
-        }
-        read_clients.push((
-            *config.read_ids.mem2mem.start(),
-            FaultingChannel::Mem2MemRead as u32,
-        ));
         Self {
             clock: Default::default(),
             rst_n: Default::default(),
@@ -272,23 +294,8 @@ impl Dma {
             register: Default::default(),
             streams_issued: Default::default(),
             ofm: OfmChannel::new(),
-            // Priority order: the command stream, the datapath's channels
-            // (core 0's, then core 1's), the user DMA.
-            reads: ReadRouter::new(
-                &read_clients,
-                regs::AXI_LIMIT0.field("max_outstanding_read_m1").lsb,
-            ),
-            // Priority order: the OFM channel, then the user DMA, as on the
-            // read side (a user DMA beside a kernel operation, Vela's weight
-            // prefetch, otherwise holds the operation's OFM writes back for
-            // as long as it has bursts to write).
-            writes: WriteRouter::new(
-                &[
-                    (OFM_WRITE_ID, FaultingChannel::OfmWrite as u32),
-                    (MEM2MEM_WRITE_ID, FaultingChannel::Mem2MemWrite as u32),
-                ],
-                regs::AXI_LIMIT0.field("max_outstanding_write_m1").lsb,
-            ),
+            reads: read_router(config),
+            writes: write_router(),
             queue: Default::default(),
             head: Default::default(),
             start_mem2mem: Default::default(),
