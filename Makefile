@@ -93,7 +93,7 @@ COVERAGE_DIR  := $(CURDIR)/build/coverage
 COVERAGE_FUZZ ?= 1200
 coverage: deps
 	@rm -rf $(COVERAGE_DIR) && mkdir -p $(COVERAGE_DIR)/data
-	NPU_COVERAGE=$(COVERAGE_DIR)/data nice -n 10 $(CARGO) test --workspace -q
+	NPU_COVERAGE=$(COVERAGE_DIR)/data nice -n 10 $(CARGO) test --workspace -q --no-fail-fast
 	NPU_COVERAGE=$(COVERAGE_DIR)/data nice -n 10 $(CARGO) run -q -p npu-sim -- fuzz \
 		--count $(COVERAGE_FUZZ) --seed 57057 --shard 1/4 --save build/coverage/fuzz --quiet
 	verilator_coverage -write $(COVERAGE_DIR)/merged.dat -write-info $(COVERAGE_DIR)/coverage.info \

@@ -431,6 +431,28 @@ impl Report {
         sums
     }
 
+    /// The tallies of the hand-written blocks per area of the hardware
+    /// crate (`hw/src/AREA/...`, a file directly in it its own area).
+    pub fn by_area(&self) -> BTreeMap<String, BTreeMap<Kind, Tally>> {
+        let mut sums: BTreeMap<String, BTreeMap<Kind, Tally>> = BTreeMap::new();
+        for row in self.rows.iter().filter(|r| r.origin.is_block()) {
+            let entry = sums.entry(self.area(&row.origin)).or_default();
+            for (kind, tally) in &row.tallies {
+                entry.entry(*kind).or_default().add(*tally);
+            }
+        }
+        sums
+    }
+
+    fn area(&self, origin: &Origin) -> String {
+        let location = origin.update_location(&self.root);
+        location
+            .strip_prefix("hw/src/")
+            .and_then(|p| p.split(['/', ':']).next())
+            .map_or("generated", |a| a.trim_end_matches(".rs"))
+            .to_string()
+    }
+
     /// Every point of hand-written blocks summed, per kind.
     pub fn blocks_total(&self) -> BTreeMap<Kind, Tally> {
         let mut total: BTreeMap<Kind, Tally> = BTreeMap::new();
@@ -442,9 +464,16 @@ impl Report {
         total
     }
 
-    fn table(&self, header: &str, rows: Vec<(String, String, &BTreeMap<Kind, Tally>)>) -> String {
+    /// A table of `rows`: name, what the second column (`second`) says,
+    /// tallies.
+    fn table(
+        &self,
+        header: &str,
+        second: &str,
+        rows: Vec<(String, String, &BTreeMap<Kind, Tally>)>,
+    ) -> String {
         let mut text = format!(
-            "| {header} | Rust update | line | branch | toggle (ports, registers) |\n|---|---|---|---|---|\n"
+            "| {header} | {second} | line | branch | toggle (ports, registers) |\n|---|---|---|---|---|\n"
         );
         for (name, update, tallies) in rows {
             let cell = |k| tallies.get(&k).copied().unwrap_or_default().cell();
@@ -475,6 +504,20 @@ impl Report {
             self.holes.len(),
             self.stale.len()
         );
+        let by_area = self.by_area();
+        let rows = by_area
+            .iter()
+            .map(|(area, tallies)| {
+                let modules = self
+                    .rows
+                    .iter()
+                    .filter(|r| r.origin.is_block() && self.area(&r.origin) == *area)
+                    .count();
+                (area.clone(), modules.to_string(), tallies)
+            })
+            .collect();
+        text.push_str(&self.table("area of hw/src (hand-written blocks)", "modules", rows));
+        text.push('\n');
         let by_origin = self.by_origin();
         let rows = by_origin
             .iter()
@@ -482,7 +525,7 @@ impl Report {
                 (name.clone(), origin.update_location(&self.root), tallies)
             })
             .collect();
-        text.push_str(&self.table("Rust struct (every design)", rows));
+        text.push_str(&self.table("Rust struct (every design)", "Rust update", rows));
         text
     }
 
@@ -503,7 +546,7 @@ impl Report {
                 )
             })
             .collect();
-        self.table("module", rows)
+        self.table("module", "Rust struct, update", rows)
     }
 
     /// The points not reached, by module: the module's Rust update, then
