@@ -3,6 +3,7 @@
 #   make synth    yosys synthesis of both configurations (8 minutes on 2 cores)
 #   make timing   logic depth per module against a 32x32 multiply (6 minutes)
 #   make test     run the whole test suite (RTL through Verilator, golden model)
+#   make coverage the test suite and a fuzz shard with RTL code coverage (build/coverage)
 # Targets install Verilator and yosys from Debian when they are missing.
 
 # Every configuration and block npu-gen emits (`npu-gen --list-configs`,
@@ -15,7 +16,7 @@ CONFIGS := $(filter npu_%,$(MODULES))
 BLOCKS  := $(filter-out npu_%,$(MODULES))
 CARGO   ?= cargo
 
-.PHONY: all deps verilog check-verilog lint synth synth-blocks timing formal formal-selftest test runner-alone bench sim waves demo fuzz capi
+.PHONY: all deps verilog check-verilog lint synth synth-blocks timing formal formal-selftest test runner-alone coverage bench sim waves demo fuzz capi
 
 all: deps verilog lint capi demo
 
@@ -79,6 +80,26 @@ timing: deps
 test: deps
 	$(CARGO) test --workspace
 	@$(MAKE) -s runner-alone
+
+# RTL code coverage: every test of the workspace (the RTL tests, the random
+# suites, the networks) and a shard of the fuzz campaign of seed 57057 with
+# coverage builds of both configurations and the blocks (NPU_COVERAGE,
+# tb/src/verilator/coverage.rs), merged into build/coverage: summary.md
+# (per Rust struct), modules.md (per module), uncovered.txt (each point not
+# reached: its Verilog line and the Rust update it comes from), coverage.info
+# (lcov), merged.dat and annotated/ (verilator_coverage). Waivers with
+# reasons in scripts/coverage-waivers.txt. Not part of `make test`.
+COVERAGE_DIR  := $(CURDIR)/build/coverage
+COVERAGE_FUZZ ?= 1200
+coverage: deps
+	@rm -rf $(COVERAGE_DIR) && mkdir -p $(COVERAGE_DIR)/data
+	NPU_COVERAGE=$(COVERAGE_DIR)/data nice -n 10 $(CARGO) test --workspace -q --no-fail-fast
+	NPU_COVERAGE=$(COVERAGE_DIR)/data nice -n 10 $(CARGO) run -q -p npu-sim -- fuzz \
+		--count $(COVERAGE_FUZZ) --seed 57057 --shard 1/4 --save build/coverage/fuzz --quiet
+	verilator_coverage -write $(COVERAGE_DIR)/merged.dat -write-info $(COVERAGE_DIR)/coverage.info \
+		--annotate $(COVERAGE_DIR)/annotated --annotate-min 1 $(COVERAGE_DIR)/data/*.dat > $(COVERAGE_DIR)/annotate.log
+	$(CARGO) run -q -p npu-tb --bin npu-coverage -- $(COVERAGE_DIR)/data \
+		--waivers scripts/coverage-waivers.txt --out $(COVERAGE_DIR)
 
 # The runner without its RTL feature: neither rust-hdl nor the hardware crates
 # in its dependency tree, and it runs a job on the golden model.

@@ -10,6 +10,7 @@ pub mod block;
 pub mod blockdep;
 pub mod bounds;
 pub mod conv_jobs;
+pub mod coverage_report;
 pub mod driver;
 pub mod elementwise_jobs;
 pub mod fst;

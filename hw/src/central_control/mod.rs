@@ -71,7 +71,7 @@ pub use dispatch::{CommandClass, KernelKinds, KernelOperation, WordDecoder};
 pub use fields::{FeatureMapType, KernelStride};
 pub use op_state::{
     command_key, ActivationView, DmaDescriptor, Ifm2View, IfmView, KernelView, OfmView, OpState,
-    OperationState, SetRegister, WeightsView, CMD1_KEY,
+    OperationState, SetRegister, WeightsView, CMD1_KEY, OP_STATE_SOURCE,
 };
 pub use rules::OperationRules;
 pub use run_state::RunState;

@@ -79,3 +79,7 @@ impl Logic for SetRegister {
 // The views and the block that exports them: `DmaDescriptor`, `IfmView`,
 // ..., `OperationState` and `OpState`, generated from `npu_arch::views`.
 include!(concat!(env!("OUT_DIR"), "/op_state.rs"));
+
+/// That generated source's text (`hw/build.rs`), for the tools that map a
+/// generated module back to its struct (npu-tb's coverage report).
+pub const OP_STATE_SOURCE: &str = include_str!(concat!(env!("OUT_DIR"), "/op_state.rs"));

@@ -5,6 +5,7 @@
 //! raw pointers, so only `eval` crosses the FFI boundary each half cycle.
 
 pub mod build;
+pub mod coverage;
 mod isolate;
 mod model;
 

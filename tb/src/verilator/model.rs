@@ -14,6 +14,8 @@ type PortFn = unsafe extern "C" fn(*mut c_void, c_int) -> *mut c_void;
 type TraceOpenFn = unsafe extern "C" fn(*mut c_void, *const c_char) -> c_int;
 type TraceDumpFn = unsafe extern "C" fn(*mut c_void, u64);
 type TraceFlushFn = unsafe extern "C" fn(*mut c_void);
+type CoverageCountersFn = unsafe extern "C" fn(*mut c_void, *mut c_int) -> *mut u32;
+type CoverageWriteFn = unsafe extern "C" fn(*mut c_void, *const c_char);
 type PublicVarFn = unsafe extern "C" fn(
     *mut c_void,
     c_int,
@@ -36,6 +38,14 @@ struct Api {
     public_var: PublicVarFn,
     /// In a library built with [`Trace::On`].
     trace: Option<TraceApi>,
+    /// In a coverage build ([`super::coverage`]).
+    coverage: Option<CoverageApi>,
+    path: std::path::PathBuf,
+}
+
+struct CoverageApi {
+    counters: CoverageCountersFn,
+    write: CoverageWriteFn,
 }
 
 struct TraceApi {
@@ -44,7 +54,7 @@ struct TraceApi {
     flush: TraceFlushFn,
 }
 
-fn load_api(path: &Path, trace: Trace) -> Result<Arc<Api>, String> {
+fn load_api(path: &Path, trace: Trace, coverage: bool) -> Result<Arc<Api>, String> {
     static LOADED: OnceLock<Mutex<HashMap<std::path::PathBuf, Arc<Api>>>> = OnceLock::new();
     let mut loaded = LOADED
         .get_or_init(Default::default)
@@ -74,6 +84,18 @@ fn load_api(path: &Path, trace: Trace) -> Result<Arc<Api>, String> {
                         .map_err(err)?,
                 }),
             },
+            coverage: match coverage {
+                false => None,
+                true => Some(CoverageApi {
+                    counters: *lib
+                        .get::<CoverageCountersFn>(b"npu_sim_coverage_counters")
+                        .map_err(err)?,
+                    write: *lib
+                        .get::<CoverageWriteFn>(b"npu_sim_coverage_write")
+                        .map_err(err)?,
+                }),
+            },
+            path: path.to_path_buf(),
             _lib: lib,
         }
     };
@@ -186,13 +208,17 @@ impl Model {
 
     fn instantiate(design: &DesignFiles, clock: &str, trace: Trace) -> Result<Self, BuildError> {
         let lib = super::build(design, trace)?;
-        let api = load_api(&lib, trace).map_err(|tail| BuildError::Step {
+        let coverage = super::coverage::coverage_build(trace);
+        let api = load_api(&lib, trace, coverage).map_err(|tail| BuildError::Step {
             step: "loading the Verilated library".into(),
             log: lib.clone(),
             tail,
         })?;
         // SAFETY: `new` returns a fresh model owned by this struct until `free`.
         let sim = unsafe { (api.new)() };
+        if coverage {
+            super::coverage::opened(&lib);
+        }
         let ports = design
             .ports
             .iter()
@@ -542,6 +568,21 @@ pub struct PublicArray {
 
 impl Drop for Model {
     fn drop(&mut self) {
+        if let Some(coverage) = &self.api.coverage {
+            let mut count = 0;
+            // SAFETY: sim is live; its counters stay until `free`, and
+            // nothing else touches them while this model is dropped.
+            let counters = unsafe {
+                let data = (coverage.counters)(self.sim, &mut count);
+                std::slice::from_raw_parts_mut(data, count as usize)
+            };
+            super::coverage::closing(&self.api.path, counters, |path| {
+                if let Ok(c_path) = CString::new(path.as_os_str().as_encoded_bytes()) {
+                    // SAFETY: sim is live; the path outlives the call.
+                    unsafe { (coverage.write)(self.sim, c_path.as_ptr()) }
+                }
+            });
+        }
         // SAFETY: sim was made by `new` and is freed once; this closes any waveform.
         unsafe { (self.api.free)(self.sim) }
     }
