@@ -206,7 +206,10 @@ module write_router_core(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit$2,axi_lim
     
     // Local signals
     reg  [31:0] limit;
+    reg  [6:0] limit_m1;
     reg  [3:0] room;
+    reg  [3:0] last_slot;
+    reg  [3:0] room_second;
     reg  [3:0] completed;
     reg  [3:0] issued_first;
     reg  [3:0] issued_second;
@@ -463,28 +466,46 @@ module write_router_core(clock,rst_n,axi_limit$0,axi_limit$1,axi_limit$2,axi_lim
             error_interface = 1'b0;
         end
         room = 32'h0;
+        last_slot = 32'h0;
         limit = axi_limit$0 >> writes_m1_lsb;
-        if (outstanding$0$q <= ((limit[(32'h0)+:(5)]) & 7'h7f)) begin
+        limit_m1 = ((limit[(32'h0)+:(5)]) & 7'h7f);
+        if (outstanding$0$q <= limit_m1) begin
             room = (room & ~(1 << (0)) | ((1'b1) << (0)));
         end
+        if (outstanding$0$q == limit_m1) begin
+            last_slot = (last_slot & ~(1 << (0)) | ((1'b1) << (0)));
+        end
         limit = axi_limit$1 >> writes_m1_lsb;
-        if (outstanding$1$q <= ((limit[(32'h0)+:(5)]) & 7'h7f)) begin
+        limit_m1 = ((limit[(32'h0)+:(5)]) & 7'h7f);
+        if (outstanding$1$q <= limit_m1) begin
             room = (room & ~(1 << (1)) | ((1'b1) << (1)));
         end
+        if (outstanding$1$q == limit_m1) begin
+            last_slot = (last_slot & ~(1 << (1)) | ((1'b1) << (1)));
+        end
         limit = axi_limit$2 >> writes_m1_lsb;
-        if (outstanding$2$q <= ((limit[(32'h0)+:(5)]) & 7'h7f)) begin
+        limit_m1 = ((limit[(32'h0)+:(5)]) & 7'h7f);
+        if (outstanding$2$q <= limit_m1) begin
             room = (room & ~(1 << (2)) | ((1'b1) << (2)));
         end
+        if (outstanding$2$q == limit_m1) begin
+            last_slot = (last_slot & ~(1 << (2)) | ((1'b1) << (2)));
+        end
         limit = axi_limit$3 >> writes_m1_lsb;
-        if (outstanding$3$q <= ((limit[(32'h0)+:(5)]) & 7'h7f)) begin
+        limit_m1 = ((limit[(32'h0)+:(5)]) & 7'h7f);
+        if (outstanding$3$q <= limit_m1) begin
             room = (room & ~(1 << (3)) | ((1'b1) << (3)));
         end
-        clients$0$may_issue = (room & (((32'h1) & 4'hf) << clients$0$counter)) != 32'h0;
-        clients$1$may_issue = (room & (((32'h1) & 4'hf) << clients$1$counter)) != 32'h0;
+        if (outstanding$3$q == limit_m1) begin
+            last_slot = (last_slot & ~(1 << (3)) | ((1'b1) << (3)));
+        end
         issued_first = 32'h0;
         if (clients$0$burst_issued) begin
             issued_first = ((32'h1) & 4'hf) << clients$0$counter;
         end
+        room_second = room & ~(issued_first & last_slot);
+        clients$0$may_issue = (room & (((32'h1) & 4'hf) << clients$0$counter)) != 32'h0;
+        clients$1$may_issue = (room_second & (((32'h1) & 4'hf) << clients$1$counter)) != 32'h0;
         issued_second = 32'h0;
         if (clients$1$burst_issued) begin
             issued_second = ((32'h1) & 4'hf) << clients$1$counter;
