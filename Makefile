@@ -91,9 +91,11 @@ test: deps
 # reasons in scripts/coverage-waivers.txt. Not part of `make test`.
 COVERAGE_DIR  := $(CURDIR)/build/coverage
 COVERAGE_FUZZ ?= 1200
+# The tests run with coverage (cargo test's selection), e.g. `-p npu-tb --test dma`.
+COVERAGE_TESTS ?= --workspace
 coverage: deps
 	@rm -rf $(COVERAGE_DIR) && mkdir -p $(COVERAGE_DIR)/data
-	NPU_COVERAGE=$(COVERAGE_DIR)/data nice -n 10 $(CARGO) test --workspace -q --no-fail-fast
+	NPU_COVERAGE=$(COVERAGE_DIR)/data nice -n 10 $(CARGO) test $(COVERAGE_TESTS) -q --no-fail-fast
 	NPU_COVERAGE=$(COVERAGE_DIR)/data nice -n 10 $(CARGO) run -q -p npu-sim -- fuzz \
 		--count $(COVERAGE_FUZZ) --seed 57057 --shard 1/4 --save build/coverage/fuzz --quiet
 	verilator_coverage -write $(COVERAGE_DIR)/merged.dat -write-info $(COVERAGE_DIR)/coverage.info \
