@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
-# make timing: the longest register-to-register path of every block
-# `npu-gen --list-blocks` emits and of every module of each configuration's
-# core, in yosys's generic gates, beside the yardstick's (a registered
-# 32 x 32 signed multiply) and as a ratio to it; a table sorted by depth.
-# Fails when a path is deeper than LIMIT (1.5) times the yardstick.
+# make timing: in OSU's 0.18 um standard cells (build/osu018, from make deps)
+# with OpenSTA when both are here, scripts/timing_lib.py: every design of
+# verilog-out/ mapped module by module, its worst register-to-register path
+# in ns (and each configuration block's), its cell area and flops, beside a
+# registered 32 x 32 signed multiply's (the yardstick); fails where a path is
+# longer than LIMIT (1.5) times the yardstick's.
 #
-# The flow is yosys's `synth -flatten -noabc` reduced to the passes that
-# shape the gate netlist (proc, flatten, opt_expr, wreduce, alumacc,
+# Where the library or OpenSTA is missing, the fallback below, which says so:
+# the longest register-to-register path of every block `npu-gen
+# --list-blocks` emits and of every module of each configuration's core, in
+# yosys's generic gates, beside the yardstick's and as a ratio to it; a table
+# sorted by depth; it fails when a path is deeper than LIMIT times the
+# yardstick.
+#
+# The fallback's flow is yosys's `synth -flatten -noabc` reduced to the
+# passes that shape the gate netlist (proc, flatten, opt_expr, wreduce, alumacc,
 # techmap), then `ltp -noff`: the yardstick measures 44 levels in both, the
 # output unit 363 here and 348 in the full flow, in a minute instead of
 # three. Each module is measured flattened on its own. Its memory models
@@ -16,13 +24,31 @@
 # counts from or to the port, so where modules meet without a register
 # between them the figures are each side's share.
 #
-# Usage: scripts/timing.sh [MODULE_FILTER]   (a grep pattern on the names)
+# TIMING_FLOW=gates takes the fallback even where the library is here.
+#
+# Usage: scripts/timing.sh [FILTER]   (an extended regular expression on the
+# names: of the designs in the library, of the modules in the fallback)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out="$root/build/timing"
 limit=${LIMIT:-1.5}
 filter=${1:-.}
 command -v yosys >/dev/null || { echo "timing: yosys not found (run make deps)" >&2; exit 1; }
+lib="$root/build/osu018/osu018_stdcells.lib"
+timing_flow=${TIMING_FLOW:-library}
+case $timing_flow in library|gates) ;; *) echo "timing: TIMING_FLOW=$timing_flow: library or gates" >&2; exit 1 ;; esac
+if [ "$timing_flow" = library ] && [ -f "$lib" ] && command -v sta >/dev/null; then
+    designs=$(ls "$root"/verilog-out/*.v | xargs -n 1 basename | sed 's/\.v$//' | grep -E -- "$filter") \
+        || { echo "timing: no design of verilog-out/ matches $filter" >&2; exit 1; }
+    exec python3 "$root/scripts/timing_lib.py" "$lib" $designs
+fi
+if [ "$timing_flow" = gates ]; then
+    echo "timing: generic gate levels against the yardstick's (TIMING_FLOW=gates)"
+else
+    [ -f "$lib" ] || echo "timing: no OSU 0.18 um library ($lib: make deps fetches it)"
+    command -v sta >/dev/null || echo "timing: no OpenSTA (sta: make deps installs it)"
+    echo "timing: falling back to generic gate levels against the yardstick's"
+fi
 mkdir -p "$out"
 source "$root/scripts/macros.sh"
 start=$(date +%s)
@@ -84,7 +110,8 @@ for v in "$root"/verilog-out/npu_*.v; do
         fi
     done
 done
-grep -E "^[^ ]*($filter)" "$jobs" > "$jobs.run" || { echo "timing: no module matches $filter" >&2; exit 1; }
+awk -v filter="$filter" '$1 ~ filter' "$jobs" > "$jobs.run"
+[ -s "$jobs.run" ] || { echo "timing: no module matches $filter" >&2; exit 1; }
 
 yosys -q -p "read_verilog $out/yardstick.v; hierarchy -top yardstick
     $flow; tee -q -o $out/yardstick.ltp ltp -noff" >/dev/null
