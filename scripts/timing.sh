@@ -53,13 +53,6 @@ mkdir -p "$out"
 source "$root/scripts/macros.sh"
 start=$(date +%s)
 
-cat > "$out/yardstick.v" <<'EOF'
-module yardstick(input clk, input signed [31:0] a, input signed [31:0] b,
-                 output reg signed [63:0] p);
-  reg signed [31:0] ra, rb;
-  always @(posedge clk) begin ra <= a; rb <= b; p <= ra * rb; end
-endmodule
-EOF
 
 # The gate-level passes, after a design's hierarchy (the measurement, `ltp
 # -noff`, follows them).
@@ -113,7 +106,7 @@ done
 awk -v filter="$filter" '$1 ~ filter' "$jobs" > "$jobs.run"
 [ -s "$jobs.run" ] || { echo "timing: no module matches $filter" >&2; exit 1; }
 
-yosys -q -p "read_verilog $out/yardstick.v; hierarchy -top yardstick
+yosys -q -p "read_verilog $root/scripts/yardstick.v; hierarchy -top yardstick
     $flow; tee -q -o $out/yardstick.ltp ltp -noff" >/dev/null
 yardstick=$(grep -o 'length=[0-9]*' "$out/yardstick.ltp" | cut -d= -f2)
 

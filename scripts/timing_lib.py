@@ -74,12 +74,7 @@ BLOCKS = [
     ("scale_records", ["datapath", r"cores\$\d+", "scale_records"]),
     ("scale_sets", ["datapath", r"cores\$\d+", "scale_sets"]),
 ]
-YARDSTICK = """module yardstick(input CLK, input signed [31:0] a, input signed [31:0] b,
-                 output reg signed [63:0] p);
-  reg signed [31:0] ra, rb;
-  always @(posedge CLK) begin ra <= a; rb <= b; p <= ra * rb; end
-endmodule
-"""
+YARDSTICK = os.path.join(ROOT, "scripts", "yardstick.v")
 NETLIST_MODULE = re.compile(r"^module\s+\\?(\S+)\s*\(.*?^endmodule\s*$", re.S | re.M)
 
 
@@ -141,14 +136,11 @@ def map_unit(liberty, index, unit):
 
 
 def map_yardstick(liberty):
-    source = os.path.join(OUT, "yardstick.v")
-    with open(source, "w") as out:
-        out.write(YARDSTICK)
     log = os.path.join(OUT, "yardstick.log")
     stat = os.path.join(OUT, "yardstick.json")
     netlist = os.path.join(OUT, "yardstick.net.v")
     started = time.time()
-    if not synth.yosys(log, f"read_verilog {source}\nhierarchy -top yardstick\n"
+    if not synth.yosys(log, f"read_verilog {YARDSTICK}\nhierarchy -top yardstick\n"
                             + passes(liberty, stat, netlist)):
         raise synth.SynthError(f"yosys failed on the yardstick; see {log}\n{synth.problems(log)}")
     return stat, netlist, time.time() - started

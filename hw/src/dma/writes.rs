@@ -512,11 +512,11 @@ impl Logic for WriteRouter {
             (self.room.val() & (bits::<4>(1) << self.clients[0].counter.val())) != 0;
         self.clients[1].may_issue.next =
             (self.room_second.val() & (bits::<4>(1) << self.clients[1].counter.val())) != 0;
-        // A counter is on one port, whose one response a cycle answers it.
         self.issued_second.next = 0.into();
         if self.clients[1].burst_issued.val() {
             self.issued_second.next = bits::<4>(1) << self.clients[1].counter.val();
         }
+        // A counter is on one port, whose one response a cycle answers it.
         self.completed.next = self.port0.completed.val() | self.port1.completed.val();
         for c in 0..4 {
             if self.completed.val().get_bit(c) {

@@ -71,13 +71,15 @@ pub struct CountersInUse {
 
 impl CountersInUse {
     pub fn programmed(regioncfg: u32, qconfig: u32) -> Self {
+        let counter =
+            |k: usize, value: u32| regs::REGIONCFG.field(&format!("region{k}")).get(value) as usize;
         let mut used = Self::default();
-        for region in 0..regs::REGION_COUNT as u32 {
-            let counter = ((regioncfg >> (2 * region)) & 3) as usize;
-            used.reads[counter] = true;
-            used.writes[counter] = true;
+        for k in 0..regs::REGION_COUNT {
+            used.reads[counter(k, regioncfg)] = true;
+            used.writes[counter(k, regioncfg)] = true;
         }
-        used.reads[(qconfig & 3) as usize] = true;
+        // QCONFIG is coded as a REGIONCFG region (TRM 4.2.8).
+        used.reads[counter(0, qconfig)] = true;
         used
     }
 
