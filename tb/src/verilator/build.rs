@@ -443,7 +443,8 @@ fn build_uncached(design: &DesignFiles, trace: Trace) -> Result<PathBuf, BuildEr
     let vlt_text = fs::read_to_string(&vlt).map_err(io(&vlt))?;
     let isolate = sim_config(&verilog, &BTreeSet::new());
     let readable = readable_config(&verilog, &readable_signals(&design.module));
-    let coverage = coverage_build(trace).then(|| toggle_config(&design.verilog, &verilog));
+    let coverage =
+        coverage_build(trace != Trace::Off).then(|| toggle_config(&design.verilog, &verilog));
     let shim = shim_source(design, trace.writer(), coverage.is_some());
     const OPT: &str = "OPT_FAST=-O3 OPT_GLOBAL=-O3";
     const LOOP_LINT: [&str; 4] = ["--lint-only", "-Wno-fatal", "-Wno-lint", "-Wno-style"];

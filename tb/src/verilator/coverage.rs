@@ -10,7 +10,6 @@
 //! off by line ([`toggle_config`]), as `/*verilator coverage_off*/` cannot be
 //! written into generated code.
 
-use super::build::Trace;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -27,11 +26,12 @@ pub fn coverage_dir() -> Option<&'static Path> {
         .as_deref()
 }
 
-/// Whether models with `trace` are coverage builds: the untraced ones while
-/// `NPU_COVERAGE` is set. A traced coverage build of each configuration, for
-/// the few waveform tests, would cost minutes of build for little.
-pub fn coverage_build(trace: Trace) -> bool {
-    trace == Trace::Off && coverage_dir().is_some()
+/// Whether a model, `traced` or not, is a coverage build: an untraced one
+/// while `NPU_COVERAGE` is set. A traced coverage build of each
+/// configuration, for the few waveform tests, would cost minutes of build
+/// for little.
+pub fn coverage_build(traced: bool) -> bool {
+    !traced && coverage_dir().is_some()
 }
 
 /// The coverage build's configuration: `coverage_off` for the lines of

@@ -208,7 +208,7 @@ impl Model {
 
     fn instantiate(design: &DesignFiles, clock: &str, trace: Trace) -> Result<Self, BuildError> {
         let lib = super::build(design, trace)?;
-        let coverage = super::coverage::coverage_build(trace);
+        let coverage = super::coverage::coverage_build(trace != Trace::Off);
         let api = load_api(&lib, trace, coverage).map_err(|tail| BuildError::Step {
             step: "loading the Verilated library".into(),
             log: lib.clone(),
