@@ -36751,6 +36751,10 @@ module npu_u65_512_core$datapath$output_stage$output_units$0$wide_path$wide_lane
     reg  product_6$rst_n;
     reg  [97:0] product_6$d;
     wire  [97:0] product_6$q;
+    reg  p_saturated_6$clock;
+    reg  p_saturated_6$rst_n;
+    reg  [97:0] p_saturated_6$d;
+    wire  [97:0] p_saturated_6$q;
     reg  saturated_6$clock;
     reg  saturated_6$rst_n;
     reg  saturated_6$d;
@@ -36789,10 +36793,13 @@ module npu_u65_512_core$datapath$output_stage$output_units$0$wide_path$wide_lane
     reg  [15:0] s_limb;
     reg  [31:0] rs_term;
     reg  [97:0] product;
+    reg  [97:0] p_saturated;
     reg  r_negative;
     reg  second_rounding;
     reg  [97:0] low_ones;
     reg  [97:0] p;
+    reg  [97:0] p_carry;
+    reg  p_negative;
     reg  [5:0] shift;
     reg  [97:0] power;
     reg  [97:0] addend;
@@ -36841,6 +36848,12 @@ module npu_u65_512_core$datapath$output_stage$output_units$0$wide_path$wide_lane
         .rst_n(product_6$rst_n),
         .d(product_6$d),
         .q(product_6$q)
+    );
+    npu_u65_512_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$output_scale$product_6 p_saturated_6(
+        .clock(p_saturated_6$clock),
+        .rst_n(p_saturated_6$rst_n),
+        .d(p_saturated_6$d),
+        .q(p_saturated_6$q)
     );
     npu_u65_512_core$cpm$reset_sync$stage$0 saturated_6(
         .clock(saturated_6$clock),
@@ -36893,6 +36906,7 @@ module npu_u65_512_core$datapath$output_stage$output_units$0$wide_path$wide_lane
         r_5$clock = clock;
         operation_6$clock = clock;
         product_6$clock = clock;
+        p_saturated_6$clock = clock;
         saturated_6$clock = clock;
         r_6$clock = clock;
         operation_7$clock = clock;
@@ -36906,6 +36920,7 @@ module npu_u65_512_core$datapath$output_stage$output_units$0$wide_path$wide_lane
         r_5$d = r_5$q;
         operation_6$d = operation_6$q;
         product_6$d = product_6$q;
+        p_saturated_6$d = p_saturated_6$q;
         saturated_6$d = saturated_6$q;
         r_6$d = r_6$q;
         operation_7$d = operation_7$q;
@@ -36919,6 +36934,7 @@ module npu_u65_512_core$datapath$output_stage$output_units$0$wide_path$wide_lane
         r_5$rst_n = rst_n;
         operation_6$rst_n = rst_n;
         product_6$rst_n = rst_n;
+        p_saturated_6$rst_n = rst_n;
         saturated_6$rst_n = rst_n;
         r_6$rst_n = rst_n;
         operation_7$rst_n = rst_n;
@@ -36972,6 +36988,10 @@ module npu_u65_512_core$datapath$output_stage$output_units$0$wide_path$wide_lane
             saturated_5$d = (operation[(64'h33)+:(2)] == tfl) & ~operation[(64'h35)+:(1)] & (operation[(64'h2d)+:(6)] < 32'h1f) & ((r_top >> (((operation[(64'h2d)+:(6)]) & 7'h7f) + 32'h20)) != 32'h0);
             r_5$d = r;
         end
+        p_saturated = (((operation_5$q[(64'hd)+:(32)]) & 98'h3ffffffffffffffffffffffff) << 32'h3f) - ((operation_5$q[(64'hd)+:(32)]) & 98'h3ffffffffffffffffffffffff);
+        if (r_5$q[32'h3f]) begin
+            p_saturated = ((32'h0) & 98'h3ffffffffffffffffffffffff) - (((operation_5$q[(64'hd)+:(32)]) & 98'h3ffffffffffffffffffffffff) << 32'h3f);
+        end
         product = 32'h0;
         rs_term = rs$q[(32'h20 * (32'h2 * 0 + 0))+:(32)];
         product = product + (((rs_term) & 98'h3ffffffffffffffffffffffff) << (32'h10 * (0 + 0)));
@@ -36992,13 +37012,18 @@ module npu_u65_512_core$datapath$output_stage$output_units$0$wide_path$wide_lane
         if (advance) begin
             operation_6$d = operation_5$q;
             product_6$d = product;
+            p_saturated_6$d = p_saturated;
             saturated_6$d = saturated_5$q;
             r_6$d = r_5$q;
         end
         r_negative = r_6$q[32'h3f];
         p = product_6$q;
+        p_carry = 32'h0;
+        p_negative = 1'b0;
         if (r_negative) begin
-            p = ((32'h0) & 98'h3ffffffffffffffffffffffff) - product_6$q;
+            p = ~product_6$q;
+            p_carry = 32'h1;
+            p_negative = |product_6$q;
         end
         shift = operation_6$q[(64'h2d)+:(6)];
         second_rounding = (operation_6$q[(64'h33)+:(2)] == tfl) & ~operation_6$q[(64'h35)+:(1)] & (operation_6$q[(64'h2d)+:(6)] >= 32'h1f);
@@ -37007,32 +37032,33 @@ module npu_u65_512_core$datapath$output_stage$output_units$0$wide_path$wide_lane
             if (r_negative) begin
                 p = p | high_98;
             end
+            p_carry = 32'h0;
+            p_negative = r_negative;
         end
         if (second_rounding) begin
             shift = 32'h1f;
         end
         if (saturated_6$q) begin
             shift = 32'h1f;
-            p = (((operation_6$q[(64'hd)+:(32)]) & 98'h3ffffffffffffffffffffffff) << 32'h3f) - ((operation_6$q[(64'hd)+:(32)]) & 98'h3ffffffffffffffffffffffff);
-            if (r_negative) begin
-                p = ((32'h0) & 98'h3ffffffffffffffffffffffff) - (((operation_6$q[(64'hd)+:(32)]) & 98'h3ffffffffffffffffffffffff) << 32'h3f);
-            end
+            p = p_saturated_6$q;
+            p_carry = 32'h0;
+            p_negative = p_saturated_6$q[32'h61];
         end
         power = ((32'h1) & 98'h3ffffffffffffffffffffffff) << shift;
         low_ones = ~(ones_98 << shift);
         addend = power >> 32'h1;
         if (operation_6$q[(64'h33)+:(2)] == truncate) begin
             addend = 32'h0;
-            if (p[32'h61]) begin
+            if (p_negative) begin
                 addend = low_ones;
             end
         end
-        if ((operation_6$q[(64'h33)+:(2)] == tfl) & operation_6$q[(64'h35)+:(1)] & p[32'h61] & (shift != 32'h0)) begin
+        if ((operation_6$q[(64'h33)+:(2)] == tfl) & operation_6$q[(64'h35)+:(1)] & p_negative & (shift != 32'h0)) begin
             addend = low_ones >> 32'h1;
         end
         if (advance) begin
             operation_7$d = operation_6$q;
-            v_7$d = p + addend;
+            v_7$d = p + addend + p_carry;
             shift_7$d = shift;
             saturated_7$d = saturated_6$q;
         end
@@ -37095,6 +37121,8 @@ endmodule // npu_u65_512_core$datapath$output_stage$output_units$0$wide_path$wid
 
 
 
+
+
 module npu_u65_512_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$output_scale$product_6(clock,rst_n,d,q);
     
     // Module arguments
@@ -37112,6 +37140,12 @@ module npu_u65_512_core$datapath$output_stage$output_units$0$wide_path$wide_lane
        else q <= d;
     end
 endmodule // npu_u65_512_core$datapath$output_stage$output_units$0$wide_path$wide_lanes$0$output_scale$product_6
+
+
+
+
+
+
 
 
 
@@ -45499,7 +45533,7 @@ module npu_u65_512_core$dma$ofm(clock,rst_n,regioncfg,basep,axi_limit,halt,write
     input wire  halt;
     input wire  writes$valid;
     input wire  [337:0] writes$data;
-    output reg  writes$ready;
+    output wire  writes$ready;
     input wire  writes_done;
     output reg  client$awvalid;
     output reg  [39:0] client$awaddr;
@@ -45522,6 +45556,12 @@ module npu_u65_512_core$dma$ofm(clock,rst_n,regioncfg,basep,axi_limit,halt,write
     output reg  [4:0] blocks_written;
     
     // Stub signals
+    reg  queue$clock;
+    reg  queue$rst_n;
+    wire  queue$head$valid;
+    wire  [337:0] queue$head$data;
+    reg  queue$head$ready;
+    wire  [1:0] queue$count;
     reg  [2:0] region_lookup$region;
     reg  [15:0] region_lookup$regioncfg;
     reg  [511:0] region_lookup$basep;
@@ -45644,6 +45684,7 @@ module npu_u65_512_core$dma$ofm(clock,rst_n,regioncfg,basep,axi_limit,halt,write
     wire  waiting_q$q;
     
     // Local signals
+    reg  pending;
     reg  [39:0] address;
     reg  [3:0] lane;
     reg  [383:0] window;
@@ -45669,6 +45710,17 @@ module npu_u65_512_core$dma$ofm(clock,rst_n,regioncfg,basep,axi_limit,halt,write
     reg  same_counter;
     
     // Sub module instances
+    npu_u65_512_core$dma$ofm$queue queue(
+        .clock(queue$clock),
+        .rst_n(queue$rst_n),
+        .tail$valid(writes$valid),
+        .tail$data(writes$data),
+        .tail$ready(writes$ready),
+        .head$valid(queue$head$valid),
+        .head$data(queue$head$data),
+        .head$ready(queue$head$ready),
+        .count(queue$count)
+    );
     npu_u65_512_core$dma$ifm$region_lookup region_lookup(
         .region(region_lookup$region),
         .regioncfg(region_lookup$regioncfg),
@@ -45911,77 +45963,80 @@ module npu_u65_512_core$dma$ofm(clock,rst_n,regioncfg,basep,axi_limit,halt,write
         buffer$rst_n = rst_n;
         bursts$clock = clock;
         bursts$rst_n = rst_n;
-        region_lookup$region = writes$data[(64'h0)+:(3)];
+        queue$clock = clock;
+        queue$rst_n = rst_n;
+        pending = queue$head$valid | writes$valid;
+        region_lookup$region = queue$head$data[(64'h0)+:(3)];
         region_lookup$regioncfg = regioncfg;
         region_lookup$basep = basep;
         region_lookup$axi_limit = axi_limit;
-        address = region_lookup$base + writes$data[(64'h3)+:(40)];
+        address = region_lookup$base + queue$head$data[(64'h3)+:(40)];
         lane = address[(32'h0)+:(4)];
-        count_mask = ((((32'h1) & 48'hffffffffffff) << ((writes$data[(64'h12b)+:(6)]) & 48'hffffffffffff)) - 32'h1) & ((writes$data[(64'h131)+:(32)]) & 48'hffffffffffff);
+        count_mask = ((((32'h1) & 48'hffffffffffff) << ((queue$head$data[(64'h12b)+:(6)]) & 48'hffffffffffff)) - 32'h1) & ((queue$head$data[(64'h131)+:(32)]) & 48'hffffffffffff);
         window = 32'h0;
         strobes = 32'h0;
         if (lane == 0) begin
-            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 0);
+            window = ((queue$head$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 0);
             strobes = count_mask << 0;
         end
         if (lane == 1) begin
-            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 1);
+            window = ((queue$head$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 1);
             strobes = count_mask << 1;
         end
         if (lane == 2) begin
-            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 2);
+            window = ((queue$head$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 2);
             strobes = count_mask << 2;
         end
         if (lane == 3) begin
-            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 3);
+            window = ((queue$head$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 3);
             strobes = count_mask << 3;
         end
         if (lane == 4) begin
-            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 4);
+            window = ((queue$head$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 4);
             strobes = count_mask << 4;
         end
         if (lane == 5) begin
-            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 5);
+            window = ((queue$head$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 5);
             strobes = count_mask << 5;
         end
         if (lane == 6) begin
-            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 6);
+            window = ((queue$head$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 6);
             strobes = count_mask << 6;
         end
         if (lane == 7) begin
-            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 7);
+            window = ((queue$head$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 7);
             strobes = count_mask << 7;
         end
         if (lane == 8) begin
-            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 8);
+            window = ((queue$head$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 8);
             strobes = count_mask << 8;
         end
         if (lane == 9) begin
-            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 9);
+            window = ((queue$head$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 9);
             strobes = count_mask << 9;
         end
         if (lane == 10) begin
-            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 10);
+            window = ((queue$head$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 10);
             strobes = count_mask << 10;
         end
         if (lane == 11) begin
-            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 11);
+            window = ((queue$head$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 11);
             strobes = count_mask << 11;
         end
         if (lane == 12) begin
-            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 12);
+            window = ((queue$head$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 12);
             strobes = count_mask << 12;
         end
         if (lane == 13) begin
-            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 13);
+            window = ((queue$head$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 13);
             strobes = count_mask << 13;
         end
         if (lane == 14) begin
-            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 14);
+            window = ((queue$head$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 14);
             strobes = count_mask << 14;
         end
         if (lane == 15) begin
-            window = ((writes$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 15);
+            window = ((queue$head$data[(64'h2b)+:(256)]) & 384'hffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff) << (32'h8 * 15);
             strobes = count_mask << 15;
         end
         line_data = window[(32'h0)+:(128)];
@@ -46060,12 +46115,12 @@ module npu_u65_512_core$dma$ofm(clock,rst_n,regioncfg,basep,axi_limit,halt,write
             boundary = next_line[(32'h4)+:(4)] == 32'h0;
         end
         room = buffer$tail$ready & bursts$tail$ready;
-        take = writes$valid & room & ~halt;
-        writes$ready = take & last_line;
-        line_block_end = writes$data[(64'h151)+:(1)] & last_line;
+        take = queue$head$valid & room & ~halt;
+        queue$head$ready = take & last_line;
+        line_block_end = queue$head$data[(64'h151)+:(1)] & last_line;
         merge = open_valid$q & ~open_block_end$q & (line_address == open_address$q) & (region_lookup$counter == open_counter$q);
         continues = (line_address == next_line) & (region_lookup$counter == open_counter$q) & (region_lookup$awcache == open_cache$q) & ~boundary;
-        flush = open_valid$q & ~writes$valid & (writes_done | open_block_end$q) & room;
+        flush = open_valid$q & ~pending & (writes_done | open_block_end$q) & room;
         close_line = (take & open_valid$q & ~merge) | flush;
         close_burst = close_line & (flush | ~continues);
         buffer$tail$valid = close_line;
@@ -46172,7 +46227,7 @@ module npu_u65_512_core$dma$ofm(clock,rst_n,regioncfg,basep,axi_limit,halt,write
         client$wdata = w_beat$q[(64'h0)+:(128)];
         client$wstrb = w_beat$q[(64'h80)+:(16)];
         client$wlast = w_beat$q[(64'h90)+:(1)];
-        busy = writes$valid | open_valid$q | (buffer$count != 32'h0) | bursts$head$valid | aw_valid$q | w_valid$q | (outstanding$q != 32'h0);
+        busy = pending | open_valid$q | (buffer$count != 32'h0) | bursts$head$valid | aw_valid$q | w_valid$q | (outstanding$q != 32'h0);
     end
     
 endmodule // npu_u65_512_core$dma$ofm
@@ -46640,6 +46695,122 @@ endmodule // npu_u65_512_core$dma$ofm$bursts$words
 
 
 
+
+
+
+
+module npu_u65_512_core$dma$ofm$queue(clock,rst_n,tail$valid,tail$data,tail$ready,head$valid,head$data,head$ready,count);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  tail$valid;
+    input wire  [337:0] tail$data;
+    output reg  tail$ready;
+    output reg  head$valid;
+    output reg  [337:0] head$data;
+    input wire  head$ready;
+    output reg  [1:0] count;
+    
+    // Constant declarations
+    localparam  depth = 2'b10;
+    
+    // Stub signals
+    reg  write_pointer$clock;
+    reg  write_pointer$rst_n;
+    reg  [1:0] write_pointer$d;
+    wire  [1:0] write_pointer$q;
+    reg  read_pointer$clock;
+    reg  read_pointer$rst_n;
+    reg  [1:0] read_pointer$d;
+    wire  [1:0] read_pointer$q;
+    reg  words$clock;
+    reg  words$rst_n;
+    reg  words$write_enable;
+    reg  words$write_address;
+    reg  [337:0] words$write_data;
+    reg  words$read_address;
+    wire  [337:0] words$read_data;
+    
+    // Local signals
+    reg  push;
+    reg  pop;
+    
+    // Sub module instances
+    npu_u65_512_core$cpm$prot_state write_pointer(
+        .clock(write_pointer$clock),
+        .rst_n(write_pointer$rst_n),
+        .d(write_pointer$d),
+        .q(write_pointer$q)
+    );
+    npu_u65_512_core$cpm$prot_state read_pointer(
+        .clock(read_pointer$clock),
+        .rst_n(read_pointer$rst_n),
+        .d(read_pointer$d),
+        .q(read_pointer$q)
+    );
+    npu_u65_512_core$dma$ofm$queue$words words(
+        .clock(words$clock),
+        .rst_n(words$rst_n),
+        .write_enable(words$write_enable),
+        .write_address(words$write_address),
+        .write_data(words$write_data),
+        .read_address(words$read_address),
+        .read_data(words$read_data)
+    );
+    
+    // Update code
+    always @(*) begin
+        write_pointer$clock = clock;
+        read_pointer$clock = clock;
+        write_pointer$d = write_pointer$q;
+        read_pointer$d = read_pointer$q;
+        write_pointer$rst_n = rst_n;
+        read_pointer$rst_n = rst_n;
+        words$clock = clock;
+        words$rst_n = rst_n;
+        count = write_pointer$q - read_pointer$q;
+        tail$ready = count != depth;
+        head$valid = count != 32'h0;
+        push = tail$valid & tail$ready;
+        pop = head$valid & head$ready;
+        words$write_enable = push;
+        words$write_address = write_pointer$q[(32'h0)+:(1)];
+        words$write_data = tail$data;
+        words$read_address = read_pointer$q[(32'h0)+:(1)];
+        head$data = words$read_data;
+        if (push) begin
+            write_pointer$d = write_pointer$q + 32'h1;
+        end
+        if (pop) begin
+            read_pointer$d = read_pointer$q + 32'h1;
+        end
+    end
+    
+endmodule // npu_u65_512_core$dma$ofm$queue
+
+
+
+
+module npu_u65_512_core$dma$ofm$queue$words(clock,rst_n,write_enable,write_address,write_data,read_address,read_data);
+    
+    // Module arguments
+    input wire  clock;
+    input wire  rst_n;
+    input wire  write_enable;
+    input wire  write_address;
+    input wire  [337:0] write_data;
+    input wire  read_address;
+    output reg  [337:0] read_data;
+    
+    // Update code (custom)
+    reg [337:0] cells [0:1];
+    integer i;
+    always @(posedge clock or negedge rst_n)
+       if (!rst_n) for (i = 0; i <= 1; i = i + 1) cells[i] <= 0;
+       else if (write_enable) cells[write_address] <= write_data;
+    always @(*) read_data = cells[read_address];
+endmodule // npu_u65_512_core$dma$ofm$queue$words
 
 
 

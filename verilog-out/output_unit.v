@@ -5976,6 +5976,10 @@ module output_unit_core$wide_path$wide_lanes$0$output_scale(clock,rst_n,advance,
     reg  product_6$rst_n;
     reg  [97:0] product_6$d;
     wire  [97:0] product_6$q;
+    reg  p_saturated_6$clock;
+    reg  p_saturated_6$rst_n;
+    reg  [97:0] p_saturated_6$d;
+    wire  [97:0] p_saturated_6$q;
     reg  saturated_6$clock;
     reg  saturated_6$rst_n;
     reg  saturated_6$d;
@@ -6014,10 +6018,13 @@ module output_unit_core$wide_path$wide_lanes$0$output_scale(clock,rst_n,advance,
     reg  [15:0] s_limb;
     reg  [31:0] rs_term;
     reg  [97:0] product;
+    reg  [97:0] p_saturated;
     reg  r_negative;
     reg  second_rounding;
     reg  [97:0] low_ones;
     reg  [97:0] p;
+    reg  [97:0] p_carry;
+    reg  p_negative;
     reg  [5:0] shift;
     reg  [97:0] power;
     reg  [97:0] addend;
@@ -6066,6 +6073,12 @@ module output_unit_core$wide_path$wide_lanes$0$output_scale(clock,rst_n,advance,
         .rst_n(product_6$rst_n),
         .d(product_6$d),
         .q(product_6$q)
+    );
+    output_unit_core$wide_path$wide_lanes$0$output_scale$product_6 p_saturated_6(
+        .clock(p_saturated_6$clock),
+        .rst_n(p_saturated_6$rst_n),
+        .d(p_saturated_6$d),
+        .q(p_saturated_6$q)
     );
     output_unit_core$wide_path$wide_lanes$0$xy_negative saturated_6(
         .clock(saturated_6$clock),
@@ -6118,6 +6131,7 @@ module output_unit_core$wide_path$wide_lanes$0$output_scale(clock,rst_n,advance,
         r_5$clock = clock;
         operation_6$clock = clock;
         product_6$clock = clock;
+        p_saturated_6$clock = clock;
         saturated_6$clock = clock;
         r_6$clock = clock;
         operation_7$clock = clock;
@@ -6131,6 +6145,7 @@ module output_unit_core$wide_path$wide_lanes$0$output_scale(clock,rst_n,advance,
         r_5$d = r_5$q;
         operation_6$d = operation_6$q;
         product_6$d = product_6$q;
+        p_saturated_6$d = p_saturated_6$q;
         saturated_6$d = saturated_6$q;
         r_6$d = r_6$q;
         operation_7$d = operation_7$q;
@@ -6144,6 +6159,7 @@ module output_unit_core$wide_path$wide_lanes$0$output_scale(clock,rst_n,advance,
         r_5$rst_n = rst_n;
         operation_6$rst_n = rst_n;
         product_6$rst_n = rst_n;
+        p_saturated_6$rst_n = rst_n;
         saturated_6$rst_n = rst_n;
         r_6$rst_n = rst_n;
         operation_7$rst_n = rst_n;
@@ -6197,6 +6213,10 @@ module output_unit_core$wide_path$wide_lanes$0$output_scale(clock,rst_n,advance,
             saturated_5$d = (operation[(64'h33)+:(2)] == tfl) & ~operation[(64'h35)+:(1)] & (operation[(64'h2d)+:(6)] < 32'h1f) & ((r_top >> (((operation[(64'h2d)+:(6)]) & 7'h7f) + 32'h20)) != 32'h0);
             r_5$d = r;
         end
+        p_saturated = (((operation_5$q[(64'hd)+:(32)]) & 98'h3ffffffffffffffffffffffff) << 32'h3f) - ((operation_5$q[(64'hd)+:(32)]) & 98'h3ffffffffffffffffffffffff);
+        if (r_5$q[32'h3f]) begin
+            p_saturated = ((32'h0) & 98'h3ffffffffffffffffffffffff) - (((operation_5$q[(64'hd)+:(32)]) & 98'h3ffffffffffffffffffffffff) << 32'h3f);
+        end
         product = 32'h0;
         rs_term = rs$q[(32'h20 * (32'h2 * 0 + 0))+:(32)];
         product = product + (((rs_term) & 98'h3ffffffffffffffffffffffff) << (32'h10 * (0 + 0)));
@@ -6217,13 +6237,18 @@ module output_unit_core$wide_path$wide_lanes$0$output_scale(clock,rst_n,advance,
         if (advance) begin
             operation_6$d = operation_5$q;
             product_6$d = product;
+            p_saturated_6$d = p_saturated;
             saturated_6$d = saturated_5$q;
             r_6$d = r_5$q;
         end
         r_negative = r_6$q[32'h3f];
         p = product_6$q;
+        p_carry = 32'h0;
+        p_negative = 1'b0;
         if (r_negative) begin
-            p = ((32'h0) & 98'h3ffffffffffffffffffffffff) - product_6$q;
+            p = ~product_6$q;
+            p_carry = 32'h1;
+            p_negative = |product_6$q;
         end
         shift = operation_6$q[(64'h2d)+:(6)];
         second_rounding = (operation_6$q[(64'h33)+:(2)] == tfl) & ~operation_6$q[(64'h35)+:(1)] & (operation_6$q[(64'h2d)+:(6)] >= 32'h1f);
@@ -6232,32 +6257,33 @@ module output_unit_core$wide_path$wide_lanes$0$output_scale(clock,rst_n,advance,
             if (r_negative) begin
                 p = p | high_98;
             end
+            p_carry = 32'h0;
+            p_negative = r_negative;
         end
         if (second_rounding) begin
             shift = 32'h1f;
         end
         if (saturated_6$q) begin
             shift = 32'h1f;
-            p = (((operation_6$q[(64'hd)+:(32)]) & 98'h3ffffffffffffffffffffffff) << 32'h3f) - ((operation_6$q[(64'hd)+:(32)]) & 98'h3ffffffffffffffffffffffff);
-            if (r_negative) begin
-                p = ((32'h0) & 98'h3ffffffffffffffffffffffff) - (((operation_6$q[(64'hd)+:(32)]) & 98'h3ffffffffffffffffffffffff) << 32'h3f);
-            end
+            p = p_saturated_6$q;
+            p_carry = 32'h0;
+            p_negative = p_saturated_6$q[32'h61];
         end
         power = ((32'h1) & 98'h3ffffffffffffffffffffffff) << shift;
         low_ones = ~(ones_98 << shift);
         addend = power >> 32'h1;
         if (operation_6$q[(64'h33)+:(2)] == truncate) begin
             addend = 32'h0;
-            if (p[32'h61]) begin
+            if (p_negative) begin
                 addend = low_ones;
             end
         end
-        if ((operation_6$q[(64'h33)+:(2)] == tfl) & operation_6$q[(64'h35)+:(1)] & p[32'h61] & (shift != 32'h0)) begin
+        if ((operation_6$q[(64'h33)+:(2)] == tfl) & operation_6$q[(64'h35)+:(1)] & p_negative & (shift != 32'h0)) begin
             addend = low_ones >> 32'h1;
         end
         if (advance) begin
             operation_7$d = operation_6$q;
-            v_7$d = p + addend;
+            v_7$d = p + addend + p_carry;
             shift_7$d = shift;
             saturated_7$d = saturated_6$q;
         end
@@ -6312,6 +6338,8 @@ module output_unit_core$wide_path$wide_lanes$0$output_scale(clock,rst_n,advance,
     end
     
 endmodule // output_unit_core$wide_path$wide_lanes$0$output_scale
+
+
 
 
 
@@ -6460,6 +6488,8 @@ module output_unit_core$wide_path$wide_lanes$0$xy_negative(clock,rst_n,d,q);
        else q <= d;
     end
 endmodule // output_unit_core$wide_path$wide_lanes$0$xy_negative
+
+
 
 
 

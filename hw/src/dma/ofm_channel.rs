@@ -1,7 +1,10 @@
 //! The OFM channel (TRM 3.3.3): writes the output unit's bytes to memory as
 //! bursts, on the AXI port of the OFM region's counter (REGIONCFG).
 //!
-//! Each [`OfmWrite`] (up to 32 contiguous bytes) is cut into the 16-byte
+//! Writes enter a two-deep queue, so the datapath's ready is a register's
+//! (the queue's count), not this channel's region lookup and line cut at
+//! the end of the output unit's handshake chain (`make timing`). Each
+//! [`OfmWrite`] (up to 32 contiguous bytes) is cut into the 16-byte
 //! lines it touches, one a cycle, with byte strobes (its count and its byte
 //! mask: a line the mask leaves empty at the write's end is not written).
 //! The newest line stays open: a following line at the same address merges
@@ -68,6 +71,11 @@ pub struct OfmChannel {
     pub busy: Signal<Out, Bit>,
     /// OFM blocks whose last write was answered this cycle.
     pub blocks_written: Signal<Out, Bits<5>>,
+    /// The writes taken, two deep: the datapath's ready is the queue's
+    /// count, not this channel's region lookup and line cut.
+    queue: Fifo<OfmWrite, 1, 2>,
+    /// A write is queued or offered.
+    pending: Signal<Local, Bit>,
     region_lookup: RegionSelect,
     address: Signal<Local, Bits<40>>,
     lane: Signal<Local, Bits<4>>,
@@ -198,23 +206,27 @@ impl Logic for OfmChannel {
         self.buffer.rst_n.next = self.rst_n.val();
         self.bursts.clock.next = self.clock.val();
         self.bursts.rst_n.next = self.rst_n.val();
-        self.region_lookup.region.next = self.writes.data.val().region;
+        self.queue.clock.next = self.clock.val();
+        self.queue.rst_n.next = self.rst_n.val();
+        StreamIn::<OfmWrite>::link(&mut self.writes, &mut self.queue.tail);
+        self.pending.next = self.queue.head.valid.val() | self.writes.valid.val();
+        self.region_lookup.region.next = self.queue.head.data.val().region;
         self.region_lookup.regioncfg.next = self.regioncfg.val();
         self.region_lookup.basep.next = self.basep.val();
         self.region_lookup.axi_limit.next = self.axi_limit.val();
 
         // ---- Lines: the head write's bytes at their byte lanes; line i of
         // the window is the i-th 16-byte line from the write's first address ----
-        self.address.next = self.region_lookup.base.val() + self.writes.data.val().offset;
+        self.address.next = self.region_lookup.base.val() + self.queue.head.data.val().offset;
         self.lane.next = self.address.val().get_bits::<4>(0);
-        self.count_mask.next = ((bits::<48>(1) << bit_cast::<48, 6>(self.writes.data.val().count))
-            - 1)
-            & bit_cast::<48, 32>(self.writes.data.val().mask);
+        self.count_mask.next =
+            ((bits::<48>(1) << bit_cast::<48, 6>(self.queue.head.data.val().count)) - 1)
+                & bit_cast::<48, 32>(self.queue.head.data.val().mask);
         self.window.next = 0.into();
         self.strobes.next = 0.into();
         for l in 0..16 {
             if self.lane.val() == l {
-                self.window.next = bit_cast::<384, 256>(self.writes.data.val().data) << (8 * l);
+                self.window.next = bit_cast::<384, 256>(self.queue.head.data.val().data) << (8 * l);
                 self.strobes.next = self.count_mask.val() << l;
             }
         }
@@ -256,9 +268,9 @@ impl Logic for OfmChannel {
             self.boundary.next = self.next_line.val().get_bits::<4>(4) == 0;
         }
         self.room.next = self.buffer.tail.ready.val() & self.bursts.tail.ready.val();
-        self.take.next = self.writes.valid.val() & self.room.val() & !self.halt.val();
-        self.writes.ready.next = self.take.val() & self.last_line.val();
-        self.line_block_end.next = self.writes.data.val().block_end & self.last_line.val();
+        self.take.next = self.queue.head.valid.val() & self.room.val() & !self.halt.val();
+        self.queue.head.ready.next = self.take.val() & self.last_line.val();
+        self.line_block_end.next = self.queue.head.data.val().block_end & self.last_line.val();
         self.merge.next = self.open_valid.q.val()
             & !self.open_block_end.q.val()
             & (self.line_address.val() == self.open_address.q.val())
@@ -268,7 +280,7 @@ impl Logic for OfmChannel {
             & (self.region_lookup.awcache.val() == self.open_cache.q.val())
             & !self.boundary.val();
         self.flush.next = self.open_valid.q.val()
-            & !self.writes.valid.val()
+            & !self.pending.val()
             & (self.writes_done.val() | self.open_block_end.q.val())
             & self.room.val();
         self.close_line.next =
@@ -399,7 +411,7 @@ impl Logic for OfmChannel {
         self.client.wdata.next = self.w_beat.q.val().data;
         self.client.wstrb.next = self.w_beat.q.val().strobe;
         self.client.wlast.next = self.w_beat.q.val().last;
-        self.busy.next = self.writes.valid.val()
+        self.busy.next = self.pending.val()
             | self.open_valid.q.val()
             | (self.buffer.count.val() != 0)
             | self.bursts.head.valid.val()

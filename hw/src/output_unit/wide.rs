@@ -466,9 +466,10 @@ pub struct WideOutputScale {
     rs: ResetReg<Bits<256>>,
     saturated_5: ResetReg<Bit>,
     r_5: ResetReg<Bits<64>>,
-    // Stage 6: |r| * OFM scale.
+    // Stage 6: |r| * OFM scale, and p where the left shift saturates.
     operation_6: ResetReg<WideOperation>,
     product_6: ResetReg<Bits<98>>,
+    p_saturated_6: ResetReg<Bits<98>>,
     saturated_6: ResetReg<Bit>,
     r_6: ResetReg<Bits<64>>,
     // Stage 7: p + addend and the shift.
@@ -488,11 +489,14 @@ pub struct WideOutputScale {
     rs_term: Signal<Local, Bits<32>>,
     // Stage 6's.
     product: Signal<Local, Bits<98>>,
+    p_saturated: Signal<Local, Bits<98>>,
     // Stage 7's.
     r_negative: Signal<Local, Bit>,
     second_rounding: Signal<Local, Bit>,
     low_ones: Signal<Local, Bits<98>>,
     p: Signal<Local, Bits<98>>,
+    p_carry: Signal<Local, Bits<98>>,
+    p_negative: Signal<Local, Bit>,
     shift: Signal<Local, Bits<6>>,
     power: Signal<Local, Bits<98>>,
     addend: Signal<Local, Bits<98>>,
@@ -529,6 +533,7 @@ impl Default for WideOutputScale {
             r_5: Default::default(),
             operation_6: Default::default(),
             product_6: Default::default(),
+            p_saturated_6: Default::default(),
             saturated_6: Default::default(),
             r_6: Default::default(),
             operation_7: Default::default(),
@@ -544,10 +549,13 @@ impl Default for WideOutputScale {
             s_limb: Default::default(),
             rs_term: Default::default(),
             product: Default::default(),
+            p_saturated: Default::default(),
             r_negative: Default::default(),
             second_rounding: Default::default(),
             low_ones: Default::default(),
             p: Default::default(),
+            p_carry: Default::default(),
+            p_negative: Default::default(),
             shift: Default::default(),
             power: Default::default(),
             addend: Default::default(),
@@ -575,6 +583,7 @@ impl Logic for WideOutputScale {
             r_5,
             operation_6,
             product_6,
+            p_saturated_6,
             saturated_6,
             r_6,
             operation_7,
@@ -589,6 +598,7 @@ impl Logic for WideOutputScale {
         self.r_5.rst_n.next = self.rst_n.val();
         self.operation_6.rst_n.next = self.rst_n.val();
         self.product_6.rst_n.next = self.rst_n.val();
+        self.p_saturated_6.rst_n.next = self.rst_n.val();
         self.saturated_6.rst_n.next = self.rst_n.val();
         self.r_6.rst_n.next = self.rst_n.val();
         self.operation_7.rst_n.next = self.rst_n.val();
@@ -629,7 +639,15 @@ impl Logic for WideOutputScale {
             self.r_5.d.next = self.r.val();
         }
 
-        // Stage 6: the products summed.
+        // Stage 6: the products summed; and where the left shift saturates,
+        // p = x * scale for x = i64::MAX or i64::MIN (as x << 63 - x and
+        // -(x << 63): no carry chain of its own ahead of stage 7's sum).
+        self.p_saturated.next = (bit_cast::<98, 32>(self.operation_5.q.val().ofm_scale) << 63)
+            - bit_cast::<98, 32>(self.operation_5.q.val().ofm_scale);
+        if self.r_5.q.val().get_bit(63) {
+            self.p_saturated.next =
+                bits::<98>(0) - (bit_cast::<98, 32>(self.operation_5.q.val().ofm_scale) << 63);
+        }
         self.product.next = 0.into();
         for k in 0..4 {
             for j in 0..2 {
@@ -641,6 +659,7 @@ impl Logic for WideOutputScale {
         if self.advance.val() {
             self.operation_6.d.next = self.operation_5.q.val();
             self.product_6.d.next = self.product.val();
+            self.p_saturated_6.d.next = self.p_saturated.val();
             self.saturated_6.d.next = self.saturated_5.q.val();
             self.r_6.d.next = self.r_5.q.val();
         }
@@ -649,11 +668,17 @@ impl Logic for WideOutputScale {
         // TFL's first rounding (shift 31, addend 2^30, after the left shift
         // by 31 - shift, which is the natural rounding unless it
         // saturates), or a 32-bit OFM's shift alone (TFL: halves away from
-        // zero).
+        // zero). A negative r's p = -|r| * scale is summed as !product + 1
+        // (p_carry) and its sign read as product != 0 (below 2^95): one
+        // carry chain in the stage, not a negation's ahead of the sum's.
         self.r_negative.next = self.r_6.q.val().get_bit(63);
         self.p.next = self.product_6.q.val();
+        self.p_carry.next = 0.into();
+        self.p_negative.next = false;
         if self.r_negative.val() {
-            self.p.next = bits::<98>(0) - self.product_6.q.val();
+            self.p.next = !self.product_6.q.val();
+            self.p_carry.next = 1.into();
+            self.p_negative.next = self.product_6.q.val().any();
         }
         self.shift.next = self.operation_6.q.val().ofm_shift;
         self.second_rounding.next = (self.operation_6.q.val().round_mode == self.tfl.val())
@@ -664,18 +689,17 @@ impl Logic for WideOutputScale {
             if self.r_negative.val() {
                 self.p.next = self.p.val() | self.high_98.val();
             }
+            self.p_carry.next = 0.into();
+            self.p_negative.next = self.r_negative.val();
         }
         if self.second_rounding.val() {
             self.shift.next = 31.into();
         }
         if self.saturated_6.q.val() {
             self.shift.next = 31.into();
-            self.p.next = (bit_cast::<98, 32>(self.operation_6.q.val().ofm_scale) << 63)
-                - bit_cast::<98, 32>(self.operation_6.q.val().ofm_scale);
-            if self.r_negative.val() {
-                self.p.next =
-                    bits::<98>(0) - (bit_cast::<98, 32>(self.operation_6.q.val().ofm_scale) << 63);
-            }
+            self.p.next = self.p_saturated_6.q.val();
+            self.p_carry.next = 0.into();
+            self.p_negative.next = self.p_saturated_6.q.val().get_bit(97);
         }
         // The addends as masks, not sums: 2^shift - 1 is `low_ones`, and
         // 2^(shift-1) - 1 is `low_ones >> 1`.
@@ -684,20 +708,20 @@ impl Logic for WideOutputScale {
         self.addend.next = self.power.val() >> 1;
         if self.operation_6.q.val().round_mode == self.truncate.val() {
             self.addend.next = 0.into();
-            if self.p.val().get_bit(97) {
+            if self.p_negative.val() {
                 self.addend.next = self.low_ones.val();
             }
         }
         if (self.operation_6.q.val().round_mode == self.tfl.val())
             & self.operation_6.q.val().shift_only
-            & self.p.val().get_bit(97)
+            & self.p_negative.val()
             & (self.shift.val() != 0)
         {
             self.addend.next = self.low_ones.val() >> 1;
         }
         if self.advance.val() {
             self.operation_7.d.next = self.operation_6.q.val();
-            self.v_7.d.next = self.p.val() + self.addend.val();
+            self.v_7.d.next = self.p.val() + self.addend.val() + self.p_carry.val();
             self.shift_7.d.next = self.shift.val();
             self.saturated_7.d.next = self.saturated_6.q.val();
         }
