@@ -7,9 +7,10 @@ Fails on combinational loops (in a module or through several) and on latches
 outside the clock-gate cell. The synthesis keeps the hierarchy, so each module
 is synthesised on its own: the modules are shared out among yosys processes
 (one per core at a time), each of which reads the design, black-boxes every
-module it does not own and synthesises the rest. A module whose text equals one
-of an earlier MODULE's (the configurations share nine tenths of theirs) is
-synthesised once and its figures are used for both. A loop through several
+module it does not own and synthesises the rest. A module that is one of an
+earlier MODULE's but for its names, its own and its children's (the
+configurations share nine tenths of theirs; a block emitted on its own is the
+configuration's block), is synthesised once and its figures are used for both. A loop through several
 modules shows only in the flattened design: one more yosys run per MODULE
 flattens it and checks that. Each MODULE's figures go to
 build/synth/MODULE/stat.json (yosys `stat -json`, one entry per module), which
@@ -27,6 +28,7 @@ on the NPU, and a fifth less time.
 """
 import fnmatch
 import glob
+import hashlib
 import json
 import os
 import re
@@ -72,9 +74,29 @@ def macro_patterns(source):
                           capture_output=True, text=True).stdout.split()
 
 
+IDENTIFIER = re.compile(r"(?<![\w$\\])\\?([A-Za-z_][\w$]*)(?=[\s(;]|$)")
+
+
+def rename(text, names):
+    """TEXT with every identifier in NAMES (Verilog's plain or escaped
+    form, as yosys writes them) replaced by its new name."""
+    if all(old == new for old, new in names.items()):
+        return text
+
+    def replace(match):
+        new = names.get(match.group(1))
+        if new is None:
+            return match.group(0)
+        return ("\\" if match.group(0).startswith("\\") else "") + new
+    return IDENTIFIER.sub(replace, text)
+
+
 class Design:
-    """One generated file: its modules' texts, with the top's name as a
-    placeholder so that equal modules of two configurations compare equal."""
+    """One generated file: its modules' texts, each with a key that two
+    modules share when they are the same but for their names (their own
+    and their children's, children compared by key): a block emitted on
+    its own and the same block inside a configuration, or the two
+    configurations' equal modules."""
 
     def __init__(self, name):
         self.name = name
@@ -84,19 +106,33 @@ class Design:
         self.top = f"{name}_core"
         text = open(self.source).read()
         self.macros = macro_patterns(self.source)
-        self.modules = {}
-        for match in MODULE_TEXT.finditer(text):
-            module = match.group(1)
-            if not any(fnmatch.fnmatchcase(module, p) for p in self.macros):
-                self.modules[module] = match.group(0).replace(self.top, "\0")
+        every = {m.group(1): m.group(0) for m in MODULE_TEXT.finditer(text)}
+        self.modules = {module: text for module, text in every.items()
+                        if not any(fnmatch.fnmatchcase(module, p) for p in self.macros)}
         if self.top not in self.modules:
             fail(f"{self.source} has no module {self.top} (run make verilog)")
+        # Each module's children (the modules it instantiates), in order.
+        self.children = {module: [t for t in IDENTIFIER.findall(body)
+                                  if t in every and t != module]
+                         for module, body in every.items()}
+        self.keys = {}
+        for module, body in every.items():
+            self._key(module, every)
 
-    def generic(self, module):
-        return module.replace(self.top, "\0")
+    def _key(self, module, every):
+        if module not in self.keys:
+            names = {module: "\0"}
+            names.update({child: self._key(child, every) for child in self.children[module]})
+            body = rename(every[module], names)
+            self.keys[module] = hashlib.sha1(body.encode()).hexdigest()
+        return self.keys[module]
 
-    def specific(self, generic_name):
-        return generic_name.replace("\0", self.top)
+    def names_from(self, owner, owned, module):
+        """How OWNER's module OWNED (this design's MODULE's equal) and its
+        children are named here."""
+        names = dict(zip(owner.children[owned], self.children[module]))
+        names[owned] = module
+        return names
 
 
 def yosys(log, script):
@@ -159,7 +195,7 @@ def units(designs, count):
     for design in designs:
         owners[design.name] = {}
         for module, text in design.modules.items():
-            key = (design.generic(module), text)
+            key = design.keys[module]
             if key not in first:
                 first[key] = (design, module)
                 work[design.name].append((len(text), design, module))
@@ -217,9 +253,10 @@ def main(names):
         modules = {}
         for module, (owner, owned) in owners[design.name].items():
             stat = dict(figures[owned])
-            # The owner's instance names, as this design's.
+            # The owner's module names, as this design's.
+            names = design.names_from(by_name[owner], owned, module)
             stat["num_cells_by_type"] = {
-                design.specific(by_name[owner].generic(kind.lstrip("\\"))): n
+                names.get(kind.lstrip("\\"), kind.lstrip("\\")): n
                 for kind, n in stat.get("num_cells_by_type", {}).items()}
             modules[module] = stat
         with open(os.path.join(OUT, design.name, "stat.json"), "w") as out:

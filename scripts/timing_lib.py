@@ -6,14 +6,16 @@ Usage: scripts/timing_lib.py LIBERTY [DESIGN...]
        (a DESIGN is a file of verilog-out/ without .v; default: every one)
 
 Each module is mapped on its own, as scripts/synth.py shares them out (the
-two configurations' equal modules once): yosys's coarse synthesis, then
-`dfflibmap` and `abc` on the library, its cells counted (`stat`) and its
-netlist written. Each design is then linked whole in OpenSTA with one clock
+equal modules of every design once: a block emitted on its own is mapped
+with its configuration's): yosys's coarse synthesis, then `dfflibmap`
+and `abc` on the library, its cells counted (`stat`) and its netlist
+written. Each design is then linked whole in OpenSTA with one clock
 on its clock port (CLK; the APB's PCLK is CLK here, sampled with PCLKEN) and
 every path between registers checked with its setup time: a design's worst
 path in ns, with its start and end registers, and the worst ending in each of
 a configuration's blocks, beside the same figures for the yardstick (a
-registered 32 x 32 signed multiply) mapped in the same run. Fails where a
+registered 32 x 32 signed multiply) mapped in the same run; each block's
+worst path cell by cell in build/timing/DESIGN.paths.txt. Fails where a
 path is longer than LIMIT (1.5) times the yardstick's.
 
 The memory models (scripts/macros.sh) stay black boxes, as SRAM macros would
@@ -308,6 +310,15 @@ def time_design(name, top, netlist, libraries, clock):
         raise
 
 
+def write_paths(sta, name, worst):
+    """Every block's worst path cell by cell, worst first, in NAME.paths.txt."""
+    with open(os.path.join(OUT, f"{name}.paths.txt"), "w") as out:
+        for block, (ns, _, end) in sorted(worst.items(), key=lambda w: -w[1][0]):
+            out.write(f"# {block}: {ns:.3f} ns\n")
+            # The worst path to END (-from too makes OpenSTA search START's fanout).
+            out.writelines(sta.run(f"report_checks -path_delay max -digits 3 -to {{{end}}}"))
+
+
 def block_of(path):
     """The configuration block a path end below the core belongs to."""
     parts = path.split("/")
@@ -372,6 +383,69 @@ def row(name, path, yard, um2, flops, names):
             f"{names}{flag}")
 
 
+def analyse_design(design, liberty, owners, by_name, texts, stats, areas_um2, yard):
+    """DESIGN's netlist from its modules' mapped netlists, then OpenSTA on
+    it: its rows of the table, what is over the limit, and no error."""
+    netlist = os.path.join(OUT, f"{design.name}.net.v")
+    design_stats = {}
+    with open(netlist, "w") as out:
+        for module in design.modules:
+            owner, owned = owners[module]
+            names = design.names_from(by_name[owner], owned, module)
+            out.write(synth.rename(texts[owned], names) + "\n")
+            design_stats[module] = {names.get(k.lstrip("\\"), k.lstrip("\\")): n
+                                    for k, n in stats[owned].items()}
+    libraries = [liberty]
+    bits = {}
+    if design.macros:
+        macros = os.path.join(OUT, f"{design.name}.macros.lib")
+        bits = macro_library(design, macros)
+        libraries.append(macros)
+    wrapper = open(design.source).read()
+    clock = "CLK" if re.search(rf"^module {design.name}\(\s*CLK,", wrapper, re.M) else "clock"
+    paths, sta = time_design(design.name, design.name, netlist, libraries, clock)
+    lines, over = [], []
+    try:
+        totals = areas(design_stats, design.name, design.top, areas_um2, bits)
+        worst = {}
+        for path in paths:
+            block = block_of(path[2]) if design.name.startswith("npu_") else "top"
+            if block not in worst or path > worst[block]:
+                worst[block] = path
+        whole = max(paths)
+        logic = sum(t["um2"] for t in totals.values())
+        flops = sum(t["flops"] for t in totals.values())
+        macro_bits_total = sum(t["bits"] for t in totals.values())
+
+        def ends(path):
+            return f"{register_name(sta, path[1])} -> {register_name(sta, path[2])}"
+
+        lines.append(row(design.name, whole, yard, logic, flops, ends(whole)))
+        write_paths(sta, design.name, {"top": whole} if not design.name.startswith("npu_")
+                    else worst)
+        if whole[0] > LIMIT * yard:
+            over.append(design.name)
+        # A configuration is named by its MACs (npu_u65_256).
+        macs = int(design.name.rsplit("_", 1)[1]) if design.name.startswith("npu_") else None
+        if macs:
+            blocks = set(worst) | {b for b, t in totals.items() if t["um2"]}
+            for block in sorted(blocks, key=lambda b: -worst.get(b, (0,))[0]):
+                path, t = worst.get(block), totals.get(block, defaultdict(float))
+                lines.append(row(f"  {block}", path, yard, t["um2"], t["flops"],
+                                 ends(path) if path else ""))
+                if path and path[0] > LIMIT * yard:
+                    over.append(f"{design.name} {block}")
+            lines.append(f"  per MAC ({macs}): {logic / macs / 1e6:.4f} mm2 of logic, "
+                         f"{totals['mac_unit']['um2'] / macs / 1e6:.4f} of it in the MAC units")
+        if macro_bits_total:
+            lines.append(f"  memory macros (black boxes, not in the area above): "
+                         f"{macro_bits_total / 8192:.0f} KiB, "
+                         f"{macro_bits_total * BIT_UM2 / 1e6:.2f} mm2 at {BIT_UM2} um2 a bit")
+    finally:
+        sta.close()
+    return lines, over, None
+
+
 def main(liberty, names):
     if subprocess.run(["sh", "-c", "command -v sta"], capture_output=True).returncode:
         fail("sta (OpenSTA) not found (run make deps)")
@@ -416,62 +490,22 @@ def main(liberty, names):
     print(f"{'design / block':<30} {'ns':>6} {'x mul':>5} {'MHz':>6} {'mm2':>8} {'flops':>7}  "
           "worst path (start -> end)")
     print(row("yardstick (32x32 multiply)", yard, yard[0], yard_um2, None, ""))
-    over = []
-    for design in designs:
-        netlist = os.path.join(OUT, f"{design.name}.net.v")
-        design_stats = {}
-        with open(netlist, "w") as out:
-            for module in design.modules:
-                owner, owned = owners[design.name][module]
-                text = texts[owned].replace(by_name[owner].top, design.top)
-                out.write(text + "\n")
-                design_stats[module] = {design.specific(by_name[owner].generic(k.lstrip("\\"))): n
-                                        for k, n in stats[owned].items()}
-        libraries = [liberty]
-        bits = {}
-        if design.macros:
-            macros = os.path.join(OUT, f"{design.name}.macros.lib")
-            bits = macro_library(design, macros)
-            libraries.append(macros)
-        wrapper = open(design.source).read()
-        clock = "CLK" if re.search(rf"^module {design.name}\(\s*CLK,", wrapper, re.M) else "clock"
+    def analyse(design):
         try:
-            paths, sta = time_design(design.name, design.name, netlist, libraries, clock)
+            return analyse_design(design, liberty, owners[design.name], by_name, texts, stats,
+                                  areas_um2, yard[0])
         except synth.SynthError as error:
-            fail(str(error))
-        totals = areas(design_stats, design.name, design.top, areas_um2, bits)
-        worst = {}
-        for path in paths:
-            block = block_of(path[2]) if design.name.startswith("npu_") else "top"
-            if block not in worst or path > worst[block]:
-                worst[block] = path
-        whole = max(paths)
-        logic = sum(t["um2"] for t in totals.values())
-        flops = sum(t["flops"] for t in totals.values())
-        macro_bits_total = sum(t["bits"] for t in totals.values())
+            return [], [f"{design.name}: {error}"], str(error)
 
-        def ends(path):
-            return f"{register_name(sta, path[1])} -> {register_name(sta, path[2])}"
-
-        print(row(design.name, whole, yard[0], logic, flops, ends(whole)))
-        if whole[0] > LIMIT * yard[0]:
-            over.append(design.name)
-        # A configuration is named by its MACs (npu_u65_256).
-        macs = int(design.name.rsplit("_", 1)[1]) if design.name.startswith("npu_") else None
-        if macs:
-            blocks = set(worst) | {b for b, t in totals.items() if t["um2"]}
-            for block in sorted(blocks, key=lambda b: -worst.get(b, (0,))[0]):
-                path, t = worst.get(block), totals.get(block, defaultdict(float))
-                print(row(f"  {block}", path, yard[0], t["um2"], t["flops"],
-                          ends(path) if path else ""))
-                if path and path[0] > LIMIT * yard[0]:
-                    over.append(f"{design.name} {block}")
-            print(f"  per MAC ({macs}): {logic / macs / 1e6:.4f} mm2 of logic, "
-                  f"{totals['mac_unit']['um2'] / macs / 1e6:.4f} of it in the MAC units")
-        if macro_bits_total:
-            print(f"  memory macros (black boxes, not in the area above): {macro_bits_total / 8192:.0f} "
-                  f"KiB, {macro_bits_total * BIT_UM2 / 1e6:.2f} mm2 at {BIT_UM2} um2 a bit")
-        sta.close()
+    over = []
+    # Each design's OpenSTA session on a core of its own; the rows in order.
+    with ThreadPoolExecutor(cores) as pool:
+        for lines, design_over, error in pool.map(analyse, designs):
+            if error:
+                pool.shutdown(cancel_futures=True)
+                fail(error)
+            print("\n".join(lines), flush=True)
+            over += design_over
     print(f"timing: {len(designs)} designs in {time.time() - started:.0f} s ({mapped:.0f} s mapping); "
           f"OSU 0.18 um, typical corner, no wires, cell area only; limit {LIMIT}x the "
           f"yardstick = {LIMIT * yard[0]:.2f} ns; {len(over)} over" + "".join(f"\n  over: {o}" for o in over))
@@ -481,5 +515,5 @@ def main(liberty, names):
 if __name__ == "__main__":
     if len(sys.argv) < 2:
         fail("usage: scripts/timing_lib.py LIBERTY [DESIGN...]")
-    main(sys.argv[1], sys.argv[2:] or sorted(
+    main(os.path.abspath(sys.argv[1]), sys.argv[2:] or sorted(
         f[:-2] for f in os.listdir(os.path.join(ROOT, "verilog-out")) if f.endswith(".v")))
