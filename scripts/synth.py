@@ -10,11 +10,11 @@ is synthesised on its own: the modules are shared out among yosys processes
 module it does not own and synthesises the rest. A module that is one of an
 earlier MODULE's but for its names, its own and its children's (the
 configurations share nine tenths of theirs; a block emitted on its own is the
-configuration's block), is synthesised once and its figures are used for both. A loop through several
-modules shows only in the flattened design: one more yosys run per MODULE
-flattens it and checks that. Each MODULE's figures go to
-build/synth/MODULE/stat.json (yosys `stat -json`, one entry per module), which
-scripts/synth_summary.py sums per block.
+configuration's block), is synthesised once and its figures are used for
+both. A loop through several modules shows only in the flattened design:
+one more yosys run per MODULE flattens it and checks that. Each MODULE's
+figures go to build/synth/MODULE/stat.json (yosys `stat -json`, one entry per
+module), which scripts/synth_summary.py sums per block.
 
 Synthesised so, a module's cells differ from one whole-design run's by a few
 per cent either way (abc's results follow the order of yosys's generated
@@ -107,7 +107,7 @@ class Design:
         text = open(self.source).read()
         self.macros = macro_patterns(self.source)
         every = {m.group(1): m.group(0) for m in MODULE_TEXT.finditer(text)}
-        self.modules = {module: text for module, text in every.items()
+        self.modules = {module: body for module, body in every.items()
                         if not any(fnmatch.fnmatchcase(module, p) for p in self.macros)}
         if self.top not in self.modules:
             fail(f"{self.source} has no module {self.top} (run make verilog)")
@@ -116,7 +116,7 @@ class Design:
                                   if t in every and t != module]
                          for module, body in every.items()}
         self.keys = {}
-        for module, body in every.items():
+        for module in every:
             self._key(module, every)
 
     def _key(self, module, every):

@@ -385,7 +385,7 @@ def row(name, path, yard, um2, flops, names):
 
 def analyse_design(design, liberty, owners, by_name, texts, stats, areas_um2, yard):
     """DESIGN's netlist from its modules' mapped netlists, then OpenSTA on
-    it: its rows of the table, what is over the limit, and no error."""
+    it: its rows of the table and what is over the limit."""
     netlist = os.path.join(OUT, f"{design.name}.net.v")
     design_stats = {}
     with open(netlist, "w") as out:
@@ -443,7 +443,7 @@ def analyse_design(design, liberty, owners, by_name, texts, stats, areas_um2, ya
                          f"{macro_bits_total * BIT_UM2 / 1e6:.2f} mm2 at {BIT_UM2} um2 a bit")
     finally:
         sta.close()
-    return lines, over, None
+    return lines, over
 
 
 def main(liberty, names):
@@ -491,21 +491,19 @@ def main(liberty, names):
           "worst path (start -> end)")
     print(row("yardstick (32x32 multiply)", yard, yard[0], yard_um2, None, ""))
     def analyse(design):
-        try:
-            return analyse_design(design, liberty, owners[design.name], by_name, texts, stats,
-                                  areas_um2, yard[0])
-        except synth.SynthError as error:
-            return [], [f"{design.name}: {error}"], str(error)
+        return analyse_design(design, liberty, owners[design.name], by_name, texts, stats,
+                              areas_um2, yard[0])
 
     over = []
     # Each design's OpenSTA session on a core of its own; the rows in order.
     with ThreadPoolExecutor(cores) as pool:
-        for lines, design_over, error in pool.map(analyse, designs):
-            if error:
-                pool.shutdown(cancel_futures=True)
-                fail(error)
-            print("\n".join(lines), flush=True)
-            over += design_over
+        try:
+            for lines, design_over in pool.map(analyse, designs):
+                print("\n".join(lines), flush=True)
+                over += design_over
+        except synth.SynthError as error:
+            pool.shutdown(cancel_futures=True)
+            fail(str(error))
     print(f"timing: {len(designs)} designs in {time.time() - started:.0f} s ({mapped:.0f} s mapping); "
           f"OSU 0.18 um, typical corner, no wires, cell area only; limit {LIMIT}x the "
           f"yardstick = {LIMIT * yard[0]:.2f} ns; {len(over)} over" + "".join(f"\n  over: {o}" for o in over))
