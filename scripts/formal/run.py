@@ -19,10 +19,14 @@ piece of the generated Verilog (the text must occur exactly once, so a change
 to the generated code stops the self-test instead of testing nothing) and the
 self-test expects that property's assertion to be among those failing first in BMC.
 
-Solvers run under `nice -n 10`, one at a time (the machine is shared).
+Solvers run under `nice -n 10`, one per core (FORMAL_JOBS=N sets how many).
+A job's `script` lines follow `prep`: the read routers' wire the router's
+counters into the wrapper after `flatten` (yosys has no hierarchical
+references) so that the induction can hold them to the wrapper's counts.
 """
 
 import argparse
+import concurrent.futures
 import os
 import re
 import shutil
@@ -35,9 +39,13 @@ VENV = os.path.join(ROOT, "build", "formal-venv", "bin")
 WORK = os.path.join(ROOT, "build", "formal")
 
 
-def job(prop, block, config, top, wrapper, mode, depth, mutants, extra=(), engine="smtbmc yices"):
+def job(prop, block, config, top, wrapper, mode, depth, mutants, extra=(), engine="smtbmc yices",
+        defines=(), script=(), selftest_depth=None):
     return dict(
+        selftest_depth=selftest_depth or depth,
         engine=engine,
+        defines=list(defines),
+        script=list(script),
         prop=prop,
         block=block,
         config=config,
@@ -297,6 +305,109 @@ AXI = [
 ]
 JOBS += AXI
 
+READ_ROUTER = [
+    job(
+        "axi4",
+        f"read_router_{config}",
+        "clients keep the router's contract, subordinates answer outstanding bursts by RID",
+        "read_router_formal",
+        "formal/read_router_axi4.v",
+        "prove",
+        4,
+        [
+            mutant(
+                "room while a counter is at its limit",
+                "outstanding_limit_0",
+                "if (outstanding$0$q <= ((limit[(32'h0)+:(6)]) & 7'h7f)) begin",
+                "if (outstanding$0$q <= ((limit[(32'h0)+:(6)]) & 7'h7f) + 7'h1) begin",
+            ),
+            mutant(
+                "a last beat not counted",
+                "counted_0",
+                "outstanding$0$d = outstanding$0$q - 32'h1;",
+                "outstanding$0$d = outstanding$0$q;",
+            ),
+            mutant(
+                "quiet never",
+                "quiet_when_none",
+                "quiet = 1'b1;",
+                "quiet = 1'b0;",
+            ),
+            mutant(
+                "a grant without a request",
+                "grant_requested",
+                "port0$requests$0$valid = clients$0$request & ~clients$0$counter[32'h1];",
+                "port0$requests$0$valid = ~clients$0$counter[32'h1];",
+            ),
+            mutant(
+                "two grants in a cycle",
+                "one_grant",
+                "requests$1$grant = load & requests$1$valid & ~granted;",
+                "requests$1$grant = load & requests$1$valid;",
+            ),
+            mutant(
+                "a grant at a disabled edge",
+                "grant_when_free",
+                "load = aclken & (~valid$q | arready);",
+                "load = ~valid$q | arready;",
+            ),
+            mutant(
+                "a burst presented with another client's ARID",
+                "ar_granted",
+                "id$d = ids$1;",
+                "id$d = ids$0;",
+            ),
+            mutant(
+                "ARVALID dropped without ARREADY",
+                "ar_valid_held",
+                "if (aclken & valid$q & arready) begin",
+                "if (aclken & valid$q) begin",
+            ),
+            mutant(
+                "ARLEN counting at enabled edges while held",
+                "ar_stable",
+                "len$d = len$q;",
+                "len$d = len$q + {7'h0, aclken};",
+            ),
+            mutant(
+                "ARVALID dropped at a disabled edge",
+                "ar_valid_kept",
+                "if (aclken & valid$q & arready) begin",
+                "if (valid$q & arready) begin",
+            ),
+            mutant(
+                "ARCACHE flipping at disabled edges",
+                "ar_kept",
+                "cache$d = cache$q;",
+                "cache$d = cache$q ^ {3'h0, ~aclken};",
+            ),
+            mutant(
+                "a beat taken whatever its RID",
+                "beat_by_id",
+                "clients$0$beat = m0$rvalid & m0$aclken & (m0$rid == ids$0);",
+                "clients$0$beat = m0$rvalid & m0$aclken;",
+            ),
+            mutant(
+                "an M0 client given M1's data",
+                "beat_data",
+                "clients$0$data = m0$rdata;",
+                "clients$0$data = m1$rdata;",
+            ),
+        ],
+        defines=["U65_512"] if config == "u65_512" else [],
+        # k = 4 closes; a broken copy needs a burst or two to fail (step 4).
+        selftest_depth=6,
+        # The wrapper's router_outstanding_c are the router's counters.
+        script=["flatten"]
+        + [
+            f"connect -set router_outstanding_{c} \\dut.core.outstanding${c}.q"
+            for c in range(4)
+        ],
+    )
+    for config in ("u65_256", "u65_512")
+]
+JOBS += READ_ROUTER
+
 
 def tool_env():
     env = dict(os.environ)
@@ -317,7 +428,7 @@ def slug(text):
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
 
 
-def run_sby(name, files, top, mode, depth, engine="smtbmc yices"):
+def run_sby(name, files, top, mode, depth, engine="smtbmc yices", defines=(), script=()):
     """Run one sby task in build/formal/NAME; returns (status, detail, secs)."""
     d = os.path.join(WORK, name)
     shutil.rmtree(d, ignore_errors=True)
@@ -327,12 +438,13 @@ def run_sby(name, files, top, mode, depth, engine="smtbmc yices"):
         dst = os.path.join(d, os.path.basename(f))
         shutil.copy(f if os.path.isabs(f) else os.path.join(ROOT, f), dst)
         srcs.append(os.path.basename(f))
-    reads = "\n".join(f"read_verilog -formal {s}" for s in srcs)
+    flags = "".join(f" -D{d}" for d in defines)
+    reads = "\n".join(f"read_verilog -formal{flags} {s}" for s in srcs)
     with open(os.path.join(d, "job.sby"), "w") as out:
         out.write(
             f"[options]\nmode {mode}\ndepth {depth}\n\n"
             f"[engines]\n{engine}\n\n"
-            f"[script]\n{reads}\nprep -top {top}\n\n"
+            f"[script]\n{reads}\nprep -top {top}\n" + "".join(f"{l}\n" for l in script) + "\n"
             f"[files]\n" + "\n".join(srcs) + "\n"
         )
     start = time.monotonic()
@@ -350,7 +462,11 @@ def run_sby(name, files, top, mode, depth, engine="smtbmc yices"):
     m = re.search(r"DONE \((\w+)", log)
     status = m.group(1) if m else "ERROR"
     detail = ""
-    failed = re.findall(r"failed assertion (\S+) .* step (\d+)", log)
+    # An escaped instance name (`\\port[1].rules .one_grant`) holds a space.
+    failed = [
+        (name.replace(" ", ""), step)
+        for name, step in re.findall(r"failed assertion (.+?) at \S+ step (\d+)", log)
+    ]
     if failed:
         # Every assertion that fails at the first failing step.
         names = ", ".join(dict.fromkeys(name for name, _ in failed))
@@ -370,57 +486,80 @@ def table(header, rows):
         print(line(r))
 
 
-def prove(jobs):
-    rows, ok = [], True
-    for j in jobs:
+def run_all(tasks):
+    """Run the tasks (functions returning (row, ok)) side by side, one per
+    core (FORMAL_JOBS overrides); the rows in the tasks' order."""
+    workers = int(os.environ.get("FORMAL_JOBS", os.cpu_count() or 1))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        results = list(pool.map(lambda task: task(), tasks))
+    return [row for row, _ in results], all(ok for _, ok in results)
+
+
+def prove_task(j):
+    def task():
         name = f"{j['prop']}-{j['block']}"
         print(f"formal: {name} ({j['mode']}, {j['engine']}, depth {j['depth']}) ...", flush=True)
         status, detail, secs = run_sby(
-            name, j["files"], j["top"], j["mode"], j["depth"], j["engine"]
+            name, j["files"], j["top"], j["mode"], j["depth"], j["engine"], j["defines"],
+            j["script"],
         )
-        if status == "PASS":
-            if j["mode"] == "bmc":
-                result = f"bounded to depth {j['depth']}"
-            elif j["engine"].startswith("abc pdr"):
-                result = "proved (IC3/PDR, unbounded)"
-            else:
-                result = f"proved by induction (k <= {j['depth']})"
-        else:
-            ok = False
+        ok = status == "PASS"
+        if not ok:
             result = f"{status}: {detail}" if detail else status
-        rows.append((j["prop"], j["block"], j["config"], result, f"{secs:.0f} s"))
+        elif j["mode"] == "bmc":
+            result = f"bounded to depth {j['depth']}"
+        elif j["engine"].startswith("abc pdr"):
+            result = "proved (IC3/PDR, unbounded)"
+        else:
+            result = f"proved by induction (k <= {j['depth']})"
+        return (j["prop"], j["block"], j["config"], result, f"{secs:.0f} s"), ok
+
+    return task
+
+
+def prove(jobs):
+    rows, ok = run_all([prove_task(j) for j in jobs])
     print()
     table(("property set", "block", "configuration", "result", "time"), rows)
     return ok
 
 
+def mutant_task(j, m):
+    def task():
+        target = m["file"] or f"verilog-out/{j['block']}.v"
+        text = open(os.path.join(ROOT, target)).read()
+        n = text.count(m["old"])
+        name = f"{j['prop']}-{j['block']}-broken-{slug(m['name'])}"
+        print(f"formal-selftest: {name} ...", flush=True)
+        if n != 1:
+            stale = f"MUTANT STALE: {n} matches in {target}"
+            return (j["prop"], j["block"], m["name"], m["assertion"], stale, "-"), False
+        d = os.path.join(WORK, name + "-src")
+        os.makedirs(d, exist_ok=True)
+        broken = os.path.join(d, os.path.basename(target))
+        with open(broken, "w") as out:
+            out.write(text.replace(m["old"], m["new"]))
+        files = [broken if f == target else f for f in j["files"]]
+        status, detail, secs = run_sby(
+            name,
+            files,
+            j["top"],
+            "bmc",
+            j["selftest_depth"],
+            defines=j["defines"],
+            script=j["script"],
+        )
+        caught = status == "FAIL" and any(
+            name.endswith("." + m["assertion"]) for name in detail.split(" at ")[0].split(", ")
+        )
+        result = f"fails as expected ({detail})" if caught else f"NOT CAUGHT: {status} {detail}"
+        return (j["prop"], j["block"], m["name"], m["assertion"], result, f"{secs:.0f} s"), caught
+
+    return task
+
+
 def selftest(jobs):
-    rows, ok = [], True
-    for j in jobs:
-        for m in j["mutants"]:
-            target = m["file"] or f"verilog-out/{j['block']}.v"
-            text = open(os.path.join(ROOT, target)).read()
-            n = text.count(m["old"])
-            name = f"{j['prop']}-{j['block']}-broken-{slug(m['name'])}"
-            print(f"formal-selftest: {name} ...", flush=True)
-            if n != 1:
-                ok = False
-                rows.append((j["prop"], j["block"], m["name"], m["assertion"],
-                             f"MUTANT STALE: {n} matches in {target}", "-"))
-                continue
-            d = os.path.join(WORK, name + "-src")
-            os.makedirs(d, exist_ok=True)
-            broken = os.path.join(d, os.path.basename(target))
-            with open(broken, "w") as out:
-                out.write(text.replace(m["old"], m["new"]))
-            files = [broken if f == target else f for f in j["files"]]
-            status, detail, secs = run_sby(name, files, j["top"], "bmc", j["depth"])
-            caught = status == "FAIL" and any(
-                name.endswith("." + m["assertion"]) for name in detail.split(" at ")[0].split(", ")
-            )
-            ok &= caught
-            result = f"fails as expected ({detail})" if caught else f"NOT CAUGHT: {status} {detail}"
-            rows.append((j["prop"], j["block"], m["name"], m["assertion"], result, f"{secs:.0f} s"))
+    rows, ok = run_all([mutant_task(j, m) for j in jobs for m in j["mutants"]])
     print()
     table(("property set", "block", "broken copy", "expected to fail", "result", "time"), rows)
     return ok
