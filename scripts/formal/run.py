@@ -20,9 +20,11 @@ to the generated code stops the self-test instead of testing nothing) and the
 self-test expects that property's assertion to be among those failing first in BMC.
 
 Solvers run under `nice -n 10`, one per core (FORMAL_JOBS=N sets how many).
-A job's `script` lines follow `prep`: the read routers' wire the router's
-counters into the wrapper after `flatten` (yosys has no hierarchical
-references) so that the induction can hold them to the wrapper's counts.
+A job's `script` lines follow `prep`: the read routers' jobs wire the
+router's counters into the wrapper after `flatten` (yosys has no
+hierarchical references) so that the induction can hold them to the
+wrapper's counts. Mode `cover` shows a wrapper's `cover` reached (its
+assumptions leave deep traces).
 """
 
 import argparse
@@ -406,6 +408,15 @@ READ_ROUTER = [
     )
     for config in ("u65_256", "u65_512")
 ]
+READ_ROUTER.append(
+    dict(
+        READ_ROUTER[0],
+        mode="cover",
+        depth=14,
+        mutants=[],
+        config="the proof's assumptions leave traces nine bursts deep on both ports",
+    )
+)
 JOBS += READ_ROUTER
 
 
@@ -438,7 +449,7 @@ def run_sby(name, files, top, mode, depth, engine="smtbmc yices", defines=(), sc
         dst = os.path.join(d, os.path.basename(f))
         shutil.copy(f if os.path.isabs(f) else os.path.join(ROOT, f), dst)
         srcs.append(os.path.basename(f))
-    flags = "".join(f" -D{d}" for d in defines)
+    flags = "".join(f" -D{macro}" for macro in defines)
     reads = "\n".join(f"read_verilog -formal{flags} {s}" for s in srcs)
     with open(os.path.join(d, "job.sby"), "w") as out:
         out.write(
@@ -497,7 +508,7 @@ def run_all(tasks):
 
 def prove_task(j):
     def task():
-        name = f"{j['prop']}-{j['block']}"
+        name = f"{j['prop']}-{j['block']}" + ("-cover" if j["mode"] == "cover" else "")
         print(f"formal: {name} ({j['mode']}, {j['engine']}, depth {j['depth']}) ...", flush=True)
         status, detail, secs = run_sby(
             name, j["files"], j["top"], j["mode"], j["depth"], j["engine"], j["defines"],
@@ -508,6 +519,8 @@ def prove_task(j):
             result = f"{status}: {detail}" if detail else status
         elif j["mode"] == "bmc":
             result = f"bounded to depth {j['depth']}"
+        elif j["mode"] == "cover":
+            result = f"covers reached within depth {j['depth']}"
         elif j["engine"].startswith("abc pdr"):
             result = "proved (IC3/PDR, unbounded)"
         else:
