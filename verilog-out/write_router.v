@@ -669,8 +669,8 @@ module write_router_core$port0(clock,rst_n,clients$0$active,clients$0$awvalid,cl
     reg  w_client;
     reg  w_open;
     reg  w_last_fire;
-    reg  b_client;
-    reg  b_ours;
+    reg  b_taken;
+    reg  b_matched;
     reg  aw_fire;
     
     // Sub module instances
@@ -808,25 +808,27 @@ module write_router_core$port0(clock,rst_n,clients$0$active,clients$0$awvalid,cl
         if (aw_fire) begin
             w_ahead$d = 1'b0;
         end
-        b_client = axi$bid == ids$1;
-        b_ours = axi$bvalid & axi$aclken;
-        axi$events[(64'he)+:(1)] = b_ours;
+        b_taken = axi$bvalid & axi$aclken;
+        axi$events[(64'he)+:(1)] = b_taken;
         axi$events[(64'hf)+:(4)] = channels$0;
         axi$events[(64'h13)+:(2)] = clients$0$counter;
-        if (b_client) begin
+        if (axi$bid == ids$1) begin
             axi$events[(64'hf)+:(4)] = channels$1;
             axi$events[(64'h13)+:(2)] = clients$1$counter;
         end
         completed = 32'h0;
-        clients$0$b_valid = b_ours & (b_client == (0 == 32'h1));
+        b_matched = 1'b0;
+        clients$0$b_valid = b_taken & clients$0$active & (axi$bid == ids$0);
         if (clients$0$b_valid) begin
             completed = ((32'h1) & 4'hf) << clients$0$counter;
+            b_matched = 1'b1;
         end
-        clients$1$b_valid = b_ours & (b_client == (1 == 32'h1));
+        clients$1$b_valid = b_taken & clients$1$active & (axi$bid == ids$1);
         if (clients$1$b_valid) begin
             completed = ((32'h1) & 4'hf) << clients$1$counter;
+            b_matched = 1'b1;
         end
-        error = b_ours & axi$bresp[32'h1];
+        error = b_matched & axi$bresp[32'h1];
         error_channel = axi$events[(64'hf)+:(4)];
         axi$events[(64'h15)+:(1)] = 1'b0;
         if (clients$0$active & clients$0$limit_stall) begin

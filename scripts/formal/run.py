@@ -16,14 +16,15 @@ to depth N": the induction did not close).
 
 Each property must fail on a deliberately broken copy: a mutant replaces one
 piece of the generated Verilog (the text must occur exactly once, so a change
-to the generated code stops the self-test instead of testing nothing) and the
-self-test expects that property's assertion to be among those failing first in BMC.
+to the generated code stops the self-test instead of testing nothing); the
+self-test removes every other assertion (chformal) and expects BMC to fail
+that one, so it shows the property itself catches the bug.
 
 Solvers run under `nice -n 10`, one per core (FORMAL_JOBS=N sets how many).
-A job's `script` lines follow `prep`: the read routers' jobs wire the
-router's counters into the wrapper after `flatten` (yosys has no
-hierarchical references) so that the induction can hold them to the
-wrapper's counts. Mode `cover` shows a wrapper's `cover` reached (its
+A job's `script` lines follow `prep`: the routers' jobs wire the router's
+counters (and the write ports' order queues) into the wrapper after
+`flatten` (yosys has no hierarchical references) so that the induction can
+hold them to the wrapper's counts. Mode `cover` shows a wrapper's `cover` reached (its
 assumptions leave deep traces).
 """
 
@@ -61,7 +62,8 @@ def job(prop, block, config, top, wrapper, mode, depth, mutants, extra=(), engin
 
 def mutant(name, assertion, old, new, file=None):
     """A broken copy: `old` replaced by `new` in `file` (the block's Verilog
-    unless given); `assertion` is the one expected to fail."""
+    unless given); `assertion` is the one expected to fail (NAME, or its
+    per-port NAME_m0 or NAME_m1)."""
     return dict(name=name, assertion=assertion, old=old, new=new, file=file)
 
 
@@ -307,6 +309,18 @@ AXI = [
 ]
 JOBS += AXI
 
+def router_counters():
+    """Script lines wiring a router's four outstanding counters into the
+    wrapper's router_outstanding_c (after flatten)."""
+    return [f"connect -set router_outstanding_{c} \\dut.core.outstanding${c}.q" for c in range(4)]
+
+
+def cover_of(proof, depth, config):
+    """A `cover` job on PROOF's wrapper and assumptions: CONFIG says what its
+    cover statement reaches within DEPTH."""
+    return dict(proof, mode="cover", depth=depth, mutants=[], config=config)
+
+
 READ_ROUTER = [
     job(
         "axi4",
@@ -400,24 +414,171 @@ READ_ROUTER = [
         # k = 4 closes; a broken copy needs a burst or two to fail (step 4).
         selftest_depth=6,
         # The wrapper's router_outstanding_c are the router's counters.
-        script=["flatten"]
-        + [
-            f"connect -set router_outstanding_{c} \\dut.core.outstanding${c}.q"
-            for c in range(4)
-        ],
+        script=["flatten"] + router_counters(),
     )
     for config in ("u65_256", "u65_512")
 ]
 READ_ROUTER.append(
-    dict(
-        READ_ROUTER[0],
-        mode="cover",
-        depth=14,
-        mutants=[],
-        config="the proof's assumptions leave traces nine bursts deep on both ports",
-    )
+    cover_of(READ_ROUTER[0], 14, "the proof's assumptions leave traces nine bursts deep on both ports")
 )
 JOBS += READ_ROUTER
+
+
+def port_state(port):
+    """Script lines wiring write port PORT's order queue, W-ahead flag and
+    held AW into the wrapper (after memory_map and flatten)."""
+    d = f"\\dut.core.port{port}"
+    return [
+        f"connect -set port_count_{port} {d}.order.count",
+        f"connect -set port_read_pointer_{port} {d}.order.read_pointer.q",
+        f"connect -set port_w_ahead_{port} {d}.w_ahead.q",
+        f"connect -set port_held_{port} {d}.held.q",
+        f"connect -set port_held_client_{port} {d}.held_client.q",
+    ] + [f"connect -set port_cell_{port}_{k} {d}.order.words.cells[{k}]" for k in range(4)]
+
+
+WRITE_ROUTER = [
+    job(
+        "axi4",
+        "write_router",
+        "both configurations' router: clients keep its contract, subordinates any BID",
+        "write_router_formal",
+        "formal/write_router_axi4.v",
+        "prove",
+        4,
+        [
+            mutant(
+                "room while a counter is at its limit",
+                "outstanding_limit_0",
+                "if (outstanding$0$q <= limit_m1) begin",
+                "if (outstanding$0$q <= limit_m1 + 7'h1) begin",
+            ),
+            mutant(
+                "a response not counted",
+                "counted_0",
+                "outstanding$0$d = outstanding$0$q - 32'h1;",
+                "outstanding$0$d = outstanding$0$q;",
+            ),
+            mutant(
+                "quiet never",
+                "quiet_when_none",
+                "quiet = (outstanding$0$q == 32'h0)",
+                "quiet = 1'b0 & (outstanding$0$q == 32'h0)",
+            ),
+            mutant(
+                "any BID but the user DMA's answering the OFM",
+                "b_by_id",
+                "clients$0$b_valid = b_taken & clients$0$active & (axi$bid == ids$0);",
+                "clients$0$b_valid = b_taken & clients$0$active & (axi$bid != ids$1);",
+            ),
+            mutant(
+                "a response taken on the other port",
+                "b_by_id",
+                "clients$1$b_valid = b_taken & clients$1$active & (axi$bid == ids$1);",
+                "clients$1$b_valid = b_taken & (axi$bid == ids$1);",
+            ),
+            mutant(
+                "an error on a response no client matches",
+                "error_matched",
+                "error = b_matched & axi$bresp[32'h1];",
+                "error = b_taken & axi$bresp[32'h1];",
+            ),
+            mutant(
+                "a held AW's client forgotten",
+                "aw_stable",
+                "held_client$d = pick;",
+                "held_client$d = ~pick;",
+            ),
+            mutant(
+                "an AW with the other client's AWID",
+                "aw_from_client",
+                "axi$awid = ids$1;",
+                "axi$awid = ids$0;",
+            ),
+            mutant(
+                "WREADY given whatever the port's",
+                "w_by_port",
+                "clients$0$wready = axi$wready;",
+                "clients$0$wready = 1'b1;",
+            ),
+            mutant(
+                "W from the client behind the one whose data is due",
+                "w_in_order",
+                "w_client = order$head$data;",
+                "w_client = ~order$head$data;",
+            ),
+            mutant(
+                "the order queue popped on every beat",
+                "w_in_order",
+                "order$head$ready = w_last_fire & order$head$valid;",
+                "order$head$ready = axi$aclken & axi$wvalid & axi$wready & order$head$valid;",
+            ),
+            mutant(
+                "a W beat the port takes not given to its client",
+                "w_taken_by_client",
+                "clients$0$wready = axi$wready;",
+                "clients$0$wready = 1'b0;",
+            ),
+            mutant(
+                "WREADY to both clients",
+                "one_w_taken",
+                "if (w_open & (w_client == (1 == 32'h1))) begin",
+                "if (w_open) begin",
+            ),
+            mutant(
+                "the user DMA's data beside the OFM's W",
+                "w_from_client",
+                "axi$wdata = clients$0$wdata;",
+                "axi$wdata = clients$1$wdata;",
+            ),
+            mutant(
+                "WVALID dropped at disabled edges",
+                "w_valid_kept",
+                "axi$wvalid = clients$0$wvalid;",
+                "axi$wvalid = clients$0$wvalid & axi$aclken;",
+            ),
+            mutant(
+                "AWVALID dropped at disabled edges",
+                "aw_valid_kept",
+                "axi$awvalid = awvalid[1] & order$tail$ready;",
+                "axi$awvalid = awvalid[1] & order$tail$ready & axi$aclken;",
+            ),
+            mutant(
+                "the user DMA clocked by M0's ACLKEN on M1",
+                "client_aclken",
+                "clients$1$aclken = m1$aclken;",
+                "clients$1$aclken = m0$aclken;",
+            ),
+            mutant(
+                "an AW presented while the order queue is full",
+                "aw_by_port",
+                "axi$awvalid = awvalid[0] & order$tail$ready;",
+                "axi$awvalid = awvalid[0];",
+            ),
+            mutant(
+                "data gone ahead forgotten",
+                "w_ahead_m1",
+                "w_ahead$d = 1'b1;",
+                "w_ahead$d = 1'b0;",
+            ),
+            mutant(
+                "an AW taken by the client while the port cannot take it",
+                "aw_by_port",
+                "clients$0$awready = clients$0$active & axi$awready & order$tail$ready;",
+                "clients$0$awready = clients$0$active & axi$awready;",
+            ),
+        ],
+        selftest_depth=8,
+        # The wrapper's router_outstanding_c are the router's counters, its
+        # port_*_p each port's queue and AW state (memory_map makes the
+        # queue's words registers that connect can name).
+        script=["memory_map", "flatten"] + router_counters() + port_state(0) + port_state(1),
+    )
+]
+WRITE_ROUTER.append(
+    cover_of(WRITE_ROUTER[0], 12, "the proof's assumptions leave traces four bursts deep on one counter")
+)
+JOBS += WRITE_ROUTER
 
 
 def tool_env():
@@ -537,6 +698,16 @@ def prove(jobs):
     return ok
 
 
+def only_assertion(assertion):
+    """A script line that removes every assertion but ASSERTION's label (and
+    its per-port copies): a broken copy must fail that property itself, not
+    another one (a helper invariant, say) that the bug reaches first."""
+    label = assertion.split(".")[-1]  # (a cell of a submodule not flattened)
+    names = " ".join(f"c:{pattern}" for base in (label, f"*.{label}")
+                     for pattern in (base, f"{base}_m?"))
+    return f"chformal -assert -remove * {names} %u %u %u %d"
+
+
 def mutant_task(j, m):
     def task():
         target = m["file"] or f"verilog-out/{j['block']}.v"
@@ -560,10 +731,11 @@ def mutant_task(j, m):
             "bmc",
             j["selftest_depth"],
             defines=j["defines"],
-            script=j["script"],
+            script=j["script"] + [only_assertion(m["assertion"])],
         )
+        expected = re.compile(rf"(^|\.){re.escape(m['assertion'])}(_m[01])?$")
         caught = status == "FAIL" and any(
-            name.endswith("." + m["assertion"]) for name in detail.split(" at ")[0].split(", ")
+            expected.search(name) for name in detail.split(" at ")[0].split(", ")
         )
         result = f"fails as expected ({detail})" if caught else f"NOT CAUGHT: {status} {detail}"
         return (j["prop"], j["block"], m["name"], m["assertion"], result, f"{secs:.0f} s"), caught

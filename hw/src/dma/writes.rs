@@ -161,8 +161,9 @@ pub struct WritePort {
     w_last_fire: Signal<Local, Bit>,
     /// The presented address's last data beat went out before it.
     w_ahead: ResetReg<Bit>,
-    b_client: Signal<Local, Bit>,
-    b_ours: Signal<Local, Bit>,
+    /// A response is on the bus at an enabled edge; it answers a client.
+    b_taken: Signal<Local, Bit>,
+    b_matched: Signal<Local, Bit>,
     aw_fire: Signal<Local, Bit>,
 }
 
@@ -190,8 +191,8 @@ impl WritePort {
             w_open: Default::default(),
             w_last_fire: Default::default(),
             w_ahead: Default::default(),
-            b_client: Default::default(),
-            b_ours: Default::default(),
+            b_taken: Default::default(),
+            b_matched: Default::default(),
             aw_fire: Default::default(),
         }
     }
@@ -303,24 +304,28 @@ impl Logic for WritePort {
             self.w_ahead.d.next = false;
         }
 
-        // ---- B: by BID ----
-        self.b_client.next = self.axi.bid.val() == self.ids[1].val();
-        self.b_ours.next = self.axi.bvalid.val() & self.axi.aclken.val();
-        self.axi.events.next.b_response = self.b_ours.val();
+        // ---- B: by BID, to a client whose writes are on this port; a BID
+        // of neither is taken and ignored, as the read side ignores an RID ----
+        self.b_taken.next = self.axi.bvalid.val() & self.axi.aclken.val();
+        self.axi.events.next.b_response = self.b_taken.val();
         self.axi.events.next.b_channel = self.channels[0].val();
         self.axi.events.next.b_counter = self.clients[0].counter.val();
-        if self.b_client.val() {
+        if self.axi.bid.val() == self.ids[1].val() {
             self.axi.events.next.b_channel = self.channels[1].val();
             self.axi.events.next.b_counter = self.clients[1].counter.val();
         }
         self.completed.next = 0.into();
+        self.b_matched.next = false;
         for i in 0..CLIENTS {
-            self.clients[i].b_valid.next = self.b_ours.val() & (self.b_client.val() == (i == 1));
+            self.clients[i].b_valid.next = self.b_taken.val()
+                & self.clients[i].active.val()
+                & (self.axi.bid.val() == self.ids[i].val());
             if self.clients[i].b_valid.val() {
                 self.completed.next = bits::<4>(1) << self.clients[i].counter.val();
+                self.b_matched.next = true;
             }
         }
-        self.error.next = self.b_ours.val() & self.axi.bresp.val().get_bit(1);
+        self.error.next = self.b_matched.val() & self.axi.bresp.val().get_bit(1);
         self.error_channel.next = self.axi.events.val().b_channel;
 
         self.axi.events.next.limit_stall = false;
