@@ -25,10 +25,18 @@ def load_modules(path):
 FLOP = re.compile(r"\$_(S?DFF|DFFE|SDFFE|SDFFCE|ALDFF|DFFSR)")
 
 
+def latches_outside_clock_gate(cells_by_module):
+    """Each latch of CELLS_BY_MODULE ({module: {cell type: count}}) in a
+    module that is not the clock gate, as "module: count x type"."""
+    return [f"{name}: {count} x {kind}"
+            for name, cells in cells_by_module.items()
+            for kind, count in cells.items()
+            if "LATCH" in kind.upper() and "clock_gate" not in name]
+
+
 def main(top, path):
     modules = {name.lstrip("\\"): stat for name, stat in load_modules(path).items()}
     core = f"{top}_core"
-    latches = []
 
     @lru_cache(maxsize=None)
     def totals(name):
@@ -46,10 +54,8 @@ def main(top, path):
                 flops += count
         return cells, flops
 
-    for name, stat in modules.items():
-        for kind, count in stat.get("num_cells_by_type", {}).items():
-            if "LATCH" in kind.upper() and "clock_gate" not in name:
-                latches.append(f"{name}: {count} x {kind}")
+    latches = latches_outside_clock_gate(
+        {name: stat.get("num_cells_by_type", {}) for name, stat in modules.items()})
     cells = defaultdict(int)
     flops = defaultdict(int)
     for kind, count in modules[core].get("num_cells_by_type", {}).items():

@@ -18,6 +18,11 @@ registered 32 x 32 signed multiply) mapped in the same run; each block's
 worst path cell by cell in build/timing/DESIGN.paths.txt. Fails where a
 path is longer than LIMIT (1.5) times the yardstick's.
 
+It fails as scripts/synth.py does, so CI runs it in place of `make synth`:
+on a combinational loop within a module (`check -assert` on its coarse
+netlist) or through several (OpenSTA's loops of the linked design), and on
+a latch outside the clock-gate cell.
+
 The memory models (scripts/macros.sh) stay black boxes, as SRAM macros would
 be: a cell of their own in the timing library whose outputs start paths and
 whose inputs end them with neither delay nor setup of their own, and whose
@@ -36,6 +41,7 @@ from concurrent.futures import ThreadPoolExecutor
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True
 import synth  # noqa: E402  (the module sharing and its yosys runner)
+import synth_summary  # noqa: E402  (the latch rule)
 
 ROOT = synth.ROOT
 OUT = os.path.join(ROOT, "build", "timing")
@@ -94,6 +100,7 @@ def passes(liberty, stat, netlist):
     opt -fast -full
     memory_map
     opt -full
+    check -assert
     techmap
     opt -fast
     techmap -map {LATCH_MAP}
@@ -289,6 +296,13 @@ def time_design(name, top, netlist, libraries, clock):
         sta.run("sta::set_crpr_enabled 0")
         lines = sta.run("report_checks -path_delay max -format summary -group_count 10000000 "
                         "-endpoint_count 1 -digits 3")
+        # The linked design's combinational loops, each as its pins (a loop
+        # within a module already failed its mapping's `check -assert`).
+        loops = "".join(sta.run("sta::report_loops")).split("\n\n")
+        loops = [" -> ".join(loop.split()) for loop in loops if loop.strip()]
+        if loops:
+            raise synth.SynthError(f"{name} has {len(loops)} combinational loop(s) through "
+                                   f"several modules: {loops[0]}; see {sta.log.name}")
         paths = []
         for line in lines:
             fields = line.split()
@@ -480,6 +494,9 @@ def main(liberty, names):
     for stat, netlist, _ in results:
         texts.update({m.group(1): m.group(0) for m in NETLIST_MODULE.finditer(open(netlist).read())})
         stats.update(load_stat(stat))
+    latches = synth_summary.latches_outside_clock_gate(stats)
+    if latches:
+        fail("latches outside the clock-gate cell:\n  " + "\n  ".join(latches))
     by_name = {design.name: design for design in designs}
     areas_um2 = cell_areas(liberty)
 
