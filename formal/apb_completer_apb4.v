@@ -73,7 +73,7 @@ module apb_completer_formal (
             refused_write: assert (!registers_write ||
                 (pclken && access && pready && pwrite && permitted && pstrb == 4'hf &&
                  registers_addr == paddr && registers_wdata == pwdata));
-            // A refused read returns 0 (TRM 4.1, README "Registers"): at
+            // A refused read returns 0 (TRM 4.1, docs/architecture.md "Registers"): at
             // the sampled edge that completes it, and so on every cycle of
             // its access phase with PREADY high (what makes it inductive
             // over a stretch of cycles without PCLKEN).

@@ -3,8 +3,8 @@
 //! measured cycles in the per-layer report. It is the larger of the rate
 //! bound (TRM 4.8.3 and 4.8.4's tables for the operation, precision and
 //! configuration) and each AXI port's bytes at its bandwidth, plus the
-//! latency the dependencies force. The formula is in the README
-//! ("The floor").
+//! latency the dependencies force. The formula is in
+//! docs/per-layer-report.md ("The floor").
 
 use crate::check::OperationAccess;
 use crate::footprint::joined;

@@ -3,7 +3,8 @@
 //! results written as a JSON summary and as JUnit XML, and the shards'
 //! summaries folded into one report (`npu-sim merge`). No scheduler: the
 //! shards are independent processes for whatever engine runs them (a CI
-//! matrix, a Slurm array; README "Regressions on many machines").
+//! matrix, a Slurm array; docs/verification.md, "Regressions on many
+//! machines").
 //!
 //! Case `i` of a suite belongs to shard `K` of `N` when `i mod N = K - 1`,
 //! so the shards of one seed run disjoint cases that together are exactly
