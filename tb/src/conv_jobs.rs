@@ -57,8 +57,11 @@
 //!   weight stream per core (`weights::order::split_parallel`, WEIGHT and
 //!   WEIGHT1) and a scale/bias stream per core (SCALE and SCALE1, core k's
 //!   records of channels k, k + 2, ...); IFM_IB_END and AB_START as above,
-//!   in each core's 48 KB. No activation function (tanh, sigmoid and LUTs
-//!   come with issue 13).
+//!   in each core's 48 KB.
+//! - An activation function in a quarter of the jobs with an 8- or 16-bit
+//!   OFM (`random_activation`): tanh, sigmoid or a LUT the OFM type allows
+//!   (any of LUT slots 0-7 at 8 bits, slot 0 at 16), a LUT's table in the
+//!   last 2 KB of the shared buffer.
 
 use crate::axi::{describe_ports, random_aclken_pattern, CompleterConfig};
 use crate::driver::AxiSettings;
