@@ -20,8 +20,7 @@ path is longer than LIMIT (1.5) times the yardstick's.
 
 It fails as scripts/synth.py does, so CI runs it in place of `make synth`:
 on a combinational loop, within a module or through several (OpenSTA's
-loops of each linked design; yosys's `check` on every module would add
-200 s), and on a latch outside the clock-gate cell. A net driven twice or
+loops of each linked design), and on a latch outside the clock-gate cell. A net driven twice or
 never is lint's (`verilator -Wall`: MULTIDRIVEN, UNDRIVEN).
 
 The memory models (scripts/macros.sh) stay black boxes, as SRAM macros would
