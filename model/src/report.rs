@@ -1,39 +1,11 @@
-//! The per-layer report of a run: one row per kernel operation and DMA of
-//! the command stream, then totals. Column names follow Vela's
-//! `--verbose-performance` per-layer CSV where the meaning is the same
-//! (`MAC Count`, `Op Cycles`, `Util% (MAC)`), so Vela's estimate can be set
-//! beside a measurement.
-//!
-//! Every backend fills the command-stream offset, the operation, its shapes,
-//! `MAC Count` and `Bytes Read`/`Bytes Written`: what the operation reads
-//! from and writes to the base-pointer regions (the golden model's count,
-//! untimed). A timed backend (the RTL) adds `Op Cycles`, NPU clock cycles
-//! from the operation's start to its end; `MACs/Cycle`; `Util% (MAC)`, MAC
-//! Count / (Op Cycles x the configuration's peak MACs per cycle) x 100; and
-//! the bytes each AXI port moved for the operation (`M0 Read`, `M0 Written`,
-//! `M1 Read`, `M1 Written`), and beside Op Cycles the operation's `Floor`
-//! on that backend's memory (`crate::floor`: the least cycles any
-//! implementation of the TRM's rules could take) and `Cycles/Floor`. A cell
-//! a backend has no value for is empty, as are the rates of a row without
-//! MACs (a DMA).
-//!
-//! `Elements` is what the operation writes: its OFM's elements.
-//!
-//! An operator Vela left on the CPU, which the host ran, has a row of its
-//! own in the model's order, marked `(CPU)`: its first two inputs' and its
-//! first output's shapes in IFM, IFM2 and OFM (any rank) and the elements
-//! of all its outputs, with no offset, MACs, region bytes, cycles or ports
-//! (the host's time and memory are not the NPU's). Offsets are per command
-//! stream: they start again at each `ethos-u` operator.
-//!
-//! The totals row sums the rows' MACs and region bytes. With a timed
-//! backend its cycles are the whole run's, from the NPU's start to its stop
-//! (summed over the `ethos-u` operators of a network that has several):
-//! not the sum of the rows' Op Cycles, since DMAs run beside kernel
-//! operations. Its port bytes are everything the ports moved in the run,
-//! including the command-stream reads, which belong to no operation and have
-//! a row of their own. Its floor sums the kernel operations' floors and the
-//! DMAs' forced waits (a DMA's transfer may run beside a kernel operation).
+//! The per-layer report of a run: one row per kernel operation and DMA of the
+//! command stream, an operator left on the CPU marked `(CPU)`, then totals.
+//! Column names follow Vela's `--verbose-performance` CSV where the meaning is
+//! the same (`MAC Count`, `Op Cycles`, `Util% (MAC)`). Every backend fills the
+//! shapes, MACs and region bytes; a timed backend (the RTL) adds the cycles,
+//! each AXI port's bytes and the operation's `Floor` (`crate::floor`). A cell a
+//! backend has no value for is empty. What each column and the totals mean:
+//! `docs/per-layer-report.md`.
 
 use crate::state::{OpRecord, PortBytes, Shape};
 use serde::Serialize;

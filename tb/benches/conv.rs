@@ -1,46 +1,14 @@
 //! Convolution and pooling throughput on the RTL against TRM 4.8.3 tables
-//! 4-126 (8-bit activations) and 4-127 (16-bit) for u65-256, 4-128 and
-//! 4-129 for u65-512 (NPU_SET_PARALLEL_MODE 1, as Vela emits; pools against
-//! the depthwise rows, the walk they share): one representative shape
-//! per row, chosen so that the row's integer conditions hold (OFM height and
-//! width multiples of 2, or height 1 and width a multiple of 4 for the 1D
-//! rows, which run 1x4 microblocks; depth of 8, IFM depth of 32 or 16
-//! depth-first and 8 kernel-first, kernel elements as the row asks), the
-//! OFM block, IFM_IB_END and AB_START Vela 5.2.0 chooses for the shape
-//! (`npu_tb::vela_blocks`, Vela's block search, checked against Vela).
-//!
-//! Per row: MACs (the golden model's count), the job's NPU cycles (command
-//! fetch, weight and IFM fetch and OFM writes included), the operation's
-//! cycles (the job's minus those of the same stream without the kernel
-//! operation), MACs per operation cycle, the table's figure and the ratio,
-//! the share of the operation's cycles that carry a MAC beat (the schedule's
-//! beats that reach the MAC unit: the rest is the first IFM block's fetch,
-//! the last OFM block's readout and stalls), the AXI channel (M0 or M1 reads,
-//! M0 writes) that carries the most beats in the operation and the share of
-//! its cycles it is busy (a channel moves at most one beat a cycle, so near
-//! 100 % the row is bound by memory, not the MAC array), and the simulated
-//! cycles per second. Each row that is not weight-bound runs again with four
-//! times the OFM positions (width x4 for the 1D rows, height and width x2
-//! for the others) and the same block; the difference of the two runs, the
-//! larger OFM's extra MACs over its extra cycles, is the steady state: the
-//! first IFM block's fetch and the last slice's readout, which one operation
-//! alone overlaps with nothing, cancel out. TRM 4.8.3 gives its tables as
-//! the architecture's limits and warns of more overhead on small jobs.
-//! The RTL's result is compared with
-//! the golden model's; a row the RTL stops on (an error in STATUS) says so
-//! and the bench goes on.
-//!
-//! Then convolutions with an activation function (tanh, sigmoid, an 8-bit
-//! LUT loaded by a user DMA), MAC-bound far above it: OFM values per
-//! operation cycle against TRM table 4-130's 1 a cycle for LUT, tanh and
-//! sigmoid on u65-256 and 2 on u65-512.
-//!
-//! Last, each u65-256 8-bit row beside a user DMA issued right after it, as
-//! Vela's weight prefetch runs in a network: the operation's cycles alone
-//! and beside the DMA (the per-layer report's Op Cycles), their ratio and
-//! the DMA's bytes per cycle; the AXI ports are shared, and the operation
-//! should keep its pace. `cargo bench --bench conv -- 4-126 beside` runs
-//! some of the tables.
+//! 4-126 and 4-127 (u65-256) and 4-128 and 4-129 (u65-512, parallel mode): one
+//! shape per row meeting the row's conditions, with the OFM block, IFM_IB_END
+//! and AB_START Vela 5.2.0 chooses (`npu_tb::vela_blocks`). Per row: MACs,
+//! the job's and the operation's cycles, MACs per cycle against the table,
+//! the busiest AXI channel, and the steady state from a run with four times
+//! the OFM positions. Then activation functions against table 4-130, and each
+//! u65-256 8-bit row beside a user DMA (Vela's weight prefetch). The RTL's
+//! results are compared with the golden model's; a row the RTL stops on says
+//! so. `cargo bench --bench conv -- 4-126 beside` runs some of the tables;
+//! every column: `docs/performance.md`.
 
 use npu_arch::command::{ActivationFunction, Opcode, PoolingMode, WeightOrder};
 use npu_model::cmdstream::{encode, Command};

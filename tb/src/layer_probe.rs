@@ -3,48 +3,14 @@
 //!
 //! The NPU has no ports for this (its ports are the Ethos-U65's), so the
 //! probe reads internal signals from outside, as a cocotb testbench would:
-//! the simulation build makes them readable (`public_flat_rd` lines in its
-//! Verilator configuration, from [`readable_signals`]) and
-//! [`Model::public_signal`] finds their storage. The Verilog does not change
-//! for it. The probe samples them every CLK cycle just before the rising
-//! edge, as the edge sees them, with a handful of raw-pointer reads
-//! ([`NpuTb::watch_layers`](crate::npu::NpuTb::watch_layers) attaches it):
-//! - A kernel operation starts at the edge at which the datapath takes it
-//!   (`datapath$operations` valid and ready; ready is low while one runs, so
-//!   they are taken one at a time, in stream order) and ends at the first
-//!   edge after it with both `datapath$busy` low (every OFM write of it is
-//!   out of the datapath) and, if `datapath$draining` was high at that
-//!   edge, `datapath$draining` low (the last write of each of its OFM
-//!   blocks answered, so every write; the next operation runs meanwhile,
-//!   so two operations' rows overlap there).
-//! - A DMA (NPU_OP_DMA_START) enters the DMA's descriptor queue at the edge
-//!   at which `dma$descriptors` is valid and ready; the queue's count
-//!   (`dma$descriptors_active`) falls when the head's transfer is complete,
-//!   every write answered, and the DMA ends at the next edge. Transfers run
-//!   one at a time in stream order, so a DMA starts when it enters the queue
-//!   or when the one before it ends, whichever is later.
-//! - The run lasts from the first edge with `control$running_state` high to
-//!   the first edge after it with the signal low.
-//!
-//! Op Cycles is end - start: the edges from an operation's start to the last
-//! one before its end. Offsets: a kernel operation's from its payload
-//! (`KernelOperation::offset`), a DMA's from central control's command
-//! offset (`offset` of the control block, one word past the NPU_OP_DMA_START
-//! word it executes).
-//!
-//! Bytes: the AXI completers count each beat by its ID (TRM tables A-10 and
-//! `npu_arch`'s `ReadIdRanges`; writes: `npu_hw::dma`'s
-//! `OFM_WRITE_ID` and `MEM2MEM_WRITE_ID`). IFM, weight and scale/bias reads
-//! belong to the kernel operation the datapath runs (the next one's first
-//! weight, scale and IFM reads, issued ahead by the datapath, to the one
-//! running when they arrive); OFM writes, counted as their write responses
-//! come (`BytesById::answered`), to the oldest kernel operation not ended,
-//! whose writes the OFM channel answers first (one AXI ID): so each byte
-//! counts once, while rows overlap. Mem2mem reads and writes belong to the
-//! DMA that runs, command-stream reads to no operation (the run's totals
-//! hold them). A read beat counts the bytes of the beat that its burst's
-//! address range covers, a write beat the bytes with their strobe set, as
-//! the completers' `Counters` do.
+//! the simulation build makes them readable (`public_flat_rd` lines from
+//! [`readable_signals`]) and [`Model::public_signal`] finds their storage; the
+//! Verilog does not change. It samples them every CLK cycle just before the
+//! rising edge ([`NpuTb::watch_layers`](crate::npu::NpuTb::watch_layers)):
+//! kernel operations by the datapath's `operations` handshake, `busy` and
+//! `draining`; DMAs by the descriptor queue; bytes by AXI ID (TRM tables A-10
+//! and A-11), each byte counted once while rows overlap. The rules in full:
+//! `docs/per-layer-report.md`.
 
 use crate::axi::{AxiCompleter, BytesById};
 use crate::timeline::Timeline;

@@ -1,65 +1,23 @@
-//! Central control (TRM 3.3.2): runs the command stream.
+//! Central control (TRM 3.3.2): runs the command stream. CMD.
+//! transition_to_running_state fetches `QSIZE` bytes from `QBASE` through the
+//! DMA command channel; each command is decoded and executed in order (TRM
+//! 4.6): NPU_SET_* into the [`OpState`], NPU_OP_DMA_START to the DMA's
+//! descriptor queue, kernel operations with their state into the kernel queue
+//! for the datapath ([`KernelOperation`], parsing goes on, TRM 4.6.1), the
+//! waits, NPU_OP_STOP and NPU_OP_IRQ once everything before them completes.
 //!
-//! Writing CMD.transition_to_running_state starts a fetch of `QSIZE` bytes
-//! from `QBASE` through the DMA command channel. Each command is decoded
-//! (a cmd1's payload may arrive in a later beat) and executed in order
-//! (TRM 4.6):
+//! Invariants: a command the NPU refuses (reserved opcode, a value outside its
+//! fields or range, a DMA it cannot run, an operation breaking TRM 4.8.2 or of
+//! a kind the datapath does not run, a kernel fault) sets
+//! STATUS.cmd_parse_error, stops and raises IRQ with QREAD at that command, as
+//! the golden model does; errors clear only on reset. QREAD is the offset of
+//! the first command not yet completed. A DMA waits until at most
+//! `DMA_KERNELS_AHEAD` (2) kernel operations are queued or running: Vela checks
+//! a DMA's conflicts against that many.
 //!
-//! - NPU_SET_*: written to the [`OpState`];
-//! - NPU_OP_DMA_START: sends the NPU_SET_DMA0_* values to the DMA's
-//!   descriptor queue (blocks while both descriptors are busy) once at most
-//!   `npu_arch::command::DMA_KERNELS_AHEAD` (2) kernel operations are
-//!   queued or running: Vela checks a DMA's conflicts with that many kernel
-//!   operations before it, so a DMA running ahead of an older one could
-//!   overwrite its input (the demo network's weight prefetch did, running
-//!   beside an ADD with two pools queued behind it);
-//!   NPU_OP_DMA_WAIT k: waits until k or fewer are; NPU_OP_PMU_MASK sets
-//!   `pmu_enable` to its enable bit (the PMU counts only while it is 1 if
-//!   PMCR.mask_en is set);
-//! - kernel operations (CONV, DEPTHWISE, POOL, ELEMENTWISE): captured with
-//!   the kernel units' operation state into the kernel queue for the
-//!   datapath ([`KernelOperation`]; blocks while the queue is full), and
-//!   parsing goes on (TRM 4.6.1). A kind the datapath does not run
-//!   (`kernels_run`; parallel mode only on two cores), or settings that
-//!   break the rules of TRM 4.8.2 or are reserved ([`OperationRules`]), are
-//!   refused: the NPU stops with STATUS.cmd_parse_error and IRQ raised,
-//!   QREAD at the operation. NPU_OP_KERNEL_WAIT n waits
-//!   until n or fewer operations are queued or running (one whose OFM
-//!   writes the datapath has sent but not all seen answered is running:
-//!   `kernel_draining`);
-//! - NPU_OP_STOP and NPU_OP_IRQ: once every DMA descriptor and kernel
-//!   operation has completed, OR the mask into STATUS.irq_history_mask and
-//!   raise IRQ; STOP stops and sets STATUS.cmd_end_reached, wherever it
-//!   stands in the stream (TRM 4.2.2: the stream ends at its STOP).
-//!
-//! A reserved opcode or format, a stream that ends inside a cmd1, a QSIZE
-//! that is not a multiple of 4, a value with bits outside its command's
-//! fields, a parameter outside the TRM's range (NPU_OP_DMA_START other than
-//! 0, NPU_OP_DMA_WAIT over 1, NPU_OP_KERNEL_WAIT over 3, NPU_OP_PMU_MASK
-//! over 1), or an NPU_OP_DMA_START whose descriptor the DMA cannot run (an
-//! internal source, a region over 7, stride mode 3, a core mask of 0 or over
-//! 3) sets STATUS.cmd_parse_error, stops and raises IRQ, with QREAD at the
-//! command, as the golden model does. A stream that ends
-//! without NPU_OP_STOP sets STATUS.cmd_end_reached and stops without IRQ
-//! once the operations before its end complete, as NPU_OP_STOP waits for
-//! them (the golden model's STATUS; the host may read the OFMs once it sees
-//! the NPU stopped); writing QBASE or QSIZE while stopped clears it. A bus error stops the NPU and raises IRQ. A kernel operation the
-//! datapath stops (`kernel_fault`: a malformed weight stream) sets
-//! STATUS.cmd_parse_error, stops and raises IRQ with QREAD at that
-//! operation, however far parsing went on. Errors are cleared only by
-//! reset; while one is set, transition_to_running_state is ignored.
-//!
-//! STATUS.pmu_irq_raised is the PMU's `pmu_irq`, and IRQ is raised while it
-//! or STATUS.irq_raised is; CMD.clear_irq clears both (`clear_irq` tells the
-//! PMU).
-//!
-//! QREAD is the byte offset of the first command not yet completed: the one
-//! executing, waiting or refused, or after a stop the offset past
-//! NPU_OP_STOP.
-//!
-//! Its parts: [`WordDecoder`] (the next word of the stream and what it is),
-//! [`OperationRules`] (TRM 4.8.2), [`RunState`] (STATUS, CMD and the IRQ)
-//! and the kernel queue; the op state ([`OpState`]) is the top level's.
+//! Parts: [`WordDecoder`], [`OperationRules`] (TRM 4.8.2), [`RunState`]
+//! (STATUS, CMD, IRQ) and the kernel queue; the op state is the top level's.
+//! Command by command: `docs/central-control-and-dma.md`.
 
 mod dispatch;
 mod fields;

@@ -1,45 +1,15 @@
 //! Clock and power module (TRM 3.3.4): resets, the PROT security state, the
-//! main clock gate, and the clock and power Q-channel completers.
+//! main clock gate, the datapath's clock gate, and the clock and power
+//! Q-channel completers.
 //!
-//! # Resets (TRM 3.3.4.1)
-//!
-//! `nRESET` (or `nMBISTRESET` under MBIST) resets everything through a
-//! two-register synchroniser. A permitted write to RESET starts a soft
-//! reset, which resets everything but this module and the APB completer:
-//!
-//! 1. *drain*: the DMA issues nothing new and every outstanding AXI
-//!    transaction completes;
-//! 2. *reset*: the core reset (`core_rst_n`) is held low for four cycles;
-//! 3. *clear*: every shared-buffer line is written with zeros (FIFO storage
-//!    clears with the reset itself), so nothing is left for the next
-//!    security state;
-//! 4. PROT takes the new levels: active_CSL = pending_CSL if PPROT\[1\] was 0,
-//!    else 1 (non-secure); active_CPL = pending_CPL if PPROT\[0\] was 1, else
-//!    0 (user).
-//!
-//! A hard reset also runs steps 2-3 (with PROT from PORSL/PORPL). While any
-//! of this is in progress `resetting` is high: STATUS reads only
-//! reset_status, every other register reads 0 and ignores writes.
-//!
-//! # Clock and power (TRM 3.3.4.2-3.3.4.3)
-//!
-//! QACTIVE of both channels is `active` (work pending, IRQ raised, a reset
-//! in progress, or PWAKEUP). A request is accepted when the NPU is `idle`
-//! (stopped, no DMA descriptor, no AXI transaction, no IRQ), PWAKEUP is low,
-//! no reset is in progress and CMD.clock_q_enable (power_q_enable) allows
-//! it; otherwise it is denied.
-//!
-//! The main clock gate feeds everything but this module. It is closed while
-//! either channel is in Q_STOPPED, and, when CMD.clock_q_enable is set,
-//! also while the NPU is idle and no APB transfer or PWAKEUP needs the
-//! clock (the PMU then counts only the ungated cycles, TRM 4.5).
-//! CMD.clock_q_enable = 0 forces it open outside Q_STOPPED; DFTCGEN forces
-//! it open always.
-//!
-//! A second gate, after the main one, feeds the datapath: open while the
-//! datapath asks for its clock (an operation offered or running, an
-//! accumulator clear), so an idle datapath's registers do not toggle.
-//! DFTCGEN forces it open too.
+//! Invariants: `nRESET` resets everything through a two-register
+//! synchroniser; a permitted RESET write drains every AXI transaction, holds
+//! the core reset four cycles, clears the shared buffer and takes the new PROT
+//! levels (TRM 3.3.4.1), and while `resetting` STATUS reads only reset_status.
+//! A Q-channel request is accepted only when the NPU is idle, PWAKEUP is low,
+//! no reset runs and CMD allows it (TRM 3.3.4.2-3.3.4.3); QACTIVE is `active`.
+//! The main clock is gated in Q_STOPPED and, with CMD.clock_q_enable, while
+//! idle; DFTCGEN forces both gates open. Details: `docs/cpm.md`.
 
 mod q_channel;
 

@@ -1,30 +1,15 @@
-//! The block fetch: each IFM block job's copies into the shared buffer
-//! through the DMA's IFM channel (TRM 3.3.3), and for an elementwise
-//! operation with IFM2 in memory its IFM2 block's after them (TRM table
-//! 4-137: IFM2's halves of [IFM2_IB_START, IB_END)).
+//! The block fetch: each IFM block job's copies into the shared buffer through
+//! the DMA's IFM channel (TRM 3.3.3), then for an elementwise operation with
+//! IFM2 in memory its IFM2 block's (TRM table 4-137), from two [`IfmFetch`]es.
+//! Both work out their set-up as soon as a job is offered; only the copies
+//! wait, for NPU_SET_BLOCKDEP (`allowed`, TRM 4.9) and IFM2's for the IFM's
+//! last, so a read that waits for the operation before goes out a few cycles
+//! after the write response that allows it.
 //!
-//! Two [`IfmFetch`]es share the channel: the IFM's, then IFM2's for the
-//! same job with its broadcast dimensions of extent 1 (NPU_SET_IFM2_
-//! BROADCAST), the last of those ending the block (the DMA's
-//! `ifm_filled`); without IFM2 the IFM's last copy ends it. A job is taken
-//! with its last copy.
-//!
-//! Both fetches work out their set-up (nine cycles, [`IfmFetch`]) as soon
-//! as a job is offered, and IFM2's beside the IFM's; only the copies wait:
-//! for NPU_SET_BLOCKDEP (`allowed`, TRM 4.9: no copy of a job goes out
-//! before the rule allows its read) and IFM2's for the IFM's last. So a read
-//! that waits for the operation before goes out a few cycles after the
-//! write response that allows it, and IFM2's a few cycles after the IFM's.
-//!
-//! # Ports
-//!
-//! - `jobs`: the traversal's IFM block jobs, held until taken; `fills`: the
-//!   copies, to the DMA's IFM channel.
-//! - `allowed`: the offered job's copies may go out (once it rises it stays
-//!   high until the job is taken: [`super::FrontEnd`]).
-//! - `ifm_view`, `ifm_buffers`, `ifm2_view`, `ifm2_buffers`,
-//!   `operand_settings` (the broadcast dimensions) and `reads_ifm2`: the
-//!   settings of the operation whose jobs are offered.
+//! Ports: `jobs` (held until taken with the last copy); `fills` to the IFM
+//! channel; `allowed` (stays high until the job is taken, [`super::FrontEnd`]);
+//! the offered operation's `ifm_view`, `ifm_buffers`, `ifm2_view`,
+//! `ifm2_buffers`, `operand_settings` and `reads_ifm2`.
 
 use super::ifm_fetch::{IfmBuffers, IfmFetch};
 use super::operand_reader::OperandSettings;

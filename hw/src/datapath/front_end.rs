@@ -1,37 +1,15 @@
 //! When the datapath's front end (the block walk, the IFM fetch, the weight
 //! and scale starts) moves on to the next kernel operation, ahead of the
-//! current one's end (TRM 4.6.1: kernel operations are non-blocking).
+//! current one's end (TRM 4.6.1: kernel operations are non-blocking), and when
+//! each IFM block read may start.
 //!
-//! - `front_next`: once the current operation has offered its last IFM
-//!   block job (and has not stopped), the front end takes its settings from
-//!   the kernel queue's next operation, until that is taken. Its first
-//!   weight stream and scale records are then queued ([`super::Lookahead`]).
-//! - OFM blocks unwritten (TRM 4.9): the current operation's blocks
-//!   count from the first job of each (the next operation's first, fetched
-//!   ahead, when it is taken) until the OFM channel reports its last write
-//!   answered (`blocks_written`, in order: the operation before first).
-//!   When the current operation ends (every write out of the datapath,
-//!   `ending`) its count becomes the previous operation's, which must be
-//!   zero by then: one operation drains at a time (`draining`).
-//! - `jobs_allowed`, the rule: IFM block read n (job n of the operation,
-//!   which is at least its IFM block's index) starts only when the
-//!   operation before has at most max(k - n, 0) OFM blocks unwritten,
-//!   k its NPU_SET_BLOCKDEP. For the next operation's first job (n = 0),
-//!   the operation before is the current one (while it runs) and any
-//!   older one must be written: the rule names only the operation just
-//!   before, but a later one may read that OFM too. Once a job is
-//!   offered it stays allowed until taken: the IFM fetch may have issued
-//!   some of its copies, and the counts only fall (an offer is never
-//!   withdrawn, as a stream's valid).
-//! - `early_start`: the next operation's block walk starts before it is
-//!   taken, once its first job would be allowed and its IFM buffer is
-//!   free: every IFM buffer of the current operation released, or only its
-//!   last job's (the walk alternates IB0 and IB1) and the next operation's
-//!   buffer does not overlap it (neither reads IFM2, whose buffers would
-//!   need the same care). Its later jobs wait until it is taken.
-//! - `fetched_ahead`: the next operation's first job is the head of the
-//!   fetched jobs, not to be walked before it is taken; `fetched_current`
-//!   counts the current operation's jobs there.
+//! Invariants: `jobs_allowed` keeps TRM 4.9's rule: IFM block read n waits
+//! until the operation before has at most max(k - n, 0) OFM blocks unwritten,
+//! k its NPU_SET_BLOCKDEP (for the next operation's first job, any older
+//! operation must be written too); an offered job stays allowed until taken,
+//! as a stream's valid. One operation drains at a time (`draining`).
+//! `early_start` starts the next operation's walk once its first job would be
+//! allowed and its IFM buffer is free. The signals in full: `docs/datapath.md`.
 
 use super::IfmBuffers;
 use crate::widgets::ResetReg;

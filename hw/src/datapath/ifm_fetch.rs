@@ -1,50 +1,21 @@
 //! The IFM channel's address generator (TRM 3.3.3 IFM channel, 4.9.1 shared
-//! buffer): each IFM block job becomes the 3D copies ([`ShramFill`]s) that
-//! put its source rectangle into the job's IFM buffer.
+//! buffer): each IFM block job becomes the 3D copies ([`ShramFill`]s) that put
+//! its source rectangle, packed as TRM table 4-135 sizes it, into the job's IFM
+//! buffer: one fill per piece of the rectangle in one tile, at most four per
+//! channel group whatever the block's height, so the DMA streams a block's
+//! rows without a round trip per row. Offsets are modulo 2^40, so strides may
+//! be negative.
 //!
-//! The rectangle is source rows `y0..y0+height`, columns `x0..x0+width`,
-//! channels `channel0..channel0+channels` (elements of e = 1, 2 or 4 bytes,
-//! by the view's precision). In the shared buffer it is packed: IB0 starts
-//! at `buffers.start` and IB1 `buffers.half` bytes after it (the datapath
-//! places them: TRM tables 4-136 and 4-137); position (r, q) of the
-//! rectangle at `ib_base + (r * width + q) * position_bytes`,
-//! position_bytes = channels * e rounded up to 8 (TRM table 4-135: the IB
-//! size Vela allocates; the readers read 16 bytes from any 8-byte unit,
-//! [`crate::shram`]), channel k of the block at byte k * e of its
-//! position.
+//! Ports:
+//! - `jobs` ([`IfmBlockJob`]s): taken with their last fill; `ready` depends on
+//!   `fills.ready`, never on `valid`.
+//! - `view` ([`IfmView`], IFM2's too) and `buffers` ([`IfmBuffers`]): held
+//!   while the operation's jobs are offered.
+//! - `fills` ([`ShramFill`]s) toward the IFM channel; `block_end` marks a job's
+//!   last (an empty rectangle gives one fill of 0 rows).
 //!
-//! Per piece of the rectangle in one tile (columns left of WIDTH0 in tile 0,
-//! or tile 2 from row HEIGHT0 on; the others in tile 1, or tile 3 from row
-//! HEIGHT1 on: `npu_model::tensor::FeatureMap::offset`), one fill whose
-//! planes are the piece's rows in that tile, of `rows` = the piece's
-//! positions, each `len` = channels * e bytes: at most four per channel
-//! group, whatever the block's height, so the DMA streams a block's rows
-//! without a round trip to memory per row. For NHCWB16 one per 16-channel
-//! group the channels overlap, its x step 16 * e bytes (TRM 4.6.5).
-//! `block_end` marks the job's last fill; an empty rectangle (height or
-//! width 0) gives one fill of 0 rows with `block_end`. Offsets are modulo
-//! 2^40 (the region offset width), so strides may be negative as two's
-//! complement.
-//!
-//! # Ports
-//!
-//! - `jobs` (a [`StreamIn`] of [`IfmBlockJob`]s): a job is read where it
-//!   stands and taken with its last fill; `ready` depends on `fills.ready`,
-//!   never on `valid`.
-//! - `view` ([`IfmView`]) and `buffers` ([`IfmBuffers`]): held while the
-//!   operation's jobs are offered. The IFM2 channel reads its view as an
-//!   [`IfmView`] too (the fields both have).
-//! - `fills` (a [`StreamOut`] of [`ShramFill`]s) toward the IFM channel,
-//!   `region` = NPU_SET_IFM_REGION.
-//!
-//! # Throughput
-//!
-//! Nine cycles of set-up per job (the products of its start coordinates
-//! and the strides, through one shared multiplier; pieces, tiles and groups
-//! then move by additions only; step 0 also registers the job's pieces
-//! and tiles), then one fill a cycle while `fills` is ready, through an
-//! output register (its stage multiplies a plane's rows by their length
-//! for the plane skips).
+//! Nine cycles of set-up per job through one shared multiplier, then one fill
+//! a cycle. The packing and tiles in full: `docs/datapath.md`.
 
 use super::ifm_pieces::{IfmPieces, JobPieces};
 use super::traversal::IfmBlockJob;

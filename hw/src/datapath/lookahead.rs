@@ -1,31 +1,17 @@
 //! The next operation's first reads, queued while the current one finishes
-//! (TRM 4.6.1: kernel operations are non-blocking).
+//! (TRM 4.6.1: kernel operations are non-blocking): once the current
+//! operation's traversal has offered its last IFM block job, each core's first
+//! weight stream and the scale records of its first OFM block for the kernel
+//! queue's next operation, a memory round trip early. That is safe: BLOCKDEP
+//! orders IFM reads only (TRM 4.9), weights and scales are no operation's OFM,
+//! and a DMA writing them is waited for before the operation is queued.
 //!
-//! Once the current operation's traversal has offered its last IFM block
-//! job, it queues no further weight stream or scale records, so the kernel
-//! queue's next operation may queue its first ones behind them: each core's
-//! first weight stream and the scale/bias records of its first OFM block.
-//! The DMA then reads them from memory, a round trip early, while the
-//! current operation's last blocks are multiplied, scaled and written.
-//! BLOCKDEP orders IFM block reads only (TRM 4.9), and neither the weights
-//! nor the scale/bias records are another operation's OFM; any DMA that
-//! writes them is waited for (NPU_OP_DMA_WAIT) before central control
-//! queues the operation.
-//!
-//! The next operation's first job then queues none of what was read ahead
-//! (`weights_ahead`, `scales_ahead`, cleared by `weights_used` and
-//! `scales_used`, the first job's would-be starts). Until the next operation
-//! is taken, `held` tells each core that its last weight stream is the next
-//! operation's: the weight decoder does not start it (its groups follow
-//! the current operation's depthwise setting) and the core counts it out of
-//! the current operation's work; `held_scales` the same for the scale
-//! records, which are gathered into sets in order and carry no operation
-//! setting, so they need no other hold.
-//!
-//! The next operation's settings are the datapath's front end's (its
-//! `front` decoder), and its first OFM block's depths come from the
-//! traversal's [`OfmBlockDepths`], so what is read ahead is exactly what its
-//! first job would queue.
+//! `weights_ahead`/`scales_ahead` keep the next operation's first job from
+//! queueing them again; until the operation is taken `held` keeps each core's
+//! weight decoder from starting the stream read ahead (its groups follow the
+//! current operation's depthwise setting). What is read ahead is what the
+//! first job would queue: the settings are the front end's, the depths the
+//! traversal's [`OfmBlockDepths`].
 
 use super::traversal::{OfmBlockDepths, TraversalShape};
 use super::JobStreams;

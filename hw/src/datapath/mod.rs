@@ -1,127 +1,22 @@
 //! The datapath: the units that run a kernel operation (NPU_OP_CONV,
 //! NPU_OP_DEPTHWISE, NPU_OP_POOL, NPU_OP_ELEMENTWISE), wired as the TRM's block
-//! diagram (TRM 3.3): the traversal (central control, TRM 4.9) drives the
-//! IFM fetch into the shared buffer, the IFM unit and the MAC unit; the
-//! weight decoder feeds the MAC unit through its weight groups; the
-//! accumulators go through the output unit, with the scale/bias records, to
-//! the OFM channel.
+//! diagram (TRM 3.3): the traversal drives the IFM fetch into the shared
+//! buffer, the IFM unit and the MAC unit; the weight decoder feeds the MAC unit
+//! through its weight groups; the accumulators go through the output unit, with
+//! the scale/bias records, to the OFM channel.
 //!
-//! Operations overlap at their ends (TRM 4.6.1). The next one is taken
-//! when every OFM write of this one is out of the datapath; the OFM
-//! channel still answers them while it runs (`draining`). Its front end
-//! starts before: once this operation has offered its last IFM block
-//! job, the block walk, the IFM fetch and the weight and scale starts take
-//! their settings from the kernel queue's next operation (`front`, while
-//! the beats, the MAC and output units and the OFM writer keep this one's,
-//! `decoder`). Its first weight stream and its first OFM block's scale
-//! records are queued at once ([`Lookahead`]; BLOCKDEP orders IFM reads
-//! only). Each IFM block job, its first one before it is taken included,
-//! has its copies go out when NPU_SET_BLOCKDEP allows (TRM 4.9: read n
-//! waits until at most max(k - n, 0) OFM blocks of the operation before
-//! are unwritten; the OFM channel reports each block's last write
-//! answered) and its IFM buffer is free ([`FrontEnd`]; the block fetch
-//! works them out while they wait, [`BlockFetch`]); a first job fetched
-//! ahead waits in `fetched` until the operation is taken.
-//! Each memory round trip so hidden is a few hundred cycles per operation
-//! behind a DRAM.
+//! Ports: kernel operations in from central control's queue (`operations`);
+//! IFM fills, weight and scale/bias reads and OFM writes out to the DMA's
+//! channels; shared-buffer reads; the LUT write; `fault` with its command
+//! offset; the PMU's events.
 //!
-//! Each core ([`Core`]: u65-512 has two, TRM 4.7.5.1) has its own weight
-//! streams, weight decoder, MAC unit with its accumulators, and scale/bias
-//! records; the traversal, IFM fetch and IFM unit, output unit and OFM
-//! writer are shared. In parallel mode (NPU_SET_PARALLEL_MODE 1, which Vela
-//! sets on every u65-512 operation) core k computes OFM channels k, k + 2,
-//! ... from its own weight stream (WEIGHT or WEIGHT1 base and length) and
-//! scale/bias stream (SCALE or SCALE1 base, at the core-local channel); its
-//! results go to OFM channels 2 * local + core (one masked write per
-//! position, `OfmResult::spread`).
-//!
-//! Both cores run at once: they share the IFM blocks, so the traversal
-//! walks core 0's OFM blocks and each beat also goes to core 1, with core
-//! 1's weight group, where core 1 has the beat's slice (`MacBeat::paired`):
-//! 512 MACs a cycle on convolutions, 64 on depthwise ones (TRM table
-//! 4-128). A depthwise IFM block holds both cores' channels of the OFM
-//! block, and the IFM unit gives core 0 the even elements of each line and
-//! core 1 the odd ones (`IfmSettings::interleaved`, `IfmActs::odd_acts`);
-//! with 16-bit IFMs both cores' 16 channels are two lines, read at once:
-//! the second from core 1's bank, which holds the same IFM blocks (the
-//! IFM unit's pair ports), so 16-bit depthwise beats keep 8 channels a
-//! core. Pools walk the same way with unit weights. Each readout reads both cores' words at one address, and
-//! both cores' output units take a position's beat at once (core 1's
-//! results are the odd channels of the same OFM write, `OfmResult::
-//! paired_values`): 16 OFM values a cycle. Elementwise operations in
-//! parallel mode split each operand group between both output units (core
-//! k's unit takes channels c + 2i + k, with core k's LUT, as the golden
-//! model's); without parallel mode they use core 0's output unit only.
-//!
-//! The PMU's MAC, AO and WD events (core 0's) count the work of both cores:
-//! a cycle in which either MAC unit takes a beat, or either weight decoder
-//! works, and the output units' common beats; the second core's events
-//! count nothing.
-//!
-//! Pools (NPU_OP_POOL, TRM 4.6.4; table 4-122): max and average pools walk
-//! as depthwise convolutions (4 positions x 8 channels x 1 kernel element a
-//! beat) and REDUCE_SUM as a convolution with one OFM channel, both without
-//! a weight stream: the traversal does not pad their kernels to weight
-//! groups (`TraversalShape::pool`), no weight read is issued, the MAC beats
-//! take unit weights (a REDUCE_SUM beat only for the IFM block's channels)
-//! and the weight-stream states and faults do not apply. An int32
-//! REDUCE_SUM (an int8 softmax's sum of exponentials, TRM table 4-125)
-//! walks IFM blocks of 8 channels in groups of 4, one beat per byte of the
-//! values (the IFM unit's `int32`, the MAC unit's `byte` weighting). Max pools run the
-//! MAC unit's max mode with padding read as the IFM type's minimum (the IFM
-//! unit's `pad_minimum`), so padding never wins; max pools and padded
-//! average pools do not scale and read no scale records; a padded average
-//! divides each position's sum by its window's IFM elements (`window`: the
-//! taps counted as the word is queued, multiplied as it is read out; the
-//! output unit's division); REDUCE_SUM and unpadded average pools scale as
-//! convolutions. In parallel mode pools run as depthwise and
-//! REDUCE_SUM as a convolution (core 1 has no channel).
-//!
-//! Elementwise operations (NPU_OP_ELEMENTWISE, TRM 4.8.2 table 4-124) walk
-//! their OFM blocks as a 1x1 depthwise pool, one pass in parallel mode
-//! too: each IFM block is its OFM block. The IFM fetch puts a job's IFM
-//! block into halves of [2 KB, IFM2_IB_START) and a second fetch its IFM2
-//! block (broadcast dimensions of extent 1) into halves of [IFM2_IB_START,
-//! IB_END), both through the DMA's IFM channel, the IFM2 copies last (TRM
-//! table 4-137; without IFM2 in memory the IFM has [2 KB, IB_END)). The
-//! operand reader ([`OperandReader`]) reads the filled blocks from two
-//! shared-buffer ports (the IFM unit and MAC array idle) and gives the
-//! output unit 8 lanes of operand pairs a cycle (in parallel mode on two
-//! cores up to 16, half to each output unit, each unit taking its half when
-//! it is ready), with their OFM position; no weights or scale records are
-//! read.
-//!
-//! Streams per operation:
-//! - IFM blocks: each traversal job goes to the IFM fetch ([`BlockFetch`]:
-//!   its copies, and IFM2's, to the DMA's IFM channel) and waits in
-//!   [`FetchedJobs`] until the DMA reports its last copy in the shared
-//!   buffer; then the traversal walks its beats.
-//! - Weights (not for pools): every spatial OFM block reads the whole weight
-//!   stream again (each core's; its z slices in order, as the traversal
-//!   consumes them), decoded and regrouped into MAC weight groups; a group
-//!   is used by the beats up to one marked `group_end` ([`StreamStarts`] says
-//!   which jobs start which streams). The DMA reads the
-//!   next stream ahead; the decoder starts it once this one's last group is
-//!   used and nothing of it is left.
-//! - Faults: a weight stream the decoder rejects, one that does not hold
-//!   whole MAC groups, or one with fewer or more groups than the beats use
-//!   (the golden model's count check) stops the operation: `fault` rises
-//!   with the operation's command offset, no further beat is multiplied and
-//!   no further stream decoded; OFM blocks finished before stay written. The
-//!   channels drain, so the NPU's AXI ports go idle; a reset ends it.
-//! - Scale/bias: every OFM block reads its channels' 10-byte records.
-//! - Beats: each traversal beat is an IFM unit request and a tag
-//!   ([`BeatIssue`]); the tag, the activations and the current weight
-//!   group make a MAC beat ([`BeatJoin`]; a `skip` beat only drops its
-//!   weight group).
-//! - Readouts: each accumulator word gives an output-unit beat per OFM
-//!   position it holds, with the records of its 8 channels; results go to
-//!   the OFM writer with their position ([`OutputStage`]).
-//!
-//! Each core meets the datapath's blocks through three interfaces: its
-//! stream starts ([`CoreStreams`], from [`StreamStarts`]), its MAC beats
-//! ([`CoreBeats`], from [`BeatJoin`]) and its accumulator words
-//! ([`CoreOutput`], to [`OutputStage`]).
+//! Invariants: the next operation is taken once every OFM write of this one is
+//! out (TRM 4.6.1), its front end starts earlier from the kernel queue's next
+//! entry; each IFM block's copies wait for NPU_SET_BLOCKDEP (TRM 4.9) and a free
+//! IFM buffer; a weight-stream fault stops the operation with the blocks
+//! finished before written. Each core ([`Core`], two on u65-512, TRM 4.7.5.1)
+//! has its own weight streams, weight decoder, MAC unit and scale records; the
+//! rest is shared. Theory of operation: `docs/datapath.md`.
 
 mod beat_issue;
 mod beat_join;

@@ -1,48 +1,18 @@
 //! The elementwise operand reader: the output unit's reads of the IFM and
-//! IFM2 buffers for NPU_OP_ELEMENTWISE (TRM 4.8.2; table 4-79's AO event
-//! "AO is doing block traversal of ACC or IB": an elementwise operation
-//! reads its operands from the IBs, the MAC array is idle).
+//! IFM2 buffers for NPU_OP_ELEMENTWISE (TRM 4.8.2; the MAC array is idle, TRM
+//! table 4-79's AO event). Per filled block it walks positions in raster order
+//! and channels 8 lanes a cycle (4 at 32 bits; up to 16 split between both
+//! cores' output units with `paired`), IFM2 with its broadcast dimensions of
+//! extent 1 or as a scalar, operands less their zero points as
+//! `npu_model::ops::load_fm` wraps them.
 //!
-//! Per filled IFM block (an OFM block of a 1x1 kernel: the IFM rectangle is
-//! the OFM block, its channels the OFM block's) it walks the positions in
-//! raster order and, per position, the channels in groups of 8 lanes (4
-//! for 32-bit elements), one group a cycle: 16 bytes of the IFM buffer and
-//! 16 of the IFM2 buffer, each from the group's 8-byte unit
-//! ([`crate::shram`]). With `paired` (parallel mode on two cores, one
-//! output unit each: TRM 4.7.5.1) a group is up to 16 8-bit lanes (not past
-//! a multiple of 16 OFM channels), 8 16-bit or 4 32-bit ones, the even
-//! lanes for core 0's output unit and the odd ones for core 1's. The
-//! buffers are laid out as [`crate::datapath::IfmFetch`] writes them (position
-//! (r, q) at `start + (r * width + q) * position_bytes`, position_bytes =
-//! channels * e rounded up to 8 bytes, TRM table 4-135). IFM2's block is the IFM block with its
-//! broadcast dimensions (NPU_SET_IFM2_BROADCAST bits 0-2) of extent 1: a
-//! broadcast row or column is read again for every row or column, a
-//! broadcast channel is lane 0's element, given to every lane.
-//!
-//! Each lane's operands are the elements minus their zero points, wrapped
-//! to 32 bits (`npu_model::ops::load_fm`); a scalar IFM2 (bit 7) is
-//! `settings.scalar_value` in every lane and reads nothing; with bit 6
-//! (operand order) IFM2 is operand A. Unary operations read no IFM2.
-//!
-//! # Ports
-//!
-//! - `settings` ([`OperandSettings`]), `ifm_buffers`, `ifm2_buffers`: held
-//!   while the operation's jobs are offered.
-//! - `jobs` (a [`StreamIn`] of [`IfmBlockJob`]s): a job whose IFM (and
-//!   IFM2) block is in the shared buffer; taken with its last read.
-//! - `released`: a pulse the cycle after the last read of a job: its
-//!   buffers may be refilled.
-//! - `busy`: a job is being read or its operands are not all taken.
-//! - `operands` (a [`StreamOut`] of [`OperandPair`]s): one per group, in
-//!   order.
-//! - `shram_read_*`: two read ports (0: IFM, 1: IFM2) with
-//!   [`SramBank`](crate::shram::SramBank) timing.
-//!
-//! # Throughput
-//!
-//! One cycle to set up a job, then one group a cycle while `operands` is
-//! ready: reads are issued only while the output queue has room for their
-//! data, so a stall never loses a line.
+//! Ports: `settings` ([`OperandSettings`]) and the two buffers' places, held
+//! while the operation's jobs are offered; `jobs` ([`IfmBlockJob`]s whose
+//! blocks are in the shared buffer, taken with their last read); `released`
+//! (a job's buffers may be refilled); `busy`; `operands` ([`OperandPair`]s,
+//! one per group, in order); `shram_read_*` (IFM and IFM2 read ports with
+//! [`SramBank`](crate::shram::SramBank) timing). One group a cycle after a
+//! cycle of set-up; reads are issued only while the output queue has room.
 
 use super::IfmBuffers;
 use crate::datapath::traversal::IfmBlockJob;

@@ -1,34 +1,16 @@
 //! The output stage: the traversal's readout words through the output units
-//! to the OFM writer (TRM 3.3.6 and 3.3.7: the MAC unit's accumulators to
-//! the activation output unit).
+//! to the OFM writer (TRM 3.3.6, 3.3.7). Each word is read from core 0's MAC
+//! unit, and at the same address from core 1's where it has paired channels;
+//! it waits with its window taps until its accumulators and, per-channel, each
+//! core's scale set are there; then each OFM position it holds is one beat to
+//! the output units, both at once when paired (core 1's results the odd
+//! channels of the same OFM write). Elementwise operations give the operand
+//! reader's groups to core 0's unit, or half to each in parallel mode.
 //!
-//! Each readout word is read out of core 0's MAC unit, and at the same
-//! address out of core 1's where the word has paired channels (parallel
-//! mode: both requests wait for both units' readiness). The word waits in
-//! `readout_tags` with its positions' window taps (`WordWindows`, counted
-//! as it is queued) until its accumulators are offered, and with per-channel
-//! scaling until each core's scale set of the slice is gathered. Then each
-//! OFM position the word holds in the block is one output-unit beat (the
-//! position's window count from `WindowCount`), to both cores' output units
-//! at once when paired: core 1's results are the odd channels of the same
-//! OFM write. Elementwise operations give the operand reader's groups to
-//! core 0's output unit instead, or half to each unit in parallel mode
-//! (`UnitOperands`; each unit takes its half when it is ready and the group
-//! goes when both have it). Each position's results, both units' joined,
-//! go to the OFM writer with its coordinates (`output_tags`).
-//!
-//! # Ports
-//!
-//! - `words`: the traversal's readout words; `cores`: each core's side
-//!   ([`CoreOutputPort`]).
-//! - `operands`: the operand reader's groups (elementwise operations).
-//! - `shape`, `settings`, `per_channel`, `parallel`, `elementwise`,
-//!   `paired_elementwise`: the current operation's; `lut_write`: the shared
-//!   buffer's writes to its LUT areas, for the output units' copies.
-//! - `results`: one OFM position's results (both cores' when `spread`).
-//! - `busy`: a word or a position is between the readout and the OFM
-//!   writer; `ao_active`: core 0's output unit takes a beat (the PMU's AO
-//!   event).
+//! Ports: `words` and `cores` ([`CoreOutputPort`]); `operands`; the current
+//! operation's `shape`, `settings`, `per_channel`, `parallel`, `elementwise`,
+//! `paired_elementwise`; `lut_write`; `results` (one OFM position's, both
+//! cores' when `spread`); `busy`; `ao_active` (the PMU's AO event).
 
 use super::core::CoreOutputPort;
 use super::operand_reader::{OperandPair, UnitOperands};

@@ -1,38 +1,18 @@
 //! The DMA controller (TRM 3.3.3): every transaction on the AXI managers M0
-//! and M1.
+//! and M1. A [`TransferWalker`] splits a transfer into bursts, a
+//! [`ReadChannel`] or [`WriteChannel`] moves its beats; every read channel is
+//! a [`ReadClient`] of one [`ReadRouter`] (a table of ARID, faulting-channel
+//! code and priority: arbitration, routing by RID, outstanding limits, bus
+//! errors) and every write channel a [`WriteClient`] of one [`WriteRouter`].
 //!
-//! Channels share one mechanism: a [`TransferWalker`] splits a transfer into
-//! bursts, a [`ReadChannel`] or [`WriteChannel`] moves its beats. Every read
-//! channel is a [`ReadClient`] of one [`ReadRouter`], which takes them as a
-//! table (ARID, faulting-channel code, priority) and does the port
-//! arbitration, the routing of read data by RID, the outstanding-read limits
-//! and the bus errors for all of them. Today's channels are the command
-//! stream (read for the central control, [`CommandChannel`]) and mem2mem (the user DMA,
-//! [`Mem2Mem`]); the IFM, weight and scale/bias channels of the datapath are
-//! further rows of the router's table. Every write channel (OFM, mem2mem)
-//! is a [`WriteClient`] of one [`WriteRouter`] on M0 and M1. The user DMA's queue
-//! holds two descriptors; the head one reaches mem2mem as the transfer it
-//! asks for ([`DescriptorTransfer`]).
-//!
-//! Per transfer, the region's `REGIONCFG` entry (the command stream's
-//! `QCONFIG`) selects an outstanding counter 0-3 and so the port (counters
-//! 0, 1 on M0; 2, 3 on M1) and the `AXI_LIMITn` that bounds the bursts
-//! (`max_beats`), the outstanding transactions and `AxCACHE` (TRM 4.2.13-17,
-//! table 4-31), for writes as for reads: TRM 3.3.3's "write DMA channels
-//! must always use AXI port 0" is read as the Ethos-U55's rule (its M1 has
-//! no write channels), against the U65's own M1 write channels (appendix
-//! A), AXI_LIMIT2/3's write limits and AXI-1 write events, and the deployed
-//! drivers, which put the arena (the OFMs) on AXI1. `AxPROT` is `PROT`: bit 0
-//! privileged (active CPL), bit 1 non-secure (active CSL), bit 2 data.
-//!
-//! A SLVERR or DECERR response (RRESP/BRESP bit 1) on any channel records
-//! the channel and port (TRM 4.2.2 STATUS.faulting_*) and halts the DMA:
-//! no further burst is issued, every issued one still completes, and
-//! RREADY/BREADY stay high. Only a reset clears it.
-//!
-//! For the PMU, `m0_events`/`m1_events` ([`AxiEvents`]) carry each port's
-//! ACLKEN and two structs derived where the handshakes are: [`ReadEvents`]
-//! from the port's [`ReadPort`], [`WriteEvents`] from its [`WritePort`].
+//! Invariants: a transfer's REGIONCFG entry (QCONFIG for the command stream)
+//! picks an outstanding counter and so the port and the AXI_LIMITn bounding
+//! its bursts, outstanding transactions and AxCACHE (TRM 4.2.13-17), writes
+//! as reads (U65's M1 has write channels, appendix A); AxPROT is PROT. A
+//! SLVERR or DECERR records the channel and port (TRM 4.2.2) and halts the
+//! DMA: nothing new is issued, every issued burst completes; only a reset
+//! clears it. `m0_events`/`m1_events` ([`AxiEvents`]) feed the PMU. Why
+//! writes follow REGIONCFG: `docs/central-control-and-dma.md`.
 
 mod aligner;
 mod clients;

@@ -1,32 +1,16 @@
 //! The OFM channel (TRM 3.3.3): writes the output unit's bytes to memory as
 //! bursts, on the AXI port of the OFM region's counter (REGIONCFG).
 //!
-//! Writes enter a two-deep queue, so the datapath's ready is a register's
-//! (the queue's count), not this channel's region lookup and line cut at
-//! the end of the output unit's handshake chain (`make timing`). Each
-//! [`OfmWrite`] (up to 32 contiguous bytes) is cut into the 16-byte
-//! lines it touches, one a cycle, with byte strobes (its count and its byte
-//! mask: a line the mask leaves empty at the write's end is not written).
-//! The newest line stays open: a following line at the same address merges
-//! into it (the output unit writes a line's channels in several writes), a
-//! line at the next address closes it and continues its burst. A burst ends
-//! at a 64, 128 or 256-byte boundary (AXI_LIMITn.max_beats, as the DMA's
-//! other channels: no burst crosses 4 KB), at a gap in the addresses, at a
-//! change of outstanding counter, or when the datapath has no more writes
-//! for the operation (`writes_done`).
-//!
-//! A line holding an OFM block's last byte (`OfmWrite::block_end`) takes
-//! no later write and closes, with its burst, as soon as no write follows
-//! at once; each burst carries the block ends it holds, and as its write
-//! response comes (in order: one AXI ID) `blocks_written` says how many
-//! OFM blocks are now written, for NPU_SET_BLOCKDEP (TRM 4.9).
-//!
-//! Closed lines wait in a RAM buffer ([`RamFifo`], two 256-byte bursts
-//! deep) and a burst's address is issued only when all its data is there,
-//! so W follows AW without gaps, with as many bursts outstanding as the
-//! region's AXI_LIMITn allows: behind a long write latency a 1x1
-//! convolution's OFM leaves at the port's rate, not one line per
-//! outstanding slot.
+//! A two-deep queue makes the datapath's ready a register's. Each [`OfmWrite`]
+//! is cut into the 16-byte lines it touches, one a cycle, with byte strobes;
+//! the newest line stays open for writes to the same address. A burst ends at
+//! AXI_LIMITn.max_beats' boundary (never across 4 KB), at an address gap, a
+//! change of counter, or `writes_done`. A line holding an OFM block's last byte
+//! closes at once, and as each burst's response comes (in order, one AXI ID)
+//! `blocks_written` counts the blocks written, for NPU_SET_BLOCKDEP (TRM 4.9).
+//! Closed lines wait in a [`RamFifo`] and a burst's AW goes only with all its
+//! data there, so W follows AW without gaps, as many bursts outstanding as
+//! AXI_LIMITn allows.
 
 use super::region::RegionSelect;
 use super::requests::OfmWrite;

@@ -1,98 +1,22 @@
 //! The IFM unit (TRM 3.3.6.1): per request, the activations of one MAC beat
 //! ([`super::OperandBeat::acts`]) read from the IFM block in the shared
 //! buffer, with the padding around the IFM, the 2x2 upscaling of transpose
-//! convolution and the IFM zero point applied.
+//! convolution and the IFM zero point applied: the golden model's `pad` of
+//! its `load_upscaled` IFM, as `conv_accumulate` indexes it.
 //!
-//! # Arithmetic
+//! Ports:
+//! - `settings` ([`IfmSettings`]): sampled with each request taken; it holds
+//!   while an IFM block's requests are offered.
+//! - `requests` ([`IfmRequest`]s): `ready` depends on `acts.ready` within the
+//!   cycle, never on `requests.valid`.
+//! - `acts` ([`IfmActs`]): one beat per request, in order, offered
+//!   [`IfmUnit::LATENCY`] (3) edges after it is taken when nothing stalls; a
+//!   skid register keeps a stall from losing or repeating a beat.
+//! - `bank_reads` ([`BankReads`]): a read port per position with a
+//!   [`SramBank`](crate::shram::SramBank)'s timing; bank 1's only for 16-bit
+//!   interleaved groups. Padding and inserted zeros are not read.
 //!
-//! A request names the microblock whose top-left OFM position is
-//! (`oy`, `ox`), a kernel element (`ky`, `kx`, undilated) and an 8-channel
-//! group. The microblock is 2x2, or 1x4 when `settings.one_row` (a one-row
-//! OFM, `npu_model::schedule::ConvShape::microblock`): two pairs of
-//! positions, the second below the first (2x2) or to its right (1x4).
-//! Position p (0..4) is (oy + p / 2, ox + p % 2) in a 2x2 microblock and
-//! (oy, ox + p) in a 1x4 one, (oy + row, ox + column), and reads the
-//! upscaled-IFM coordinate
-//!
-//! ```text
-//! uy = (oy + row) * stride_y + ky * dilation_y - pad_top
-//! ux = (ox + column) * stride_x + kx * dilation_x - pad_left
-//! ```
-//!
-//! Outside the upscaled IFM (`ifm_height` x `ifm_width`) it is padding:
-//! activation 0, the zero point minus itself (TRM 3.3.6.1), or for max
-//! pooling (`settings.pad_minimum`) the IFM type's minimum minus the zero
-//! point, which never wins a maximum (the golden model's max pool counts
-//! only IFM elements, and gives an all-padding window that value). With 2x2
-//! upscaling (NPU_SET_IFM_UPSCALE, TRM 4.6.4) the source element is
-//! (uy / 2, ux / 2); with insert-zeros only even (uy, ux) carry data and
-//! the rest are 0. The source element sits in the IFM block (IB) at row
-//! `sy - origin_y`, column `sx - origin_x`, byte
-//! `ib_base + (row * ib_width + column) * position_bytes + channel_offset`.
-//! This is the golden model's `pad` of its `load_upscaled` IFM, as
-//! `conv_accumulate` indexes it.
-//!
-//! Activation (p, k) is the IFM value minus the zero point as 9-bit two's
-//! complement: for an 8-bit IFM the difference itself (-255..255, the zero
-//! point being a valid activation value, TRM 4.6.4 NPU_SET_IFM_ZERO_POINT),
-//! for a 16-bit IFM its low byte `d & 0xff` or, for a request's `byte` 1,
-//! its arithmetic upper part `d >> 8` (see [`super`]). A 32-bit IFM (an
-//! int32 REDUCE_SUM, TRM table 4-125, zero point 0) gives 4 channels a
-//! beat, in lanes 0-3 (lanes 4-7 repeat them; their unit weights are 0):
-//! byte `byte` of the value, unsigned for bytes 0-2 and signed for byte 3.
-//!
-//! # Shared-buffer layout
-//!
-//! The IB is packed as TRM table 4-135 sizes it: `ib_base` and
-//! `position_bytes` (ALIGN(channels x bytes, 8)) are multiples of 8, and
-//! each position's read port gives the 16 bytes from the 8-byte unit of
-//! its channel group, whatever line they are in ([`crate::shram`]). An
-//! 8-bit group is the first 8 of them (`channel_offset` 8 x the group), a
-//! 16-bit one all 16 (16 x the group), a 32-bit group of 4 channels all 16
-//! (16 x the group). Channels of a group beyond the IB's depth read
-//! whatever bytes follow (the next position's); the weight stream holds
-//! zeros for them (TRM 4.7.5). An `interleaved` group (depthwise in
-//! parallel mode) is 16 bytes whose even elements are core 0's channels
-//! (`acts`) and odd ones core 1's (`odd_acts`), `channel_offset` 16 x the
-//! group (32 x for 16 bits). A 16-bit interleaved group is 32 bytes, 8 of
-//! each core's channels: the pair ports read the second 16, two units on,
-//! from a second bank holding the same lines (core 1's, TRM 4.7.5.1), in
-//! the same cycle.
-//!
-//! # Ports
-//!
-//! - `settings` ([`IfmSettings`]): sampled with each request taken, so it
-//!   must hold while an IFM block's requests are offered and may change as
-//!   soon as its last request is taken.
-//! - `requests` (a [`StreamIn`] of [`IfmRequest`]s): `ready` depends on
-//!   `acts.ready` within the cycle, never on `requests.valid`.
-//! - `acts` (a [`StreamOut`] of [`IfmActs`]): one beat per request, in
-//!   order; a request taken on clock edge t is offered from edge
-//!   t + [`IfmUnit::LATENCY`] (3) when nothing stalls.
-//! - `bank_reads` ([`BankReads`], one per shared-buffer bank read): a read
-//!   port per position, with a [`SramBank`](crate::shram::SramBank)'s
-//!   timing (unit address and enable in, 16 bytes on the next cycle); the
-//!   data is used only on that cycle. Bank 0's give each position's group.
-//!   A position that is padding or an inserted zero is not read; an
-//!   address past the buffer (a position outside the OFM, whose
-//!   activations may be anything) reads unit 0. Bank 1's are used only by
-//!   16-bit interleaved groups: the 16 bytes after the position's.
-//!
-//! # Throughput
-//!
-//! One request per cycle while `acts` is ready. A request is located
-//! (coordinates, padding, IB row and column) on the edge it is taken, its
-//! lines are read on the next edge once the output has room for them, and
-//! the converted activations ([`ActConversion`]) are registered on the edge
-//! after: the output register and a skid register hold the beats whose
-//! reads were issued before a stall was seen, so a stall neither loses nor
-//! repeats a beat. The read ports' data need not hold after its cycle.
-//!
-//! Strides and dilations are shifts and adds. The byte address takes seven
-//! small multipliers (rust-hdl's 16 x 16, narrowed by synthesis): the row
-//! pitch `ib_width * position_bytes / 8` (8 x 5 bits), the IB rows of the
-//! two pairs times it (16 x 13) and the IB columns of the four positions
-//! times `position_bytes / 8` (16 x 5), all in 8-byte units.
+//! Arithmetic, shared-buffer layout and throughput: `docs/mac-unit.md`.
 
 mod bench;
 mod conversion;

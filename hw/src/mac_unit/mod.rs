@@ -1,86 +1,24 @@
 //! The MAC unit's dot-product units, adder array and accumulator buffer
-//! (TRM 3.3.6.2, 3.3.6.3) for the weight-stationary schedule: per cycle one
-//! operand beat of 4 OFM positions x 8 IFM channels of activations and
-//! 8 OFM channels x 8 IFM channels of weights, 256 9-bit x 9-bit products
-//! (TRM table 4-126: 256 8x8 MACs per cycle on u65-256) summed into the 32
-//! accumulators of one microblock, read from and written back to accumulator
-//! word `acc_address` of the accumulator buffer (AB). A weight group is held
-//! while the traversal sweeps every microblock of the OFM block, one word
-//! per microblock; once an 8-OFM-channel slice's last beat is written its
-//! words are read out toward the output unit while the next slices, and the
-//! next OFM block in the other half of the AB, accumulate (the traversal
-//! double-buffers by address).
+//! (TRM 3.3.6.2, 3.3.6.3): per cycle one operand beat of 4 OFM positions x 8
+//! IFM channels of activations and 8 OFM channels x 8 IFM channels of weights,
+//! 256 9-bit x 9-bit products (TRM table 4-126) summed into the 32 40-bit
+//! accumulators of one microblock, word `acc_address` of the accumulator
+//! buffer (AB).
 //!
-//! # Ports
+//! Ports:
+//! - `operands` ([`OperandBeat`]s): one beat every cycle, ready except while
+//!   `clearing`; a forwarding register makes back-to-back beats on one word
+//!   run without a stall.
+//! - `slice_done`: a pulse [`LATENCY`] cycles after a `slice_end` beat, when
+//!   its write has reached the AB; a `readout` taken then sees the slice.
+//! - `readout` ([`AccRead`]s) and `results` ([`Accumulators`]): in request
+//!   order from the next edge, on an AB read port of its own; never a word
+//!   that beats in flight still write.
+//! - `clear`/`clearing`: zeros every AB word after a reset (TRM 3.3.4.1),
+//!   meant for when no beat is in flight.
 //!
-//! - `operands` (a [`StreamIn`] of [`OperandBeat`]s): one beat every cycle.
-//!   `ready` is high except while `clearing`: nothing downstream of the
-//!   accumulation can push back, since the accumulators stay in the AB and
-//!   leave only through `readout`.
-//! - `slice_done`: a one-cycle pulse [`LATENCY`] cycles after a beat flagged
-//!   `slice_end` was taken, in the first cycle in which its write has
-//!   reached the AB, so a `readout` request taken in or after that cycle
-//!   sees every write of the slice.
-//! - `readout` (a [`StreamIn`] of [`AccRead`]s) and `results` (a
-//!   [`StreamOut`] of [`Accumulators`]): word `address` as it is when the
-//!   request is taken, in request order, offered from the clock edge after
-//!   the request was taken; one a cycle while `results` is ready (`readout`
-//!   is ready when no result waits or the waiting one is being taken). The
-//!   readout has an AB read port of its own, so it never disturbs the
-//!   accumulation; it must not read a word that beats in flight still write
-//!   (wait for `slice_done`).
-//! - `clear` and `clearing`: a `clear` pulse writes zeros to every AB word,
-//!   two a cycle, while `clearing` is high, and `operands` waits meanwhile
-//!   (TRM 3.3.4.1: at any reset all memories are cleared). It is meant for
-//!   the clock and power module's clear after a reset, beside the shared
-//!   buffer's, when no beat is in flight: a write in flight is lost.
-//!
-//! # Pipeline
-//!
-//! Cycle t: the beat is taken, its dot products are computed and
-//! registered, and the AB's read-modify-write port reads word
-//! `acc_address` (not for a `first` beat of all lanes). Cycle t+1: the adder
-//! array adds the registered dot products to the word read (0 for a
-//! `first` beat's lanes) and
-//! writes the sums back on the AB's write port at the edge ending t+1. The
-//! beat taken at t+1 read its word at that same edge, before the write: when
-//! it names the same word (a one-microblock OFM block, or the high beat of
-//! a 16-bit activation following its low beat), the adder array takes the
-//! sums it wrote the cycle before from its forwarding register instead of
-//! the stale word it read. A beat two or more cycles later reads the AB
-//! after the write. So any address sequence runs at one beat a cycle with
-//! no stall.
-//!
-//! # Arithmetic
-//!
-//! Accumulator (p, o) += sum over k of act(p, k) * w(o, k), k the 8 IFM
-//! channels of the beat; for a `depthwise` beat (TRM: 32 MACs a cycle on
-//! the same shape) accumulator (p, c) += act(p, c) * w(c) (the dot-product
-//! units see a diagonal weight matrix). Operands are 9-bit two's complement:
-//! an 8-bit IFM value minus its zero point (-255..255 for int8 and uint8)
-//! and a decoded weight (TRM 4.7: -255..255). A 16-bit IFM value v minus
-//! its zero point (17 bits) is fed as two beats with the same weights
-//! (TRM table 4-127: half rate): the low byte `v & 0xff` (0..255, a
-//! positive 9-bit value) and, flagged `byte` 1, `v >> 8` (arithmetic,
-//! -256..255), whose products the adder array weights by 2^8. A 32-bit IFM
-//! value (an int32 REDUCE_SUM, TRM table 4-125; its zero point is 0) is
-//! fed as four beats, `byte` b carrying `(v >> 8b) & 0xff` for b < 3 and
-//! `v >> 24` (arithmetic) for b = 3, weighted by 2^(8b).
-//!
-//! Max pooling (`max` beats, with unit weights) keeps the largest dot
-//! product instead of the sum; a 16-bit activation's value is its high
-//! beat's part times 2^8 plus its low beat's byte, which the adder array
-//! holds from the low beat to the high one (they come one after the other).
-//!
-//! Accumulators are 40-bit two's complement and wrap modulo 2^40
-//! (NPU_SET_ACC_FORMAT 1, int40). For NPU_SET_ACC_FORMAT 0 (int32) the
-//! output unit keeps the low 32 bits: wrapping is modular, so wrapping once
-//! at the end equals wrapping after every addition
-//! (`npu_model::ops::wrap_accumulator`). A `first` beat starts the
-//! accumulators from 0: the bias is added by the output unit (the golden
-//! model's `scale_accumulator` adds it before the wrap, which modular
-//! arithmetic makes the same), which keeps the 32 x 40 bits of an initial
-//! value out of every operand beat.
+//! Pipeline and arithmetic (16- and 32-bit IFMs as byte beats, max pooling,
+//! accumulator wrapping): `docs/mac-unit.md`.
 
 mod acc_buffer;
 mod adder_array;

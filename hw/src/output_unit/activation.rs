@@ -1,46 +1,17 @@
-//! The activation stage of the output unit (TRM 3.3.7.3), between the
-//! scaling and the last stage: tanh and sigmoid from the hardwired table
-//! with interpolation, and the LUT, bit for bit as
-//! `npu_model::ops::OutStage::finish` (`npu_model::fixed::tanh_fixed`,
-//! `sigmoid_fixed`, `OutStage::lookup`).
+//! The activation stage of the output unit (TRM 3.3.7.3), between the scaling
+//! and the last stage: tanh and sigmoid from the hardwired table with
+//! interpolation, and the LUTs (TRM 4.6.4 NPU_SET_ACTIVATION 16 + n), bit for
+//! bit as `npu_model::ops::OutStage::finish`.
 //!
-//! Per lane, for a beat whose operation has
-//! - no activation function: the scaled value as it is;
-//! - tanh or sigmoid: the function of the scaled value, with 15 fraction
-//!   bits for a 16-bit activation type, else 7 (tanh) or 8 (sigmoid); the
-//!   last stage then adds the zero point and clamps as for a linear one;
-//! - a LUT (TRM 4.6.4 NPU_SET_ACTIVATION 16 + n, 4.9.1): the scaled value
-//!   plus the zero point, clamped to the index bounds (clip range,
-//!   ACTIVATION_MIN/MAX), looked up in the beat's core's LUT area: 8-bit,
-//!   the byte at n * 256 + value - type minimum; 8-bit with a 32-bit OFM,
-//!   the little-endian word at byte n * 256 + 4 * (value - type minimum);
-//!   16-bit, the word (base in bits 0-15, slope in 16-31, both signed) at
-//!   the top 9 bits of value + 32768, base plus slope times its low 7 bits
-//!   rounded at 7 fraction bits. The last stage then only saturates to the
-//!   OFM type (the beat's zero point goes out as 0).
+//! Ports: `scaled`, `control`, `full` (the scaler's last register; `done` when
+//! its beat moves on); `values`, `values_control`, `valid` (this stage's
+//! register; `next_ready` when the last stage takes it); `lut_write` (writes to
+//! each core's last 2 KB, mirrored into a [`LutRam`] per core).
 //!
-//! # Ports
-//!
-//! - `scaled`, `control`, `full`: the scaler's last register (lane i's
-//!   34-bit value in bits 34i+33..34i) and whether it holds a beat;
-//!   `done` says the beat moves on this cycle (the register may load).
-//! - `values`, `values_control`, `valid`: the stage's register, the beat
-//!   for the last stage; `next_ready` says the last stage takes it this
-//!   cycle if `valid`.
-//! - `lut_write`: every write to the last 2 KB of each core's shared
-//!   buffer, mirrored into [`LutRam`]s (one per core) that the LUT reads.
-//!
-//! # Throughput
-//!
-//! A beat without an activation function passes in one cycle, 8 lanes a
-//! cycle. A beat with one takes one cycle per lane up to its last lane on
-//! (8 for a full beat): one lane's table or LUT address is issued per
-//! cycle, its entry read (and a table's interpolated) the next and its
-//! result collected the cycle after, while the next lanes follow, so back
-//! to back beats keep one tanh, sigmoid or LUT value a cycle (TRM
-//! 3.3.7.3 gives one tanh or sigmoid a cycle). One lane a cycle needs one
-//! table and one LUT read port; more lanes a cycle would need that many
-//! copies of each.
+//! A beat without an activation function passes in a cycle; with one, one
+//! lane a cycle (TRM 3.3.7.3 gives one tanh or sigmoid a cycle): more would
+//! need a table and LUT read port per lane. Each function's arithmetic:
+//! `docs/output-unit.md`.
 
 use super::lane_result::{LaneRead, LaneResult};
 use super::lut_ram::LutRam;

@@ -1,54 +1,19 @@
-//! The elementwise stage of the output unit (TRM 3.3.7, 4.8.2 table 4-124,
-//! NPU_OP_ELEMENTWISE), all lanes at once in front of the
-//! [`super::Scaler`]: each lane's two operands to the value, scale and
-//! shift the Scaler takes, so that the Scaler's output scale completes
-//! `npu_model::ops::ElementwiseArithmetic::apply` bit for bit. It is two
+//! The elementwise stage of the output unit (TRM 3.3.7, 4.8.2 table 4-124):
+//! each lane's two operands (zero points subtracted, broadcast and operand
+//! order applied) to the value, scale and shift the [`super::Scaler`] takes,
+//! so that its output scale completes
+//! `npu_model::ops::ElementwiseArithmetic::apply` bit for bit. Two
 //! combinational halves around the output unit's operand stage register:
-//! [`Elementwise`] takes the beat offered and leaves the products'
-//! magnitudes and signs, or SHR's rounded value and amount, or the final
-//! value of every other mode; [`ElementwiseFinish`] signs and sums the
-//! products or shifts, so that neither half is deeper than about one
-//! 32-bit multiply (`make timing`).
+//! [`Elementwise`] leaves the products' magnitudes and signs, or SHR's rounded
+//! value and amount, or every other mode's final value; [`ElementwiseFinish`]
+//! signs and sums them, so neither half is deeper than about one 32-bit
+//! multiply. 32-bit MUL/ADD/SUB and a 32-bit input scale are
+//! [`super::WideLane`]'s (`wide`).
 //!
-//! Per lane, with operands `a` and `b` (zero points subtracted, broadcast
-//! and operand order applied before the beat arrives):
-//! - MUL of 8- or 16-bit operands: a * b; ADD/SUB of them with
-//!   IFM_PRECISION.scale_mode 0: a * (OPA_SCALE & 0xffff) +- b * OPB_SCALE.
-//!   The operands are at most 17 bits in magnitude (a value minus a 16-bit
-//!   zero point): each product is one 16x16 multiplier with the 17th bits
-//!   added in, at most 35 bits, inside the Scaler's 40-bit input. MUL, ADD
-//!   and SUB of 32-bit operands and ADD/SUB with a 32-bit input scale
-//!   (`wide`) are [`super::WideLane`]'s;
-//! - ABS: |a|; LReLU: a, scaled only when negative (table 4-124);
-//! - SHR (32-bit IFM): `npu_model::fixed::shift_only(a, b, round)` with the
-//!   OFM's rounding and the amount clamped to 0..63 (any amount above 33
-//!   gives what 33 gives for an int32);
-//! - scaled by NPU_SET_OFM_SCALE (the Scaler shifts only for a 32-bit OFM,
-//!   `OutputSettings::shift_only`): all of the above;
-//! - not scaled (scale 1, shift 0, the identity of the Scaler in every
-//!   rounding mode for values below 2^32): MIN, MAX, LReLU of a
-//!   non-negative `a`, CLZ (`a`'s leading zeros as an int32), SHL (a << b,
-//!   b clamped to 0..31, saturated to int32).
-//!
-//! # Ports
-//!
-//! - `settings`: the operation of the beat ([`OutputSettings`]'s
-//!   `elementwise_mode`, `round_mode`, `scale`, `shift`, `opa_scale`,
-//!   `opb_scale`).
-//! - `first`: lane i's operand A in bits 40i+31..40i (int32); `second`:
-//!   lane i's operand B in bits 32i+31..32i.
-//! - `values`, `scales`, `shifts`: lane i's Scaler input (40-bit two's
-//!   complement), scale and shift, packed as the Scaler's inputs; for
-//!   MUL/ADD/SUB `values` and `seconds` are the magnitudes of the two
-//!   products, `signs` their signs (bits 2i and 2i + 1), and for SHR
-//!   `values` is the rounded value and `amounts` the shift: `finish` says
-//!   what [`ElementwiseFinish`] makes of them.
-//! - `wide`: the beat's lanes are the wide path's instead.
-//!
-//! # Throughput
-//!
-//! Combinational halves: every lane of every beat the output unit takes,
-//! 8 lanes a cycle in every mode they compute.
+//! Ports: `settings` (the beat's [`OutputSettings`]); `first`/`second` (lane
+//! i's operands A and B); `values`, `scales`, `shifts` (lane i's Scaler
+//! input), with `seconds`, `signs` and `amounts` as `finish` says. Every lane
+//! of every beat, 8 a cycle. Each mode's arithmetic: `docs/output-unit.md`.
 
 use super::{OutputSettings, LANES};
 use npu_arch::command::{ActivationPrecision, ElementwiseMode, RoundMode};

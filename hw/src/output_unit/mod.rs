@@ -1,73 +1,24 @@
 //! The output unit (TRM 3.3.7): finished accumulators, or an elementwise
 //! operation's operand pairs, in; OFM values out, [`LANES`] channels of one
-//! OFM position per cycle.
+//! OFM position per cycle, bit for bit as the golden model's
+//! `scale_accumulator` then `OutStage::finish` (or, elementwise,
+//! `ElementwiseArithmetic::apply` then `finish`): bias and wrap, scale with the
+//! rounding mode, activation function ([`Activation`]), zero point, clip range,
+//! ACTIVATION_MIN/MAX and saturation to the OFM type.
 //!
-//! Per lane, bit for bit as the golden model's convolution
-//! (`npu_model::ops::scale_accumulator`, then `OutStage::finish` for the
-//! linear activation):
-//! 1. accumulator (40-bit two's complement) + bias, wrapped to the
-//!    accumulator format (NPU_SET_ACC_FORMAT: 32 or 40 bits);
-//! 2. times the scale and shifted right with the rounding of
-//!    OFM_PRECISION.round_mode (`npu_model::fixed::scale`), with the lane's
-//!    scale record or, with OFM_PRECISION.scale_mode global, NPU_SET_OFM_SCALE
-//!    and no bias (`scale`);
-//! 3. the activation function of NPU_SET_ACTIVATION (TRM 3.3.7.3): none,
-//!    tanh or sigmoid from the hardwired table, or a LUT from the last 2 KB
-//!    of the beat's core's shared buffer ([`Activation`]);
-//! 4. plus the OFM zero point, clipped to the clip range of
-//!    NPU_SET_ACTIVATION, bounded by ACTIVATION_MIN/MAX and saturated to the
-//!    OFM type (int8, uint8, int16, uint16, int32) (`finish`; after a LUT
-//!    only the saturation).
-//!
-//! An elementwise operation (NPU_OP_ELEMENTWISE, `OutputSettings::elementwise`)
-//! replaces step 1 and the scale record: [`Elementwise`] turns each lane's
-//! operands into the value, scale and shift of step 2 (NPU_SET_OFM_SCALE or
-//! none), or [`WideLane`] into the scaled value itself, bit for bit as
-//! `npu_model::ops::ElementwiseArithmetic::apply`; steps 3 and 4 follow as
-//! for a convolution (`OutStage::finish`).
-//!
-//! # Ports
-//!
-//! - `settings` ([`OutputSettings`], the fields of the NPU_SET_* values,
-//!   filled by the datapath's operation decoder): a beat taken carries its
-//!   operation's control on, so consecutive operations may follow each
-//!   other beat to beat; it must hold its operation's values while that
-//!   operation's beats are offered. A change holds the input for
+//! Ports:
+//! - `settings` ([`OutputSettings`]): a beat taken carries its operation's
+//!   control on, so operations follow beat to beat; a change holds the input
 //!   [`SETTLE_CYCLES`] cycles while [`ControlDecoder`] decodes it.
-//! - `accumulators` (a [`StreamIn`] of [`AccumulatorBeat`]s): lane i's
-//!   accumulator and its channel's scale record, or its two elementwise
-//!   operands (`values` and `second`). Its `ready` depends on
-//!   `results.ready` within the cycle, never on its `valid`.
-//! - `results` (a [`StreamOut`] of [`ResultBeat`]s): one beat per beat
-//!   taken, in order, [`LATENCY`] cycles later when never stalled and
-//!   without an activation function ([`WIDE_LATENCY`] more for a wide
-//!   elementwise beat, counted from its last lanes taken).
-//! - `lut_write` ([`crate::shram::LutWrite`]): every shared-buffer write to a core's last
-//!   2 KB (`crate::shram::Shram`'s `lut_write`), mirrored for the LUT. A
-//!   LUT operation's beats read the contents written before them.
+//! - `accumulators` ([`AccumulatorBeat`]s): `ready` depends on `results.ready`
+//!   within the cycle, never on its `valid`.
+//! - `results` ([`ResultBeat`]s): one per beat taken, in order, [`LATENCY`]
+//!   cycles later unstalled ([`WIDE_LATENCY`] more on the wide path).
+//! - `lut_write` ([`crate::shram::LutWrite`]): the shared buffer's writes to a
+//!   core's last 2 KB, mirrored for the LUT.
 //!
-//! # Throughput
-//!
-//! A pipeline of [`LATENCY`] stages (the operand stage, which holds a
-//! beat's Scaler inputs or an elementwise beat part-way; the Scaler's
-//! three; the activation; the finish), each taking a new beat when it is
-//! empty or passes its beat on: one beat per cycle while `results` is
-//! ready, and a stalled pipeline fills its bubbles. A beat with tanh,
-//! sigmoid or a LUT holds the activation stage one cycle per lane up to
-//! its last one (8 for a full beat): one such value a cycle.
-//!
-//! Elementwise beats flow the same way, 8 lanes a cycle in every mode
-//! [`Elementwise`] computes. A beat for the wide path (MUL/ADD/SUB of
-//! 32-bit operands, ADD/SUB with a 32-bit input scale) goes into the
-//! [`WidePath`] [`WIDE_LANES`] lanes a cycle up to its last lane on (taken
-//! with its last ones) and reaches the Scaler whole [`WIDE_LATENCY`]
-//! cycles later, each [`WideLane`] having done the lane's operation and
-//! output scale; the Scaler passes its values (scale 1, shift 0). A beat
-//! that is not wide waits for the wide path to empty, so results stay in
-//! order. TRM 4.8.3 tables 4-130 to
-//! 4-132 ask at most 8 LReLU/ABS operations a cycle (u65-512), 1.33
-//! advanced ADD/SUB and 0.89 32-bit MUL/ADD/SUB (u65-256): 8 and 2 a
-//! cycle meet them.
+//! One beat a cycle; an activation function takes one lane a cycle. The steps
+//! and the throughput in full: `docs/output-unit.md`.
 
 mod activation;
 mod divide;

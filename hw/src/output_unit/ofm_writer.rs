@@ -1,39 +1,20 @@
-//! The OFM writer: the output unit's results of one OFM position and up to
-//! 8 channels become one OFM write at the feature map's byte address,
-//! `npu_model::tensor::FeatureMap::offset` of the OFM registers (tiles 0-3
-//! split at WIDTH0, HEIGHT0 and HEIGHT1; NHWC `y * STRIDE_Y + x * STRIDE_X +
-//! c * e`, NHCWB16 `y * STRIDE_Y + (c / 16) * STRIDE_C + (x * 16 + c % 16)
-//! * e`, TRM 4.6.5), the values stored little-endian in e = 1, 2 or 4 bytes
-//! (OFM_PRECISION activation_precision), as `DType::store` does.
+//! The OFM writer: the output unit's results of one OFM position and up to 8
+//! channels become one OFM write at the feature map's byte address
+//! (`npu_model::tensor::FeatureMap::offset`: tiles, NHWC or NHCWB16, TRM
+//! 4.6.5), the values little-endian in 1, 2 or 4 bytes as `DType::store` does.
 //!
-//! # Ports
-//!
-//! - `results` (a [`StreamIn`] of [`OfmResult`]s): `c` is a multiple of 8,
-//!   so the channels of an NHCWB16 write stay in one 16-channel group; with
-//!   `spread` (parallel mode, TRM 4.7.5.1: core k holds channels k, k + 2,
-//!   ...) lane i is core 0's channel c + 2i and paired lane i core 1's
-//!   channel c + 2i + 1, `c` a multiple of 16, the same group; core 1 has
-//!   no more lanes than core 0.
-//!   `ready` depends on `writes.ready` and on the result's lanes, never on
-//!   `valid`.
+//! Ports:
+//! - `results` ([`OfmResult`]s): `c` a multiple of 8 (16 with `spread`, the
+//!   parallel mode's even and odd channels, TRM 4.7.5.1); `ready` depends on
+//!   `writes.ready` and the result's lanes, never on `valid`.
 //! - `view` ([`OfmView`]): held while the operation's results are offered.
-//! - `writes` (a [`StreamOut`] of [`OfmWrite`]s): `count` = lanes * e bytes
-//!   from `offset`, every byte in `mask`; the bytes of `data` past `count`
-//!   are unspecified. A `spread` result is one write from channel c to its
-//!   last lane's channel, `mask` selecting both cores' lanes' bytes; at 32
-//!   bits two writes (lanes 0-3, then 4-7) when it has more than 4 lanes.
+//! - `writes` ([`OfmWrite`]s): `count` bytes from `offset`, every byte in
+//!   `mask`; a spread 32-bit result of more than 4 lanes is two writes.
 //! - `busy`: a taken result has not yet left as a write.
 //!
-//! Offsets are computed modulo 2^40 (the region offset width), with two
-//! 16 x 40-bit multipliers ([`Multiply16x40`]): exact for any stride whose
-//! offsets stay below 2^40, negative strides included as two's complement.
-//!
-//! # Throughput
-//!
-//! One write a cycle, two register stages after the result (the locate
-//! stage: tiles, lanes and the offset's operands; the write stage: the
-//! offset's products); a spread 32-bit result of more than 4 lanes takes
-//! two cycles.
+//! Offsets are modulo 2^40 through two [`Multiply16x40`]s, so negative strides
+//! work as two's complement. One write a cycle, two register stages after the
+//! result.
 
 use crate::central_control::OfmView;
 use crate::dma::OfmWrite;

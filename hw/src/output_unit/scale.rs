@@ -1,38 +1,15 @@
 //! The scaling stages (TRM 3.3.7.1) of the output unit, all lanes in one
 //! block: the accumulator plus its bias wrapped to the accumulator format,
-//! times the 32-bit scale, shifted right with the operation's rounding.
+//! times the 32-bit scale, shifted right with the operation's rounding, as
+//! `npu_model::fixed::scale`. Three pipeline registers, each loaded when its
+//! `load_*` input is high: `x` = wrap(accumulator + bias) with the scale and
+//! shift; `p` = x * scale (72 bits from six 16x16 products) with whether TFL's
+//! left shift saturates; `scaled`, saturated to 34 bits (enough for every
+//! result a zero point can bring back into int32).
 //!
-//! Three pipeline registers, each loaded when its `load_*` input is high:
-//! 1. `x` = wrap(accumulator + bias) (40 bits), the lane's scale and shift;
-//! 2. `p` = x * scale (72 bits, from six 16x16 products), and whether the
-//!    double-rounding left shift saturates;
-//! 3. `scaled`: `npu_model::fixed::scale` of it, saturated to 34 bits (the
-//!    golden model's value is an i64; 34 bits keep every result that the
-//!    zero point can still bring into the int32 range exact).
-//!
-//! # One shift for four rounding modes
-//!
-//! Every mode is `floor((p + a) / 2^shift)`, taken modulo 2^64 as the
-//! golden model's i64, with the addend `a`:
-//! - natural: 2^(shift-1) (0 for shift 0);
-//! - half away from zero (mode 3, no TRM encoding: a pool's shift-only TFL
-//!   rounding, `npu_model::fixed::rounding_divide_by_pot`): 2^(shift-1),
-//!   less 1 for a negative `p` (0 for shift 0);
-//! - truncate: 2^shift - 1 for a negative `p`, else 0;
-//! - TFL double rounding (`MultiplyByQuantizedMultiplier`): its first
-//!   rounding, `SaturatingRoundingDoublingHighMul`, is
-//!   `floor((x * 2^left * scale + 2^30) / 2^31)` for either sign, so for
-//!   shift < 31 (left = 31 - shift) it is the natural rounding; for
-//!   shift >= 31 its second rounding (`RoundingDivideByPOT` by shift - 31,
-//!   halves away from zero) folds into the same floor with
-//!   a = 2^30 + 2^(shift-1) - (p < -2^30 ? 2^31 : 0) for shift > 31, and
-//!   2^30 at 31. The one exception is a left shift that leaves the i64
-//!   range (x >= 2^(32+shift) or x < -2^(32+shift), only for shift < 7),
-//!   which saturates first: then the result is that of x = i64::MIN or
-//!   i64::MAX, `(-scale mod 2^32) << 32` or `(scale << 32) - k` with k in
-//!   0..=2 from the rounding of `scale * (2^63 - 1)`. Unless the scale is
-//!   0 that is 2^32 or more in magnitude, which no zero point brings back
-//!   into the int32 range, so only its sign is kept (as a saturated value).
+//! Every rounding mode is one `floor((p + a) / 2^shift)` with its own addend
+//! `a`, TFL's double rounding included: why that is exact is in
+//! `docs/output-unit.md`.
 
 use super::{BeatControl, LANES};
 use crate::widgets::ResetReg;

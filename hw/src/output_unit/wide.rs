@@ -1,35 +1,17 @@
 //! The output unit's wide elementwise path (TRM 4.8.2 table 4-124): the
-//! elementwise operations whose values leave the [`super::Scaler`]'s
-//! 40-bit input, with their output scale, bit for bit as
-//! `npu_model::ops::ElementwiseArithmetic::apply`:
-//! - MUL of 32-bit operands (a * b, up to 2^62);
-//! - ADD/SUB of 32-bit operands with IFM_PRECISION.scale_mode 0:
-//!   a * (OPA_SCALE & 0xffff) +- b * OPB_SCALE (up to 2^48);
-//! - ADD/SUB with a 32-bit input scale (scale_mode 1 or 2, 8- and 16-bit
-//!   IFMs): one operand `fixed::scale(x << l, OPA_SCALE, OPA_SHIFT + l,
-//!   IFM_PRECISION.round_mode)`, the other `x << (l - 1)`, l = 20 for an
-//!   8-bit and 15 for a 16-bit IFM (`npu_model::ops::add_input_shift`);
-//!   the shift reaches 83 and the sum 2^50.
+//! elementwise operations whose values leave the [`super::Scaler`]'s 40-bit
+//! input (MUL and scale_mode 0 ADD/SUB of 32-bit operands, ADD/SUB with a
+//! 32-bit input scale), with their output scale computed on the whole 64-bit
+//! value, bit for bit as `npu_model::ops::ElementwiseArithmetic::apply`. The
+//! result leaves saturated to 34 bits, which the Scaler passes unchanged.
 //!
-//! The output scale (`fixed::scale`, or `fixed::shift_only` for a 32-bit
-//! OFM) is computed on the whole 64-bit value: the 96-bit product with
-//! NPU_SET_OFM_SCALE, the TFL rounding's saturating left shift, its first
-//! rounding wrapped to an i64 as the golden model's, then its second. The
-//! result leaves saturated to 34 bits, which the Scaler passes unchanged
-//! with scale 1 and shift 0 (its doc: every value beyond 34 bits ends as
-//! the same OFM value).
-//!
-//! [`WidePath`] takes a wide beat's lanes [`WIDE_LANES`] a cycle into as
-//! many [`WideLane`]s and gives the whole beat back, with the control it
-//! came with, [`WIDE_LATENCY`] cycles after its last lanes went in.
-//!
-//! # Pipelining
-//!
-//! A lane's work is two multiplies (32 x 32, then 64 x 32 for the output
-//! scale), each with its magnitudes, adders and rounding shifts: eight
-//! register stages, so that no stage is deeper than about one 32-bit
-//! multiply (`make timing`). Every stage moves together (`advance`): the
-//! path stalls as a whole while its finished beat waits for the Scaler.
+//! [`WidePath`] takes a wide beat's lanes [`WIDE_LANES`] a cycle into as many
+//! [`WideLane`]s and gives the whole beat back, with its control,
+//! [`WIDE_LATENCY`] cycles after its last lanes went in. A lane's two
+//! multiplies (32 x 32, then 64 x 32) take eight register stages, none deeper
+//! than about one 32-bit multiply; every stage moves together (`advance`), so
+//! the path stalls as a whole. Each operation's arithmetic:
+//! `docs/output-unit.md`.
 
 use super::{BeatControl, OutputSettings, LANES};
 use crate::widgets::ResetReg;

@@ -1,29 +1,17 @@
 //! The performance monitoring unit (TRM 4.5): a 48-bit cycle counter, four
 //! 32-bit event counters, overflow flags and the PMU interrupt.
 //!
-//! - PMCR.cnt_en is the main switch. With PMCR.mask_en set, counting also
-//!   needs the command stream's permission: `stream_enable`, the enable bit
-//!   of the last NPU_OP_PMU_MASK (0 after reset: with mask_en the stream
-//!   switches counting on and off).
-//! - PMCCNTR counts every CLK cycle while counting is on and PMCNTENSET bit 31
-//!   is set; PMU_EVCNTRn counts its PMU_EVTYPERn event while counting is on
-//!   and PMCNTENSET bit n is set. A write of a counter, or PMCR.cycle_cnt_rst
-//!   or event_cnt_rst, replaces the count of that cycle; counting goes on.
-//! - A counter that wraps to 0 sets its PMOVSSET flag. A flag whose
-//!   PMINTSET bit is set raises `irq` (STATUS.pmu_irq_raised) when it is set
-//!   by a wrap or by a PMOVSSET write, or when PMINTSET enables it while it
-//!   is set. Only CMD.clear_irq (`clear_irq`) lowers `irq`; a raise in the
-//!   same cycle wins.
-//! - Events (TRM table 4-79) come from the NPU's run state, the DMA's AXI
-//!   ports (one [`AxiEventsIn`] bundle per port: ACLKEN, the read and the
-//!   write events) and the datapath's MAC unit, output unit and weight
-//!   decoder ([`sourced_events`], [`DatapathEvents`]). The ECC events and the second
-//!   core's (0x13x-0x15x; u65-512 runs no kernel operation yet) have no
-//!   source and count nothing. PMCAXI_CHAN filters the AXI bandwidth events
-//!   by channel ([`PortEvents`]) and selects the traffic whose latency is
-//!   measured ([`LatencyMonitor`], one [`SelectedTraffic`] per port).
-//!
-//! Every register address and field position comes from `npu_arch::regs`.
+//! Invariants: PMCR.cnt_en is the main switch; with PMCR.mask_en counting also
+//! needs the last NPU_OP_PMU_MASK's enable (`stream_enable`, 0 after reset). A
+//! counter write or reset replaces that cycle's count. A wrap sets the
+//! counter's PMOVSSET flag; an enabled flag raises `irq`, which only
+//! CMD.clear_irq lowers (a raise in the same cycle wins). Events (TRM table
+//! 4-79) come from the run state, each AXI port's [`AxiEventsIn`] and the
+//! datapath's [`DatapathEvents`] ([`sourced_events`]); core 0's MAC, AO and WD
+//! events count both cores' work, and the ECC and second core's events count
+//! nothing. PMCAXI_CHAN filters the AXI events by channel ([`PortEvents`]) and
+//! picks the traffic whose latency is measured ([`LatencyMonitor`]). Every
+//! register address and field comes from `npu_arch::regs`.
 
 mod bandwidth;
 mod counter;

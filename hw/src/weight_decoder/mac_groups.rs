@@ -1,34 +1,21 @@
-//! The weight decoder's groups of [`LANES`] weights regrouped as the MAC
-//! unit takes them (TRM 4.7.5 stream order, TRM table 4-126 shape): 64
-//! consecutive stream weights, 8 OFM channels x 8 IFM channels, or for a
-//! depthwise operation 8 consecutive weights, one per channel.
+//! The weight decoder's groups of [`LANES`] weights regrouped as the MAC unit
+//! takes them (TRM 4.7.5 stream order, TRM table 4-126 shape): 64 consecutive
+//! stream weights, 8 OFM channels x 8 IFM channels, or for a depthwise
+//! operation 8, one per channel.
 //!
-//! # Ports
+//! Ports:
+//! - `depthwise`: held while a stream's groups are offered.
+//! - `weights` ([`WeightGroup`]s, the decoder's): a stream holds whole MAC
+//!   groups, so none spans two streams and no flush is needed; `ready`
+//!   depends on the buffer's room and `depthwise`, never on `valid`.
+//! - `groups` ([`MacWeights`]): from a 2-entry buffer.
+//! - `empty`: no weight is held.
+//! - `ragged`: an input group no well-formed stream ends with (TRM 4.7.5 pads
+//!   every stream to whole microblocks): the stream is malformed and its
+//!   groups are not to be used.
 //!
-//! - `depthwise`: high makes MAC groups of 8 weights; it must hold while a
-//!   stream's groups are offered and may change once its last group is
-//!   taken (a held depthwise upper half still goes out as such).
-//! - `weights` (a [`StreamIn`] of [`WeightGroup`]s, the decoder's output):
-//!   every group is full except possibly the last of a stream. A stream
-//!   holds a whole number of MAC groups (a multiple of 64 weights, or of 8
-//!   for depthwise), so no MAC group spans two streams and no flush is
-//!   needed; a last group of 8 or fewer weights gives one depthwise MAC
-//!   group, of more two. Its `ready` depends on the buffer's room and on
-//!   `depthwise`, never on `valid`.
-//! - `groups` (a [`StreamOut`] of [`MacWeights`]): from a 2-entry buffer, so
-//!   the MAC side holds one group while the next one is completed.
-//! - `empty`: no weight is held (buffer, assembly or depthwise upper half).
-//! - `ragged`: high in a cycle that takes an input group no well-formed
-//!   stream ends with (convolution: fewer than 16 weights; depthwise: other
-//!   than 8 or 16), so the stream does not hold whole MAC groups. The weight
-//!   stream is then malformed (TRM 4.7.5 pads every stream to whole
-//!   microblocks); the groups made from it are not to be used.
-//!
-//! # Throughput
-//!
-//! One input group a cycle: a MAC group every 4 cycles for convolution (the
-//! decoder's 16 weights a cycle); depthwise, one MAC group a cycle, taking
-//! an input group every other cycle.
+//! One input group a cycle: a MAC group every 4 cycles for convolution, one a
+//! cycle for depthwise.
 
 use super::{WeightGroup, LANES};
 use crate::stream::{StreamIn, StreamOut};

@@ -1,73 +1,23 @@
 //! The weight decoder (TRM 3.3.5): reads a compressed weight stream (TRM 4.7)
-//! from the DMA weight channel and hands the decoded 9-bit weights, in stream
-//! order (the TRM 4.7.5 order), to the MAC unit through a double-buffered
-//! output register. The u65-512 configuration has one instance per core, the
+//! from the DMA weight channel and hands the decoded 9-bit weights, in the TRM
+//! 4.7.5 order, to the MAC unit through a double-buffered output register, bit
+//! for bit those of `npu_model::weights::decode`. u65-512 has one per core, the
 //! second fed by the NPU_SET_WEIGHT1_* stream (TRM 4.7.5.1).
 //!
-//! # Ports
+//! Ports:
+//! - `start` (taken while `busy` is low) begins a stream of `length` bytes;
+//!   exactly ceil(`length` / 16) `words` are taken, never more.
+//! - `words`: 128-bit words, bit 0 the first stream bit (TRM 4.7.1); `ready`
+//!   depends on the decoder's registers only.
+//! - `weights` ([`WeightGroup`]s): up to [`LANES`] weights, every group full
+//!   but a stream's last.
+//! - `busy`; `error`/`error_code` ([`ErrorCode`]): the first fault in stream
+//!   order, held until the next `start`. A malformed stream never hangs the
+//!   decoder: the rest is drained, the weights before the fault delivered.
 //!
-//! - `start` (one cycle, taken only while `busy` is low) begins a stream of
-//!   `length` bytes (NPU_SET_WEIGHT_LENGTH). The decoder then takes exactly
-//!   ceil(`length` / 16) words from the `words` stream, never more, whatever
-//!   the stream holds.
-//! - `words` (a [`StreamIn`]): 128-bit words, the byte at the lowest address
-//!   in bits 7:0, so bit 0 is the first stream bit (TRM 4.7.1). Its `ready`
-//!   depends on the decoder's registers only, never on `valid`.
-//! - `weights` (a [`StreamOut`] of [`WeightGroup`]s): groups of up to
-//!   [`LANES`] weights, lane i (two's complement, -255..255) in bits
-//!   9i+8..9i. Every group is full except the last of a stream. The group on
-//!   the port is one half of the double buffer; the decoder fills the other.
-//! - `busy`: high from `start` until the last word is taken and the last
-//!   group delivered. `error`/`error_code` ([`ErrorCode`]) hold the first
-//!   error of the stream until the next `start`.
-//!
-//! The decoded weights are bit for bit those of the golden decoder
-//! (`npu_model::weights::decode`), including where Vela departs from the TRM
-//! pseudocode: `wunary1` has one bit per set `wunary0` bit even with
-//! `wtrunc`, zero runs past a slice's count are padding and are dropped, and
-//! streams end with `zdiv` 7 and 0xff padding.
-//!
-//! # Malformed streams
-//!
-//! A stream breaking a TRM 4.7 rule never hangs the decoder and never makes
-//! it read past `length`:
-//! - parsing stops at the first fault; `error` rises with its [`ErrorCode`];
-//! - the rest of the stream, up to ceil(`length` / 16) words, is taken and
-//!   discarded, so the DMA channel drains;
-//! - weights decoded before the fault are still delivered in order (an entry
-//!   whose following zero run was never decoded is dropped), then `busy`
-//!   falls. The weights of the faulty slice are not trustworthy: the central
-//!   control must abort the operation on `error`.
-//!
-//! The fault reported is the first the hardware meets in stream order. The
-//! golden decoder checks index and value ranges only after a whole slice is
-//! parsed, so for a stream with several faults it may name another one.
-//!
-//! # Structure
-//!
-//! The bit window (`window`) feeds the parser (`parser`), which finds
-//! slice headers, palettes and chunk boundaries only (each chunk's head:
-//! `head`), up to two chunks a cycle. Each chunk then goes through the
-//! value pipeline (`pipeline`): the quotients its head completes
-//! (`quotients`), the quotients carried from chunk to chunk, the weights
-//! and zero-run lengths it finishes (`values`). The pair buffer
-//! (`output`) joins weights and zero runs and expands them into groups.
-//! So the loop that has to close in a cycle is only the parser's: from the
-//! window through two chunk heads back to the window.
-//!
-//! # Throughput
-//!
-//! Each cycle the parser reads a slice header, a whole palette, up to 32
-//! bytes of 0xff padding, or two chunks (each up to 12 weights and 12 zero
-//! runs, TRM 4.7.4) when the window holds 320 bits, else one; the pair
-//! buffer takes up to 25 items and gives out a group of [`LANES`] weights a
-//! cycle, zero runs included. Measured by
-//! `cargo bench -p npu-tb --bench weight_decoder` (input always valid, output
-//! always ready): 16 weights per cycle for uncompressed, palette and sparse
-//! streams; about 9.6 for dense int8 weights Golomb-Rice coded with `wdiv` 5,
-//! whose quotients take about 2.5 of a chunk's 12 unary positions each; about
-//! 14.7 over Vela's streams, which start many short slices. A chunk's items
-//! reach the pair buffer 5 cycles after the parser reads it (four stages).
+//! The one loop that closes in a cycle is the parser's (window, two chunk
+//! heads, window); the value pipeline and pair buffer follow it. Malformed
+//! streams, structure and throughput: `docs/weight-decoder.md`.
 
 mod head;
 mod mac_groups;

@@ -2,54 +2,20 @@
 //! boundaries of each slice (TRM 4.7.2 - 4.7.4). Each cycle it reads a slice
 //! header, a whole palette, up to 32 bytes of padding, or up to two chunks,
 //! and hands each chunk's bits to the value pipeline as a [`ChunkRecord`].
+//! Only what the next chunk's position depends on is decided here (each
+//! chunk's [`ChunkHead`]); quotients, values and their faults come later, so
+//! the loop (window, head, length, window) stays short. A fault found here
+//! travels down the pipeline as a record of its own, so faults reach
+//! `error_code` in stream order. Palettes live in two banks, so the pipeline
+//! reads one slice's while the next slice's loads.
 //!
-//! Only what the next chunk's position depends on is decided here: each
-//! chunk's head ([`ChunkHead`]: lengths of `wunary0`, `zunary`, `wunary1`,
-//! and the weights and zero runs it completes) and the remainders it holds
-//! for the chunk before. Quotients, values and their faults come later, in
-//! the value pipeline, so this loop (window, head, length, window) stays
-//! short. The second chunk is read when the window holds two chunks of the
-//! longest kind (320 bits), so its length never needs checking against the
-//! window; a stream's last few chunks go one a cycle.
+//! Why `update` is one function: it is one state machine (`Phase`: header,
+//! palette, padding, chunks) whose every register moves on the same decision,
+//! what the window holds and which of them is taken this cycle. Split
+//! further, each part would need the whole decision as inputs and the loop
+//! would cross module ports, which the synthesis keeps as boundaries.
 //!
-//! # The chunk loop in one cycle
-//!
-//! - The chunk state (`w_left`, `z_left`, `balance`) is registered as it was
-//!   before the last chunk taken, whose completions are `pend_w`/`pend_z`:
-//!   the subtraction happens from registers, not after chunk b's counts.
-//! - A chunk head is worked out for each pair of enables the chunk may have
-//!   ([`ChunkHead`]), the enables choosing late; chunk b's enables come from
-//!   chunk a's uncapped counts and whether a meets the slice's end, both
-//!   known before a's capped counts.
-//! - Chunk b's bits are found in three shifts (a's remainders, the part of
-//!   a's head its enables fix, the ones of a's `wunary0`); its weight
-//!   remainders' length is looked up from a table of multiples of the
-//!   remainder width, registered with the slice's parameters.
-//! - Chunk b's length is handed to the window apart (`used_b`), which
-//!   shifts its bits by it last and takes it off its count a cycle later.
-//! - Faults, moves and registers follow flat conditions, not chains of
-//!   branches.
-//!
-//! A fault found here travels down the pipeline as a record of its own, so
-//! faults reach `error_code` in stream order whichever stage finds them.
-//!
-//! # Why `update` is one function
-//!
-//! It is one state machine (`Phase`: header, palette, padding, chunks) whose
-//! every register moves on the same decision: what the window holds and
-//! which of header, palette, padding or one or two chunks is taken this
-//! cycle. The parts that are not that decision are blocks already (the
-//! chunk heads, the ones count, the window); split further, each part would
-//! need the whole decision as inputs and the loop above would cross module
-//! ports, which the synthesis keeps as boundaries.
-//!
-//! # Palettes
-//!
-//! Palettes live in two banks: a slice with `newpal` loads the bank its
-//! predecessor did not use and its records name their bank, so the value
-//! pipeline reads the right palette while the next slice's is loaded. A
-//! `newpal` header waits while the pipeline still holds records of the bank
-//! it would overwrite (`bank_busy`).
+//! The chunk loop in one cycle, and the palette banks: `docs/weight-decoder.md`.
 
 use super::head::{ChunkHead, HEAD_BITS};
 use super::ones::Ones12;

@@ -1,31 +1,16 @@
 //! The value pipeline: the parser's chunk records become weights and zero
-//! runs for the pair buffer in four registered stages, two records (the
-//! parser's chunks a and b) side by side.
-//!
-//! 1. Received: the records and their chunk bits.
-//! 2. Head quotients ([`ChunkQuotients`]): the quotients each head completes
-//!    from its own bits, and its remainder fields.
-//! 3. Finished quotients: the quotient carried in from earlier chunks added
-//!    to each chunk's first weight and first zero run (a then b: two short
-//!    adds, the only state from chunk to chunk), and the lengths of the
-//!    zero runs each chunk finishes ([`RunLengths`]).
-//! 4. Pushes: the finished weights ([`ChunkValues`]) and the first run's
-//!    length; the faults of each record in TRM order.
-//!
-//! A record moves on when the next stage is free or moving; the last stage
-//! pushes when the pair buffer has room for all its items (`room`). A fault
-//! (the parser's, a quotient over 31, an index or value out of range, a zero
-//! run too long) stops every later push, and is held in `error_code` until
+//! runs for the pair buffer in four registered stages (received, head
+//! quotients [`ChunkQuotients`], finished quotients and [`RunLengths`], pushes
+//! of [`ChunkValues`]), two records side by side. A record moves on when the
+//! next stage is free or moving; the last pushes when the pair buffer has
+//! `room`. A fault stops every later push and is held in `error_code` until
 //! the next stream starts.
 //!
-//! # Why `update` is one function
-//!
-//! The chunk decoder is one state machine of four stage-full bits: a record
-//! moves when the stage after it is free or moving, so every stage's move
-//! depends on all the stages after it, and the faults must be put in stream
-//! order across all four. What each stage computes is a block already
-//! ([`ChunkQuotients`], [`RunLengths`], [`ChunkValues`]); what stays here is
-//! the registers, the moves and the fault order.
+//! Why `update` is one function: the chunk decoder is one state machine of
+//! four stage-full bits. Every stage's move depends on all the stages after
+//! it, and the faults must be put in stream order across all four. What each
+//! stage computes is a block already; what stays here is the registers, the
+//! moves and the fault order.
 
 use super::parser::{ChunkRecord, CHUNK_BITS};
 use super::quotients::ChunkQuotients;

@@ -1,49 +1,20 @@
 //! The block traversal of a convolution (TRM 4.9, 4.7.5): the RTL of
-//! `npu_model::schedule`, step for step. Pools walk the same way
-//! (`TraversalShape::pool`: max and average as depthwise, REDUCE_SUM as a
-//! convolution), their kernel elements not padded to weight groups.
+//! `npu_model::schedule`, step for step; pools walk the same way
+//! (`TraversalShape::pool`). Three walkers run at once, joined by streams and
+//! credits, so fetching, multiplying and reading out overlap: [`BlockWalker`]
+//! offers OFM blocks' IFM block jobs, [`BeatWalker`] one [`MacBeat`] per
+//! weight group and microblock once a job's block is filled, and
+//! [`ReadoutWalker`] each 8-channel slice once its last beat is in the
+//! accumulators.
 //!
-//! Three walkers run at once, joined by streams and credits, so fetching,
-//! multiplying and reading out overlap:
-//! - [`BlockWalker`] walks the OFM blocks (z, x, y order; in parallel
-//!   mode core 0's, z counting its own channels, with core 1's beside them,
-//!   `paired_depth`) and, per OFM block, its IFM blocks (IFM
-//!   depth chunks times sub-kernels), and offers each as an
-//!   [`IfmBlockJob`] on `ifm_blocks` for the IFM fetch. Two jobs at most
-//!   are between that port and the read of their last beat (`ib_read`):
-//!   the two IFM buffers IB0/IB1 (TRM table 4-135), named by `ib_half`.
-//! - [`BeatWalker`] takes a job back on `filled` once its IFM block is in
-//!   the shared buffer, and offers one [`MacBeat`] per weight group and
-//!   microblock (two for 16-bit IFMs, low and high; four for 32-bit ones,
-//!   bytes 0-3, over 4-channel groups), in weight-stream order,
-//!   on `beats`; a group that is all padding is one `skip` beat, so the
-//!   weights are consumed but nothing is multiplied. OFM blocks alternate
-//!   between the accumulator halves ACC0/ACC1.
-//! - [`ReadoutWalker`] reads an OFM block's accumulators out, one
-//!   [`Readout`] per microblock and 8 OFM channels (with core 1's word
-//!   in parallel mode), each 8-channel slice
-//!   once the MAC unit has written the slice's last beat (`slice_done`), so
-//!   a block's first slices are read out while its last ones accumulate;
-//!   after the last slice it frees the block's half.
-//!
-//! # Ports
-//!
-//! - `start` (while `busy` is low) with `shape` ([`TraversalShape`], held
-//!   until `busy` falls) and `walk_shape`, the same but that the next
-//!   operation's block walk may start once the jobs of this one are all
-//!   walked (`blocks_busy` low): then `walk_shape` is the next one's while
-//!   the beats and readouts of this one finish (`beats_busy`). Microblocks are 2x2 OFM positions, or 1x4 when
-//!   `shape.one_row` (`npu_model::schedule::ConvShape::microblock`).
-//! - `ifm_blocks`, `filled`, `beats`, `readouts`: streams as above;
-//!   `current` is the job whose beats `beats` offers.
-//! - `ib_read`: a pulse per IFM block whose last beat (`job_end`) has been
-//!   read from the shared buffer: its buffer may be refilled. Releasing it
-//!   when the beat is only offered would let the next fill overwrite data
-//!   the IFM unit has still to read.
-//! - `slice_done`: a pulse per slice whose last beat (`slice_end`) has
-//!   reached the accumulators (the MAC unit's output of the same name).
-//! - `busy`: from `start` until the last readout is taken; `offering`:
-//!   until the last job is taken from `ifm_blocks`.
+//! Ports: `start` with `shape` ([`TraversalShape`], held until `busy` falls)
+//! and `walk_shape` (the next operation's once this one's jobs are walked);
+//! the streams `ifm_blocks`, `filled`, `beats`, `readouts`; `ib_read`, a pulse
+//! once an IFM block's last beat is read (not merely offered: the next fill
+//! would overwrite data the IFM unit still reads); `slice_done` from the MAC
+//! unit; `busy` until the last readout is taken, `offering` until the last
+//! job is. At most two jobs (IB0/IB1) are between `ifm_blocks` and `ib_read`.
+//! The walkers in full: `docs/datapath.md`.
 
 mod beats;
 mod blocks;
