@@ -10,6 +10,7 @@ pub mod datapath;
 pub mod dma;
 pub mod emit;
 pub mod mac_unit;
+pub mod op_state;
 pub mod output_unit;
 pub mod pmu;
 pub mod shram;

@@ -3,10 +3,11 @@
 
 use crate::apb::{ApbCompleter, RegisterBus, RegisterFile};
 use crate::axi::AxiManagerPort;
-use crate::central_control::{CentralControl, DmaDescriptor, KernelOperation, OpState};
+use crate::central_control::CentralControl;
 use crate::cpm::Cpm;
 use crate::datapath::Datapath;
 use crate::dma::{AxiEvents, Dma, OfmWrite, ShramFill, StreamRead};
+use crate::op_state::{DmaDescriptor, KernelOperation, OpState};
 use crate::pmu::Pmu;
 use crate::shram::{BankReads, Shram};
 use crate::stream::{LaneBeat, StreamOut};

@@ -12,10 +12,10 @@
 //! unchanged, and `block_end` on exactly the job's last fill.
 
 use npu_arch::command::Layout;
-use npu_hw::central_control::IfmView;
 use npu_hw::datapath::traversal::IfmBlockJob;
 use npu_hw::datapath::IfmBuffers;
 use npu_hw::dma::ShramFill;
+use npu_hw::op_state::IfmView;
 use npu_model::tensor::{DType, FeatureMap};
 use npu_tb::block::{field, words, BlockTb};
 use npu_tb::seed::seed;

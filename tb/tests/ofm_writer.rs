@@ -10,8 +10,8 @@
 //! lane's channel. Then the throughput: one write a cycle.
 
 use npu_arch::command::Layout;
-use npu_hw::central_control::OfmView;
 use npu_hw::dma::OfmWrite;
+use npu_hw::op_state::OfmView;
 use npu_hw::output_unit::OfmResult;
 use npu_model::tensor::{DType, FeatureMap};
 use npu_tb::block::{field, words, BlockTb};

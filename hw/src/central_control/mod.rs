@@ -20,20 +20,16 @@
 //! Command by command: `docs/central-control-and-dma.md`.
 
 mod dispatch;
-mod fields;
-mod op_state;
 mod rules;
 mod run_state;
 
-pub use dispatch::{CommandClass, KernelKinds, KernelOperation, WordDecoder};
-pub use fields::{FeatureMapType, KernelStride};
-pub use op_state::{
-    command_key, ActivationView, DmaDescriptor, Ifm2View, IfmView, KernelView, OfmView, OpState,
-    OperationState, SetRegister, WeightsView, CMD1_KEY, OP_STATE_SOURCE,
-};
+pub use dispatch::{CommandClass, WordDecoder};
 pub use rules::OperationRules;
 pub use run_state::RunState;
 
+use crate::op_state::{
+    command_key, DmaDescriptor, KernelKinds, KernelOperation, KernelView, OperationState, CMD1_KEY,
+};
 use crate::stream::{LaneBeat, StreamIn, StreamOut};
 use crate::widgets::{Fifo, ResetReg};
 use npu_arch::command::{self as command, Opcode};

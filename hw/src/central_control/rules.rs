@@ -5,11 +5,11 @@
 //! model's `Op::decode`, `Op::validate` and `Op::validate_on`
 //! (`npu_model::ops`) refuse it before it reads memory.
 
-use super::fields::{FeatureMapType, KernelStride};
-use super::op_state::{
-    ActivationView, Ifm2View, IfmView, KernelView, OfmView, OperationState, WeightsView,
-};
 use crate::arch_constants::constant;
+use crate::op_state::{
+    ActivationView, FeatureMapType, Ifm2View, IfmView, KernelStride, KernelView, OfmView,
+    OperationState, WeightsView,
+};
 use crate::widgets::ResetReg;
 use npu_arch::command::{
     AccFormat, ActivationClipRange as Clip, ActivationFunction as Function, ActivationPrecision,

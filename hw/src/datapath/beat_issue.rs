@@ -5,8 +5,8 @@
 
 use super::traversal::{IfmBlockJob, MacBeat, TraversalShape};
 use super::IfmBuffers;
-use crate::central_control::IfmView;
 use crate::mac_unit::{IfmRequest, IfmSettings};
+use crate::op_state::IfmView;
 use crate::stream::{StreamIn, StreamOut};
 use rust_hdl::prelude::*;
 

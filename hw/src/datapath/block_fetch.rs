@@ -14,8 +14,8 @@
 use super::ifm_fetch::{IfmBuffers, IfmFetch};
 use super::operand_reader::OperandSettings;
 use super::traversal::IfmBlockJob;
-use crate::central_control::IfmView;
 use crate::dma::ShramFill;
+use crate::op_state::IfmView;
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;

@@ -22,9 +22,9 @@
 //! - `words` ([`CoreOutput`]): its accumulator words read out, each
 //!   position's output-unit beat with its slice's scale set.
 
-use crate::central_control::WeightsView;
 use crate::dma::StreamRead;
 use crate::mac_unit::{AccRead, MacUnit, OperandBeat};
+use crate::op_state::WeightsView;
 use crate::output_unit::{AccumulatorBeat, ScaleRecordBeat, ScaleRecords, ScaleSets};
 use crate::stream::{LaneBeat, StreamIn, StreamOut};
 use crate::weight_decoder::{WeightDecoder, WeightGroup, WeightGroups};

@@ -4,13 +4,13 @@
 //! `npu_arch::command` (the golden model's `Op::decode`).
 
 use crate::arch_constants::command_field_mask;
-use crate::central_control::{
-    ActivationView, FeatureMapType, Ifm2View, IfmView, KernelOperation, KernelStride, KernelView,
-    OfmView, OperationState, WeightsView,
-};
 use crate::datapath::traversal::TraversalShape;
 use crate::datapath::IfmBuffers;
 use crate::datapath::OperandSettings;
+use crate::op_state::{
+    ActivationView, FeatureMapType, Ifm2View, IfmView, KernelOperation, KernelStride, KernelView,
+    OfmView, OperationState, WeightsView,
+};
 use crate::output_unit::OutputSettings;
 use npu_arch::command::{ActivationPrecision, ElementwiseMode, Opcode, PoolingMode};
 use rust_hdl::prelude::*;

@@ -19,8 +19,8 @@
 
 use super::ifm_pieces::{IfmPieces, JobPieces};
 use super::traversal::IfmBlockJob;
-use crate::central_control::IfmView;
 use crate::dma::ShramFill;
+use crate::op_state::IfmView;
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::{Multiply16x40, ResetReg};
 use rust_hdl::prelude::*;

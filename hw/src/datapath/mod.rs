@@ -55,9 +55,9 @@ pub use output_stage::OutputStage;
 pub use stream_starts::StreamStarts;
 pub use window::{WindowCount, WindowTaps, WordWindows};
 
-use crate::central_control::{KernelKinds, KernelOperation};
 use crate::dma::{OfmWrite, ShramFill, StreamRead};
 use crate::mac_unit::{IfmActs, IfmUnit};
+use crate::op_state::{KernelKinds, KernelOperation};
 use crate::output_unit::{OfmResult, OfmWriter};
 use crate::shram::LutWrite;
 use crate::shram::{BankReads, READ_BANKS, READ_PORTS, UNIT_ADDRESS_BITS};

@@ -12,7 +12,7 @@
 
 use super::region::RegionSelect;
 use super::walker::TransferShapeSource;
-use crate::central_control::DmaDescriptor;
+use crate::op_state::DmaDescriptor;
 use rust_hdl::prelude::*;
 
 #[derive(LogicBlock, Default)]

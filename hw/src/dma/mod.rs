@@ -52,7 +52,7 @@ pub use write_channel::WriteChannel;
 pub use writes::{WriteClient, WriteClientPort, WritePort, WritePortSignals, WriteRouter};
 
 use crate::axi::AxiManagerPort;
-use crate::central_control::DmaDescriptor;
+use crate::op_state::DmaDescriptor;
 use crate::shram::LINE_ADDRESS_BITS;
 use crate::stream::{LaneBeat, StreamIn, StreamOut};
 use crate::widgets::{per_core, Fifo, ResetReg};

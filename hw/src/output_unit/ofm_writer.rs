@@ -16,8 +16,8 @@
 //! work as two's complement. One write a cycle, two register stages after the
 //! result.
 
-use crate::central_control::OfmView;
 use crate::dma::OfmWrite;
+use crate::op_state::OfmView;
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::{Multiply16x40, ResetReg};
 use rust_hdl::prelude::*;

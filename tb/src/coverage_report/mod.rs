@@ -311,7 +311,7 @@ impl Report {
         let points = read_points(data)?;
         let generated = [(
             "hw/build.rs: OUT_DIR/op_state.rs",
-            npu_hw::central_control::OP_STATE_SOURCE,
+            npu_hw::op_state::OP_STATE_SOURCE,
         )];
         let rust = RustSource::read(&root.join("hw/src"), &generated).context("reading hw/src")?;
         let mut sources: HashMap<PathBuf, Source> = HashMap::new();

@@ -3,6 +3,12 @@
 //! overwrites it"), built from the command table of `npu_arch::command` and
 //! exported as one struct per unit (`npu_arch::views`).
 
+mod fields;
+mod kernel_operation;
+
+pub use fields::{FeatureMapType, KernelStride};
+pub use kernel_operation::{KernelKinds, KernelOperation};
+
 use crate::widgets::ResetReg;
 use npu_arch::command::{field_mask, CmdKind, CommandInfo, Opcode};
 use rust_hdl::prelude::*;

@@ -1,5 +1,5 @@
 //! Decoders of NPU_SET_* values (TRM 4.6.4) that central control's rules
-//! ([`super::OperationRules`]) and the datapath's operation decoder both
+//! ([`crate::central_control::OperationRules`]) and the datapath's operation decoder both
 //! read, at the field positions of `npu_arch::command`. Each presents every
 //! field; an instance uses those its role needs.
 
