@@ -9,5 +9,6 @@ pub mod limits;
 pub mod pmu;
 pub mod reference;
 pub mod regs;
+pub mod shared_buffer;
 pub mod tables;
 pub mod views;

@@ -6,12 +6,13 @@ use crate::check::{Access, OperationAccess, Role};
 use crate::cmdstream::{bytes_to_words, decode_one, Command, StreamError};
 use crate::coverage::{self, End};
 use crate::ops;
-use crate::state::{NpuState, OpError, OpRecord, Outcome, RunStats, LUT_BYTES, NUM_REGIONS};
+use crate::state::{NpuState, OpError, OpRecord, Outcome, RunStats, NUM_REGIONS};
 use npu_arch::command::{ActivationFunction, CmdKind, DmaRegionMode, DmaStrideMode, Opcode};
 use npu_arch::command::{DMA_CHANNELS, DMA_CORE_MASK_MAX, DMA_DESCRIPTORS};
 use npu_arch::config::NpuConfig;
 use npu_arch::limits::OUTSTANDING_KERNELS_MAX;
 use npu_arch::regs::{self, counter_port, faulting_channel, DRIVER_REGIONCFG};
+use npu_arch::shared_buffer::LUT_BYTES;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// An error while running a stream.

@@ -27,6 +27,7 @@
 
 use crate::weights::order::{core_share, Traversal, U65_UBLOCK_DEPTH};
 use npu_arch::command::{KernelDecomposition, UpscaleMode};
+use npu_arch::shared_buffer::AB_HALF_WORDS;
 use rand::Rng;
 
 /// OFM positions of a microblock: the MAC unit's four position lanes.
@@ -614,10 +615,6 @@ pub struct Readout {
     pub group_end: bool,
     pub block_end: bool,
 }
-
-/// Accumulator words per half of the accumulator buffer: OFM blocks
-/// alternate between the halves (ACC0/ACC1, TRM table 4-135).
-pub const AB_HALF_WORDS: usize = 256;
 
 impl ConvShape {
     /// Every MAC beat of the convolution, in order, its first OFM block

@@ -16,10 +16,6 @@ use std::ptr::NonNull;
 /// Number of base-pointer regions a stream can name (TRM 4.3: region fields are 3 bits).
 pub const NUM_REGIONS: usize = 8;
 
-/// Size of the LUT area at the end of each core's shared buffer (TRM 4.6.4
-/// NPU_SET_ACTIVATION: "the last 2KB page of the shared buffer").
-pub const LUT_BYTES: usize = 2048;
-
 /// Why an operation cannot run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OpError {

@@ -25,8 +25,7 @@
 use crate::conv_jobs::{
     body, cmd, draw_blockdep, fm_commands, lut_dma, merge_regions, point_fm, precision,
     quantized_multiplier, random_activation, random_part, random_tiles, set_blockdep,
-    wait_for_lut_loads, FmPlacement, FmRole, Memory, Tiles, IFM_FM_COMMANDS, LUT_BYTES,
-    OFM_FM_COMMANDS,
+    wait_for_lut_loads, FmPlacement, FmRole, Memory, Tiles, IFM_FM_COMMANDS, OFM_FM_COMMANDS,
 };
 use crate::vela_blocks::{find_block_config, BlockKind, BlockQuery, Resampling};
 use npu_arch::command::{
@@ -35,6 +34,7 @@ use npu_arch::command::{
 };
 use npu_arch::config::NpuConfig;
 use npu_arch::limits::BLOCKDEP_MAX;
+use npu_arch::shared_buffer::{IB_END_MAX_KB, LUT_BYTES};
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::Job;
 use npu_model::tensor::{DType, FeatureMap};
@@ -96,9 +96,6 @@ pub struct ElementwiseJob {
     pub ifm2: FeatureMap,
     pub ofm: FeatureMap,
 }
-
-/// The largest IFM_IB_END: the last 2 KB of the 48 KB hold the LUT.
-const IB_END_MAX_KB: usize = 46;
 
 /// TRM table 4-135: ALIGN(IFM_MEMBLK_DEPTH x bytes, 8).
 fn bytes_per_position(depth: usize, t: DType) -> usize {

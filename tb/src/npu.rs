@@ -38,7 +38,7 @@ const RESET_POLL_INTERVAL: u64 = 16;
 /// Cycles a Q-channel handshake may take (QREQn is synchronised by the NPU).
 const Q_HANDSHAKE_CYCLES: u64 = 16;
 /// Privileged and secure: every register access is permitted (TRM 4.1).
-const HOST_PPROT: u8 = 0b001;
+use npu_model::driver::HOST_PPROT;
 
 /// Inputs that are held at one value unless a test drives them (TRM appendix A).
 const IDLE_INPUTS: &[(&str, u64)] = &[

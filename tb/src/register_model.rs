@@ -8,7 +8,7 @@ use npu_arch::regs::{self, Register};
 use npu_model::device::RegisterFile;
 
 /// Privileged and secure: every access is permitted (TRM 4.1).
-const HOST_PPROT: u8 = 0b001;
+use npu_model::driver::HOST_PPROT;
 
 /// Expected response of one access.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

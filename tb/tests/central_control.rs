@@ -18,7 +18,7 @@ use npu_tb::rtl_backend::{region_base, RtlBackend, COMMAND_STREAM_BASE};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
-const HOST_PPROT: u8 = 0b001;
+use npu_model::driver::HOST_PPROT;
 
 fn bench() -> NpuTb {
     NpuTb::new("u65-256").unwrap()

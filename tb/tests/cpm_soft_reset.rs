@@ -4,6 +4,7 @@
 
 use npu_arch::command::Opcode;
 use npu_arch::regs::{self, REGISTERS};
+use npu_arch::shared_buffer::LUT_BYTES;
 use npu_model::cmdstream::{encode, Command};
 use npu_tb::axi::{AxiPort, CompleterConfig};
 use npu_tb::driver::{self, Inference};
@@ -29,7 +30,6 @@ fn prot(tb: &mut NpuTb) -> u32 {
 
 /// Bytes of each core's shared buffer, and of its LUT area at its end (TRM 4.9.1).
 const SHRAM_BYTES: u32 = 48 * 1024;
-const LUT_BYTES: u32 = 2048;
 
 /// A 64 KB copy from region 0 to region 1, and 4 KB copies into the start
 /// and 2 KB into the LUT area of each core's shared buffer, ending in
@@ -48,7 +48,11 @@ fn traffic() -> Vec<u8> {
     let mut commands = vec![];
     // Destination region bit 8: the shared buffer of cores 0 and 1.
     commands.extend(copy(0x100 | 3, 0, 4096));
-    commands.extend(copy(0x100 | 3, SHRAM_BYTES - LUT_BYTES, LUT_BYTES));
+    commands.extend(copy(
+        0x100 | 3,
+        SHRAM_BYTES - LUT_BYTES as u32,
+        LUT_BYTES as u32,
+    ));
     commands.extend(copy(1, 0, 65536));
     commands.push(Command::cmd0(Opcode::NpuOpStop, 1));
     encode(&commands)

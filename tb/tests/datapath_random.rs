@@ -29,12 +29,13 @@
 //! BLOCKDEP checker (`npu_tb::blockdep`) on its AXI traffic.
 
 use npu_arch::command::{ActivationFunction, Opcode, PoolingMode};
+use npu_arch::shared_buffer::LUT_BYTES;
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::Job;
 use npu_model::tensor::DType;
 use npu_tb::conv_jobs::{
     lut_dma, random_chain, random_dependent_chain, random_job, random_parallel_job,
-    random_pool_job, rtl_agrees_under, save, ConvJob, ConvKind, ConvSpec, MemorySystem, LUT_BYTES,
+    random_pool_job, rtl_agrees_under, save, ConvJob, ConvKind, ConvSpec, MemorySystem,
 };
 use npu_tb::elementwise_jobs::{random_elementwise_job, random_elementwise_of_two};
 use npu_tb::seed::seed;

@@ -19,7 +19,7 @@ use npu_tb::shram::{acc_buffer_contents, shram_contents};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-const HOST_PPROT: u8 = 0b001;
+use npu_model::driver::HOST_PPROT;
 /// Resets, each at its own cycle of a run.
 const ROUNDS: usize = 4;
 

@@ -4,9 +4,10 @@
 use super::io::ScaleRecord;
 use super::Op;
 use crate::fixed;
-use crate::state::{NpuState, LUT_BYTES};
+use crate::state::NpuState;
 use crate::tensor::DType;
 use npu_arch::command::{ActivationFunction, RoundMode};
+use npu_arch::shared_buffer::LUT_BYTES;
 
 /// Fraction bits of a tanh/sigmoid result in the activation type `lut`
 /// (the clip range's, else the OFM's): the fixed quantization TensorFlow

@@ -1,10 +1,11 @@
 //! OFM blocks, IFM buffers and accumulators (TRM 4.9): the sizes a spec
 //! resolves to, Vela's choice of them, and the checks that they fit.
 
-use super::{ConvKind, ConvSpec, IB_START_KB, MAX_IB_END_KB, REGIONS};
+use super::{ConvKind, ConvSpec, REGIONS};
 use crate::vela_blocks::{find_block_config, BlockKind, BlockQuery, Resampling};
 use npu_arch::command::{Layout, PoolingMode, UpscaleMode, WeightOrder as WeightOrderBit};
-use npu_model::schedule::{ConvShape, AB_HALF_WORDS};
+use npu_arch::shared_buffer::{AB_HALF_WORDS, IB_END_MAX_KB, IB_START_KB};
+use npu_model::schedule::ConvShape;
 use npu_model::weights::order::{Traversal, U65_UBLOCK_DEPTH};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -157,7 +158,7 @@ impl ConvSpec {
             && (d % 16 == 0 || self.ofm[2] <= d);
         shape_ok
             && h.div_ceil(2) * w.div_ceil(2) * d.div_ceil(8) <= AB_HALF_WORDS
-            && self.ib_bound([h, w, d]) <= (MAX_IB_END_KB - IB_START_KB) / 2 * 1024
+            && self.ib_bound([h, w, d]) <= (IB_END_MAX_KB - IB_START_KB) / 2 * 1024
     }
 
     /// The OFM block: the given one, or the largest (by volume, then the
@@ -273,17 +274,17 @@ impl ConvSpec {
         // its own, without the bound's upscaling row).
         let ib_end = self.ib_end.unwrap_or_else(|| self.least_ib_end(block));
         let needed = IB_START_KB + 2 * self.ib_actual(block).div_ceil(1024).max(1);
-        if !ib_end.is_multiple_of(2) || ib_end > MAX_IB_END_KB || ib_end < needed {
+        if !ib_end.is_multiple_of(2) || ib_end > IB_END_MAX_KB || ib_end < needed {
             return Err(format!(
-                "IFM_IB_END {ib_end}: even, at most {MAX_IB_END_KB}, at least {needed}"
+                "IFM_IB_END {ib_end}: even, at most {IB_END_MAX_KB}, at least {needed}"
             ));
         }
         if self
             .ab_start
-            .is_some_and(|kb| kb < ib_end || kb > MAX_IB_END_KB)
+            .is_some_and(|kb| kb < ib_end || kb > IB_END_MAX_KB)
         {
             return Err(format!(
-                "AB_START {:?}: from IFM_IB_END {ib_end} to {MAX_IB_END_KB} (TRM table 4-138)",
+                "AB_START {:?}: from IFM_IB_END {ib_end} to {IB_END_MAX_KB} (TRM table 4-138)",
                 self.ab_start
             ));
         }

@@ -3,6 +3,7 @@
 
 use super::{ConvKind, ConvSpec};
 use npu_arch::command::{ActivationClipRange, ActivationFunction, CmdKind, Layout, Opcode};
+use npu_arch::shared_buffer::LUT_BYTES;
 use npu_model::cmdstream::Command;
 use npu_model::footprint::largest_safe_blockdep;
 use npu_model::job::{block_footprints, Job};
@@ -275,9 +276,6 @@ pub(crate) fn random_activation(rng: &mut StdRng, ofm: DType) -> ActivationFunct
     let code = [3, 4, lut][rng.gen_range(0..3)];
     ActivationFunction::from_bits(code).expect("an activation function")
 }
-
-/// The last 2 KB of a core's shared buffer, where LUTs live (TRM 4.9.1).
-pub const LUT_BYTES: usize = 2048;
 
 /// One operation's commands without the NPU_OP_STOP that ends them.
 pub(crate) fn body(commands: &[Command]) -> Vec<Command> {

@@ -1,11 +1,12 @@
 //! A spec built into a job's memory: random IFM, weights and scale/bias
 //! records, encoded and placed in their regions with random gaps.
 
-use super::commands::{cmd, command_stream, lut_dma, LUT_BYTES};
+use super::commands::{cmd, command_stream, lut_dma};
 use super::spec::either;
 use super::{ConvJob, ConvSpec, Tiles};
 use npu_arch::command::{Layout, OfmScaleMode, Opcode};
 use npu_arch::config::NpuConfig;
+use npu_arch::shared_buffer::LUT_BYTES;
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::Job;
 use npu_model::ops::ScaleRecord;

@@ -38,11 +38,11 @@ mod spec;
 
 pub use chain::{chain, random_chain, random_dependent_chain};
 pub(crate) use chain::{merge_regions, random_part};
+pub use commands::lut_dma;
 pub(crate) use commands::{
     body, cmd, draw_blockdep, fm_commands, point_fm, precision, random_activation, set_blockdep,
     wait_for_lut_loads, FmRole, IFM_FM_COMMANDS, OFM_FM_COMMANDS,
 };
-pub use commands::{lut_dma, LUT_BYTES};
 pub(crate) use memory::{quantized_multiplier, FmPlacement, Memory};
 pub use run::{golden_run, rtl_agrees, rtl_agrees_under, save, MemorySystem};
 pub(crate) use spec::random_tiles;
@@ -54,12 +54,6 @@ mod run;
 
 /// Base-pointer regions a job may use.
 const REGIONS: usize = 8;
-
-/// The shared buffer below IB0 (TRM 4.9.1: OB0/OB1), KB.
-const IB_START_KB: usize = 2;
-
-/// The largest IFM_IB_END: the LUT keeps the last 2 KB of 48 KB.
-pub const MAX_IB_END_KB: usize = 46;
 
 /// Convolution, depthwise convolution, or pooling (NPU_OP_POOL, TRM 4.6.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

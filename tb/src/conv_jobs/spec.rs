@@ -3,12 +3,13 @@
 //! derives (IFM shape, dilated kernel, traversal).
 
 use super::commands::random_activation;
-use super::{dilated, ConvKind, ConvSpec, Tiles, MAX_IB_END_KB, REGIONS};
+use super::{dilated, ConvKind, ConvSpec, Tiles, REGIONS};
 use npu_arch::command::{
     AccFormat, ActivationFunction, KernelDecomposition, Layout, OfmScaleMode, PoolingMode,
     RoundMode, UpscaleMode, WeightOrder as WeightOrderBit,
 };
 use npu_arch::limits::STRIDE_MAX;
+use npu_arch::shared_buffer::IB_END_MAX_KB;
 use npu_model::tensor::DType;
 use npu_model::weights::order::Traversal;
 use npu_model::weights::EncodeOptions;
@@ -93,8 +94,8 @@ impl ConvSpec {
             self.block = Some(self.random_block(rng));
         }
         let least = self.least_ib_end(self.resolved_block());
-        if least <= MAX_IB_END_KB && rng.gen_bool(0.3) {
-            self.ib_end = Some(rng.gen_range(least / 2..=MAX_IB_END_KB / 2) * 2);
+        if least <= IB_END_MAX_KB && rng.gen_bool(0.3) {
+            self.ib_end = Some(rng.gen_range(least / 2..=IB_END_MAX_KB / 2) * 2);
         }
     }
 

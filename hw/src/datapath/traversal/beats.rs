@@ -192,6 +192,7 @@ impl Logic for BeatWalker {
         self.beats.data.next.kx = self.j.val().sub_x + self.kx.q.val();
         self.beats.data.next.ifm_channel = self.ifm_channel.val();
         self.beats.data.next.acc_address = self.word.q.val();
+        // The second half starts at npu_arch::shared_buffer::AB_HALF_WORDS.
         if self.ab_half.q.val() {
             self.beats.data.next.acc_address = self.word.q.val() | 0x100;
         }

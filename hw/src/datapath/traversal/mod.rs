@@ -28,9 +28,6 @@ use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::Fifo;
 use rust_hdl::prelude::*;
 
-/// Accumulator words per half of the accumulator buffer.
-pub const AB_HALF_WORDS: usize = 256;
-
 /// A convolution's traversal parameters (`npu_model::schedule::ConvShape`).
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
 pub struct TraversalShape {
