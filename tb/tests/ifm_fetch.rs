@@ -12,7 +12,7 @@
 //! unchanged, and `block_end` on exactly the job's last fill.
 
 use npu_arch::command::Layout;
-use npu_hw::datapath::traversal::IfmBlockJob;
+use npu_hw::datapath::IfmBlockJob;
 use npu_hw::datapath::IfmBuffers;
 use npu_hw::dma::ShramFill;
 use npu_hw::op_state::IfmView;

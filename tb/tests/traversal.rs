@@ -12,7 +12,7 @@
 //! before), and every stream sees random back-pressure.
 
 use npu_arch::command::{KernelDecomposition, UpscaleMode};
-use npu_hw::datapath::traversal::{IfmBlockJob, MacBeat, Readout, TraversalShape};
+use npu_hw::datapath::{IfmBlockJob, MacBeat, Readout, TraversalShape};
 use npu_model::schedule::{self, ConvShape};
 use npu_model::weights::order::Traversal;
 use npu_tb::block::{field, words, BlockTb};

@@ -1,7 +1,7 @@
 //! Central control (TRM 3.3.2): runs the command stream. CMD.
 //! transition_to_running_state fetches `QSIZE` bytes from `QBASE` through the
 //! DMA command channel; each command is decoded and executed in order (TRM
-//! 4.6): NPU_SET_* into the [`OpState`], NPU_OP_DMA_START to the DMA's
+//! 4.6): NPU_SET_* into the [`OpState`](crate::op_state::OpState), NPU_OP_DMA_START to the DMA's
 //! descriptor queue, kernel operations with their state into the kernel queue
 //! for the datapath ([`KernelOperation`], parsing goes on, TRM 4.6.1), the
 //! waits, NPU_OP_STOP and NPU_OP_IRQ once everything before them completes.

@@ -3,31 +3,12 @@
 //! beat needs past the IFM unit), both taken in the same cycle; and the
 //! IFM unit's settings for the block being walked.
 
-use super::traversal::{IfmBlockJob, MacBeat, TraversalShape};
 use super::IfmBuffers;
+use crate::datapath::{BeatTag, IfmBlockJob, MacBeat, TraversalShape};
 use crate::mac_unit::{IfmRequest, IfmSettings};
 use crate::op_state::IfmView;
 use crate::stream::{StreamIn, StreamOut};
 use rust_hdl::prelude::*;
-
-/// What a MAC beat carries past the IFM unit.
-#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
-pub struct BeatTag {
-    pub acc_address: Bits<9>,
-    pub first: Bit,
-    pub byte: Bits<2>,
-    pub skip: Bit,
-    pub group_end: Bit,
-    pub job_end: Bit,
-    pub slice_end: Bit,
-    /// Bit k: core k takes the beat (multiplies with its weight group).
-    pub cores: Bits<2>,
-    /// Bit k: the beat ends core k's weight stream of the spatial block.
-    pub stream_ends: Bits<2>,
-    /// A pool's unit weights: bit k for IFM channel k of the beat (all of
-    /// them but those past a REDUCE_SUM IFM block's depth).
-    pub unit_lanes: Bits<8>,
-}
 
 #[derive(LogicBlock, Default)]
 pub struct BeatIssue {

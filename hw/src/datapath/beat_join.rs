@@ -21,8 +21,8 @@
 //!   are out of the shared buffer); `mac_active`: a MAC unit takes a beat
 //!   (the PMU's MAC event).
 
-use super::beat_issue::BeatTag;
 use super::core::CoreBeatsPort;
+use crate::datapath::BeatTag;
 use crate::mac_unit::{IfmActs, OperandBeat};
 use crate::stream::StreamIn;
 use crate::widgets::per_core;

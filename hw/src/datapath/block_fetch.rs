@@ -11,9 +11,9 @@
 //! the offered operation's `ifm_view`, `ifm_buffers`, `ifm2_view`,
 //! `ifm2_buffers`, `operand_settings` and `reads_ifm2`.
 
-use super::ifm_fetch::{IfmBuffers, IfmFetch};
-use super::operand_reader::OperandSettings;
-use super::traversal::IfmBlockJob;
+use super::ifm_fetch::IfmFetch;
+use crate::datapath::{IfmBlockJob, IfmBuffers, OperandSettings};
+
 use crate::dma::ShramFill;
 use crate::op_state::IfmView;
 use crate::stream::{StreamIn, StreamOut};

@@ -4,7 +4,8 @@
 //! `npu_arch::command` (the golden model's `Op::decode`).
 
 use crate::arch_constants::command_field_mask;
-use crate::datapath::traversal::TraversalShape;
+use crate::datapath::TraversalShape;
+
 use crate::datapath::IfmBuffers;
 use crate::datapath::OperandSettings;
 use crate::op_state::{

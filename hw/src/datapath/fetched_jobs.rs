@@ -7,7 +7,7 @@
 //! with the queue's head. A first job fetched ahead of its operation
 //! (`hold`, the front end's) waits until the operation is taken.
 
-use super::traversal::IfmBlockJob;
+use crate::datapath::IfmBlockJob;
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::{Fifo, ResetReg};
 use rust_hdl::prelude::*;

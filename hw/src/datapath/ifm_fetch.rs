@@ -18,20 +18,13 @@
 //! a cycle. The packing and tiles in full: `docs/datapath.md`.
 
 use super::ifm_pieces::{IfmPieces, JobPieces};
-use super::traversal::IfmBlockJob;
+use crate::datapath::{IfmBlockJob, IfmBuffers};
+
 use crate::dma::ShramFill;
 use crate::op_state::IfmView;
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::{Multiply16x40, ResetReg};
 use rust_hdl::prelude::*;
-
-/// Where a job's IFM buffer is: IB0 from byte `start` of the shared
-/// buffer, IB1 `half` bytes after it.
-#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
-pub struct IfmBuffers {
-    pub start: Bits<16>,
-    pub half: Bits<16>,
-}
 
 /// The products of a job's set-up (its addresses' row, column and channel
 /// terms), registered for its fills.

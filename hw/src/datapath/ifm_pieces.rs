@@ -5,7 +5,7 @@
 //! rows above its tile split. Combinational; the IFM fetch registers the
 //! result in its first set-up step.
 
-use super::traversal::IfmBlockJob;
+use crate::datapath::IfmBlockJob;
 use rust_hdl::prelude::*;
 
 /// A job's pieces and tiles, registered in set-up step 0 so that the

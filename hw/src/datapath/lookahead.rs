@@ -13,8 +13,9 @@
 //! first job would queue: the settings are the front end's, the depths the
 //! traversal's [`OfmBlockDepths`].
 
-use super::traversal::{OfmBlockDepths, TraversalShape};
+use super::traversal::OfmBlockDepths;
 use super::JobStreams;
+use crate::datapath::TraversalShape;
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
 

@@ -31,6 +31,7 @@ mod job_streams;
 mod lookahead;
 mod operand_reader;
 mod output_stage;
+mod payloads;
 mod stream_starts;
 pub mod traversal;
 mod window;
@@ -38,22 +39,24 @@ mod window;
 pub use self::core::{
     Core, CoreBeats, CoreBeatsPort, CoreOutput, CoreOutputPort, CoreStreams, CoreStreamsPort,
 };
-pub use beat_issue::{BeatIssue, BeatTag};
+pub use beat_issue::BeatIssue;
 pub use beat_join::BeatJoin;
 pub use block_fetch::BlockFetch;
 pub use decode::OperationDecoder;
 pub use fetched_jobs::FetchedJobs;
 pub use front_end::FrontEnd;
-pub use ifm_fetch::{IfmBuffers, IfmFetch};
+pub use ifm_fetch::IfmFetch;
 pub use ifm_pieces::IfmPieces;
 pub use job_streams::JobStreams;
 pub use lookahead::Lookahead;
-pub use operand_reader::{
-    LineOperands, OperandPair, OperandReader, OperandSettings, UnitOperands, OPERAND_LANES,
-};
+pub use operand_reader::{LineOperands, OperandReader, UnitOperands, OPERAND_LANES};
 pub use output_stage::OutputStage;
+pub use payloads::{
+    BeatTag, IfmBlockJob, IfmBuffers, MacBeat, OperandPair, OperandSettings, Readout,
+    TraversalShape, WindowTaps,
+};
 pub use stream_starts::StreamStarts;
-pub use window::{WindowCount, WindowTaps, WordWindows};
+pub use window::{WindowCount, WordWindows};
 
 use crate::dma::{OfmWrite, ShramFill, StreamRead};
 use crate::mac_unit::{IfmActs, IfmUnit};
@@ -61,7 +64,7 @@ use crate::op_state::{KernelKinds, KernelOperation};
 use crate::output_unit::{OfmResult, OfmWriter};
 use crate::shram::LutWrite;
 use crate::shram::{BankReads, READ_BANKS, READ_PORTS, UNIT_ADDRESS_BITS};
-use traversal::{IfmBlockJob, Readout, Traversal};
+use traversal::Traversal;
 
 const _: () = assert!(READ_PORTS == 4 && UNIT_ADDRESS_BITS == 13);
 use crate::stream::{LaneBeat, StreamIn, StreamOut};

@@ -15,7 +15,8 @@
 //! cycle of set-up; reads are issued only while the output queue has room.
 
 use super::IfmBuffers;
-use crate::datapath::traversal::IfmBlockJob;
+use crate::datapath::{IfmBlockJob, OperandPair, OperandSettings};
+
 use crate::output_unit::{AccumulatorBeat, LANES};
 use crate::shram::UNIT_ADDRESS_BITS;
 use crate::stream::{StreamIn, StreamOut};
@@ -26,46 +27,6 @@ use rust_hdl::prelude::*;
 /// lanes for each of two cores.
 pub const OPERAND_LANES: usize = 16;
 const _: () = assert!(OPERAND_LANES == 2 * LANES);
-
-/// What the reader needs of an elementwise operation.
-#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
-pub struct OperandSettings {
-    /// log2 of the element bytes: 0, 1 or 2 (IFM and IFM2 alike).
-    pub element_shift: Bits<2>,
-    /// Signed elements (an 8- or 16-bit element is sign-extended).
-    pub signed: Bit,
-    /// NPU_SET_IFM_ZERO_POINT and NPU_SET_IFM2_ZERO_POINT, extended by
-    /// `signed`.
-    pub ifm_zero_point: Bits<16>,
-    pub ifm2_zero_point: Bits<16>,
-    pub broadcast_h: Bit,
-    pub broadcast_w: Bit,
-    pub broadcast_c: Bit,
-    /// IFM2 is `scalar_value` (NPU_SET_IFM2_SCALAR less its zero point).
-    pub scalar: Bit,
-    pub scalar_value: Bits<32>,
-    /// IFM2 is operand A.
-    pub reversed: Bit,
-    /// No IFM2 (ABS, LRELU, CLZ).
-    pub unary: Bit,
-    /// Groups for two output units: the rest of each line.
-    pub paired: Bit,
-}
-
-/// One group's operands: lane i's A and B (32-bit two's complement) in
-/// bits 32i+31..32i, bit i of `lanes` set for a lane holding a channel;
-/// OFM position (`y`, `x`) and the group's first channel `c`.
-#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
-pub struct OperandPair {
-    pub a: Bits<{ OPERAND_LANES * 32 }>,
-    pub b: Bits<{ OPERAND_LANES * 32 }>,
-    pub lanes: Bits<OPERAND_LANES>,
-    pub y: Bits<16>,
-    pub x: Bits<16>,
-    pub c: Bits<16>,
-    /// The job's (its OFM block's) last group.
-    pub block_end: Bit,
-}
 
 /// A read in flight: what its data becomes.
 #[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]

@@ -13,9 +13,10 @@
 //! cores' when `spread`); `busy`; `ao_active` (the PMU's AO event).
 
 use super::core::CoreOutputPort;
-use super::operand_reader::{OperandPair, UnitOperands};
-use super::traversal::{Readout, TraversalShape};
-use super::window::{WindowCount, WindowTaps, WordWindows};
+use super::operand_reader::UnitOperands;
+use crate::datapath::{OperandPair, Readout, TraversalShape, WindowTaps};
+
+use super::window::{WindowCount, WordWindows};
 use crate::mac_unit::AccRead;
 use crate::output_unit::{AccumulatorBeat, OfmResult, OutputSettings, OutputUnit, ResultBeat};
 use crate::shram::LutWrite;

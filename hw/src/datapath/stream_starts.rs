@@ -19,7 +19,8 @@
 //!   operation's.
 
 use super::core::CoreStreamsPort;
-use super::traversal::{IfmBlockJob, TraversalShape};
+use crate::datapath::{IfmBlockJob, TraversalShape};
+
 use super::{JobStreams, Lookahead};
 use crate::widgets::per_core;
 use rust_hdl::prelude::*;

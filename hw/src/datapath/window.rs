@@ -17,7 +17,7 @@
 //!   `one_row` in, `count` out, combinational: 1..=64 for a kernel of at
 //!   most 8x8 whose window touches the IFM.
 
-use crate::datapath::traversal::TraversalShape;
+use crate::datapath::{TraversalShape, WindowTaps};
 use rust_hdl::prelude::*;
 
 /// One axis of the window: of the first `kernel` taps (at most 8) from
@@ -75,20 +75,6 @@ impl Logic for AxisTaps {
                 + (bit_cast::<4, 1>(self.in_ifm.val().get_bits::<1>(6))
                     + bit_cast::<4, 1>(self.in_ifm.val().get_bits::<1>(7))));
     }
-}
-
-/// The taps of a readout word's positions: a 2x2 microblock's position p
-/// is (oy + p / 2, ox + p % 2), a 1x4 one's (a one-row OFM) (oy, ox + p).
-#[derive(Copy, Clone, Debug, Default, PartialEq, LogicStruct)]
-pub struct WindowTaps {
-    /// Rows oy and oy + 1.
-    pub row0: Bits<4>,
-    pub row1: Bits<4>,
-    /// Columns ox to ox + 3.
-    pub column0: Bits<4>,
-    pub column1: Bits<4>,
-    pub column2: Bits<4>,
-    pub column3: Bits<4>,
 }
 
 #[derive(LogicBlock)]

@@ -4,7 +4,8 @@
 //! beat each (two for 16-bit IFMs, four for 16-bit depthwise in parallel
 //! mode; four for 32-bit ones, whose groups are 4 channels).
 
-use super::{FinishedBlock, IfmBlockJob, MacBeat, TraversalShape};
+use super::FinishedBlock;
+use crate::datapath::{IfmBlockJob, MacBeat, TraversalShape};
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;

@@ -16,7 +16,7 @@
 //! walker's position, so a job is offered at most every other cycle: the
 //! IFM channel spends more than that setting up each one.
 
-use super::{IfmBlockJob, TraversalShape};
+use crate::datapath::{IfmBlockJob, TraversalShape};
 use crate::stream::StreamOut;
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;

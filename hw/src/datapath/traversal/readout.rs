@@ -4,7 +4,8 @@
 //! readout also names core 1's word of the microblock where core 1 has the
 //! slice (both cores' accumulators are at the same address).
 
-use super::{FinishedBlock, Readout, TraversalShape};
+use super::FinishedBlock;
+use crate::datapath::{Readout, TraversalShape};
 use crate::stream::{StreamIn, StreamOut};
 use crate::widgets::ResetReg;
 use rust_hdl::prelude::*;
