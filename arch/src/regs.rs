@@ -981,6 +981,19 @@ pub fn access_permitted(pprot: u8, prot: u32) -> bool {
     privileged >= cpl && non_secure <= cns
 }
 
+/// `0x00000005 (state=1 bus_status=1 ...)`: STATUS with its state and every
+/// field that is not zero.
+pub fn describe_status(status: u32) -> String {
+    let fields: Vec<String> = STATUS
+        .fields
+        .iter()
+        .rev()
+        .filter(|x| x.name == "state" || x.get(status) != 0)
+        .map(|x| format!("{}={}", x.name, x.get(status)))
+        .collect();
+    format!("{status:#010x} ({})", fields.join(" "))
+}
+
 #[cfg(test)]
 mod memtype_tests {
     use super::memtype_cache;

@@ -228,7 +228,7 @@ pub fn outcome(run: &BackendRun) -> &'static str {
 pub fn summary(run: &BackendRun) -> String {
     format!(
         "STATUS {}, QREAD {:#x}, IRQ {}",
-        crate::job::describe_status(run.status),
+        npu_arch::regs::describe_status(run.status),
         run.qread,
         u8::from(run.irq)
     )

@@ -25,7 +25,7 @@
 //! with a soft reset anyway).
 
 use crate::device::{Device, DeviceError};
-use crate::job::describe_status;
+use npu_arch::regs::describe_status;
 use npu_arch::regs::{self, Register, DRIVER_REGIONCFG, REGION_COUNT};
 use rand::Rng;
 use std::fmt;

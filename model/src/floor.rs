@@ -6,9 +6,8 @@
 //! latency the dependencies force. The formula is in
 //! docs/per-layer-report.md ("The floor").
 
-use crate::check::OperationAccess;
+use crate::access::OperationAccess;
 use crate::footprint::joined;
-use crate::state::OpRecord;
 use npu_arch::command::ElementwiseMode;
 use npu_arch::regs::{counter_port, REGION_COUNT};
 use serde::Serialize;
@@ -249,6 +248,20 @@ fn compute_cycles(facts: &RateFacts, macs: u64, elements: u64, cores: u32) -> u6
     cycles.ceil() as u64
 }
 
+/// What the floor reads of a row of the per-layer report
+/// (`crate::state::OpRecord::floor_input`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FloorInput {
+    /// Byte offset of the operation's command in its stream.
+    pub offset: usize,
+    /// An operator the host ran: no floor.
+    pub on_cpu: bool,
+    /// A kernel operation's rate class and BLOCKDEP; `None` for a DMA.
+    pub rate_facts: Option<RateFacts>,
+    pub ofm: Option<[usize; 3]>,
+    pub macs: u64,
+}
+
 /// The floor of each row of `layers` (none for an operator the host ran,
 /// or a row the checker has no accesses for), on `cores` cores behind
 /// `memory`; `operations` are the stream checker's accesses of the same
@@ -260,7 +273,7 @@ fn compute_cycles(facts: &RateFacts, macs: u64, elements: u64, cores: u32) -> u6
 /// write's response and then its own read's round trip. The last row that
 /// writes waits for its writes' response before the NPU can stop.
 pub fn floors(
-    layers: &[OpRecord],
+    layers: &[FloorInput],
     operations: &[OperationAccess],
     memory: &MemoryTiming,
     cores: u32,
@@ -323,7 +336,7 @@ pub fn floors(
 #[allow(clippy::single_range_in_vec_init)]
 mod tests {
     use super::*;
-    use crate::check::{Access, Role};
+    use crate::access::{Access, Role};
 
     const SRAM: PortTiming = PortTiming {
         read_latency: 32,
@@ -346,13 +359,13 @@ mod tests {
         (region as u64) << 32 | offset as u64
     }
 
-    fn kernel(offset: usize, facts: RateFacts, macs: u64, ofm: [usize; 3]) -> OpRecord {
-        OpRecord {
+    fn kernel(offset: usize, facts: RateFacts, macs: u64, ofm: [usize; 3]) -> FloorInput {
+        FloorInput {
             offset,
             macs,
             ofm: Some(ofm),
             rate_facts: Some(facts),
-            ..OpRecord::default()
+            ..FloorInput::default()
         }
     }
 
@@ -428,10 +441,7 @@ mod tests {
             })
         );
         // With BLOCKDEP 1 the read may go ahead: only the last write's wait.
-        let ahead = [
-            layers[0].clone(),
-            kernel(0x20, facts(add.class, 1), 0, [1, 1, 1]),
-        ];
+        let ahead = [layers[0], kernel(0x20, facts(add.class, 1), 0, [1, 1, 1])];
         assert_eq!(
             super::floors(&ahead, &ops, &memory(), 1, &address)[1].map(|f| f.latency),
             Some(250)

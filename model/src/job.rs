@@ -14,7 +14,7 @@ use crate::report::{Report, RunMeasures};
 use crate::state::{OpRecord, NUM_REGIONS};
 use anyhow::Context;
 use npu_arch::config::NpuConfig;
-use npu_arch::regs::STATUS;
+use npu_arch::regs::{describe_status, STATUS};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -657,19 +657,6 @@ impl JobReport {
         );
         s
     }
-}
-
-/// `0x00000005 (state=1 bus_status=1 ...)`: STATUS with its state and every
-/// field that is not zero.
-pub fn describe_status(status: u32) -> String {
-    let fields: Vec<String> = STATUS
-        .fields
-        .iter()
-        .rev()
-        .filter(|x| x.name == "state" || x.get(status) != 0)
-        .map(|x| format!("{}={}", x.name, x.get(status)))
-        .collect();
-    format!("{status:#010x} ({})", fields.join(" "))
 }
 
 /// Compare `actual` with `expected`.

@@ -19,6 +19,7 @@
 //!
 //! What the model decides where the TRM leaves a choice open: `docs/golden-model.md`.
 
+pub mod access;
 pub mod address_space;
 pub mod check;
 pub mod cmdstream;

@@ -2,7 +2,7 @@
 //! operation state ([`crate::state`]); STOP/IRQ, user DMA and the dispatch of
 //! kernel operations (TRM 4.6).
 
-use crate::check::{Access, OperationAccess, Role};
+use crate::access::{Access, OperationAccess, Role};
 use crate::cmdstream::{bytes_to_words, decode_one, Command, StreamError};
 use crate::coverage::{self, End};
 use crate::ops;
@@ -369,7 +369,7 @@ impl Npu {
                 running.push((cmd.offset, uses));
                 running.drain(..running.len().saturating_sub(OUTSTANDING_KERNELS_MAX));
                 self.state.stats.shram_scratch.push(0..ib_end);
-                let mut record = ops::run_kernel(&mut self.state, cmd)?;
+                let mut record = ops::run_kernel(&mut self.state, cmd, coverage::kernel)?;
                 *self.state.stats.ops.entry(cmd.op.name()).or_default() += 1;
                 let after = self.state.memory.traffic();
                 record.offset = cmd.offset;

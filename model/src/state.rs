@@ -2,8 +2,8 @@
 //! each core's shared buffer and the run's statistics; and what an operation
 //! leaves behind (its record) or why it cannot run.
 
-use crate::check::OperationAccess;
-use crate::floor::{Floor, RateFacts};
+use crate::access::OperationAccess;
+use crate::floor::{Floor, FloorInput, RateFacts};
 use crate::footprint::{largest_safe_blockdep, BlockFootprints};
 use crate::tensor::FeatureMap;
 use npu_arch::command::{Opcode, COMMANDS};
@@ -377,6 +377,19 @@ pub struct OpRecord {
     pub on_cpu: bool,
     /// Such an operator's tensors.
     pub host: Option<HostTensors>,
+}
+
+impl OpRecord {
+    /// What [`crate::floor::floors`] reads of the row.
+    pub fn floor_input(&self) -> FloorInput {
+        FloorInput {
+            offset: self.offset,
+            on_cpu: self.on_cpu,
+            rate_facts: self.rate_facts,
+            ofm: self.ofm,
+            macs: self.macs,
+        }
+    }
 }
 
 /// The tensors of an operator the host ran.

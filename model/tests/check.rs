@@ -1,9 +1,9 @@
 //! The command-stream checker (`npu_model::check`) on Vela's streams.
 
 use npu_arch::config::NpuConfig;
+use npu_model::access::{Access, Role};
 use npu_model::check::{
-    accesses_before_refusal, check_stream, Access, CheckOptions, Policy, Refusal, RefusalKind,
-    Role, StreamCheck,
+    accesses_before_refusal, check_stream, CheckOptions, Policy, Refusal, RefusalKind, StreamCheck,
 };
 use npu_model::cmdstream::{assemble_words, disassemble_words};
 use npu_model::tflite::VelaModel;

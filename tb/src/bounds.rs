@@ -10,7 +10,8 @@
 
 use crate::axi::{AxiSignals, BEAT_BYTES};
 use crate::blockdep::{burst, PortWrites};
-use npu_model::check::{Access, StreamCheck};
+use npu_model::access::Access;
+use npu_model::check::StreamCheck;
 use npu_model::footprint::joined;
 use std::collections::BTreeMap;
 use std::ops::Range;

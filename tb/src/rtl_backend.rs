@@ -33,6 +33,7 @@ use npu_model::floor::{floors, MemoryTiming, PortTiming};
 use npu_model::footprint::{BlockFootprints, Span};
 use npu_model::job::{block_footprints, Backend, BackendRun, GoldenBackend, Job};
 pub use npu_model::job::{region_base, COMMAND_STREAM_BASE};
+use npu_model::state::OpRecord;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::PathBuf;
@@ -340,8 +341,9 @@ impl RtlBackend {
             let check = check.as_ref().expect("taken for the per-layer report");
             let memory = memory_timing(&self.settings, &self.axi_configs);
             let address = |region, offset| bus_address(&inference.base_addresses, region, offset);
+            let inputs: Vec<_> = layers.iter().map(OpRecord::floor_input).collect();
             let floors = floors(
-                &layers,
+                &inputs,
                 &check.operations,
                 &memory,
                 job.config.cores,

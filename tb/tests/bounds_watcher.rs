@@ -4,9 +4,8 @@
 //! passes accesses inside; and on the RTL it catches a convolution whose
 //! OFM writes the checker was told not to allow.
 
-use npu_model::check::{
-    check_stream, Access, CheckOptions, OperationAccess, Policy, Role, StreamCheck,
-};
+use npu_model::access::{Access, OperationAccess, Role};
+use npu_model::check::{check_stream, CheckOptions, Policy, StreamCheck};
 use npu_model::job::region_base;
 use npu_model::tensor::DType;
 use npu_tb::axi::AxiSignals;

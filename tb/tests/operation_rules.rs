@@ -90,7 +90,7 @@ fn check(what: &str, job: &Job, rtl: &mut RtlBackend) -> Result<(), String> {
     if regs::STATUS.field("cmd_parse_error").get(golden.status) != 1 {
         return Err(format!(
             "{what}: the golden model does not refuse it ({})",
-            npu_model::job::describe_status(golden.status)
+            npu_arch::regs::describe_status(golden.status)
         ));
     }
     let run = rtl
@@ -496,7 +496,7 @@ fn elementwise_operations_ignore_the_accumulator_format() {
             regs::STATUS.field("cmd_parse_error").get(golden.status),
             0,
             "acc_format {acc_format}: the golden model refuses an ADD ({})",
-            npu_model::job::describe_status(golden.status)
+            npu_arch::regs::describe_status(golden.status)
         );
         let run = rtl
             .run(&job, &mut |_, _| {})

@@ -11,7 +11,7 @@
 //! memory), `output_stage` (TRM 3.3.7) and one file per computation:
 //! `convolution`, `pooling`, `elementwise`.
 
-use crate::check::OperationAccess;
+use crate::access::OperationAccess;
 use crate::cmdstream::Command;
 use crate::state::{NpuState, OpError, OpRecord};
 use crate::tensor::FeatureMap;
@@ -59,9 +59,15 @@ fn bad(detail: impl Into<String>) -> OpError {
     OpError::BadParam(detail.into())
 }
 
-/// Decode the kernel command and run it. Returns its record with the kind,
-/// shapes and kernel filled in (the caller adds offset, MACs and traffic).
-pub(crate) fn run_kernel(npu: &mut NpuState, command: &Command) -> Result<OpRecord, OpError> {
+/// Decode the kernel command and run it, showing the decoded operation to
+/// `observe` (functional coverage) before it runs. Returns its record with
+/// the kind, shapes and kernel filled in (the caller adds offset, MACs and
+/// traffic).
+pub(crate) fn run_kernel(
+    npu: &mut NpuState,
+    command: &Command,
+    observe: impl FnOnce(&Op, &NpuState),
+) -> Result<OpRecord, OpError> {
     let (op, param) = (command.op, command.param);
     let kind = match op {
         Opcode::NpuOpConv => KernelKind::Conv,
@@ -85,7 +91,7 @@ pub(crate) fn run_kernel(npu: &mut NpuState, command: &Command) -> Result<OpReco
     op.validate_on(npu)?;
     let record = op.record(npu, name.clone())?;
     if !npu.rules_only() {
-        crate::coverage::kernel(&op, npu);
+        observe(&op, npu);
     }
     if npu.accesses {
         let accesses = op.accesses(npu)?;

@@ -4,7 +4,7 @@
 use super::elementwise::ifm2_extent;
 use super::io::{scale_stream_ops, weight_stream_ops};
 use super::{KernelKind, Op};
-use crate::check::{Access, Role};
+use crate::access::{Access, Role};
 use crate::floor::{RateClass, RateFacts};
 use crate::footprint::{BlockFootprints, Ifm2, OperationBytes};
 use crate::schedule::ConvShape;

@@ -32,12 +32,13 @@ pub mod host;
 pub use host::HostOperator;
 
 use crate::check;
-use crate::job::{describe_status, Backend, BackendRun, Job};
+use crate::job::{Backend, BackendRun, Job};
 use crate::payload::{DriverAction, DriverPayload};
 use crate::state::{HostTensors, OpRecord};
 use anyhow::{anyhow, bail, ensure, Context, Result};
 use npu_arch::config::NpuConfig;
 use npu_arch::regs;
+use npu_arch::regs::describe_status;
 use planus::ReadAsRoot;
 use schema_generated::tflite as fb;
 use std::collections::BTreeMap;

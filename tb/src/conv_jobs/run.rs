@@ -22,7 +22,7 @@ pub fn golden_run(job: &Job) -> Result<BackendRun, String> {
     if !run.completed() {
         return Err(format!(
             "the golden model did not reach NPU_OP_STOP: STATUS {}{}",
-            npu_model::job::describe_status(run.status),
+            npu_arch::regs::describe_status(run.status),
             run.fault
                 .as_ref()
                 .map_or(String::new(), |f| format!(" ({f})"))
