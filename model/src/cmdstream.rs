@@ -28,6 +28,15 @@ impl Command {
     }
 
     /// A cmd1 command with a payload.
+    /// Command `op` with `value` in its value space (cmd0: the 16-bit
+    /// parameter; cmd1: payload in bits 31:0, parameter in 47:32).
+    pub fn from_value(op: Opcode, value: u64) -> Command {
+        match op.kind() {
+            CmdKind::Cmd0 => Command::cmd0(op, value as u16),
+            CmdKind::Cmd1 => Command::cmd1(op, (value >> 32) as u16, value as u32),
+        }
+    }
+
     pub fn cmd1(op: Opcode, param: u16, payload: u32) -> Command {
         debug_assert_eq!(op.kind(), CmdKind::Cmd1);
         Command {
@@ -406,6 +415,15 @@ pub fn disassemble_words(words: &[u32]) -> String {
         }
     }
     s
+}
+
+/// A builder per command, generated from `npu_arch::command::COMMANDS`
+/// (`model/build.rs`): `builders::NpuSetIfmStrideX::default().stride(16)
+/// .command()`.
+pub mod builders {
+    use super::Command;
+    use npu_arch::command::Opcode;
+    include!(concat!(env!("OUT_DIR"), "/builders.rs"));
 }
 
 #[cfg(test)]

@@ -35,6 +35,7 @@ use npu_arch::command::{
 use npu_arch::config::NpuConfig;
 use npu_arch::limits::BLOCKDEP_MAX;
 use npu_arch::shared_buffer::{IB_END_MAX_KB, LUT_BYTES};
+use npu_model::cmdstream::builders;
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::Job;
 use npu_model::tensor::{DType, FeatureMap};
@@ -456,7 +457,7 @@ impl ElementwiseSpec {
                 let source = memory.alloc(rng, regions[0], &lut);
                 commands.extend(lut_dma(regions[0], source, 1 << core, lut_area));
             }
-            commands.push(cmd(Opcode::NpuOpDmaWait, &[("k", 0)]));
+            commands.push(builders::NpuOpDmaWait::default().k(0).command());
         }
         commands.extend(self.commands(&ifm, &ifm2, &ofm));
         let job = Job::in_memory(config, encode(&commands), memory.regions, &self.describe());
@@ -523,22 +524,23 @@ impl ElementwiseSpec {
                     ("round_mode", u64::from(self.input_round.bits())),
                 ],
             ),
-            cmd(
-                O::NpuSetIfmZeroPoint,
-                &[("zero_point", self.zero_points[0] as u16 as u64)],
-            ),
+            builders::NpuSetIfmZeroPoint::default()
+                .zero_point(self.zero_points[0] as u16 as u64)
+                .command(),
             cmd(O::NpuSetIfm2Precision, &[signed, bits, layout2]),
-            cmd(
-                O::NpuSetIfm2ZeroPoint,
-                &[("zero_point", self.zero_points[1] as u16 as u64)],
-            ),
+            builders::NpuSetIfm2ZeroPoint::default()
+                .zero_point(self.zero_points[1] as u16 as u64)
+                .command(),
             cmd(O::NpuSetIfm2Broadcast, &broadcast_fields),
-            cmd(
-                O::NpuSetParallelMode,
-                &[("parallel_mode", u64::from(self.parallel))],
-            ),
-            cmd(O::NpuSetIfm2Scalar, &[("scalar", scalar.into())]),
-            cmd(O::NpuSetIfmDepthM1, &[("depth_m1", oc as u64 - 1)]),
+            builders::NpuSetParallelMode::default()
+                .parallel_mode(u64::from(self.parallel))
+                .command(),
+            builders::NpuSetIfm2Scalar::default()
+                .scalar(scalar.into())
+                .command(),
+            builders::NpuSetIfmDepthM1::default()
+                .depth_m1(oc as u64 - 1)
+                .command(),
             cmd(
                 O::NpuSetOfmPrecision,
                 &[
@@ -548,61 +550,62 @@ impl ElementwiseSpec {
                     ("round_mode", u64::from(self.round.bits())),
                 ],
             ),
-            cmd(
-                O::NpuSetOfmZeroPoint,
-                &[("zero_point", self.zero_points[2] as u16 as u64)],
-            ),
-            cmd(O::NpuSetOfmHeightM1, &[("height_m1", oh as u64 - 1)]),
-            cmd(O::NpuSetOfmWidthM1, &[("width_m1", ow as u64 - 1)]),
-            cmd(O::NpuSetOfmDepthM1, &[("depth_m1", oc as u64 - 1)]),
-            cmd(
-                O::NpuSetOfmBlkHeightM1,
-                &[("height_m1", self.block[0] as u64 - 1)],
-            ),
-            cmd(
-                O::NpuSetOfmBlkWidthM1,
-                &[("width_m1", self.block[1] as u64 - 1)],
-            ),
-            cmd(
-                O::NpuSetOfmBlkDepthM1,
-                &[("depth_m1", self.block[2] as u64 - 1)],
-            ),
-            cmd(
-                O::NpuSetOpaScale,
-                &[("scale", self.opa.0.into()), ("shift", self.opa.1.into())],
-            ),
-            cmd(O::NpuSetOpbScale, &[("scale", self.opb.into())]),
-            cmd(
-                O::NpuSetOfmScale,
-                &[
-                    ("scale", self.ofm_scale.0.into()),
-                    ("shift", self.ofm_scale.1.into()),
-                ],
-            ),
-            cmd(
-                O::NpuSetActivation,
-                &[
-                    ("activation_function", self.activation.bits().into()),
-                    (
-                        "activation_clip_range",
-                        u64::from(ActivationClipRange::OfmPrecision.bits()),
-                    ),
-                ],
-            ),
-            cmd(O::NpuSetActivationMin, &[("clip_min", lo as u16 as u64)]),
-            cmd(O::NpuSetActivationMax, &[("clip_max", hi as u16 as u64)]),
-            cmd(O::NpuSetIfmIbEnd, &[("ib_end_kb", self.ib_end as u64)]),
-            cmd(
-                O::NpuSetIfm2IbStart,
-                &[("ib_start_kb", self.ifm2_ib_start as u64)],
-            ),
-            cmd(O::NpuSetAbStart, &[("ab_start_kb", IB_END_MAX_KB as u64)]),
-            cmd(O::NpuSetBlockdep, &[("blockdep", 0)]),
-            cmd(
-                O::NpuOpElementwise,
-                &[("elementwise_mode", u64::from(self.mode.bits()))],
-            ),
-            cmd(O::NpuOpStop, &[("mask", 1)]),
+            builders::NpuSetOfmZeroPoint::default()
+                .zero_point(self.zero_points[2] as u16 as u64)
+                .command(),
+            builders::NpuSetOfmHeightM1::default()
+                .height_m1(oh as u64 - 1)
+                .command(),
+            builders::NpuSetOfmWidthM1::default()
+                .width_m1(ow as u64 - 1)
+                .command(),
+            builders::NpuSetOfmDepthM1::default()
+                .depth_m1(oc as u64 - 1)
+                .command(),
+            builders::NpuSetOfmBlkHeightM1::default()
+                .height_m1(self.block[0] as u64 - 1)
+                .command(),
+            builders::NpuSetOfmBlkWidthM1::default()
+                .width_m1(self.block[1] as u64 - 1)
+                .command(),
+            builders::NpuSetOfmBlkDepthM1::default()
+                .depth_m1(self.block[2] as u64 - 1)
+                .command(),
+            builders::NpuSetOpaScale::default()
+                .scale(self.opa.0.into())
+                .shift(self.opa.1.into())
+                .command(),
+            builders::NpuSetOpbScale::default()
+                .scale(self.opb.into())
+                .command(),
+            builders::NpuSetOfmScale::default()
+                .scale(self.ofm_scale.0.into())
+                .shift(self.ofm_scale.1.into())
+                .command(),
+            builders::NpuSetActivation::default()
+                .activation_function(self.activation.bits().into())
+                .activation_clip_range(u64::from(ActivationClipRange::OfmPrecision.bits()))
+                .command(),
+            builders::NpuSetActivationMin::default()
+                .clip_min(lo as u16 as u64)
+                .command(),
+            builders::NpuSetActivationMax::default()
+                .clip_max(hi as u16 as u64)
+                .command(),
+            builders::NpuSetIfmIbEnd::default()
+                .ib_end_kb(self.ib_end as u64)
+                .command(),
+            builders::NpuSetIfm2IbStart::default()
+                .ib_start_kb(self.ifm2_ib_start as u64)
+                .command(),
+            builders::NpuSetAbStart::default()
+                .ab_start_kb(IB_END_MAX_KB as u64)
+                .command(),
+            builders::NpuSetBlockdep::default().blockdep(0).command(),
+            builders::NpuOpElementwise::default()
+                .elementwise_mode(u64::from(self.mode.bits()))
+                .command(),
+            builders::NpuOpStop::default().mask(1).command(),
         ]);
         out
     }

@@ -4,6 +4,7 @@
 use super::{ConvKind, ConvSpec};
 use npu_arch::command::{ActivationClipRange, ActivationFunction, CmdKind, Layout, Opcode};
 use npu_arch::shared_buffer::LUT_BYTES;
+use npu_model::cmdstream::builders;
 use npu_model::cmdstream::Command;
 use npu_model::footprint::largest_safe_blockdep;
 use npu_model::job::{block_footprints, Job};
@@ -106,23 +107,30 @@ pub(super) fn command_stream(
             O::NpuSetIfmPrecision,
             &precision(spec.ifm_type, spec.ifm_layout),
         ),
-        cmd(
-            O::NpuSetIfmZeroPoint,
-            &[("zero_point", spec.ifm_zero_point as u16 as u64)],
-        ),
-        cmd(
-            O::NpuSetIfmDepthM1,
-            &[("depth_m1", spec.ifm_channels() as u64 - 1)],
-        ),
-        cmd(O::NpuSetIfmPadTop, &[("pad", spec.pad[0] as u64)]),
-        cmd(O::NpuSetIfmPadLeft, &[("pad", spec.pad[1] as u64)]),
-        cmd(O::NpuSetIfmPadBottom, &[("pad", spec.pad[2] as u64)]),
-        cmd(O::NpuSetIfmPadRight, &[("pad", spec.pad[3] as u64)]),
-        cmd(
-            O::NpuSetIfmUpscale,
-            &[("mode", u64::from(spec.upscale.bits()))],
-        ),
-        cmd(O::NpuSetIfmIbEnd, &[("ib_end_kb", ib_end)]),
+        builders::NpuSetIfmZeroPoint::default()
+            .zero_point(spec.ifm_zero_point as u16 as u64)
+            .command(),
+        builders::NpuSetIfmDepthM1::default()
+            .depth_m1(spec.ifm_channels() as u64 - 1)
+            .command(),
+        builders::NpuSetIfmPadTop::default()
+            .pad(spec.pad[0] as u64)
+            .command(),
+        builders::NpuSetIfmPadLeft::default()
+            .pad(spec.pad[1] as u64)
+            .command(),
+        builders::NpuSetIfmPadBottom::default()
+            .pad(spec.pad[2] as u64)
+            .command(),
+        builders::NpuSetIfmPadRight::default()
+            .pad(spec.pad[3] as u64)
+            .command(),
+        builders::NpuSetIfmUpscale::default()
+            .mode(u64::from(spec.upscale.bits()))
+            .command(),
+        builders::NpuSetIfmIbEnd::default()
+            .ib_end_kb(ib_end)
+            .command(),
     ]);
     out.extend(fm_commands(ofm, OFM_FM_COMMANDS));
     let [signed, bits, layout] = precision(spec.ofm_type, spec.ofm_layout);
@@ -137,59 +145,63 @@ pub(super) fn command_stream(
                 ("round_mode", u64::from(spec.round.bits())),
             ],
         ),
-        cmd(
-            O::NpuSetOfmZeroPoint,
-            &[("zero_point", spec.ofm_zero_point as u16 as u64)],
-        ),
-        cmd(O::NpuSetOfmHeightM1, &[("height_m1", oh as u64 - 1)]),
-        cmd(O::NpuSetOfmWidthM1, &[("width_m1", ow as u64 - 1)]),
-        cmd(O::NpuSetOfmDepthM1, &[("depth_m1", oc as u64 - 1)]),
-        cmd(
-            O::NpuSetOfmBlkHeightM1,
-            &[("height_m1", block[0] as u64 - 1)],
-        ),
-        cmd(O::NpuSetOfmBlkWidthM1, &[("width_m1", block[1] as u64 - 1)]),
-        cmd(O::NpuSetOfmBlkDepthM1, &[("depth_m1", block[2] as u64 - 1)]),
-        cmd(O::NpuSetKernelHeightM1, &[("height_m1", dkh as u64 - 1)]),
-        cmd(O::NpuSetKernelWidthM1, &[("width_m1", dkw as u64 - 1)]),
+        builders::NpuSetOfmZeroPoint::default()
+            .zero_point(spec.ofm_zero_point as u16 as u64)
+            .command(),
+        builders::NpuSetOfmHeightM1::default()
+            .height_m1(oh as u64 - 1)
+            .command(),
+        builders::NpuSetOfmWidthM1::default()
+            .width_m1(ow as u64 - 1)
+            .command(),
+        builders::NpuSetOfmDepthM1::default()
+            .depth_m1(oc as u64 - 1)
+            .command(),
+        builders::NpuSetOfmBlkHeightM1::default()
+            .height_m1(block[0] as u64 - 1)
+            .command(),
+        builders::NpuSetOfmBlkWidthM1::default()
+            .width_m1(block[1] as u64 - 1)
+            .command(),
+        builders::NpuSetOfmBlkDepthM1::default()
+            .depth_m1(block[2] as u64 - 1)
+            .command(),
+        builders::NpuSetKernelHeightM1::default()
+            .height_m1(dkh as u64 - 1)
+            .command(),
+        builders::NpuSetKernelWidthM1::default()
+            .width_m1(dkw as u64 - 1)
+            .command(),
         // TRM 4.6.4 NPU_SET_KERNEL_STRIDE: stride - 1 split into lsb and msb.
-        cmd(
-            O::NpuSetKernelStride,
-            &[
-                ("stride_x_lsb", sx & 1),
-                ("stride_y_lsb", sy & 1),
-                ("stride_x_msb", sx >> 1),
-                ("stride_y_msb", sy >> 1),
-                ("weight_order", u64::from(spec.weight_order.bits())),
-                ("dilation_x", spec.dilation[1] as u64 - 1),
-                ("dilation_y", spec.dilation[0] as u64 - 1),
-                ("decomposition", u64::from(spec.decomposition.bits())),
-            ],
-        ),
-        cmd(
-            O::NpuSetParallelMode,
-            &[("parallel_mode", u64::from(spec.parallel))],
-        ),
-        cmd(
-            O::NpuSetAccFormat,
-            &[("acc_format", u64::from(spec.acc.bits()))],
-        ),
-        cmd(
-            O::NpuSetActivation,
-            &[
-                ("activation_function", spec.activation.bits().into()),
-                ("activation_clip_range", u64::from(clip_range(spec).bits())),
-            ],
-        ),
-        cmd(
-            O::NpuSetActivationMin,
-            &[("clip_min", activation_min.into())],
-        ),
-        cmd(
-            O::NpuSetActivationMax,
-            &[("clip_max", activation_max.into())],
-        ),
-        cmd(O::NpuSetWeightRegion, &[("region", spec.regions[2] as u64)]),
+        builders::NpuSetKernelStride::default()
+            .stride_x_lsb(sx & 1)
+            .stride_y_lsb(sy & 1)
+            .stride_x_msb(sx >> 1)
+            .stride_y_msb(sy >> 1)
+            .weight_order(u64::from(spec.weight_order.bits()))
+            .dilation_x(spec.dilation[1] as u64 - 1)
+            .dilation_y(spec.dilation[0] as u64 - 1)
+            .decomposition(u64::from(spec.decomposition.bits()))
+            .command(),
+        builders::NpuSetParallelMode::default()
+            .parallel_mode(u64::from(spec.parallel))
+            .command(),
+        builders::NpuSetAccFormat::default()
+            .acc_format(u64::from(spec.acc.bits()))
+            .command(),
+        builders::NpuSetActivation::default()
+            .activation_function(spec.activation.bits().into())
+            .activation_clip_range(u64::from(clip_range(spec).bits()))
+            .command(),
+        builders::NpuSetActivationMin::default()
+            .clip_min(activation_min.into())
+            .command(),
+        builders::NpuSetActivationMax::default()
+            .clip_max(activation_max.into())
+            .command(),
+        builders::NpuSetWeightRegion::default()
+            .region(spec.regions[2] as u64)
+            .command(),
     ]);
     let weight_commands = [
         (O::NpuSetWeightBase, O::NpuSetWeightLength),
@@ -205,33 +217,39 @@ pub(super) fn command_stream(
     ];
     match scale_streams {
         Some(streams) => {
-            out.push(cmd(
-                O::NpuSetScaleRegion,
-                &[("region", spec.regions[3] as u64)],
-            ));
+            out.push(
+                builders::NpuSetScaleRegion::default()
+                    .region(spec.regions[3] as u64)
+                    .command(),
+            );
             for (&(base, length), (base_op, length_op)) in streams.iter().zip(scale_commands) {
                 out.push(cmd(base_op, &[("addr", base)]));
                 out.push(cmd(length_op, &[("length", length as u64)]));
             }
         }
-        None => out.push(cmd(
-            O::NpuSetOfmScale,
-            &[
-                ("scale", global_scale.scale.into()),
-                ("shift", global_scale.shift.into()),
-            ],
-        )),
+        None => out.push(
+            builders::NpuSetOfmScale::default()
+                .scale(global_scale.scale.into())
+                .shift(global_scale.shift.into())
+                .command(),
+        ),
     }
     // TRM 4.9.1: the accumulators follow the IFM buffers, as Vela places them.
     let ab_start = spec.ab_start.map_or(ib_end, |kb| kb as u64);
-    out.push(cmd(O::NpuSetAbStart, &[("ab_start_kb", ab_start)]));
-    out.push(cmd(O::NpuSetBlockdep, &[("blockdep", 0)]));
+    out.push(
+        builders::NpuSetAbStart::default()
+            .ab_start_kb(ab_start)
+            .command(),
+    );
+    out.push(builders::NpuSetBlockdep::default().blockdep(0).command());
     out.push(match spec.kind {
-        ConvKind::Conv => cmd(O::NpuOpConv, &[]),
-        ConvKind::Depthwise => cmd(O::NpuOpDepthwise, &[]),
-        ConvKind::Pool(mode) => cmd(O::NpuOpPool, &[("pooling_mode", u64::from(mode.bits()))]),
+        ConvKind::Conv => builders::NpuOpConv::default().command(),
+        ConvKind::Depthwise => builders::NpuOpDepthwise::default().command(),
+        ConvKind::Pool(mode) => builders::NpuOpPool::default()
+            .pooling_mode(u64::from(mode.bits()))
+            .command(),
     });
-    out.push(cmd(O::NpuOpStop, &[("mask", 1)]));
+    out.push(builders::NpuOpStop::default().mask(1).command());
     out
 }
 
@@ -239,17 +257,20 @@ pub(super) fn command_stream(
 /// shared buffer of each core in `cores` (TRM 3.3.3, 4.6.4
 /// NPU_SET_DMA0_DST_REGION: internal, a core mask), as Vela loads a LUT.
 pub fn lut_dma(region: usize, source: u64, cores: u64, lut_area: u64) -> Vec<Command> {
-    use Opcode as O;
     vec![
-        cmd(O::NpuSetDma0SrcRegion, &[("region", region as u64)]),
-        cmd(
-            O::NpuSetDma0DstRegion,
-            &[("region", cores), ("region_mode", 1)],
-        ),
-        cmd(O::NpuSetDma0Src, &[("addr", source)]),
-        cmd(O::NpuSetDma0Dst, &[("addr", lut_area)]),
-        cmd(O::NpuSetDma0Len, &[("addr", LUT_BYTES as u64)]),
-        cmd(O::NpuOpDmaStart, &[]),
+        builders::NpuSetDma0SrcRegion::default()
+            .region(region as u64)
+            .command(),
+        builders::NpuSetDma0DstRegion::default()
+            .region(cores)
+            .region_mode(1)
+            .command(),
+        builders::NpuSetDma0Src::default().addr(source).command(),
+        builders::NpuSetDma0Dst::default().addr(lut_area).command(),
+        builders::NpuSetDma0Len::default()
+            .addr(LUT_BYTES as u64)
+            .command(),
+        builders::NpuOpDmaStart::default().command(),
     ]
 }
 

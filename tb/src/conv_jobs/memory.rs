@@ -1,12 +1,13 @@
 //! A spec built into a job's memory: random IFM, weights and scale/bias
 //! records, encoded and placed in their regions with random gaps.
 
-use super::commands::{cmd, command_stream, lut_dma};
+use super::commands::{command_stream, lut_dma};
 use super::spec::either;
 use super::{ConvJob, ConvSpec, Tiles};
-use npu_arch::command::{Layout, OfmScaleMode, Opcode};
+use npu_arch::command::{Layout, OfmScaleMode};
 use npu_arch::config::NpuConfig;
 use npu_arch::shared_buffer::LUT_BYTES;
+use npu_model::cmdstream::builders;
 use npu_model::cmdstream::{encode, Command};
 use npu_model::job::Job;
 use npu_model::ops::ScaleRecord;
@@ -121,7 +122,7 @@ impl ConvSpec {
             })
             .collect();
         if !luts.is_empty() {
-            commands.push(cmd(Opcode::NpuOpDmaWait, &[("k", 0)]));
+            commands.push(builders::NpuOpDmaWait::default().k(0).command());
         }
         let (activation_min, activation_max) = spec.activation_bounds();
         commands.extend(command_stream(
