@@ -5,9 +5,10 @@
 //! long the model's Verilator build took (recorded by the build, which
 //! later runs reuse).
 
-use npu_tb::npu::NpuTb;
-use npu_tb::verilator::build::{build_seconds, runtime_objects, workspace_root};
-use npu_tb::verilator::{build, DesignFiles, Model, Trace};
+use npu_arch::config::NpuConfig;
+use npu_tb::npu::{npu_design, NpuTb};
+use npu_tb::verilator::build::{build_seconds, runtime_objects};
+use npu_tb::verilator::{build, Model, Trace};
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
@@ -120,8 +121,7 @@ fn cpp_workload(lib: &Path, module: &str) -> (u64, f64, u32) {
 
 fn main() {
     let module = "npu_u65_256";
-    let design = DesignFiles::load(&workspace_root().join("verilog-out"), module)
-        .expect("make verilog first");
+    let design = npu_design(&NpuConfig::u65_256()).expect("make verilog first");
     let lib = build(&design, Trace::Off).expect("Verilator build");
     match build_seconds(&lib) {
         Some(s) => println!(

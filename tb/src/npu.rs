@@ -9,7 +9,7 @@ use crate::axi::{
 };
 use crate::blockdep::BlockdepChecker;
 use crate::bounds::BoundsWatcher;
-use crate::layer_probe::{LayerProbe, AXI_LIMIT_SIGNALS, COUNTER_SIGNALS};
+use crate::layer_probe::{readable_signals, LayerProbe, AXI_LIMIT_SIGNALS, COUNTER_SIGNALS};
 use crate::q_channel::{QChannel, QChecker, QState};
 use crate::seed::seed;
 use crate::verilator::build::workspace_root;
@@ -218,6 +218,16 @@ pub struct NpuTb {
     counters_used: [CountersInUse; 2],
 }
 
+/// The generated design of `config` from `verilog-out/`, with the signals
+/// the layer probe and the AXI monitors read made readable.
+pub fn npu_design(config: &NpuConfig) -> Result<DesignFiles> {
+    let dir = workspace_root().join("verilog-out");
+    let module = config.module_name();
+    let design = DesignFiles::load(&dir, &module)
+        .with_context(|| format!("loading the design of {}; run `make verilog`", config.name))?;
+    Ok(design.with_readable(readable_signals(&module)))
+}
+
 impl NpuTb {
     /// Builds the configuration's committed Verilog (`verilog-out/`) and
     /// applies a hard reset with PORPL = PORSL = 0. Writes the waveform that
@@ -229,10 +239,7 @@ impl NpuTb {
     /// As [`NpuTb::new`], writing `waveform` if given.
     pub fn with_waveform(config: &str, waveform: Option<Waveform>) -> Result<Self> {
         let config = NpuConfig::by_name(config)?;
-        let dir = workspace_root().join("verilog-out");
-        let design = DesignFiles::load(&dir, &config.module_name()).with_context(|| {
-            format!("loading the design of {}; run `make verilog`", config.name)
-        })?;
+        let design = npu_design(&config)?;
         let mut model = match &waveform {
             Some(w) => Model::with_trace(&design, "CLK", &w.path, w.window, w.format)?,
             None => Model::new(&design, "CLK")?,

@@ -1,14 +1,14 @@
 //! The simulation build of the NPU: its generated Verilator configuration
 //! takes effect (Verilator ignores a name it does not know, silently).
 
-use npu_tb::verilator::build::workspace_root;
-use npu_tb::verilator::{build, DesignFiles, Trace};
+use npu_arch::config::NpuConfig;
+use npu_tb::npu::npu_design;
+use npu_tb::verilator::{build, Trace};
 use std::fs;
 
 #[test]
 fn every_combinational_block_is_read_and_every_isolation_splits_a_block() {
-    let design = DesignFiles::load(&workspace_root().join("verilog-out"), "npu_u65_256")
-        .expect("make verilog first");
+    let design = npu_design(&NpuConfig::u65_256()).expect("make verilog first");
     let lib = build(&design, Trace::Off).unwrap_or_else(|e| panic!("{e}"));
     let dir = lib.parent().unwrap();
 
@@ -46,8 +46,7 @@ fn every_combinational_block_is_read_and_every_isolation_splits_a_block() {
 /// temporaries in their loops, are left whole.
 #[test]
 fn only_the_ifm_unit_and_the_weight_decoder_are_left_whole() {
-    let design = DesignFiles::load(&workspace_root().join("verilog-out"), "npu_u65_256")
-        .expect("make verilog first");
+    let design = npu_design(&NpuConfig::u65_256()).expect("make verilog first");
     let lib = build(&design, Trace::Off).unwrap_or_else(|e| panic!("{e}"));
     let config = fs::read_to_string(lib.parent().unwrap().join("isolate.vlt")).unwrap();
     let whole: Vec<&str> = config

@@ -2,7 +2,6 @@
 
 use super::coverage::{coverage_build, toggle_config};
 use super::isolate::{encode, loop_modules, sim_config};
-use crate::layer_probe::readable_signals;
 use serde::Deserialize;
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeSet, HashMap};
@@ -34,6 +33,9 @@ pub struct DesignFiles {
     pub module: String,
     pub verilog: PathBuf,
     pub ports: Vec<ManifestPort>,
+    /// Internal signals the harness reads, as (module, variable): made
+    /// readable from outside (`public_flat_rd`) without changing the Verilog.
+    pub readable: Vec<(String, &'static str)>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -88,7 +90,16 @@ impl DesignFiles {
             module: manifest.module,
             verilog: dir.join(format!("{module}.v")),
             ports: manifest.ports,
+            readable: Vec::new(),
         })
+    }
+
+    /// The design with `signals` made readable (`DesignFiles::readable`).
+    pub fn with_readable(self, signals: Vec<(String, &'static str)>) -> Self {
+        Self {
+            readable: signals,
+            ..self
+        }
     }
 }
 
@@ -442,7 +453,7 @@ fn build_uncached(design: &DesignFiles, trace: Trace) -> Result<PathBuf, BuildEr
     let vlt = workspace_root().join("scripts/lint.vlt");
     let vlt_text = fs::read_to_string(&vlt).map_err(io(&vlt))?;
     let isolate = sim_config(&verilog, &BTreeSet::new());
-    let readable = readable_config(&verilog, &readable_signals(&design.module));
+    let readable = readable_config(&verilog, &design.readable);
     let coverage =
         coverage_build(trace != Trace::Off).then(|| toggle_config(&design.verilog, &verilog));
     let shim = shim_source(design, trace.writer(), coverage.is_some());
