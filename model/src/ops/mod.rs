@@ -5,8 +5,8 @@
 //! it against the rules of TRM 4.8.2, reads its inputs from the base-pointer
 //! regions, computes with exact integer arithmetic and writes the OFM.
 //!
-//! [`run_kernel`] is the flow; the steps live apart: `decode` (the state
-//! into an [`Op`]), `rules` (what the TRM forbids), `record` (the report's
+//! `run_kernel` is the flow; the steps live apart: `decode` (the state
+//! into an `Op`), `rules` (what the TRM forbids), `record` (the report's
 //! row, footprints and accesses), `io` (feature maps, scales and weights in
 //! memory), `output_stage` (TRM 3.3.7) and one file per computation:
 //! `convolution`, `pooling`, `elementwise`.

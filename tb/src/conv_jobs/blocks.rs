@@ -215,7 +215,7 @@ impl ConvSpec {
 
     /// Whether the spec makes a valid job: what the generator itself can
     /// lay out ([`ConvSpec::check_layout`]), then TRM 4.8.2's operation rules
-    /// as the golden model judges them ([`Job::check_rules`]: one rule set,
+    /// as the golden model judges them ([`Job::check_rules`](npu_model::job::Job::check_rules): one rule set,
     /// not a copy of it here). Builds the job with data from a fixed seed.
     pub fn check(&self) -> Result<(), String> {
         self.build(&mut StdRng::seed_from_u64(0)).map(|_| ())

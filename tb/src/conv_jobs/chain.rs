@@ -49,7 +49,7 @@ pub fn random_chain(seed: u64, index: u64) -> ConvChain {
 /// Job `index` of a run with `seed`: two random operations (as
 /// [`random_chain`] draws them), the second reading the first's OFM as its
 /// IFM, with NPU_SET_BLOCKDEP the largest that is safe for their blocks
-/// ([`largest_safe_blockdep`]) or 0, half the time each (TRM 4.9).
+/// ([`largest_safe_blockdep`](npu_model::footprint::largest_safe_blockdep)) or 0, half the time each (TRM 4.9).
 pub fn random_dependent_chain(seed: u64, index: u64) -> ConvChain {
     let mut rng =
         StdRng::seed_from_u64(seed ^ 0x6465_7065 ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15));

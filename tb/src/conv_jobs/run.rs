@@ -98,7 +98,7 @@ impl MemorySystem {
     }
 
     /// The random memory system of job `index` of a run with `seed`, drawn
-    /// apart from the job itself ([`random_job`]).
+    /// apart from the job itself ([`random_job`](super::random_job)).
     pub fn for_job(seed: u64, index: u64) -> MemorySystem {
         let salt = 0x6d65_6d6f_7279_0000;
         MemorySystem::random(&mut StdRng::seed_from_u64(
