@@ -56,7 +56,7 @@ fn main() {
 
     use Opcode::*;
     let c0 = Command::cmd0;
-    let c1 = |op, v: u64| Command::cmd1(op, (v >> 32) as u16, v as u32);
+    let c1 = |op, v: u64| Command::from_value(op, v);
     let cmds = vec![
         c0(NpuSetIfmRegion, 1),
         c1(NpuSetIfmBase0, 0),

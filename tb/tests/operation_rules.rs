@@ -4,7 +4,7 @@
 //! the same way instead of computing a result. Each case takes a valid job
 //! and sets one rule-breaking value just before its kernel operation.
 
-use npu_arch::command::{CmdKind, ElementwiseMode as E, Opcode, PoolingMode};
+use npu_arch::command::{ElementwiseMode as E, Opcode, PoolingMode};
 use npu_arch::regs;
 use npu_model::cmdstream::{encode, Command};
 use npu_model::compare::difference;
@@ -66,10 +66,7 @@ fn edited(base: &Base, edits: &[(Opcode, &[(&str, u64)])]) -> Job {
         let value = fields
             .iter()
             .fold(old, |v, &(name, x)| op.field(name).set(v, x));
-        let command = match op.kind() {
-            CmdKind::Cmd0 => Command::cmd0(op, value as u16),
-            CmdKind::Cmd1 => Command::cmd1(op, (value >> 32) as u16, value as u32),
-        };
+        let command = Command::from_value(op, value);
         let kernel_op_at = op_at + commands.len() - base.commands.len();
         if op.is_kernel_op() {
             commands[kernel_op_at] = command;

@@ -137,8 +137,7 @@ impl Stream {
     }
     pub fn c1(&mut self, op: Opcode, value: u64) -> &mut Self {
         assert_eq!(op.kind(), CmdKind::Cmd1);
-        self.cmds
-            .push(Command::cmd1(op, (value >> 32) as u16, value as u32));
+        self.cmds.push(Command::from_value(op, value));
         self
     }
     fn fm(&mut self, fm: &Fm, ops: [Opcode; 10], precision: u16) -> &mut Self {

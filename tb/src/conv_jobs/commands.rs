@@ -2,7 +2,7 @@
 //! LUT loads, BLOCKDEP and activation draws.
 
 use super::{ConvKind, ConvSpec};
-use npu_arch::command::{ActivationClipRange, ActivationFunction, CmdKind, Layout, Opcode};
+use npu_arch::command::{ActivationClipRange, ActivationFunction, Layout, Opcode};
 use npu_arch::shared_buffer::LUT_BYTES;
 use npu_model::cmdstream::builders;
 use npu_model::cmdstream::Command;
@@ -18,15 +18,7 @@ pub(crate) fn cmd(op: Opcode, fields: &[(&str, u64)]) -> Command {
     let value = fields
         .iter()
         .fold(0, |v, &(name, x)| op.field(name).set(v, x));
-    cmd_value(op, value)
-}
-
-/// Command `op` with the value of all its fields.
-fn cmd_value(op: Opcode, value: u64) -> Command {
-    match op.kind() {
-        CmdKind::Cmd0 => Command::cmd0(op, value as u16),
-        CmdKind::Cmd1 => Command::cmd1(op, (value >> 32) as u16, value as u32),
-    }
+    Command::from_value(op, value)
 }
 
 /// Precision fields: signedness, 8/16/32 bits, layout.
@@ -362,7 +354,7 @@ pub(crate) fn point_fm(commands: &mut [Command], map: &FeatureMap, role: FmRole)
             *c = settings[i];
         } else if c.op == precision {
             let format = u64::from(map.layout.bits());
-            *c = cmd_value(c.op, c.op.field("activation_format").set(c.value(), format));
+            *c = Command::from_value(c.op, c.op.field("activation_format").set(c.value(), format));
         }
     }
 }
