@@ -4,6 +4,11 @@
 //! toggle of ports and registers), the points no run reached with their
 //! line of Verilog and the Rust `update` they come from, and the waivers of
 //! points that cannot be reached, each with its reason.
+//!
+//! The targets are counted per Rust source: the designs (u65-256, u65-512,
+//! the blocks emitted alone) hold the same module text more than once, and
+//! a point of that text is reached when any of its instances reaches it.
+//! The table per module counts each design's instance apart.
 
 pub mod rust_source;
 
@@ -281,10 +286,47 @@ pub struct ModuleRow {
     pub tallies: BTreeMap<Kind, Tally>,
 }
 
-/// A point no run reached and no waiver takes.
+/// A module text, with its module name in it replaced: the unit a point
+/// of Rust source is counted in, whichever designs hold it.
+#[derive(Clone, Debug)]
+pub struct UnitRow {
+    /// The modules of every design with this text, in order.
+    pub modules: Vec<String>,
+    pub origin: Origin,
+    /// Each point counted once, reached when any module reached it.
+    pub tallies: BTreeMap<Kind, Tally>,
+}
+
+/// A point of a unit: its kind, line within the module, column and
+/// comment; a register's toggle is a point of the unit holding it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct UnitPoint {
+    unit: u64,
+    /// A register's field in the unit that holds it (toggles only).
+    field: String,
+    kind: Kind,
+    offset: usize,
+    column: usize,
+    comment: String,
+}
+
+/// What the instances of a unit's point add up to.
+struct UnitPointState {
+    reached: bool,
+    waiver: Option<usize>,
+    /// The first instance's module, line and description.
+    module: String,
+    file: PathBuf,
+    line: usize,
+    point: String,
+}
+
+/// A point no run reached in any design and no waiver takes.
 #[derive(Clone, Debug)]
 pub struct Hole {
     pub module: String,
+    /// Other modules with the same text, whose point it is too.
+    pub copies: usize,
     pub kind: Kind,
     pub file: PathBuf,
     pub line: usize,
@@ -292,7 +334,10 @@ pub struct Hole {
 }
 
 pub struct Report {
+    /// Every module of every design, counted apart.
     pub rows: Vec<ModuleRow>,
+    /// Every module text, its instances' points merged.
+    pub units: Vec<UnitRow>,
     pub holes: Vec<Hole>,
     /// Waivers that take no point, or a point some run reached.
     pub stale: Vec<String>,
@@ -315,61 +360,13 @@ impl Report {
         )];
         let rust = RustSource::read(&root.join("hw/src"), &generated).context("reading hw/src")?;
         let mut sources: HashMap<PathBuf, Source> = HashMap::new();
-        let mut used = vec![(0usize, 0usize); waivers.len()];
-        let mut rows: BTreeMap<(String, String), BTreeMap<Kind, Tally>> = BTreeMap::new();
-        let mut holes = vec![];
-        for (key, count) in &points {
+        for key in points.keys() {
             if !sources.contains_key(&key.file) {
                 let text = fs::read_to_string(&key.file)
                     .with_context(|| format!("reading {}", key.file.display()))?;
                 sources.insert(key.file.clone(), Source::new(&text));
             }
-            let source = &sources[&key.file];
-            let text = source.line(key.line);
-            // Verilator hashes long module names in its points: the module
-            // is the one whose text holds the line.
-            let module = source
-                .module_at(key.line)
-                .unwrap_or(&key.module)
-                .to_string();
-            let point = match key.kind {
-                Kind::Toggle => format!("{} {}", key.instance, key.comment),
-                _ => format!("{}: {text}", key.comment),
-            };
-            let design = design_of(&key.file);
-            let tally = rows
-                .entry((design, module.clone()))
-                .or_default()
-                .entry(key.kind)
-                .or_default();
-            let waiver = waivers.iter().position(|w| {
-                w.kind == key.kind && glob(&w.module, &module) && glob(&w.point, &point)
-            });
-            match waiver {
-                Some(w) => {
-                    tally.waived += 1;
-                    used[w].0 += 1;
-                    if *count > 0 {
-                        used[w].1 += 1;
-                    }
-                }
-                None => {
-                    tally.total += 1;
-                    if *count > 0 {
-                        tally.covered += 1;
-                    } else {
-                        holes.push(Hole {
-                            module: module.clone(),
-                            kind: key.kind,
-                            file: key.file.clone(),
-                            line: key.line,
-                            point,
-                        });
-                    }
-                }
-            }
         }
-        holes.sort_by(|a, b| (&a.module, a.kind, a.line).cmp(&(&b.module, b.kind, b.line)));
         let mut core_ports: HashMap<String, Vec<String>> = HashMap::new();
         for (file, source) in &sources {
             let design = design_of(file);
@@ -377,16 +374,149 @@ impl Report {
                 core_ports.insert(design, ports);
             }
         }
-        let rows = rows
+        let origin = |design: &str, module: &str| {
+            let ports = core_ports.get(design).map_or(&[][..], |p| &p[..]);
+            rust.origin(design, module, ports)
+        };
+        let mut origins: HashMap<(String, String), Origin> = HashMap::new();
+
+        let mut rows: BTreeMap<(String, String), BTreeMap<Kind, Tally>> = BTreeMap::new();
+        let mut unit_points: BTreeMap<UnitPoint, UnitPointState> = BTreeMap::new();
+        // Each unit's modules (design, module), in the order met.
+        let mut unit_modules: BTreeMap<u64, Vec<(String, String)>> = BTreeMap::new();
+        for (key, count) in &points {
+            let source = &sources[&key.file];
+            // Verilator hashes long module names in its points: the module
+            // is the one whose text holds the line.
+            let text_module = source.module_at(key.line);
+            let module = text_module.map_or(key.module.as_str(), |m| &m.name);
+            let point = match key.kind {
+                Kind::Toggle => format!("{} {}", key.instance, key.comment),
+                _ => format!("{}: {}", key.comment, source.line(key.line)),
+            };
+            let design = design_of(&key.file);
+            let waiver = waivers.iter().position(|w| {
+                w.kind == key.kind && glob(&w.module, module) && glob(&w.point, &point)
+            });
+            let tally = rows
+                .entry((design.clone(), module.to_string()))
+                .or_default()
+                .entry(key.kind)
+                .or_default();
+            match waiver {
+                Some(_) => tally.waived += 1,
+                None => {
+                    tally.total += 1;
+                    tally.covered += usize::from(*count > 0);
+                }
+            }
+            let module_origin = origins
+                .entry((design.clone(), module.to_string()))
+                .or_insert_with(|| origin(&design, module));
+            // A register (a library or widget instance) toggles as a field
+            // of the struct that holds it: the same text is every register
+            // of its width, each a state of its own.
+            let owner = (key.kind == Kind::Toggle && is_register(module_origin))
+                .then(|| source.owner(module))
+                .flatten();
+            let (unit, first, field, unit_module) = match (owner, text_module) {
+                (Some((parent, field)), Some(m)) => (parent.unit, m.first, field, &parent.name),
+                (None, Some(m)) => (m.unit, m.first, "", &m.name),
+                // A point outside every module's text is a unit of its own.
+                (_, None) => (hash(&(module, &key.file)), 0, "", &key.module),
+            };
+            let modules = unit_modules.entry(unit).or_default();
+            if !modules
+                .iter()
+                .any(|(d, m)| *d == design && m == unit_module)
+            {
+                modules.push((design, unit_module.clone()));
+            }
+            let state = unit_points
+                .entry(UnitPoint {
+                    unit,
+                    field: field.to_string(),
+                    kind: key.kind,
+                    offset: key.line - first,
+                    column: key.column,
+                    comment: key.comment.clone(),
+                })
+                .or_insert_with(|| UnitPointState {
+                    reached: false,
+                    waiver: None,
+                    module: module.to_string(),
+                    file: key.file.clone(),
+                    line: key.line,
+                    point,
+                });
+            state.reached |= *count > 0;
+            state.waiver = state.waiver.or(waiver);
+        }
+
+        // Waivers, holes and tallies of the units, each point once.
+        let mut used = vec![(0usize, 0usize); waivers.len()];
+        let mut unit_tallies: BTreeMap<u64, BTreeMap<Kind, Tally>> = BTreeMap::new();
+        let mut holes = vec![];
+        for (key, state) in &unit_points {
+            let tally = unit_tallies
+                .entry(key.unit)
+                .or_default()
+                .entry(key.kind)
+                .or_default();
+            match state.waiver {
+                Some(w) => {
+                    tally.waived += 1;
+                    used[w].0 += 1;
+                    used[w].1 += usize::from(state.reached);
+                }
+                None => {
+                    tally.total += 1;
+                    tally.covered += usize::from(state.reached);
+                    if !state.reached {
+                        holes.push(Hole {
+                            module: state.module.clone(),
+                            copies: unit_modules[&key.unit].len() - 1,
+                            kind: key.kind,
+                            file: state.file.clone(),
+                            line: state.line,
+                            point: state.point.clone(),
+                        });
+                    }
+                }
+            }
+        }
+        holes.sort_by(|a, b| (&a.module, a.kind, a.line).cmp(&(&b.module, b.kind, b.line)));
+        let units = unit_tallies
             .into_iter()
-            .map(|((design, module), tallies)| {
-                let ports = core_ports.get(&design).map_or(&[][..], |p| &p[..]);
-                ModuleRow {
-                    origin: rust.origin(&design, &module, ports),
-                    design,
-                    module,
+            .map(|(unit, tallies)| {
+                let modules = &unit_modules[&unit];
+                // A block's origin in a design the crate's structs lead to.
+                let origin = modules
+                    .iter()
+                    .map(|(design, module)| {
+                        origins
+                            .get(&(design.clone(), module.clone()))
+                            .cloned()
+                            .unwrap_or_else(|| origin(design, module))
+                    })
+                    .find(Origin::is_block)
+                    .unwrap_or_else(|| origin(&modules[0].0, &modules[0].1));
+                UnitRow {
+                    modules: modules.iter().map(|(_, m)| m.clone()).collect(),
+                    origin,
                     tallies,
                 }
+            })
+            .collect();
+        let rows = rows
+            .into_iter()
+            .map(|((design, module), tallies)| ModuleRow {
+                origin: origins
+                    .remove(&(design.clone(), module.clone()))
+                    .unwrap_or_else(|| origin(&design, &module)),
+                design,
+                module,
+                tallies,
             })
             .collect();
         let stale = waivers
@@ -403,6 +533,7 @@ impl Report {
             .collect();
         Ok(Self {
             rows,
+            units,
             holes,
             stale,
             root: root.to_path_buf(),
@@ -416,11 +547,10 @@ impl Report {
             .map(|r| &r.origin)
     }
 
-    /// The tallies of each Rust struct (or library type), its modules of
-    /// every design summed.
+    /// The tallies of each Rust struct (or library type), its units summed.
     pub fn by_origin(&self) -> BTreeMap<String, (Origin, BTreeMap<Kind, Tally>)> {
         let mut sums: BTreeMap<String, (Origin, BTreeMap<Kind, Tally>)> = BTreeMap::new();
-        for row in &self.rows {
+        for row in &self.units {
             let entry = sums
                 .entry(row.origin.name())
                 .or_insert_with(|| (row.origin.clone(), BTreeMap::new()));
@@ -435,7 +565,7 @@ impl Report {
     /// crate (`hw/src/AREA/...`, a file directly in it its own area).
     pub fn by_area(&self) -> BTreeMap<String, BTreeMap<Kind, Tally>> {
         let mut sums: BTreeMap<String, BTreeMap<Kind, Tally>> = BTreeMap::new();
-        for row in self.rows.iter().filter(|r| r.origin.is_block()) {
+        for row in self.units.iter().filter(|r| r.origin.is_block()) {
             let entry = sums.entry(self.area(&row.origin)).or_default();
             for (kind, tally) in &row.tallies {
                 entry.entry(*kind).or_default().add(*tally);
@@ -453,15 +583,15 @@ impl Report {
             .to_string()
     }
 
-    /// Every point of hand-written blocks summed, per kind.
+    /// Every point of hand-written blocks summed, per kind: each point of
+    /// Rust source once (`units`).
     pub fn blocks_total(&self) -> BTreeMap<Kind, Tally> {
-        let mut total: BTreeMap<Kind, Tally> = BTreeMap::new();
-        for row in self.rows.iter().filter(|r| r.origin.is_block()) {
-            for (kind, tally) in &row.tallies {
-                total.entry(*kind).or_default().add(*tally);
-            }
-        }
-        total
+        block_sum(self.units.iter().map(|u| (&u.origin, &u.tallies)))
+    }
+
+    /// As `blocks_total`, each design's instance of a point counted apart.
+    pub fn blocks_total_per_design(&self) -> BTreeMap<Kind, Tally> {
+        block_sum(self.rows.iter().map(|r| (&r.origin, &r.tallies)))
     }
 
     /// A table of `rows`: name, what the second column (`second`) says,
@@ -493,14 +623,29 @@ impl Report {
     pub fn summary(&self) -> String {
         let mut text = String::from("# RTL code coverage\n\n");
         let total = self.blocks_total();
+        let per_design = self.blocks_total_per_design();
         for kind in Kind::ALL {
-            let t = total.get(&kind).copied().unwrap_or_default();
-            let _ = writeln!(text, "- hand-written blocks, {}: {}", kind.name(), t.cell());
+            let cell = |t: &BTreeMap<Kind, Tally>| t.get(&kind).copied().unwrap_or_default().cell();
+            let _ = writeln!(
+                text,
+                "- hand-written blocks, {}: {} (each design apart: {})",
+                kind.name(),
+                cell(&total),
+                cell(&per_design)
+            );
         }
         let _ = writeln!(
             text,
-            "- targets: line and branch {LINE_TARGET} %, toggle {TOGGLE_TARGET} % per block; \
+            "- counted per Rust source: a point of a module text the designs share is reached \
+             when any of its {} modules in {} designs reaches it\n\
+             - targets: line and branch {LINE_TARGET} %, toggle {TOGGLE_TARGET} % per block; \
              {} points not reached (uncovered.txt), {} stale waivers\n",
+            self.rows.len(),
+            self.rows
+                .iter()
+                .map(|r| &r.design)
+                .collect::<std::collections::BTreeSet<_>>()
+                .len(),
             self.holes.len(),
             self.stale.len()
         );
@@ -509,14 +654,14 @@ impl Report {
             .iter()
             .map(|(area, tallies)| {
                 let modules = self
-                    .rows
+                    .units
                     .iter()
                     .filter(|r| r.origin.is_block() && self.area(&r.origin) == *area)
                     .count();
                 (area.clone(), modules.to_string(), tallies)
             })
             .collect();
-        text.push_str(&self.table("area of hw/src (hand-written blocks)", "modules", rows));
+        text.push_str(&self.table("area of hw/src (hand-written blocks)", "module texts", rows));
         text.push('\n');
         let by_origin = self.by_origin();
         let rows = by_origin
@@ -525,7 +670,7 @@ impl Report {
                 (name.clone(), origin.update_location(&self.root), tallies)
             })
             .collect();
-        text.push_str(&self.table("Rust struct (every design)", "Rust update", rows));
+        text.push_str(&self.table("Rust struct (every design, merged)", "Rust update", rows));
         text
     }
 
@@ -549,8 +694,9 @@ impl Report {
         self.table("module", "Rust struct, update", rows)
     }
 
-    /// The points not reached, by module: the module's Rust update, then
-    /// each point's kind, Verilog line and description.
+    /// The points no design reached, by module (the first with the text):
+    /// the module's Rust update, then each point's kind, Verilog line and
+    /// description.
     pub fn uncovered(&self) -> String {
         let mut text = String::new();
         let mut module = "";
@@ -558,9 +704,13 @@ impl Report {
             if hole.module != module {
                 module = &hole.module;
                 let origin = self.origin_of(module);
+                let copies = match hole.copies {
+                    0 => String::new(),
+                    n => format!("; its text is {n} more modules', none of which reached these"),
+                };
                 let _ = writeln!(
                     text,
-                    "\n{module}  ({}, update at {})",
+                    "\n{module}  ({}, update at {}{copies})",
                     origin.map_or("?".into(), Origin::name),
                     origin.map_or("-".into(), |o| o.update_location(&self.root))
                 );
@@ -593,17 +743,60 @@ impl Report {
     }
 }
 
+/// The tallies of the hand-written blocks among `rows`, per kind.
+fn block_sum<'a>(
+    rows: impl Iterator<Item = (&'a Origin, &'a BTreeMap<Kind, Tally>)>,
+) -> BTreeMap<Kind, Tally> {
+    let mut total: BTreeMap<Kind, Tally> = BTreeMap::new();
+    for (_, tallies) in rows.filter(|(origin, _)| origin.is_block()) {
+        for (kind, tally) in tallies {
+            total.entry(*kind).or_default().add(*tally);
+        }
+    }
+    total
+}
+
+/// A library type's or a widget's instance: a register or a small store
+/// whose toggles belong to the field holding it.
+fn is_register(origin: &Origin) -> bool {
+    match origin {
+        Origin::Block {
+            update: Some((file, _)),
+            ..
+        } => file.components().any(|c| c.as_os_str() == "widgets"),
+        Origin::Block { update: None, .. } => false,
+        _ => true,
+    }
+}
+
+fn hash(value: &impl std::hash::Hash) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(value)
+}
+
 /// The design a Verilog file holds: its name without `.v`.
 fn design_of(file: &Path) -> String {
     file.file_stem()
         .map_or_else(String::new, |s| s.to_string_lossy().into_owned())
 }
 
-/// A generated Verilog file: its lines and where each module starts.
+/// A generated Verilog file: its lines and its modules.
 struct Source {
     lines: Vec<String>,
-    /// (first line, module name), in order.
-    modules: Vec<(usize, String)>,
+    /// In order of their first lines.
+    modules: Vec<ModuleText>,
+    /// Each module's index in `modules`.
+    by_name: HashMap<String, usize>,
+}
+
+/// A module of a Verilog file.
+struct ModuleText {
+    /// Its `module` line (from 1).
+    first: usize,
+    name: String,
+    /// Its text, with its own name (and so its submodules' prefix)
+    /// replaced, hashed: the same in every design that holds it.
+    unit: u64,
 }
 
 impl Source {
@@ -615,10 +808,29 @@ impl Source {
             .filter_map(|(i, l)| {
                 let name = l.strip_prefix("module ")?;
                 let end = name.find(|c: char| c == '(' || c.is_whitespace() || c == ';')?;
-                Some((i + 1, name[..end].to_string()))
+                let name = name[..end].to_string();
+                let body: Vec<String> = lines[i..]
+                    .iter()
+                    .take_while(|l| !l.starts_with("endmodule"))
+                    .map(|l| l.replace(&name, "@"))
+                    .collect();
+                Some(ModuleText {
+                    first: i + 1,
+                    unit: hash(&body),
+                    name,
+                })
             })
+            .collect::<Vec<_>>();
+        let by_name = modules
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.name.clone(), i))
             .collect();
-        Self { lines, modules }
+        Self {
+            lines,
+            modules,
+            by_name,
+        }
     }
 
     /// Line `number` (from 1), trimmed.
@@ -628,10 +840,19 @@ impl Source {
             .map_or("", |l| l.trim())
     }
 
+    /// The module holding `module` (the longest name before a `$` that is
+    /// a module of this file) and the field path below it.
+    fn owner<'a, 'b>(&'a self, module: &'b str) -> Option<(&'a ModuleText, &'b str)> {
+        module.rmatch_indices('$').find_map(|(at, _)| {
+            let parent = &self.modules[*self.by_name.get(&module[..at])?];
+            Some((parent, &module[at + 1..]))
+        })
+    }
+
     /// The module whose text holds line `number`.
-    fn module_at(&self, number: usize) -> Option<&str> {
-        let at = self.modules.partition_point(|(first, _)| *first <= number);
-        at.checked_sub(1).map(|i| self.modules[i].1.as_str())
+    fn module_at(&self, number: usize) -> Option<&ModuleText> {
+        let at = self.modules.partition_point(|m| m.first <= number);
+        at.checked_sub(1).map(|i| &self.modules[i])
     }
 
     /// The ports of `module` from its header line `module NAME(a,b,...);`.
@@ -651,9 +872,10 @@ mod tests {
     fn a_line_belongs_to_the_module_whose_text_holds_it() {
         let source =
             Source::new("// x\nmodule a(p,q$r);\n  wire w;\nendmodule\n\nmodule b(\n  s\n);\n");
-        assert_eq!(source.module_at(1), None);
-        assert_eq!(source.module_at(3), Some("a"));
-        assert_eq!(source.module_at(7), Some("b"));
+        let name = |n| source.module_at(n).map(|m| m.name.as_str());
+        assert_eq!(name(1), None);
+        assert_eq!(name(3), Some("a"));
+        assert_eq!(name(7), Some("b"));
         assert_eq!(source.ports("a"), Some(vec!["p".into(), "q$r".into()]));
         assert_eq!(source.line(3), "wire w;");
     }
@@ -699,6 +921,49 @@ mod tests {
             (key.kind, key.instance.as_str()),
             (Kind::Toggle, "s.core.q")
         );
+    }
+
+    #[test]
+    fn a_point_of_a_shared_module_text_is_reached_when_any_design_reaches_it() {
+        let dir = std::env::temp_dir().join(format!("npu-units-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let text = |top: &str| {
+            format!("module {top}(x,y);\n  assign y = x;\n  always y <= x;\nendmodule\n")
+        };
+        let mut data = String::new();
+        for (design, counts) in [("d1", [1, 0]), ("d2", [0, 0])] {
+            let file = dir.join(format!("{design}.v"));
+            fs::write(&file, text(&format!("{design}_core"))).unwrap();
+            for (line, count) in [(2, counts[0]), (3, counts[1])] {
+                let _ = writeln!(
+                    data,
+                    "C '\x01f\x02{}\x01l\x02{line}\x01n\x023\x01page\x02v_line/{design}_core\x01o\x02block' {count}",
+                    file.display()
+                );
+            }
+        }
+        let data_dir = dir.join("data");
+        fs::create_dir_all(&data_dir).unwrap();
+        fs::write(data_dir.join("run.dat"), data).unwrap();
+        let report =
+            Report::new(&data_dir, &crate::verilator::build::workspace_root(), &[]).unwrap();
+        assert_eq!(report.rows.len(), 2);
+        let unit = &report.units[..];
+        assert_eq!(unit.len(), 1, "one module text");
+        assert_eq!(unit[0].modules, ["d1_core", "d2_core"]);
+        assert_eq!(
+            unit[0].tallies[&Kind::Line],
+            Tally {
+                covered: 1,
+                total: 2,
+                waived: 0
+            }
+        );
+        let d2 = report.rows.iter().find(|r| r.design == "d2").unwrap();
+        assert_eq!(d2.tallies[&Kind::Line].covered, 0, "each design apart");
+        assert_eq!(report.holes.len(), 1);
+        assert_eq!((report.holes[0].line, report.holes[0].copies), (3, 1));
+        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
