@@ -3,7 +3,7 @@
 #   make synth    yosys synthesis of both configurations (8 minutes on 2 cores)
 #   make timing   worst paths in ns and areas in a 0.18 um library, against a 32x32 multiply
 #   make test     run the whole test suite (RTL through Verilator, golden model)
-#   make coverage the test suite and a fuzz shard with RTL code coverage (build/coverage)
+#   make coverage the testbench's tests and a fuzz shard with RTL code coverage (build/coverage)
 # Targets install Verilator, yosys and OpenSTA from Debian when they are missing.
 
 # Every configuration and block npu-gen emits (`npu-gen --list-configs`,
@@ -16,7 +16,7 @@ CONFIGS := $(filter npu_%,$(MODULES))
 BLOCKS  := $(filter-out npu_%,$(MODULES))
 CARGO   ?= cargo
 
-.PHONY: all deps verilog check-verilog lint synth synth-blocks timing timing-blocks formal formal-selftest test runner-alone coverage bench sim waves demo fuzz capi
+.PHONY: all deps verilog check-verilog lint synth synth-blocks timing timing-blocks formal formal-selftest test runner-alone coverage coverage-full bench sim waves demo fuzz capi
 
 all: deps verilog lint capi demo
 
@@ -91,27 +91,36 @@ test: deps
 	$(CARGO) test --workspace
 	@$(MAKE) -s runner-alone
 
-# RTL code coverage: every test of the workspace (the RTL tests, the random
-# suites, the networks) and a shard of the fuzz campaign of seed 57057 with
-# coverage builds of both configurations and the blocks (NPU_COVERAGE,
-# tb/src/verilator/coverage.rs), merged into build/coverage: summary.md
-# (per Rust struct), modules.md (per module), uncovered.txt (each point not
-# reached: its Verilog line and the Rust update it comes from), coverage.info
-# (lcov), merged.dat and annotated/ (verilator_coverage). Waivers with
-# reasons in scripts/coverage-waivers.txt. Not part of `make test`.
+# RTL code coverage: the testbench crate's tests (every block's bench and the
+# NPU's own tests, the random suites at the sizes of COVERAGE_JOBS) and a
+# shard of the fuzz campaign of seed 57057, with coverage builds of both
+# configurations and the blocks (NPU_COVERAGE, tb/src/verilator/coverage.rs),
+# merged into build/coverage: summary.md (per area and Rust struct, each point
+# of Rust source once), modules.md (per module of each design),
+# uncovered.txt (each point no design reached: its Verilog line and the Rust
+# update it comes from), coverage.info (lcov), merged.dat and annotated/
+# (verilator_coverage). Waivers with reasons in scripts/coverage-waivers.txt.
+# About 20 minutes on 2 cores; `make coverage-full` runs every test of the
+# workspace at full size (the drivers, the networks, the CLI; 1.5 hours).
+# Not part of `make test`.
 COVERAGE_DIR  := $(CURDIR)/build/coverage
-COVERAGE_FUZZ ?= 1200
+COVERAGE_FUZZ ?= 300
 # The tests run with coverage (cargo test's selection), e.g. `-p npu-tb --test dma`.
-COVERAGE_TESTS ?= --workspace
+COVERAGE_TESTS ?= -p npu-tb
+COVERAGE_JOBS ?= CONV_JOBS=40 CONV_PARALLEL_JOBS=6 POOL_JOBS=40 ELEMENTWISE_JOBS=40 \
+	CHAIN_JOBS=8 DEPENDENT_JOBS=6 TWO_PRODUCER_JOBS=4
 coverage: deps
 	@rm -rf $(COVERAGE_DIR) && mkdir -p $(COVERAGE_DIR)/data
-	NPU_COVERAGE=$(COVERAGE_DIR)/data nice -n 10 $(CARGO) test $(COVERAGE_TESTS) -q --no-fail-fast
+	$(COVERAGE_JOBS) NPU_COVERAGE=$(COVERAGE_DIR)/data nice -n 10 $(CARGO) test $(COVERAGE_TESTS) -q --no-fail-fast
 	NPU_COVERAGE=$(COVERAGE_DIR)/data nice -n 10 $(CARGO) run -q -p npu-sim -- fuzz \
 		--count $(COVERAGE_FUZZ) --seed 57057 --shard 1/4 --save build/coverage/fuzz --quiet
 	verilator_coverage -write $(COVERAGE_DIR)/merged.dat -write-info $(COVERAGE_DIR)/coverage.info \
 		--annotate $(COVERAGE_DIR)/annotated --annotate-min 1 $(COVERAGE_DIR)/data/*.dat > $(COVERAGE_DIR)/annotate.log
 	$(CARGO) run -q -p npu-tb --bin npu-coverage -- $(COVERAGE_DIR)/data \
 		--waivers scripts/coverage-waivers.txt --out $(COVERAGE_DIR)
+
+coverage-full:
+	@$(MAKE) coverage COVERAGE_TESTS=--workspace COVERAGE_FUZZ=1200 COVERAGE_JOBS=
 
 # The runner without its RTL feature: neither rust-hdl nor the hardware crates
 # in its dependency tree, and it runs a job on the golden model.

@@ -1,9 +1,15 @@
 //! Coverage builds: with `NPU_COVERAGE=DIR` every model the process builds
 //! counts Verilator's line, branch and toggle points, and the counts of all
-//! models of one library are summed into `DIR/MODULE-PID-HASH.dat` (one file
-//! per library and process: thousands of NPU models would write gigabytes).
+//! models of one library are summed and written, as the process exits, into
+//! `DIR/MODULE-HASH-PID.dat` (one file per library and process).
 //!
 //! Traced models are left without coverage ([`coverage_build`]).
+//!
+//! Verilator registers every point (about 140,000 on a configuration, each
+//! a handful of strings) in each model's constructor; a test that makes a
+//! model a case spent most of its time there. Only the model that writes a
+//! file needs them: [`register_points_lazily`] makes the registration wait
+//! for the shim's flag, which the writer sets for a model made to write.
 //!
 //! Toggle points are kept to module ports; a register of rust-hdl is a DFF
 //! submodule, so its `q` port is one of them. Internal signals are switched
@@ -66,11 +72,45 @@ pub fn toggle_config(path: &Path, verilog: &str) -> String {
     text
 }
 
-/// The counts of one library summed over the models of this process.
-#[derive(Default)]
+/// The line of the generated `__vlCoverInsert` after which it registers
+/// the point (Verilator 5), and what goes there: the counter is the
+/// model's either way, the registration only while the shim's writer asks.
+const INSERT_AT: &str = "    *count32p = 0;\n";
+const INSERT_GATE: &str = "    if (!npu_sim_register_points.load()) return;\n";
+
+/// Edits the root class's `__vlCoverInsert` in `obj` (`CLASS___024root__Slow.cpp`)
+/// to register a point only while `npu_sim_register_points` (the shim's) is set.
+pub(super) fn register_points_lazily(obj: &Path, class: &str) -> Result<(), String> {
+    let path = obj.join(format!("{class}___024root__Slow.cpp"));
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let function = format!("void {class}___024root::__vlCoverInsert(");
+    let at = text
+        .find(&function)
+        .and_then(|f| text[f..].find(INSERT_AT).map(|i| f + i + INSERT_AT.len()))
+        .ok_or_else(|| {
+            format!(
+                "{}: no `{function}` with `{}` (a Verilator other than 5.0?)",
+                path.display(),
+                INSERT_AT.trim()
+            )
+        })?;
+    let text = format!(
+        "#include <atomic>\nextern std::atomic<bool> npu_sim_register_points;\n{}{INSERT_GATE}{}",
+        &text[..at],
+        &text[at..]
+    );
+    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Writes a library's summed counts to a `.dat` file (a model of the
+/// library made for it does).
+pub(super) type Writer = Box<dyn Fn(&[u64], &Path) + Send>;
+
+/// The counts of one library summed over the models of this process, and
+/// its writer.
 struct Sums {
     counts: Vec<u64>,
-    live: usize,
+    writer: Writer,
 }
 
 fn sums() -> std::sync::MutexGuard<'static, HashMap<PathBuf, Sums>> {
@@ -80,42 +120,83 @@ fn sums() -> std::sync::MutexGuard<'static, HashMap<PathBuf, Sums>> {
         .unwrap_or_else(|e| e.into_inner())
 }
 
-/// A model of the library at `lib` was made.
-pub(super) fn opened(lib: &Path) {
-    sums().entry(lib.to_path_buf()).or_default().live += 1;
+/// A model of the library at `lib` was made; `writer` writes the library's
+/// file when the process exits (one file per library and process, written
+/// once: a test that makes a model a case would otherwise write a file of
+/// megabytes a case).
+pub(super) fn opened(lib: &Path, writer: impl FnOnce() -> Writer) {
+    static AT_EXIT: std::sync::Once = std::sync::Once::new();
+    AT_EXIT.call_once(|| {
+        extern "C" {
+            fn atexit(callback: extern "C" fn()) -> std::os::raw::c_int;
+        }
+        // SAFETY: registers a function of the C runtime's exit sequence.
+        unsafe { atexit(write_at_exit) };
+    });
+    sums().entry(lib.to_path_buf()).or_insert_with(|| Sums {
+        counts: vec![],
+        writer: writer(),
+    });
 }
 
 /// A model of the library at `lib` is about to be freed: its `counters` are
-/// added to the library's sums and, when it is the last model of the library
-/// alive, set to those sums and written by `write` (Verilator's writer,
-/// which reads them) to the library's file in [`coverage_dir`].
-pub(super) fn closing(lib: &Path, counters: &mut [u32], write: impl FnOnce(&Path)) {
-    let Some(dir) = coverage_dir() else { return };
+/// added to the library's sums.
+pub(super) fn closing(lib: &Path, counters: &[u32]) {
     let mut sums = sums();
-    let entry = sums.entry(lib.to_path_buf()).or_default();
+    let Some(entry) = sums.get_mut(lib) else {
+        return;
+    };
     entry.counts.resize(counters.len(), 0);
-    for (sum, &c) in entry.counts.iter_mut().zip(counters.iter()) {
+    for (sum, &c) in entry.counts.iter_mut().zip(counters) {
         *sum += u64::from(c);
     }
-    entry.live = entry.live.saturating_sub(1);
-    if entry.live > 0 {
-        return;
-    }
-    for (c, &sum) in counters.iter_mut().zip(&entry.counts) {
-        *c = u32::try_from(sum).unwrap_or(u32::MAX);
-    }
-    // The library's folder is MODULE-HASH: one file per library and process.
-    let library = lib
-        .parent()
-        .and_then(Path::file_name)
-        .map_or_else(|| "model".into(), |n| n.to_string_lossy().into_owned());
-    let _ = std::fs::create_dir_all(dir);
-    write(&dir.join(format!("{library}-{}.dat", std::process::id())));
+}
+
+/// Every library's sums into `DIR/MODULE-HASH-PID.dat` (the library's
+/// folder is MODULE-HASH).
+extern "C" fn write_at_exit() {
+    // A panic must not unwind into the C runtime.
+    let _ = std::panic::catch_unwind(|| {
+        let Some(dir) = coverage_dir() else { return };
+        let _ = std::fs::create_dir_all(dir);
+        for (lib, sums) in sums().iter().filter(|(_, s)| !s.counts.is_empty()) {
+            let library = lib
+                .parent()
+                .and_then(Path::file_name)
+                .map_or_else(|| "model".into(), |n| n.to_string_lossy().into_owned());
+            (sums.writer)(
+                &sums.counts,
+                &dir.join(format!("{library}-{}.dat", std::process::id())),
+            );
+        }
+    });
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn points_are_registered_only_while_the_shim_asks() {
+        let dir = std::env::temp_dir().join(format!("npu-lazy-points-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("Vm___024root__Slow.cpp");
+        let function = "void Vm___024root::__vlCoverInsert(int* countp) {\n    uint32_t* count32p = countp;\n    *count32p = 0;\n    VL_COVER_INSERT(x);\n}\n";
+        std::fs::write(&path, format!("#include \"v.h\"\n{function}")).unwrap();
+        register_points_lazily(&dir, "Vm").unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let gate = text.find(INSERT_GATE).expect("the gate");
+        assert!(
+            text.find(INSERT_AT).unwrap() < gate && gate < text.find("VL_COVER_INSERT").unwrap()
+        );
+        assert!(text
+            .starts_with("#include <atomic>\nextern std::atomic<bool> npu_sim_register_points;"));
+        std::fs::write(&path, "void Other() {}\n").unwrap();
+        assert!(register_points_lazily(&dir, "Vm")
+            .unwrap_err()
+            .contains("__vlCoverInsert"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn only_internal_declarations_are_switched_off() {

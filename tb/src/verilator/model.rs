@@ -104,6 +104,33 @@ fn load_api(path: &Path, trace: Trace, coverage: bool) -> Result<Arc<Api>, Strin
     Ok(api)
 }
 
+/// Writes a coverage library's summed counts: a model of it made for the
+/// purpose takes them (saturated to its 32-bit counters) and Verilator's
+/// writer, in the shim, writes them.
+fn coverage_writer(api: Arc<Api>) -> super::coverage::Writer {
+    Box::new(move |counts, path| {
+        let (Some(coverage), Ok(c_path)) = (
+            &api.coverage,
+            CString::new(path.as_os_str().as_encoded_bytes()),
+        ) else {
+            return;
+        };
+        // SAFETY: the model is made, filled, written and freed here; its
+        // counters are its own until `free`, the path outlives the call.
+        unsafe {
+            let sim = (api.new)();
+            let mut count = 0;
+            let data = (coverage.counters)(sim, &mut count);
+            let counters = std::slice::from_raw_parts_mut(data, count as usize);
+            for (c, &sum) in counters.iter_mut().zip(counts) {
+                *c = u32::try_from(sum).unwrap_or(u32::MAX);
+            }
+            (coverage.write)(sim, c_path.as_ptr());
+            (api.free)(sim);
+        }
+    })
+}
+
 /// Index of a port in its model, resolved once by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PortId(usize);
@@ -217,7 +244,7 @@ impl Model {
         // SAFETY: `new` returns a fresh model owned by this struct until `free`.
         let sim = unsafe { (api.new)() };
         if coverage {
-            super::coverage::opened(&lib);
+            super::coverage::opened(&lib, || coverage_writer(api.clone()));
         }
         let ports = design
             .ports
@@ -570,18 +597,12 @@ impl Drop for Model {
     fn drop(&mut self) {
         if let Some(coverage) = &self.api.coverage {
             let mut count = 0;
-            // SAFETY: sim is live; its counters stay until `free`, and
-            // nothing else touches them while this model is dropped.
+            // SAFETY: sim is live; its counters stay until `free`.
             let counters = unsafe {
                 let data = (coverage.counters)(self.sim, &mut count);
-                std::slice::from_raw_parts_mut(data, count as usize)
+                std::slice::from_raw_parts(data, count as usize)
             };
-            super::coverage::closing(&self.api.path, counters, |path| {
-                if let Ok(c_path) = CString::new(path.as_os_str().as_encoded_bytes()) {
-                    // SAFETY: sim is live; the path outlives the call.
-                    unsafe { (coverage.write)(self.sim, c_path.as_ptr()) }
-                }
-            });
+            super::coverage::closing(&self.api.path, counters);
         }
         // SAFETY: sim was made by `new` and is freed once; this closes any waveform.
         unsafe { (self.api.free)(self.sim) }
