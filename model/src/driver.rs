@@ -143,6 +143,37 @@ impl Default for AxiSettings {
 }
 
 impl AxiSettings {
+    /// What Linux's accel/ethosu programs at every reset
+    /// (`../shared/DRIVERS.md`): REGIONCFG 0x0000AA8A (region 2, Vela's
+    /// fast scratch, on M0 with counter 0; every other region on M1 with
+    /// counter 2), AXI_LIMIT0 0x1F3F00B0 (64-byte bursts, memory type 0xB)
+    /// and AXI_LIMIT2 0x1F3F0002 (256-byte bursts); AXI_LIMIT1 and 3 and
+    /// QCONFIG keep their reset values.
+    pub fn linux_accel_ethosu() -> Self {
+        let at_reset = AxiLimit {
+            max_beats: 0,
+            memtype: 0,
+            max_outstanding_reads: 1,
+            max_outstanding_writes: 1,
+        };
+        Self {
+            regioncfg: std::array::from_fn(|k| if k == 2 { 0 } else { 2 }),
+            axi_limits: [
+                AxiLimit {
+                    memtype: 0xB,
+                    ..AxiLimit::U65_DEFAULT
+                },
+                at_reset,
+                AxiLimit {
+                    max_beats: 2,
+                    ..AxiLimit::U65_DEFAULT
+                },
+                at_reset,
+            ],
+            qconfig: 0,
+        }
+    }
+
     /// Any valid settings: each region and the command stream on a random
     /// counter (so port), each AXI_LIMITn with a random burst split, memory
     /// type and outstanding limits. For randomized tests.
@@ -546,4 +577,21 @@ pub fn invoke<D: Device + ?Sized>(
 ) -> Result<InvokeResult, DriverError> {
     let running = invoke_async(dev, inference)?;
     wait(dev, running)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The register values `../shared/DRIVERS.md` gives for Linux.
+    #[test]
+    fn linux_s_settings_are_the_register_values_it_writes() {
+        let linux = AxiSettings::linux_accel_ethosu();
+        linux.validate().unwrap();
+        assert_eq!(linux.regioncfg_value(), 0x0000_AA8A);
+        let limits = linux.axi_limits.map(|l| l.register_value());
+        let reset = regs::AXI_LIMIT1.reset_value(0, false, false);
+        assert_eq!(limits, [0x1F3F_00B0, reset, 0x1F3F_0002, reset]);
+        assert_eq!(linux.qconfig, regs::QCONFIG.reset_value(0, false, false));
+    }
 }

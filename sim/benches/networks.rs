@@ -8,17 +8,25 @@
 //! 0 and 1 on AXI1, the fast scratch on AXI0: Vela's Dedicated_Sram mode),
 //! and its NPU cycles are printed beside Vela's `cycles_total` for the same
 //! configuration and memory (`vela_estimate.json`, written by
-//! `scripts/vela/estimates.py`) and their ratio. Issue 31's target: every
-//! network at or under 1.0x Vela's estimate, 0.8x the goal.
+//! `scripts/vela/estimates.py`) and their ratio; then the same under what
+//! Linux's accel/ethosu programs (256-byte bursts on the DRAM's counter,
+//! `AxiSettings::linux_accel_ethosu`). Issue 31's target: every network at
+//! or under 1.0x Vela's estimate, 0.8x the goal.
 //!
 //! `cargo bench -p npu-sim --bench networks -- NAME...` runs only the
 //! networks whose names contain an argument.
+//!
+//! `floor` is the sum of the operations' floors under the core driver's
+//! settings (`npu_model::floor`; issue 58's target: RTL at most 1.10x it),
+//! `wall` the Linux run's wall time, `MMAC/s` the multiply-accumulates it
+//! simulated a second.
 //!
 //! For a network with operators Vela left on the CPU, `host` is the share
 //! of the run's wall time the host's kernels took (issue 56's target: under
 //! 1 %).
 
-use npu_model::tflite::VelaModel;
+use npu_model::driver::AxiSettings;
+use npu_model::tflite::{NetworkRun, VelaModel};
 use npu_sim::networks::bundled_networks;
 use npu_tb::axi::SystemConfig;
 use npu_tb::bench_filter::wanted;
@@ -28,8 +36,19 @@ fn main() {
     let system = SystemConfig::by_name("Ethos_U65_Client_Server").expect("a Vela system");
     println!("networks behind {}:", system.describe());
     println!(
-        "  {:<24} {:<8} {:>10} {:>10} {:>6} {:>8}",
-        "network", "config", "RTL", "Vela", "ratio", "host"
+        "  {:<24} {:<8} {:>8} {:>8} {:>8} {:>5} {:>5} {:>9} {:>5} {:>7} {:>7} {:>7}",
+        "network",
+        "config",
+        "Vela",
+        "floor",
+        "RTL",
+        "/Vela",
+        "/floor",
+        "RTL Linux",
+        "/Vela",
+        "wall",
+        "MMAC/s",
+        "host"
     );
     let networks = bundled_networks().expect("the bundled networks");
     for network in networks.into_iter().filter(|n| wanted(&n.name)) {
@@ -41,18 +60,25 @@ fn main() {
         for model in &network.models {
             let vela = VelaModel::load(model).unwrap();
             let config = vela.config().unwrap();
-            let mut rtl = RtlBackend {
-                settings: system.axi_settings(),
-                axi_configs: [system.completer(0, false), system.completer(1, false)],
-                ..RtlBackend::default()
-            };
             let name = &network.name;
-            let start = std::time::Instant::now();
-            let (cycles, host) = match vela.run(config.clone(), &inputs, &mut rtl, &mut |_, _| {}) {
-                Ok(net) => (
-                    net.run.cycles.expect("the RTL counts cycles"),
-                    net.host_time.as_secs_f64() / start.elapsed().as_secs_f64(),
-                ),
+            let run = |settings: AxiSettings, layers: bool| {
+                let mut rtl = RtlBackend {
+                    settings,
+                    axi_configs: [system.completer(0, false), system.completer(1, false)],
+                    layers,
+                    ..RtlBackend::default()
+                };
+                let start = std::time::Instant::now();
+                let net = vela.run(config.clone(), &inputs, &mut rtl, &mut |_, _| {})?;
+                anyhow::Ok((net, start.elapsed().as_secs_f64()))
+            };
+            // The core driver's run with the per-layer report (floors, MACs);
+            // Linux's without it, timed.
+            let runs = run(system.axi_settings(), true).and_then(|core| {
+                run(AxiSettings::linux_accel_ethosu(), false).map(|linux| (core, linux))
+            });
+            let ((core, _), (linux, wall)) = match runs {
+                Ok(runs) => runs,
                 Err(e) => {
                     println!("  {name:<24} {:<8} fails: {e:#}", config.name);
                     continue;
@@ -61,15 +87,29 @@ fn main() {
             let vela_cycles = estimate["cycles_total"][&config.name]
                 .as_u64()
                 .expect("Vela's estimate for the configuration");
+            let cycles = |net: &NetworkRun| net.run.cycles.expect("the RTL counts cycles");
+            let floor: u64 = core
+                .run
+                .layers
+                .iter()
+                .filter_map(|l| l.floor)
+                .map(|f| f.cycles)
+                .sum();
             let host = if vela.cpu_operators().next().is_some() {
-                format!("{:.3}%", 100.0 * host)
+                format!("{:.3}%", 100.0 * linux.host_time.as_secs_f64() / wall)
             } else {
                 String::new()
             };
+            let ratio = |a: u64, b: u64| a as f64 / b as f64;
             println!(
-                "  {name:<24} {:<8} {cycles:>10} {vela_cycles:>10} {:>6.2} {host:>8}",
+                "  {name:<24} {:<8} {vela_cycles:>8} {floor:>8} {:>8} {:>5.2} {:>5.2} {:>9} {:>5.2} {wall:>6.1}s {:>7.1} {host:>7}",
                 config.name,
-                cycles as f64 / vela_cycles as f64
+                cycles(&core),
+                ratio(cycles(&core), vela_cycles),
+                ratio(cycles(&core), floor),
+                cycles(&linux),
+                ratio(cycles(&linux), vela_cycles),
+                core.run.macs as f64 / wall / 1e6
             );
         }
     }
