@@ -122,18 +122,25 @@ pub fn totals(report: &Report) -> Totals {
         util_mac: rates.map(|r| r.1),
         ports: report.measured.map(|m| m.ports),
         command_stream: report.measured.map(|m| m.command_stream),
-        floor: layers
-            .iter()
-            .filter_map(|l| {
-                let f = l.floor?;
-                Some(if l.rate_facts.is_some() {
-                    f.cycles
-                } else {
-                    f.latency
-                })
-            })
-            .reduce(|a, b| a + b),
+        floor: floor_total(layers),
     }
+}
+
+/// The network's floor: each kernel operation's, and of each DMA only the
+/// latency it forces (its transfer overlaps the kernel operations); none if
+/// no row has one.
+pub fn floor_total(layers: &[OpRecord]) -> Option<u64> {
+    layers
+        .iter()
+        .filter_map(|l| {
+            let f = l.floor?;
+            Some(if l.rate_facts.is_some() {
+                f.cycles
+            } else {
+                f.latency
+            })
+        })
+        .reduce(|a, b| a + b)
 }
 
 fn shape(s: &Option<Shape>) -> String {

@@ -13,11 +13,17 @@
 //! `AxiSettings::linux_accel_ethosu`). Issue 31's target: every network at
 //! or under 1.0x Vela's estimate, 0.8x the goal.
 //!
+//! Then the real third-party networks of `../shared/real-networks` (skipped
+//! with a message where absent), each under the configuration it was
+//! compiled for, beside its `net.json`'s `cycles_total`. Every run's outputs
+//! must be TensorFlow Lite Micro's.
+//!
 //! `cargo bench -p npu-sim --bench networks -- NAME...` runs only the
 //! networks whose names contain an argument.
 //!
-//! `floor` is the sum of the operations' floors under the core driver's
-//! settings (`npu_model::floor`; issue 58's target: RTL at most 1.10x it),
+//! `floor` is the network's floor under the core driver's settings (the
+//! per-layer report's total, `npu_model::report::floor_total`; issue 58's
+//! target: RTL at most 1.10x it),
 //! `wall` the Linux run's wall time, `MMAC/s` the multiply-accumulates it
 //! simulated a second.
 //!
@@ -26,17 +32,19 @@
 //! 1 %).
 
 use npu_model::driver::AxiSettings;
+use npu_model::report::floor_total;
 use npu_model::tflite::{NetworkRun, VelaModel};
-use npu_sim::networks::bundled_networks;
+use npu_sim::networks::{bundled_networks, real_networks, real_networks_dir, BundledNetwork};
 use npu_tb::axi::SystemConfig;
 use npu_tb::bench_filter::wanted;
 use npu_tb::rtl_backend::RtlBackend;
+use std::path::Path;
 
 fn main() {
     let system = SystemConfig::by_name("Ethos_U65_Client_Server").expect("a Vela system");
     println!("networks behind {}:", system.describe());
     println!(
-        "  {:<24} {:<8} {:>8} {:>8} {:>8} {:>5} {:>5} {:>9} {:>5} {:>7} {:>7} {:>7}",
+        "  {:<42} {:<8} {:>8} {:>8} {:>8} {:>5} {:>5} {:>9} {:>5} {:>7} {:>7} {:>7}",
         "network",
         "config",
         "Vela",
@@ -50,67 +58,98 @@ fn main() {
         "MMAC/s",
         "host"
     );
-    let networks = bundled_networks().expect("the bundled networks");
-    for network in networks.into_iter().filter(|n| wanted(&n.name)) {
+    for network in bundled_networks().expect("the bundled networks") {
         let estimate: serde_json::Value = serde_json::from_str(
             &std::fs::read_to_string(network.dir.join("vela_estimate.json")).unwrap(),
         )
         .unwrap();
-        let inputs = network.read_inputs().expect("the network's inputs");
         for model in &network.models {
-            let vela = VelaModel::load(model).unwrap();
-            let config = vela.config().unwrap();
-            let name = &network.name;
-            let run = |settings: AxiSettings, layers: bool| {
-                let mut rtl = RtlBackend {
-                    settings,
-                    axi_configs: [system.completer(0, false), system.completer(1, false)],
-                    layers,
-                    ..RtlBackend::default()
-                };
-                let start = std::time::Instant::now();
-                let net = vela.run(config.clone(), &inputs, &mut rtl, &mut |_, _| {})?;
-                anyhow::Ok((net, start.elapsed().as_secs_f64()))
-            };
-            // The core driver's run with the per-layer report (floors, MACs);
-            // Linux's without it, timed.
-            let runs = run(system.axi_settings(), true).and_then(|core| {
-                run(AxiSettings::linux_accel_ethosu(), false).map(|linux| (core, linux))
+            bench(system, &network, model, &|config| {
+                estimate["cycles_total"][config]
+                    .as_u64()
+                    .expect("Vela's estimate for the configuration")
             });
-            let ((core, _), (linux, wall)) = match runs {
-                Ok(runs) => runs,
-                Err(e) => {
-                    println!("  {name:<24} {:<8} fails: {e:#}", config.name);
-                    continue;
-                }
-            };
-            let vela_cycles = estimate["cycles_total"][&config.name]
-                .as_u64()
-                .expect("Vela's estimate for the configuration");
-            let cycles = |net: &NetworkRun| net.run.cycles.expect("the RTL counts cycles");
-            let floor: u64 = core
-                .run
-                .layers
-                .iter()
-                .filter_map(|l| l.floor)
-                .map(|f| f.cycles)
-                .sum();
-            let host = if vela.cpu_operators().next().is_some() {
-                format!("{:.3}%", 100.0 * linux.host_time.as_secs_f64() / wall)
-            } else {
-                String::new()
-            };
-            let ratio = |a: u64, b: u64| a as f64 / b as f64;
-            println!(
-                "  {name:<24} {:<8} {vela_cycles:>8} {floor:>8} {:>8} {:>5.2} {:>5.2} {:>9} {:>5.2} {wall:>6.1}s {:>7.1} {host:>7}",
-                config.name,
-                cycles(&core),
-                ratio(cycles(&core), vela_cycles),
-                ratio(cycles(&core), floor),
-                cycles(&linux),
-                ratio(cycles(&linux), vela_cycles),
-                core.run.macs as f64 / wall / 1e6
-            );
         }
     }
+    match real_networks().expect("the real networks' descriptions") {
+        None => println!(
+            "skipped the real networks: none at {}",
+            real_networks_dir().display()
+        ),
+        Some(networks) => {
+            for real in networks {
+                bench(system, &real.network, &real.network.models[0], &|_| {
+                    real.vela_cycles
+                });
+            }
+        }
+    }
+}
+
+/// Runs `model` of `network` (if the filter wants it) under the core
+/// driver's and Linux's settings and prints its row; `vela_cycles` gives
+/// Vela's estimate for a configuration.
+fn bench(
+    system: &SystemConfig,
+    network: &BundledNetwork,
+    model: &Path,
+    vela_cycles: &dyn Fn(&str) -> u64,
+) {
+    let name = &network.name;
+    if !wanted(name) {
+        return;
+    }
+    let inputs = network.read_inputs().expect("the network's inputs");
+    let expected: Vec<Vec<u8>> = network
+        .expected
+        .iter()
+        .map(|f| std::fs::read(f).expect("the network's expected outputs"))
+        .collect();
+    let vela = VelaModel::load(model).unwrap();
+    let config = vela.config().unwrap();
+    let run = |settings: AxiSettings, layers: bool| {
+        let mut rtl = RtlBackend {
+            settings,
+            axi_configs: [system.completer(0, false), system.completer(1, false)],
+            layers,
+            ..RtlBackend::default()
+        };
+        let start = std::time::Instant::now();
+        let net = vela.run(config.clone(), &inputs, &mut rtl, &mut |_, _| {})?;
+        anyhow::ensure!(
+            net.outputs == expected,
+            "the outputs are not TensorFlow Lite Micro's"
+        );
+        anyhow::Ok((net, start.elapsed().as_secs_f64()))
+    };
+    // The core driver's run with the per-layer report (floors, MACs);
+    // Linux's without it, timed.
+    let runs = run(system.axi_settings(), true)
+        .and_then(|core| run(AxiSettings::linux_accel_ethosu(), false).map(|linux| (core, linux)));
+    let ((core, _), (linux, wall)) = match runs {
+        Ok(runs) => runs,
+        Err(e) => {
+            println!("  {name:<42} {:<8} fails: {e:#}", config.name);
+            return;
+        }
+    };
+    let vela_cycles = vela_cycles(&config.name);
+    let cycles = |net: &NetworkRun| net.run.cycles.expect("the RTL counts cycles");
+    let floor = floor_total(&core.run.layers).expect("the per-layer report's floors");
+    let host = if vela.cpu_operators().next().is_some() {
+        format!("{:.3}%", 100.0 * linux.host_time.as_secs_f64() / wall)
+    } else {
+        String::new()
+    };
+    let ratio = |a: u64, b: u64| a as f64 / b as f64;
+    println!(
+        "  {name:<42} {:<8} {vela_cycles:>8} {floor:>8} {:>8} {:>5.2} {:>5.2} {:>9} {:>5.2} {wall:>6.1}s {:>7.1} {host:>7}",
+        config.name,
+        cycles(&core),
+        ratio(cycles(&core), vela_cycles),
+        ratio(cycles(&core), floor),
+        cycles(&linux),
+        ratio(cycles(&linux), vela_cycles),
+        core.run.macs as f64 / wall / 1e6
+    );
 }

@@ -2,8 +2,11 @@
 //! each folder's source `model.tflite`, Vela's output for the
 //! configuration it was made for (`model_vela.tflite`) and for the other
 //! one (`model_vela_<config>.tflite`, `scripts/vela/other_config.py`), and
-//! its input and expected output files.
+//! its input and expected output files; and the real third-party networks
+//! of `../shared/real-networks` where that folder is.
 
+use anyhow::Context;
+use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
 /// One bundled network.
@@ -80,4 +83,78 @@ pub fn networks_in(folder: &Path) -> std::io::Result<Vec<BundledNetwork>> {
     }
     networks.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(networks)
+}
+
+/// One of the real third-party networks (`../shared/real-networks`), as
+/// its `net.json` describes it.
+#[derive(Clone, Debug)]
+pub struct RealNetwork {
+    /// Its Vela output (one, for the configuration of its name), input and
+    /// TensorFlow Lite Micro's output.
+    pub network: BundledNetwork,
+    /// `core`, or `stress` for the large and LSTM ones.
+    pub tier: String,
+    /// Vela's `cycles_total` for it on `Ethos_U65_Client_Server`.
+    pub vela_cycles: u64,
+}
+
+#[derive(Deserialize)]
+struct NetJson {
+    name: String,
+    tier: String,
+    model_vela: String,
+    inputs: Vec<TensorFile>,
+    outputs: Vec<TensorFile>,
+    vela: VelaSummary,
+}
+
+#[derive(Deserialize)]
+struct TensorFile {
+    file: String,
+}
+
+#[derive(Deserialize)]
+struct VelaSummary {
+    cycles_total: u64,
+}
+
+/// The folder of the real networks, beside the checkout.
+pub fn real_networks_dir() -> PathBuf {
+    npu_tb::verilator::workspace_root().join("../shared/real-networks")
+}
+
+/// Every real network in [`real_networks_dir`], by name; `None` where the
+/// folder is absent. A folder without a `net.json` is not a network; one
+/// whose `net.json` does not parse is an error naming it.
+pub fn real_networks() -> anyhow::Result<Option<Vec<RealNetwork>>> {
+    let root = real_networks_dir();
+    let Ok(entries) = std::fs::read_dir(&root) else {
+        return Ok(None);
+    };
+    let mut networks = Vec::new();
+    for entry in entries {
+        let dir = entry?.path();
+        let description = dir.join("net.json");
+        if !description.is_file() {
+            continue;
+        }
+        let net: NetJson = std::fs::read_to_string(&description)
+            .map_err(anyhow::Error::from)
+            .and_then(|text| Ok(serde_json::from_str(&text)?))
+            .with_context(|| format!("{}", description.display()))?;
+        let files = |tensors: &[TensorFile]| tensors.iter().map(|t| dir.join(&t.file)).collect();
+        networks.push(RealNetwork {
+            network: BundledNetwork {
+                name: net.name,
+                models: vec![dir.join(&net.model_vela)],
+                inputs: files(&net.inputs),
+                expected: files(&net.outputs),
+                dir: dir.clone(),
+            },
+            tier: net.tier,
+            vela_cycles: net.vela.cycles_total,
+        });
+    }
+    networks.sort_by(|a, b| a.network.name.cmp(&b.network.name));
+    Ok(Some(networks))
 }

@@ -10,13 +10,15 @@
 //! `mobilenet_v2_sized` has MobileNetV2's feature-map sizes and its final
 //! 7x7x1280 MEAN (about 350,000 NPU cycles). `float_io`, `channel_gather`,
 //! `cpu_parts` and `transpose_conv_cpu` have operators Vela left on the CPU,
-//! which the host runs between the `ethos-u` operators' runs.
+//! which the host runs between the `ethos-u` operators' runs. The real
+//! third-party networks of `../shared/real-networks`' core tier run too
+//! (`the_real_networks_run_bit_exact_on_the_rtl`).
 
 use npu_model::job::GoldenBackend;
 use npu_model::state::OpRecord;
 use npu_model::tflite::VelaModel;
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn network(name: &str) -> PathBuf {
@@ -25,29 +27,46 @@ fn network(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// Runs `name` on the RTL with its `inputs` and `expected` files and checks
-/// its per-layer report ([`check_report`]); returns what it printed and the
-/// golden model's records.
+/// Runs bundled network `name` on the RTL with its `inputs` and `expected`
+/// files ([`runs_bit_exact_in`]).
 fn runs_bit_exact(name: &str, inputs: &[&str], expected: &[&str]) -> (String, Vec<OpRecord>) {
     let dir = network(name);
+    let files = |names: &[&str]| names.iter().map(|f| dir.join(f)).collect::<Vec<_>>();
+    runs_bit_exact_in(
+        name,
+        &dir.join("model_vela.tflite"),
+        &files(inputs),
+        &files(expected),
+    )
+}
+
+/// Runs `model` on the RTL with `inputs`, its outputs compared with
+/// `expected`, and checks its per-layer report ([`check_report`]); returns
+/// what it printed and the golden model's records.
+fn runs_bit_exact_in(
+    name: &str,
+    model: &Path,
+    inputs: &[PathBuf],
+    expected: &[PathBuf],
+) -> (String, Vec<OpRecord>) {
     let out_dir = std::env::temp_dir().join(format!("networks-rtl-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&out_dir).unwrap();
     let report = out_dir.join("layers.json");
     let mut command = Command::new(npu_sim::npu_sim_exe!());
     command
         .arg("tflite")
-        .arg(dir.join("model_vela.tflite"))
+        .arg(model)
         .args(["--model", "rtl", "-q", "--report"])
         .arg(&report);
     for input in inputs {
-        command.arg("--input").arg(dir.join(input));
+        command.arg("--input").arg(input);
     }
     for (k, file) in expected.iter().enumerate() {
         command
             .arg("--output")
             .arg(out_dir.join(format!("out{k}.bin")))
             .arg("--expected")
-            .arg(dir.join(file));
+            .arg(file);
     }
     let out = command.output().unwrap();
     let text =
@@ -56,20 +75,16 @@ fn runs_bit_exact(name: &str, inputs: &[&str], expected: &[&str]) -> (String, Ve
     assert!(!text.contains("MISMATCH"), "{name} on the RTL: {text}");
     let json = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     std::fs::remove_dir_all(&out_dir).unwrap();
-    let (golden, peak) = golden_layers(name, inputs);
+    let (golden, peak) = golden_layers(model, inputs);
     check_report(&json, &golden, peak);
     (text, golden)
 }
 
-/// The golden model's per-layer records of `name` with its `inputs`, and
+/// The golden model's per-layer records of `model` with its `inputs`, and
 /// the peak MACs per cycle of its configuration.
-fn golden_layers(name: &str, inputs: &[&str]) -> (Vec<OpRecord>, u32) {
-    let dir = network(name);
-    let model = VelaModel::load(&dir.join("model_vela.tflite")).unwrap();
-    let inputs: Vec<Vec<u8>> = inputs
-        .iter()
-        .map(|i| std::fs::read(dir.join(i)).unwrap())
-        .collect();
+fn golden_layers(model: &Path, inputs: &[PathBuf]) -> (Vec<OpRecord>, u32) {
+    let model = VelaModel::load(model).unwrap();
+    let inputs: Vec<Vec<u8>> = inputs.iter().map(|i| std::fs::read(i).unwrap()).collect();
     let config = model.config().unwrap();
     let peak = config.macs_per_cycle;
     let run = model
@@ -296,4 +311,30 @@ fn an_int16_lstm_network_runs_bit_exact_on_the_rtl() {
         count("NPU_OP_CONV")
     );
     assert!(count("NPU_OP_ELEMENTWISE MUL") >= 30);
+}
+
+/// Every real network of the core tier (`../shared/real-networks`, skipped
+/// with a message where absent) bit-exact with TensorFlow Lite Micro on the
+/// RTL, with its per-layer report checked; the stress tier runs in the
+/// networks bench.
+#[test]
+fn the_real_networks_run_bit_exact_on_the_rtl() {
+    let Some(networks) = npu_sim::networks::real_networks().unwrap() else {
+        println!(
+            "skipped: no real networks at {}",
+            npu_sim::networks::real_networks_dir().display()
+        );
+        return;
+    };
+    let core: Vec<_> = networks.iter().filter(|n| n.tier == "core").collect();
+    assert!(!core.is_empty(), "no network of the core tier");
+    for real in core {
+        let n = &real.network;
+        let (text, _) = runs_bit_exact_in(&n.name, &n.models[0], &n.inputs, &n.expected);
+        let cycles = text
+            .lines()
+            .find(|l| l.starts_with("cycles "))
+            .unwrap_or("");
+        println!("ok {}: {cycles}", n.name);
+    }
 }
