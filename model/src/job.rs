@@ -446,15 +446,27 @@ pub trait Backend {
 }
 
 /// Base address of region `k` of a job in the NPU's address space. Each
-/// region and the command stream have a 4 GB window of their own above
-/// 64 GB, so an access past the end of a region never reaches another
-/// region, and the high words of BASEP and QBASE matter.
+/// region and the command stream have 8 GB of their own above 64 GB, so an
+/// access past the end of a region never reaches another region, and the
+/// high words of BASEP and QBASE matter. The odd regions (Vela's arena) and
+/// the stream start 256 bytes below a 4 GB boundary, so their addresses
+/// carry from bit 31 into bit 32 and set the low word's high bits; the even
+/// ones sit on the boundary. 256-byte alignment keeps every burst's 4 KB
+/// split where it was.
 pub fn region_base(k: usize) -> u64 {
-    (0x10 + k as u64) << 32
+    let window = (0x10 + 2 * k as u64) << 32;
+    if k % 2 == 1 {
+        window + BELOW_4GB
+    } else {
+        window
+    }
 }
 
+/// How far below a 4 GB boundary the odd regions and the stream start.
+const BELOW_4GB: u64 = (1 << 32) - 256;
+
 /// Address of a job's command stream.
-pub const COMMAND_STREAM_BASE: u64 = 0x20 << 32;
+pub const COMMAND_STREAM_BASE: u64 = (0x20 << 32) + BELOW_4GB;
 
 impl Job {
     /// The invocation that runs the job with its regions at
