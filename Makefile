@@ -100,7 +100,7 @@ test: deps
 # uncovered.txt (each point no design reached: its Verilog line and the Rust
 # update it comes from), coverage.info (lcov), merged.dat and annotated/
 # (verilator_coverage). Waivers with reasons in scripts/coverage-waivers.txt.
-# About 20 minutes on 2 cores; `make coverage-full` runs every test of the
+# 24 minutes on 2 cores with fresh coverage builds (11 cached); `make coverage-full` runs every test of the
 # workspace at full size (the drivers, the networks, the CLI; 1.5 hours).
 # Not part of `make test`.
 COVERAGE_DIR  := $(CURDIR)/build/coverage
