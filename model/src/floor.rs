@@ -267,9 +267,11 @@ pub struct FloorInput {
 /// `memory`; `operations` are the stream checker's accesses of the same
 /// stream, `address` places a region's byte on the bus.
 ///
-/// Latency: the first kernel operation or DMA waits for the command fetch
-/// and then for its own first read; a kernel operation with BLOCKDEP 0
-/// that reads bytes the kernel operation before it writes waits for that
+/// Latency: the command fetch's round trip comes before any operation (the
+/// command stream's own floor, [`Floors::command_fetch`]: an operation's
+/// cycles count from its dispatch); the first kernel operation or DMA
+/// waits for its own first read; a kernel operation with BLOCKDEP 0 that
+/// reads bytes the kernel operation before it writes waits for that
 /// write's response and then its own read's round trip. The last row that
 /// writes waits for its writes' response before the NPU can stop.
 pub fn floors(
@@ -278,7 +280,7 @@ pub fn floors(
     memory: &MemoryTiming,
     cores: u32,
     address: AddressOf,
-) -> Vec<Option<Floor>> {
+) -> Floors {
     let mut out = Vec::with_capacity(layers.len());
     let mut previous_kernel: Option<Traffic> = None;
     let mut first = true;
@@ -299,8 +301,7 @@ pub fn floors(
         let reads_any = |p: usize| !traffic.read[p].is_empty();
         let mut latency = 0;
         if first {
-            latency += memory.ports[memory.command_port].read_latency
-                + traffic.read_latency(memory, reads_any).unwrap_or(0);
+            latency += traffic.read_latency(memory, reads_any).unwrap_or(0);
             first = false;
         } else if let (Some(facts), Some(before)) = (layer.rate_facts, &previous_kernel) {
             let depends = traffic.reads_written_by(before);
@@ -328,7 +329,19 @@ pub fn floors(
         floor.latency += wait;
         floor.cycles += wait;
     }
-    out
+    Floors {
+        rows: out,
+        command_fetch: memory.ports[memory.command_port].read_latency,
+    }
+}
+
+/// The floors of a run's rows and of its command stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Floors {
+    /// One per row of the per-layer report.
+    pub rows: Vec<Option<Floor>>,
+    /// The first command fetch's round trip, before any operation starts.
+    pub command_fetch: u64,
 }
 
 #[cfg(test)]
@@ -416,16 +429,19 @@ mod tests {
             ),
         ];
         let floors = floors(&layers, &ops, &memory(), 1, &address);
-        // First: the command fetch (SRAM, 32) and its reads (SRAM, 32);
+        // The command fetch (SRAM, 32) before either.
+        assert_eq!(floors.command_fetch, 32);
+        let floors = floors.rows;
+        // First: its reads (SRAM, 32);
         // one element at 2 a cycle is 1 cycle; one byte on the DRAM at
         // 12 a cycle is 1.
         assert_eq!(
             floors[0],
             Some(Floor {
-                cycles: 32 + 32 + 1,
+                cycles: 32 + 1,
                 compute: 1,
                 transfer: 1,
-                latency: 64
+                latency: 32
             })
         );
         // Second: the first's write response (DRAM, 250), its read of that
@@ -443,7 +459,7 @@ mod tests {
         // With BLOCKDEP 1 the read may go ahead: only the last write's wait.
         let ahead = [layers[0], kernel(0x20, facts(add.class, 1), 0, [1, 1, 1])];
         assert_eq!(
-            super::floors(&ahead, &ops, &memory(), 1, &address)[1].map(|f| f.latency),
+            super::floors(&ahead, &ops, &memory(), 1, &address).rows[1].map(|f| f.latency),
             Some(250)
         );
     }
@@ -463,14 +479,14 @@ mod tests {
                 Access::write(Role::Ofm, 2, vec![4096..5096]),
             ],
         )];
-        let floor = floors(&[fc], &ops, &memory(), 1, &address)[0].unwrap();
+        let floor = floors(&[fc], &ops, &memory(), 1, &address).rows[0].unwrap();
         // MACs at 256 a cycle: 4,000 cycles; the DRAM's 1,034,000 bytes at
-        // 12 a cycle: 86,167; the command fetch, the first read (SRAM) and
-        // the last write's response (SRAM).
+        // 12 a cycle: 86,167; the first read (SRAM) and the last write's
+        // response (SRAM).
         assert_eq!(floor.compute, 4000);
         assert_eq!(floor.transfer, 86_167);
-        assert_eq!(floor.latency, 32 + 32 + 32);
-        assert_eq!(floor.cycles, 86_167 + 96);
+        assert_eq!(floor.latency, 32 + 32);
+        assert_eq!(floor.cycles, 86_167 + 64);
     }
 
     #[test]
@@ -488,16 +504,16 @@ mod tests {
             ],
         )];
         let sram = MemoryTiming::new([SRAM, SRAM], [0; REGION_COUNT], 0);
-        let on = |cores| floors(std::slice::from_ref(&conv), &ops, &sram, cores, &address)[0];
+        let on = |cores| floors(std::slice::from_ref(&conv), &ops, &sram, cores, &address).rows[0];
         // 4,718,592 MACs / 256 = 18,432; 8,192 + 18,432 bytes read at 16
-        // a cycle = 1,664; latency: command fetch, first read, last write.
+        // a cycle = 1,664; latency: first read, last write.
         assert_eq!(
             on(1),
             Some(Floor {
-                cycles: 18_432 + 96,
+                cycles: 18_432 + 64,
                 compute: 18_432,
                 transfer: 1_664,
-                latency: 96
+                latency: 64
             })
         );
         assert_eq!(on(2).map(|f| f.compute), Some(9_216));

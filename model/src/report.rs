@@ -47,6 +47,9 @@ pub struct RunMeasures {
     pub ports: [PortBytes; 2],
     /// The command-stream reads among them.
     pub command_stream: [PortBytes; 2],
+    /// Beside them, the command fetches' floor
+    /// ([`crate::floor::Floors::command_fetch`]); 0 where none was worked out.
+    pub command_fetch_floor: u64,
 }
 
 impl RunMeasures {
@@ -62,6 +65,7 @@ impl RunMeasures {
             cycles: self.cycles + next.cycles,
             ports: add(self.ports, next.ports),
             command_stream: add(self.command_stream, next.command_stream),
+            command_fetch_floor: self.command_fetch_floor + next.command_fetch_floor,
         }
     }
 }
@@ -102,8 +106,9 @@ pub struct Totals {
     pub ports: Option<[PortBytes; 2]>,
     /// The command-stream reads among them.
     pub command_stream: Option<[PortBytes; 2]>,
-    /// The kernel operations' floors and the DMAs' forced waits (a DMA's
-    /// transfer may run beside a kernel operation), summed.
+    /// The kernel operations' floors, the DMAs' forced waits (a DMA's
+    /// transfer may run beside a kernel operation) and the command
+    /// fetches', summed ([`floor_total`]).
     pub floor: Option<u64>,
 }
 
@@ -122,15 +127,17 @@ pub fn totals(report: &Report) -> Totals {
         util_mac: rates.map(|r| r.1),
         ports: report.measured.map(|m| m.ports),
         command_stream: report.measured.map(|m| m.command_stream),
-        floor: floor_total(layers),
+        floor: floor_total(report),
     }
 }
 
-/// The network's floor: each kernel operation's, and of each DMA only the
-/// latency it forces (its transfer overlaps the kernel operations); none if
-/// no row has one.
-pub fn floor_total(layers: &[OpRecord]) -> Option<u64> {
-    layers
+/// The run's floor: each kernel operation's, of each DMA only the latency
+/// it forces (its transfer overlaps the kernel operations), and the command
+/// fetches'; none if no row has one.
+pub fn floor_total(report: &Report) -> Option<u64> {
+    let command_fetch = report.measured.map_or(0, |m| m.command_fetch_floor);
+    report
+        .layers
         .iter()
         .filter_map(|l| {
             let f = l.floor?;
@@ -141,6 +148,7 @@ pub fn floor_total(layers: &[OpRecord]) -> Option<u64> {
             })
         })
         .reduce(|a, b| a + b)
+        .map(|rows| rows + command_fetch)
 }
 
 fn shape(s: &Option<Shape>) -> String {
@@ -238,12 +246,23 @@ fn host_cells(l: &OpRecord) -> Row {
 }
 
 /// The row of the command-stream reads, which no operation makes.
-fn command_stream_cells(ports: [PortBytes; 2]) -> Row {
-    let text = [String::new(), "(command stream)".into()];
-    let mut cells: Row = Default::default();
-    cells[..2].clone_from_slice(&text);
-    cells[COLUMNS.len() - 4..].clone_from_slice(&port_cells(Some(ports)));
-    cells
+/// The command stream's row: its reads and its fetch's floor.
+fn command_stream_cells(m: &RunMeasures) -> Row {
+    let floor = (m.command_fetch_floor > 0).then_some(m.command_fetch_floor);
+    row(
+        [
+            String::new(),
+            "(command stream)".into(),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+        ],
+        Default::default(),
+        [String::new(), optional(floor), String::new()],
+        Default::default(),
+        port_cells(Some(m.command_stream)),
+    )
 }
 
 fn total_cells(t: &Totals) -> Row {
@@ -278,7 +297,7 @@ fn rows(report: &Report) -> Vec<Row> {
             .map(|l| cells(l, report.peak_macs_per_cycle)),
     );
     if let Some(m) = report.measured {
-        rows.push(command_stream_cells(m.command_stream));
+        rows.push(command_stream_cells(m));
     }
     rows.push(total_cells(&totals(report)));
     rows
@@ -432,6 +451,7 @@ mod tests {
             cycles: 50,
             ports: ports((96, 96), (224, 0)),
             command_stream: ports((0, 0), (48, 0)),
+            command_fetch_floor: 6,
         };
         (vec![conv, dma], measured)
     }
@@ -529,9 +549,10 @@ mod tests {
             [
                 "0x40,NPU_OP_CONV,4x4x8,,2x2x16,3x3,64,4608,128,64,36,24,1.50,128.00,50.00,96,64,144,0",
                 "0x48,NPU_OP_DMA_START,,,,,,0,128,64,20,14,1.43,,,0,32,32,0",
-                ",(command stream),,,,,,,,,,,,,,0,0,48,0",
-                // The floor: the convolution's, and the DMA's forced waits.
-                ",TOTAL (2 operations),,,,,,4608,256,128,50,34,1.47,92.16,36.00,96,96,224,0",
+                ",(command stream),,,,,,,,,,6,,,,0,0,48,0",
+                // The floor: the convolution's, the DMA's forced waits and the
+                // command fetch's.
+                ",TOTAL (2 operations),,,,,,4608,256,128,50,40,1.25,92.16,36.00,96,96,224,0",
             ]
         );
         let v: serde_json::Value = serde_json::from_str(&json(&report)).expect("JSON");
@@ -543,7 +564,7 @@ mod tests {
         assert!(v["layers"][1]["util_mac"].is_null());
         assert_eq!(v["layers"][1]["ports"][0]["written"], 32);
         assert_eq!(v["totals"]["cycles"], 50);
-        assert_eq!(v["totals"]["floor"], 34);
+        assert_eq!(v["totals"]["floor"], 34 + 6);
         assert_eq!(v["layers"][0]["floor"]["compute"], 18);
         assert_eq!(v["totals"]["ports"][1]["read"], 224);
         assert_eq!(v["totals"]["command_stream"][1]["read"], 48);
@@ -565,7 +586,7 @@ mod tests {
                 "144", "0"
             ]
         );
-        assert_eq!(words(3), ["(command", "stream)", "0", "0", "48", "0"]);
+        assert_eq!(words(3), ["(command", "stream)", "6", "0", "0", "48", "0"]);
         // Numbers are right-aligned under their headers.
         let util = table.lines().nth(1).expect("a row");
         assert_eq!(

@@ -135,7 +135,7 @@ fn bench(
     };
     let vela_cycles = vela_cycles(&config.name);
     let cycles = |net: &NetworkRun| net.run.cycles.expect("the RTL counts cycles");
-    let floor = floor_total(&core.run.layers).expect("the per-layer report's floors");
+    let floor = floor_total(&core.run.report(&config)).expect("the per-layer report's floors");
     let host = if vela.cpu_operators().next().is_some() {
         format!("{:.3}%", 100.0 * linux.host_time.as_secs_f64() / wall)
     } else {

@@ -388,6 +388,7 @@ impl LayerProbe {
             }),
             command_stream: self
                 .bytes(completers.map(|c| c.bytes_by_id.as_ref()), Channel::Command),
+            command_fetch_floor: 0,
         }
     }
 }

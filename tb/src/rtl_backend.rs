@@ -33,6 +33,7 @@ use npu_model::floor::{floors, MemoryTiming, PortTiming};
 use npu_model::footprint::{BlockFootprints, Span};
 use npu_model::job::{block_footprints, Backend, BackendRun, GoldenBackend, Job};
 pub use npu_model::job::{region_base, COMMAND_STREAM_BASE};
+use npu_model::report::RunMeasures;
 use npu_model::state::OpRecord;
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -349,11 +350,14 @@ impl RtlBackend {
                 job.config.cores,
                 &address,
             );
-            for (layer, floor) in layers.iter_mut().zip(floors) {
+            for (layer, floor) in layers.iter_mut().zip(floors.rows) {
                 layer.floor = floor;
             }
             let completers = AxiPort::ALL.map(|port| run.axi_completer(port));
-            rtl_run.measured = Some(probe.measures(completers, run.model.cycle()));
+            rtl_run.measured = Some(RunMeasures {
+                command_fetch_floor: floors.command_fetch,
+                ..probe.measures(completers, run.model.cycle())
+            });
             rtl_run.macs = layers.iter().map(|l| l.macs).sum();
             rtl_run.layers = layers;
         }
