@@ -220,11 +220,7 @@ impl Op {
             opa_scale: npu.field(Opcode::NpuSetOpaScale, "scale") as u32,
             opa_shift: npu.field(Opcode::NpuSetOpaScale, "shift") as u32,
             opb_scale: npu.field(Opcode::NpuSetOpbScale, "scale"),
-            output: OutputScale {
-                record: global_scale(npu),
-                round: self.round,
-                shift_only: self.ofm.dtype.bits == 32,
-            },
+            output: self.output_scale(global_scale(npu)),
         };
         let stage = OutStage::new(self, npu);
         let cores = npu.shram.len();

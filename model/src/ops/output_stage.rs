@@ -183,6 +183,18 @@ pub struct OutputScale {
     pub shift_only: bool,
 }
 
+impl Op {
+    /// `record` as this operation's global OFM scale: its rounding, and
+    /// the shift alone for a 32-bit OFM.
+    pub(super) fn output_scale(&self, record: ScaleRecord) -> OutputScale {
+        OutputScale {
+            record,
+            round: self.round,
+            shift_only: self.ofm.dtype.bits == 32,
+        }
+    }
+}
+
 impl OutputScale {
     pub fn apply(&self, v: i64) -> i64 {
         if self.shift_only {

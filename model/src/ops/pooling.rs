@@ -1,25 +1,14 @@
 //! Pooling and reduce sum (TRM 4.8.2).
 
 use super::convolution::wrap_accumulator;
-use super::io::{channel_scales, global_scale, load_upscaled, store_fm, ScaleRecord};
-use super::output_stage::{OutStage, OutputScale};
+use super::io::{channel_scales, global_scale, load_upscaled, store_fm};
+use super::output_stage::OutStage;
 use super::Op;
 use crate::fixed;
 use crate::state::{NpuState, OpError};
 use npu_arch::command::{OfmScaleMode, PoolingMode};
 
 impl Op {
-    /// Apply the global OFM scale to a pooling or elementwise result; for
-    /// 32-bit OFMs only the shift applies (TRM 4.6.5 NPU_SET_OFM_SCALE note).
-    fn global(&self, v: i64, record: ScaleRecord) -> i64 {
-        OutputScale {
-            record,
-            round: self.round,
-            shift_only: self.ofm.dtype.bits == 32,
-        }
-        .apply(v)
-    }
-
     pub(super) fn run_pool(&self, npu: &mut NpuState, mode: PoolingMode) -> Result<(), OpError> {
         let (h, w) = self.ifm_extent()?;
         let reduce = mode == PoolingMode::ReduceSum;
@@ -84,7 +73,8 @@ impl Op {
                         (_, None) => fixed::divide_round_away(sum, count.max(1)),
                         (_, Some(s)) => {
                             let r = s[ch];
-                            self.global(wrap_accumulator(sum + r.bias, self.acc), r)
+                            self.output_scale(r)
+                                .apply(wrap_accumulator(sum + r.bias, self.acc))
                         }
                     };
                     out.push(stage.finish(v, self.core_of(ch, cores)));
