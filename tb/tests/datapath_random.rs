@@ -10,7 +10,9 @@
 //! u65-512 (default 20, TRM 4.7.5.1) and `POOL_JOBS` the number of pools
 //! (NPU_OP_POOL max, average and REDUCE_SUM; a quarter of those the RTL runs
 //! in parallel mode are on u65-512; default 150). A failing job is saved as
-//! a job folder, with the command that gives its waveform. A quarter of the
+//! a job folder, with the command that gives its waveform and the one that
+//! reruns it alone behind its own memory (`NPU_SEED`, `NPU_JOB` the job's
+//! index). A quarter of the
 //! convolution jobs have an activation function (tanh, sigmoid, or a LUT of
 //! random contents that user DMAs load into each core's last 2 KB of the
 //! shared buffer first). One more job loads a LUT, uses it, reloads it with
@@ -325,7 +327,13 @@ fn agree(count: u64, make: fn(u64, u64) -> ConvJob) {
 fn agree_on(count: u64, make: impl Fn(u64, u64) -> (Job, String, String)) {
     let seed = seed();
     let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
-    for index in 0..count {
+    let only = std::env::var("NPU_JOB").ok().map(|s| {
+        s.parse::<u64>()
+            .unwrap_or_else(|_| panic!("NPU_JOB={s} is not a job index"))
+    });
+    let indices = only.map_or(0..count, |index| index..index + 1);
+    let count = indices.end - indices.start;
+    for index in indices {
         let (job, kind, description) = make(seed, index);
         *kinds.entry(kind).or_default() += 1;
         let memory = MemorySystem::for_job(seed, index);
@@ -338,7 +346,12 @@ fn agree_on(count: u64, make: impl Fn(u64, u64) -> (Job, String, String)) {
                 ),
                 Err(e) => format!("not saved: {e:#}"),
             };
-            panic!("job {index} of seed {seed} ({description}) behind {memory:?}: {e}\n{saved}");
+            let test = std::thread::current().name().unwrap_or("").to_string();
+            panic!(
+                "job {index} of seed {seed} ({description}) behind {memory:?}: {e}\n{saved}\n\
+                 this job alone, behind the same memory: \
+                 NPU_SEED={seed} NPU_JOB={index} cargo test -p npu-tb --test datapath {test}"
+            );
         }
     }
     println!("{count} jobs agree: {kinds:?}");

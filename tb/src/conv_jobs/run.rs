@@ -2,7 +2,7 @@
 //! and saving it as a job folder.
 
 use crate::axi::{describe_ports, random_aclken_pattern, CompleterConfig};
-use crate::driver::AxiSettings;
+use crate::driver::{AxiLimit, AxiSettings};
 use crate::rtl_backend::RtlBackend;
 use npu_model::cmdstream::bytes_to_words;
 use npu_model::compare::difference;
@@ -69,7 +69,17 @@ impl MemorySystem {
     /// a bandwidth or outstanding-transaction limit, and an ACLKEN pattern.
     pub fn random(rng: &mut StdRng) -> MemorySystem {
         let settings = AxiSettings::random(rng);
-        let port = |rng: &mut StdRng| {
+        // The fewest transactions the NPU keeps in flight on port `m`: the
+        // least AXI_LIMIT count of its two counters (TRM 4.2.13: counters 0
+        // and 1 are M0's, 2 and 3 M1's).
+        let npu_outstanding = |m: usize, count: fn(&AxiLimit) -> u32| {
+            settings.axi_limits[2 * m..2 * m + 2]
+                .iter()
+                .map(|limit| count(limit) as usize)
+                .min()
+                .unwrap_or(1)
+        };
+        let port = |rng: &mut StdRng, m: usize| {
             let mut port = CompleterConfig {
                 reorder: true,
                 max_reads: rng.gen_bool(0.25).then(|| rng.gen_range(1..=8)),
@@ -77,18 +87,22 @@ impl MemorySystem {
                 bytes_per_cycle: rng.gen_bool(0.25).then(|| rng.gen_range(2.0..=16.0)),
                 ..CompleterConfig::random(rng)
             };
-            // A memory that holds n transactions has at most 128n cycles of
-            // latency (half a byte a cycle with 64-byte bursts): one that
-            // holds one behind 1000 cycles would make a run millions of
-            // cycles long and test nothing more.
-            let bound = |limit: Option<usize>, latency: u64| {
-                limit.map_or(latency, |n| latency.min(128 * n as u64))
+            // A port that holds n transactions (in the memory or by the
+            // NPU's AXI_LIMIT) has at most 128n cycles of latency (half a
+            // byte a cycle with 64-byte bursts): one that holds one behind
+            // 1000 cycles would make a run tens of millions of cycles long
+            // and test nothing more.
+            let bound = |memory: Option<usize>, npu: usize, latency: u64| {
+                let held = memory.map_or(npu, |n| n.min(npu));
+                latency.min(128 * held as u64)
             };
-            port.read_latency = bound(port.max_reads, port.read_latency);
-            port.write_latency = bound(port.max_writes, port.write_latency);
+            let reads = npu_outstanding(m, |l| l.max_outstanding_reads);
+            let writes = npu_outstanding(m, |l| l.max_outstanding_writes);
+            port.read_latency = bound(port.max_reads, reads, port.read_latency);
+            port.write_latency = bound(port.max_writes, writes, port.write_latency);
             port
         };
-        let axi_configs = [port(rng), port(rng)];
+        let axi_configs = [port(rng, 0), port(rng, 1)];
         MemorySystem {
             settings,
             axi_configs,
