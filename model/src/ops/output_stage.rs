@@ -184,8 +184,8 @@ pub struct OutputScale {
 }
 
 impl Op {
-    /// `record` as this operation's global OFM scale: its rounding, and
-    /// the shift alone for a 32-bit OFM.
+    /// `record` as this operation's OFM scale: its rounding, and the shift
+    /// alone for a 32-bit OFM (TRM 4.6.5 NPU_SET_OFM_SCALE note).
     pub(super) fn output_scale(&self, record: ScaleRecord) -> OutputScale {
         OutputScale {
             record,

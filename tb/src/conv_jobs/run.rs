@@ -73,11 +73,8 @@ impl MemorySystem {
         // least AXI_LIMIT count of its two counters (TRM 4.2.13: counters 0
         // and 1 are M0's, 2 and 3 M1's).
         let npu_outstanding = |m: usize, count: fn(&AxiLimit) -> u32| {
-            settings.axi_limits[2 * m..2 * m + 2]
-                .iter()
-                .map(|limit| count(limit) as usize)
-                .min()
-                .unwrap_or(1)
+            let limits = &settings.axi_limits;
+            count(&limits[2 * m]).min(count(&limits[2 * m + 1])) as usize
         };
         let port = |rng: &mut StdRng, m: usize| {
             let mut port = CompleterConfig {
